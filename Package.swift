@@ -1,0 +1,47 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// OpenSSL and libcurl back the Linux implementation; Apple platforms use Security/CryptoKit.
+let linuxOnly = TargetDependencyCondition.when(platforms: [Platform.linux])
+
+let package = Package(
+  name: "CNPinning",
+  platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+  products: [
+    .library(name: "CNPinning", targets: ["CNPinning"]),
+    .library(name: "CNPinningTestKit", targets: ["CNPinningTestKit"]),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "COpenSSL",
+      pkgConfig: "openssl",
+      providers: [.apt(["libssl-dev"])]
+    ),
+    .target(
+      name: "CNPinningShims",
+      dependencies: [.target(name: "COpenSSL", condition: linuxOnly)]
+    ),
+    .target(
+      name: "CNPinning",
+      dependencies: [.target(name: "COpenSSL", condition: linuxOnly)]
+    ),
+    .target(
+      name: "CNPinningTestKit",
+      dependencies: [
+        "CNPinning",
+        .target(name: "COpenSSL", condition: linuxOnly),
+        .target(name: "CNPinningShims", condition: linuxOnly),
+      ]
+    ),
+    .executableTarget(
+      name: "CNPinningBenchmarks",
+      dependencies: [
+        "CNPinning", "CNPinningTestKit",
+      ],
+      path: "Benchmarks/CNPinningBenchmarks"
+    ),
+    .testTarget(name: "CNPinningTests", dependencies: ["CNPinning", "CNPinningTestKit"]),
+    .testTarget(name: "CNPinningTestKitTests", dependencies: ["CNPinning", "CNPinningTestKit"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

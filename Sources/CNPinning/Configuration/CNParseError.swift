@@ -1,0 +1,112 @@
+/// What is wrong with one element of a pinning configuration.
+///
+/// Thrown on its own by the model initialisers (`CNChainLink`, `CNChain`, `CNConfiguration`); the
+/// configuration loaders wrap it in a `CNConfigurationError` that also says where the element is.
+public enum CNParseError: Error, Sendable, Hashable {
+  /// A required key is absent (its name).
+  case missingValue(String)
+  /// The element has the wrong type.
+  case wrongType(expected: String, found: String)
+  /// A dictionary has a key this format does not define (the key, and a likely intended key).
+  case unknownKey(String, suggestion: String?)
+  /// A link type other than exact, prefix, prefixWithNumber, suffix (the value, and a likely intent).
+  case unknownLinkType(String, suggestion: String?)
+  /// A link value is empty, which would match any Common Name.
+  case emptyValue
+  /// A chain has no links.
+  case emptyChain
+  /// A configuration has no chains.
+  case noChainsDefined
+  /// The chain at this index repeats an earlier chain of the same configuration.
+  case duplicateChain(Int)
+  /// A configured host name can never match a connection (the name, and why).
+  case invalidHost(String, reason: String)
+  /// A host that normalises to the same name as another configured host (the other's key).
+  case duplicateHost(String, sameAs: String)
+  /// `PinnedDomains` is empty: the configuration would pin nothing.
+  case noPinnedDomains
+  /// The file or text is not a property list or JSON document, or cannot be read.
+  case malformedDocument(String)
+}
+
+extension CNParseError: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .missingValue(let key):
+      return "missing required key \"\(key)\""
+    case .wrongType(let expected, let found):
+      return "expected \(expected), found \(found)"
+    case .unknownKey(let key, let suggestion):
+      return "unknown key \"\(key)\"" + Self.didYouMean(suggestion)
+    case .unknownLinkType(let type, let suggestion):
+      return "unknown link type \"\(type)\"" + Self.didYouMean(suggestion)
+        + " (expected one of: \(CNChainLink.LinkType.allCases.map(\.rawValue).joined(separator: ", ")))"
+    case .emptyValue:
+      return "empty link value (it would match any Common Name)"
+    case .emptyChain:
+      return "empty chain (a chain needs one link per certificate, root → leaf)"
+    case .noChainsDefined:
+      return "no chains defined (chainSet needs at least one chain)"
+    case .duplicateChain(let index):
+      return "chain \(index) repeats an earlier chain"
+    case .invalidHost(let host, let reason):
+      return "invalid host name \"\(host)\": \(reason)"
+    case .duplicateHost(let host, let other):
+      return "host \"\(host)\" is the same host as \"\(other)\" after normalisation"
+    case .noPinnedDomains:
+      return "PinnedDomains is empty: this configuration would pin nothing"
+    case .malformedDocument(let reason):
+      return reason
+    }
+  }
+
+  private static func didYouMean(_ suggestion: String?) -> String {
+    suggestion.map { " (did you mean \"\($0)\"?)" } ?? ""
+  }
+}
+
+/// One problem found in a configuration: where it is and what is wrong.
+public struct CNConfigurationProblem: Sendable, Hashable, CustomStringConvertible {
+  /// The element at fault, e.g. `PinnedDomains["api.example.com"].chainSet[0][2].type`.
+  public let path: String
+  /// What is wrong with it.
+  public let error: CNParseError
+
+  public init(path: String, error: CNParseError) {
+    self.path = path
+    self.error = error
+  }
+
+  public var description: String { path.isEmpty ? error.description : "\(path): \(error)" }
+}
+
+/// A configuration that cannot be used, with every problem found, in document order (hosts sorted).
+public struct CNConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The file the configuration came from, when it came from a file.
+  public let source: String?
+  /// The problems, never empty.
+  public let problems: [CNConfigurationProblem]
+
+  public init(source: String? = nil, problems: [CNConfigurationProblem]) {
+    precondition(!problems.isEmpty, "a configuration error needs at least one problem")
+    self.source = source
+    self.problems = problems
+  }
+
+  public var description: String {
+    let origin = source.map { " in \($0)" } ?? ""
+    if problems.count == 1 { return "Invalid pinning configuration\(origin): \(problems[0])" }
+    return "Invalid pinning configuration\(origin) (\(problems.count) problems):\n"
+      + problems.map { "  \($0)" }.joined(separator: "\n")
+  }
+}
+
+/// A non-fatal remark about a configuration, such as a link without a type.
+public struct CNConfigurationWarning: Sendable, Hashable, CustomStringConvertible {
+  /// The element the warning is about.
+  public let path: String
+  /// What was assumed or what to check.
+  public let message: String
+
+  public var description: String { "\(path): \(message)" }
+}

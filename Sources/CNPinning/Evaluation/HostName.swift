@@ -1,0 +1,130 @@
+/// A host name in the form used for lookups: ASCII lower case, without a trailing dot, IPv6 in
+/// canonical RFC 5952 text without brackets.
+struct HostName: Hashable, Sendable {
+  let normalized: String
+  let isIPAddress: Bool
+
+  /// Why a string is not a usable host name.
+  struct Invalid: Error, Sendable {
+    let reason: String
+  }
+
+  static let maximumLength = 253
+
+  /// Normalises `text`, or says why it cannot name a host.
+  static func parse(_ text: String) -> Result<HostName, Invalid> {
+    var copy = text
+    return copy.withUTF8 { parse(bytes: $0, original: text) }
+  }
+
+  private static func parse(bytes: UnsafeBufferPointer<UInt8>, original: String) -> Result<HostName, Invalid> {
+    guard !bytes.isEmpty else { return .failure(Invalid(reason: "empty host name")) }
+    if let problem = structuralProblem(bytes) { return .failure(Invalid(reason: problem)) }
+    if bytes.first == UInt8(ascii: "[") || bytes.contains(UInt8(ascii: ":")) {
+      return parseIPv6(bytes)
+    }
+    var end = bytes.count
+    if bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+    guard end > 0 else { return .failure(Invalid(reason: "empty host name")) }
+    guard end <= maximumLength else {
+      return .failure(Invalid(reason: "longer than \(maximumLength) characters"))
+    }
+    var needsCopy = end != bytes.count
+    var labelStart = 0
+    var labelIsNumeric = true
+    var lastLabelIsNumeric = false
+    for index in 0...end {
+      if index == end || bytes[index] == UInt8(ascii: ".") {
+        let length = index - labelStart
+        guard length > 0 else { return .failure(Invalid(reason: "has an empty label (\"..\" or a leading dot)")) }
+        guard length <= 63 else { return .failure(Invalid(reason: "has a label longer than 63 characters")) }
+        guard bytes[labelStart] != UInt8(ascii: "-"), bytes[index - 1] != UInt8(ascii: "-") else {
+          return .failure(Invalid(reason: "has a label that starts or ends with \"-\""))
+        }
+        labelStart = index + 1
+        lastLabelIsNumeric = labelIsNumeric
+        labelIsNumeric = true
+        continue
+      }
+      let byte = bytes[index]
+      switch byte {
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+        labelIsNumeric = false
+      case UInt8(ascii: "0")...UInt8(ascii: "9"):
+        break
+      case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+        labelIsNumeric = false
+        needsCopy = true
+      default:
+        return .failure(Invalid(reason: characterProblem(byte)))
+      }
+    }
+    let host = bytes[..<end]
+    if lastLabelIsNumeric {
+      guard let address = IPAddress.canonicalIPv4(host) else {
+        return .failure(
+          Invalid(reason: "ends in a numeric label but is not an IPv4 address in dotted-decimal form"))
+      }
+      return .success(HostName(normalized: address, isIPAddress: true))
+    }
+    if !needsCopy { return .success(HostName(normalized: original, isIPAddress: false)) }
+    let lowered = String(unsafeUninitializedCapacity: end) { buffer in
+      for index in 0..<end {
+        let byte = host[index]
+        buffer[index] = (byte >= 0x41 && byte <= 0x5A) ? byte + 0x20 : byte
+      }
+      return end
+    }
+    return .success(HostName(normalized: lowered, isIPAddress: false))
+  }
+
+  /// Mistakes that show the text is a URL or a pattern rather than a host name.
+  private static func structuralProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    func contains(_ text: String) -> Bool {
+      let needle = Array(text.utf8)
+      guard bytes.count >= needle.count else { return false }
+      return (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+    if contains("://") { return "contains a URL scheme; write the host name only" }
+    if bytes.contains(UInt8(ascii: "/")) { return "contains a path; write the host name only" }
+    if bytes.contains(UInt8(ascii: "*")) { return "wildcards are not supported; use includesSubdomains" }
+    if bytes.contains(UInt8(ascii: "@")) { return "contains user information; write the host name only" }
+    if bytes.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+      return "contains whitespace"
+    }
+    return nil
+  }
+
+  private static func characterProblem(_ byte: UInt8) -> String {
+    if byte >= 0x80 {
+      return "contains non-ASCII characters; write an internationalised name in its xn-- (punycode) form"
+    }
+    if byte < 0x20 || byte == 0x7F { return "contains a control character" }
+    return "contains the character \"\(Character(Unicode.Scalar(byte)))\""
+  }
+
+  private static func parseIPv6(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<HostName, Invalid> {
+    var body = bytes[...]
+    if let close = bytes.firstIndex(of: UInt8(ascii: "]")), close != bytes.count - 1 {
+      return .failure(Invalid(reason: "contains a port; write the host name only"))
+    }
+    if body.first == UInt8(ascii: "[") {
+      guard body.last == UInt8(ascii: "]"), body.count > 2 else {
+        return .failure(Invalid(reason: "has an unbalanced \"[\"; an IPv6 address is written [::1] or ::1"))
+      }
+      body = body.dropFirst().dropLast()
+    } else if bytes.contains(UInt8(ascii: "]")) {
+      return .failure(Invalid(reason: "contains a port; write the host name only"))
+    }
+    if body.contains(UInt8(ascii: "%")) {
+      return .failure(Invalid(reason: "IPv6 zone identifiers (%…) are not supported"))
+    }
+    guard let canonical = IPAddress.canonicalIPv6(body) else {
+      let reason =
+        bytes.first == UInt8(ascii: "[")
+        ? "is not a valid IPv6 address" : "contains a port or is not a valid IPv6 address"
+      return .failure(Invalid(reason: reason))
+    }
+    return .success(HostName(normalized: canonical, isIPAddress: true))
+  }
+}

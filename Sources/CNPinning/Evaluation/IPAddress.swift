@@ -1,0 +1,116 @@
+/// Parsing and canonical text of IP address literals, in pure Swift.
+enum IPAddress {
+  /// `a.b.c.d` with four decimal octets and no leading zeros, or nil.
+  static func canonicalIPv4(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String? {
+    guard let octets = parseIPv4(bytes) else { return nil }
+    return octets.map(String.init).joined(separator: ".")
+  }
+
+  static func parseIPv4(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> [UInt8]? {
+    var octets: [UInt8] = []
+    var value = 0
+    var digits = 0
+    var leadingZero = false
+    for byte in bytes {
+      if byte == UInt8(ascii: ".") {
+        guard digits > 0, octets.count < 3 else { return nil }
+        octets.append(UInt8(value))
+        (value, digits, leadingZero) = (0, 0, false)
+        continue
+      }
+      guard byte >= 0x30, byte <= 0x39, !leadingZero else { return nil }
+      if digits == 0 && byte == 0x30 { leadingZero = true }
+      value = value * 10 + Int(byte - 0x30)
+      digits += 1
+      guard value <= 255 else { return nil }
+    }
+    guard digits > 0, octets.count == 3 else { return nil }
+    octets.append(UInt8(value))
+    return octets
+  }
+
+  /// RFC 5952 text (lower-case hex, longest run of two or more zero groups as "::"), or nil.
+  static func canonicalIPv6(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String? {
+    guard let groups = parseIPv6(bytes) else { return nil }
+    var bestStart = -1
+    var bestLength = 1
+    var index = 0
+    while index < 8 {
+      guard groups[index] == 0 else {
+        index += 1
+        continue
+      }
+      let start = index
+      while index < 8 && groups[index] == 0 { index += 1 }
+      if index - start > bestLength { (bestStart, bestLength) = (start, index - start) }
+    }
+    func hex(_ range: Range<Int>) -> String {
+      range.map { String(groups[$0], radix: 16) }.joined(separator: ":")
+    }
+    guard bestStart >= 0 else { return hex(0..<8) }
+    return hex(0..<bestStart) + "::" + hex((bestStart + bestLength)..<8)
+  }
+
+  private static func parseIPv6(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> [UInt16]? {
+    let text = Array(bytes)
+    guard text.count >= 2 else { return nil }
+    var head: [UInt16] = []
+    var tail: [UInt16] = []
+    var sawDoubleColon = false
+    var index = 0
+    if text.starts(with: [0x3A, 0x3A]) {
+      sawDoubleColon = true
+      index = 2
+      if index == text.count { return [UInt16](repeating: 0, count: 8) }
+    } else if text[0] == 0x3A {
+      return nil
+    }
+    while index < text.count {
+      // An embedded IPv4 address may end the text.
+      let rest = text[index...]
+      if let dot = rest.firstIndex(of: UInt8(ascii: ".")), !rest[..<dot].contains(0x3A) {
+        let octets: [UInt8]? = rest.withUnsafeBufferPointer { parseIPv4($0[...]) }
+        guard let octets else { return nil }
+        let pair = [UInt16(octets[0]) << 8 | UInt16(octets[1]), UInt16(octets[2]) << 8 | UInt16(octets[3])]
+        if sawDoubleColon { tail += pair } else { head += pair }
+        index = text.count
+        break
+      }
+      var value: UInt16 = 0
+      var digits = 0
+      while index < text.count, let digit = hexValue(text[index]) {
+        guard digits < 4 else { return nil }
+        value = value << 4 | UInt16(digit)
+        digits += 1
+        index += 1
+      }
+      guard digits > 0 else { return nil }
+      if sawDoubleColon { tail.append(value) } else { head.append(value) }
+      guard index < text.count else { break }
+      guard text[index] == 0x3A else { return nil }
+      index += 1
+      if index < text.count, text[index] == 0x3A {
+        guard !sawDoubleColon else { return nil }
+        sawDoubleColon = true
+        index += 1
+      } else if index == text.count {
+        return nil
+      }
+    }
+    let total = head.count + tail.count
+    if sawDoubleColon {
+      guard total <= 7 else { return nil }
+      return head + [UInt16](repeating: 0, count: 8 - total) + tail
+    }
+    return total == 8 ? head : nil
+  }
+
+  private static func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case 0x30...0x39: return byte - 0x30
+    case 0x61...0x66: return byte - 0x61 + 10
+    case 0x41...0x46: return byte - 0x41 + 10
+    default: return nil
+    }
+  }
+}

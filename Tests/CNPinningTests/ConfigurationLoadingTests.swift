@@ -1,0 +1,300 @@
+import CNPinning
+import Foundation
+import Testing
+
+@Suite("Configuration files")
+struct ConfigurationLoadingTests {
+  static let seedExample = """
+    <dict>
+      <key>CFBundleIdentifier</key><string>com.example.app</string>
+      <key>CNPinningManager</key>
+      <dict>
+        <key>PinnedDomains</key>
+        <dict>
+          <key>captive.apple.com</key>
+          <dict>
+            <key>includesSubdomains</key><false/>
+            <key>chainSet</key>
+            <array>
+              <array>
+                <dict><key>type</key><string>exact</string><key>value</key><string>DigiCert Global Root G</string></dict>
+                <dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>Apple Public Server ECC CA 1 - G</string></dict>
+                <dict><key>type</key><string>suffix</string><key>value</key><string>.apple.com</string></dict>
+              </array>
+            </array>
+          </dict>
+          <key>austinsoft.com</key>
+          <dict>
+            <key>includesSubdomains</key><false/>
+            <key>chainSet</key>
+            <array>
+              <array>
+                <dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>ISRG Root X</string></dict>
+                <dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>R</string></dict>
+                <dict><key>type</key><string>suffix</string><key>value</key><string>austinsoft.com</string></dict>
+              </array>
+            </array>
+          </dict>
+        </dict>
+      </dict>
+    </dict>
+    """
+
+  static let expected: [String: CNConfiguration] = {
+    try! [
+      "captive.apple.com": CNConfiguration(
+        includesSubdomains: false,
+        [
+          chain(
+            (.exact, "DigiCert Global Root G"), (.prefixWithNumber, "Apple Public Server ECC CA 1 - G"),
+            (.suffix, ".apple.com"))
+        ]),
+      "austinsoft.com": CNConfiguration(
+        includesSubdomains: false,
+        [chain((.prefixWithNumber, "ISRG Root X"), (.prefixWithNumber, "R"), (.suffix, "austinsoft.com"))]),
+    ]
+  }()
+
+  @Test func seedInfoPlistLoads() throws {
+    let manager = try CNPinningManager(data: plistDocument(Self.seedExample))
+    #expect(manager.configuration == Self.expected)
+    #expect(manager.warnings.isEmpty)
+  }
+
+  @Test func managerDictionaryAloneLoads() throws {
+    let value = try PropertyListSerialization.propertyList(from: plistDocument(Self.seedExample), format: nil)
+    let inner = try #require((value as? [String: Any])?["CNPinningManager"])
+    let xml = try PropertyListSerialization.data(fromPropertyList: inner, format: .xml, options: 0)
+    #expect(try CNPinningManager(data: xml).configuration == Self.expected)
+  }
+
+  @Test func binaryPropertyListLoads() throws {
+    let value = try PropertyListSerialization.propertyList(from: plistDocument(Self.seedExample), format: nil)
+    let binary = try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
+    #expect(binary.starts(with: Array("bplist".utf8)))
+    #expect(try CNPinningManager(data: binary).configuration == Self.expected)
+  }
+
+  @Test func jsonWithTheSameStructureLoads() throws {
+    let json = """
+      {"CNPinningManager": {"PinnedDomains": {
+        "captive.apple.com": {"includesSubdomains": false, "chainSet": [[
+          {"type": "exact", "value": "DigiCert Global Root G"},
+          {"type": "prefixWithNumber", "value": "Apple Public Server ECC CA 1 - G"},
+          {"type": "suffix", "value": ".apple.com"}]]},
+        "austinsoft.com": {"includesSubdomains": false, "chainSet": [[
+          {"type": "prefixWithNumber", "value": "ISRG Root X"},
+          {"type": "prefixWithNumber", "value": "R"},
+          {"type": "suffix", "value": "austinsoft.com"}]]}
+      }}}
+      """
+    #expect(try CNPinningManager(data: Data(json.utf8)).configuration == Self.expected)
+    // The same without the outer CNPinningManager key.
+    let inner = #"{"PinnedDomains": {"austinsoft.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "R"}]]}}}"#
+    #expect(try CNPinningManager(data: Data(inner.utf8)).configuration["austinsoft.com"]?.includesSubdomains == true)
+  }
+
+  @Test func filesLoadFromDisk() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cnpinning-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("Info.plist")
+    try plistDocument(Self.seedExample).write(to: file)
+    #expect(try CNPinningManager(contentsOf: file).configuration == Self.expected)
+
+    let missing = directory.appendingPathComponent("absent.plist")
+    let error = try #require(throws: CNConfigurationError.self) { try CNPinningManager(contentsOf: missing) }
+    #expect(error.source == missing.path)
+    #expect(error.description.contains("cannot read the file"))
+  }
+
+  @Test func linkWithoutTypeIsExactAndWarns() throws {
+    let json = jsonConfiguration(#"{"includesSubdomains": false, "chainSet": [[{"value": "Root"}, {"type": "exact", "value": "leaf"}]]}"#)
+    let manager = try CNPinningManager(data: Data(json.utf8))
+    #expect(manager.configuration["api.example.com"]?.chains == [try chain((.exact, "Root"), (.exact, "leaf"))])
+    #expect(manager.warnings.map(\.path) == [#"PinnedDomains["api.example.com"].chainSet[0][0]"#])
+    #expect(manager.warnings[0].message.contains("treated as \"exact\""))
+  }
+
+  struct BadDocument: Sendable, CustomTestStringConvertible {
+    let name: String
+    let hostBody: String
+    let expected: [CNConfigurationProblem]
+    var testDescription: String { name }
+  }
+
+  static let host = #"PinnedDomains["api.example.com"]"#
+
+  static let badHosts: [BadDocument] = [
+    BadDocument(
+      name: "unknown link type",
+      hostBody: #"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}, {"type": "prefix", "value": "B"}, {"type": "prefx", "value": "C"}]]}"#,
+      expected: [.init("\(host).chainSet[0][2].type", .unknownLinkType("prefx", suggestion: "prefix"))]),
+    BadDocument(
+      name: "missing includesSubdomains",
+      hostBody: #"{"chainSet": [[{"type": "exact", "value": "A"}]]}"#,
+      expected: [.init("\(host).includesSubdomains", .missingValue("includesSubdomains"))]),
+    BadDocument(
+      name: "includesSubdomains as a string",
+      hostBody: #"{"includesSubdomains": "false", "chainSet": [[{"type": "exact", "value": "A"}]]}"#,
+      expected: [.init("\(host).includesSubdomains", .wrongType(expected: "a boolean", found: "a string"))]),
+    BadDocument(
+      name: "includesSubdomains as a number",
+      hostBody: #"{"includesSubdomains": 1, "chainSet": [[{"type": "exact", "value": "A"}]]}"#,
+      expected: [.init("\(host).includesSubdomains", .wrongType(expected: "a boolean", found: "a number"))]),
+    BadDocument(
+      name: "missing chainSet",
+      hostBody: #"{"includesSubdomains": false}"#,
+      expected: [.init("\(host).chainSet", .missingValue("chainSet"))]),
+    BadDocument(
+      name: "chainSet is not an array",
+      hostBody: #"{"includesSubdomains": false, "chainSet": {"a": 1}}"#,
+      expected: [.init("\(host).chainSet", .wrongType(expected: "an array of chains", found: "a dictionary"))]),
+    BadDocument(
+      name: "empty chainSet",
+      hostBody: #"{"includesSubdomains": false, "chainSet": []}"#,
+      expected: [.init("\(host).chainSet", .noChainsDefined)]),
+    BadDocument(
+      name: "empty chain",
+      hostBody: #"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}], []]}"#,
+      expected: [.init("\(host).chainSet[1]", .emptyChain)]),
+    BadDocument(
+      name: "chain is not an array",
+      hostBody: #"{"includesSubdomains": false, "chainSet": ["R11"]}"#,
+      expected: [.init("\(host).chainSet[0]", .wrongType(expected: "an array of links (root → leaf)", found: "a string"))]),
+    BadDocument(
+      name: "link is not a dictionary",
+      hostBody: #"{"includesSubdomains": false, "chainSet": [[["exact", "A"]]]}"#,
+      expected: [.init("\(host).chainSet[0][0]", .wrongType(expected: #"a dictionary with "type" and "value""#, found: "an array"))]),
+    BadDocument(
+      name: "missing value",
+      hostBody: #"{"includesSubdomains": false, "chainSet": [[{"type": "exact"}]]}"#,
+      expected: [.init("\(host).chainSet[0][0].value", .missingValue("value"))]),
+    BadDocument(
+      name: "empty value",
+      hostBody: #"{"includesSubdomains": false, "chainSet": [[{"type": "suffix", "value": ""}]]}"#,
+      expected: [.init("\(host).chainSet[0][0].value", .emptyValue)]),
+    BadDocument(
+      name: "value is not a string",
+      hostBody: #"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": 11}]]}"#,
+      expected: [.init("\(host).chainSet[0][0].value", .wrongType(expected: "a string", found: "a number"))]),
+    BadDocument(
+      name: "type is not a string",
+      hostBody: #"{"includesSubdomains": false, "chainSet": [[{"type": true, "value": "A"}]]}"#,
+      expected: [.init("\(host).chainSet[0][0].type", .wrongType(expected: "a string", found: "a boolean"))]),
+    BadDocument(
+      name: "misspelled link key",
+      hostBody: #"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A", "vaule": "B"}]]}"#,
+      expected: [.init("\(host).chainSet[0][0].vaule", .unknownKey("vaule", suggestion: "value"))]),
+    BadDocument(
+      name: "misspelled host key",
+      hostBody: #"{"includeSubdomains": true, "includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}]]}"#,
+      expected: [.init("\(host).includeSubdomains", .unknownKey("includeSubdomains", suggestion: "includesSubdomains"))]),
+    BadDocument(
+      name: "repeated chain",
+      hostBody: #"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}], [{"type": "exact", "value": "B"}], [{"type": "exact", "value": "A"}]]}"#,
+      expected: [.init("\(host).chainSet[2]", .duplicateChain(2))]),
+    BadDocument(
+      name: "host is not a dictionary",
+      hostBody: #"[]"#,
+      expected: [.init(host, .wrongType(expected: "a dictionary", found: "an array"))]),
+    BadDocument(
+      name: "several problems in document order",
+      hostBody: #"{"includesSubdomains": "yes", "chainSet": [[{"type": "Exact", "value": ""}], []]}"#,
+      expected: [
+        .init("\(host).includesSubdomains", .wrongType(expected: "a boolean", found: "a string")),
+        .init("\(host).chainSet[0][0].type", .unknownLinkType("Exact", suggestion: "exact")),
+        .init("\(host).chainSet[0][0].value", .emptyValue),
+        .init("\(host).chainSet[1]", .emptyChain),
+      ]),
+  ]
+
+  @Test(arguments: badHosts)
+  func malformedHostEntriesNameTheElement(_ document: BadDocument) {
+    #expect(problems(json: jsonConfiguration(document.hostBody)) == document.expected)
+  }
+
+  @Test(arguments: badHosts)
+  func theSameProblemsAreFoundInPropertyLists(_ document: BadDocument) throws {
+    // Convert the JSON test document to an XML plist (JSON null and numbers have plist equivalents).
+    let json = try JSONSerialization.jsonObject(with: Data(jsonConfiguration(document.hostBody).utf8))
+    guard let xml = try? PropertyListSerialization.data(fromPropertyList: json, format: .xml, options: 0) else {
+      return
+    }
+    #expect(problems(xml) == document.expected)
+  }
+
+  @Test func documentLevelProblems() {
+    #expect(problems(json: #"{"PinnedDomains": {}}"#) == [.init("PinnedDomains", .noPinnedDomains)])
+    #expect(
+      problems(json: #"{"PinnedDomains": []}"#)
+        == [.init("PinnedDomains", .wrongType(expected: "a dictionary of hosts", found: "an array"))])
+    #expect(
+      problems(json: #"{"CNPinningManager": {"PinedDomains": {}}}"#) == [
+        .init("PinedDomains", .unknownKey("PinedDomains", suggestion: "PinnedDomains")),
+        .init("", .missingValue("PinnedDomains")),
+      ])
+    #expect(problems(json: #"{"CFBundleName": "App"}"#) == [.init("", .missingValue("CNPinningManager"))])
+    #expect(
+      problems(json: #"{"CNPinningManager": "yes"}"#)
+        == [.init("CNPinningManager", .wrongType(expected: "a dictionary", found: "a string"))])
+    #expect(
+      problems(plistDocument("<dict><key>CNPinningManager</key><dict/></dict>"))
+        == [.init("", .missingValue("PinnedDomains"))])
+  }
+
+  @Test(arguments: [
+    ("not a document", "hello"),
+    ("empty", ""),
+    ("JSON array at the top", "[1, 2]"),
+    ("truncated JSON", #"{"PinnedDomains": {"#),
+    ("duplicate JSON key", #"{"PinnedDomains": {"a.com": {}, "a.com": {}}}"#),
+    ("trailing comma", #"{"PinnedDomains": {},}"#),
+    ("garbage after JSON", #"{"PinnedDomains": {}} x"#),
+    ("broken XML", "<?xml version=\"1.0\"?><plist><dict><key>a</key>"),
+  ])
+  func unreadableDocumentsAreRejected(_ name: String, _ text: String) {
+    let found = problems(Data(text.utf8))
+    #expect(found.count == 1, "\(name)")
+    guard case .malformedDocument = found.first?.error else {
+      Issue.record("\(name): expected malformedDocument, found \(found)")
+      return
+    }
+  }
+
+  @Test func jsonSyntaxErrorsSayWhere() {
+    let found = problems(json: "{\n  \"PinnedDomains\": {\"a.com\": {}, \"a.com\": {}}\n}")
+    #expect(found.first?.description == #"invalid JSON at line 2, column 34: duplicate key "a.com" in the same object"#)
+  }
+
+  @Test func problemsComeInTheSameOrderEveryTime() throws {
+    var hosts: [String] = []
+    for index in 0..<40 {
+      hosts.append(#""h\#(index).example.com": {"includesSubdomains": \#(index % 2 == 0 ? "1" : "false"), "chainSet": []}"#)
+    }
+    let json = #"{"PinnedDomains": {"# + hosts.joined(separator: ",") + "}}"
+    let first = problems(json: json)
+    #expect(first.count == 60)
+    let paths = first.map(\.path)
+    #expect(paths.first == #"PinnedDomains["h0.example.com"].includesSubdomains"#)
+    for _ in 0..<5 { #expect(problems(json: json) == first) }
+
+    // The property-list reader (whose dictionaries are unordered) reports in the same order.
+    let object = try JSONSerialization.jsonObject(with: Data(json.utf8))
+    let xml = try PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0)
+    #expect(problems(xml) == first)
+  }
+
+  @Test func errorDescriptionNamesFileAndPath() {
+    let json = jsonConfiguration(#"{"includesSubdomains": false, "chainSet": [[{"type": "prefx", "value": "C"}]]}"#)
+    do {
+      _ = try CNPinningManager(data: Data(json.utf8), source: "pins.json")
+      Issue.record("expected an error")
+    } catch {
+      #expect(
+        "\(error)"
+          == #"Invalid pinning configuration in pins.json: PinnedDomains["api.example.com"].chainSet[0][0].type: unknown link type "prefx" (did you mean "prefix"?) (expected one of: exact, prefix, prefixWithNumber, suffix)"#
+      )
+    }
+  }
+}

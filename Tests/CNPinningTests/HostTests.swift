@@ -1,0 +1,141 @@
+import CNPinning
+import Foundation
+import Testing
+
+@Suite("Host names and resolution")
+struct HostTests {
+  static func configuration(_ includesSubdomains: Bool, _ marker: String) -> CNConfiguration {
+    try! CNConfiguration(includesSubdomains: includesSubdomains, [chain((.exact, marker))])
+  }
+
+  static let manager = try! CNPinningManager(configuration: [
+    "example.com": configuration(true, "example.com"),
+    "www.example.com": configuration(true, "www.example.com"),
+    "api.example.com": configuration(false, "api.example.com"),
+    "exact.example.org": configuration(false, "exact.example.org"),
+    "Example.NET.": configuration(true, "example.net"),
+    "127.0.0.1": configuration(true, "127.0.0.1"),
+    "[2001:DB8::0:1]": configuration(true, "2001:db8::1"),
+  ])
+
+  @Test(arguments: [
+    // exact matches win whatever includesSubdomains says
+    ("example.com", "example.com"),
+    ("api.example.com", "api.example.com"),
+    ("www.example.com", "www.example.com"),
+    ("exact.example.org", "exact.example.org"),
+    // the longest includesSubdomains domain on a label boundary
+    ("a.example.com", "example.com"),
+    ("a.b.c.example.com", "example.com"),
+    ("sub.www.example.com", "www.example.com"),
+    ("x.sub.www.example.com", "www.example.com"),
+    // api.example.com does not include subdomains, so its subdomains fall back to example.com
+    ("v1.api.example.com", "example.com"),
+    // case-insensitive, one trailing dot ignored
+    ("API.Example.COM", "api.example.com"),
+    ("api.example.com.", "api.example.com"),
+    ("WWW.EXAMPLE.COM.", "www.example.com"),
+    ("example.net", "example.net"),
+    ("deep.EXAMPLE.net.", "example.net"),
+    // IP literals match exactly only
+    ("127.0.0.1", "127.0.0.1"),
+    ("2001:db8::1", "2001:db8::1"),
+    ("[2001:db8:0:0:0:0:0:1]", "2001:db8::1"),
+  ])
+  func resolvesToTheMostSpecificDomain(_ host: String, _ domain: String) throws {
+    let resolved = try #require(Self.manager.configuration(for: host))
+    #expect(resolved.domain == domain)
+    #expect(resolved.configuration.chains[0].links[0].value == domain)
+  }
+
+  @Test(arguments: [
+    "evilexample.com",  // not on a label boundary
+    "example.com.evil.net",
+    "notexample.net",
+    "sub.exact.example.org",  // exact.example.org does not include subdomains
+    "example.org",
+    "com",
+    "1.127.0.0.1",  // IP literals have no subdomains
+    "127.0.0.2",
+    "2001:db8::2",
+    "example.com..",  // two trailing dots is not the same host
+  ])
+  func unpinnedHosts(_ host: String) {
+    #expect(Self.manager.configuration(for: host) == nil)
+  }
+
+  @Test(arguments: [
+    ("", "empty host name"),
+    (".", "empty host name"),
+    ("https://api.example.com", "contains a URL scheme; write the host name only"),
+    ("api.example.com/v1", "contains a path; write the host name only"),
+    ("api.example.com:443", "contains a port or is not a valid IPv6 address"),
+    ("[::1]:443", "contains a port; write the host name only"),
+    ("*.example.com", "wildcards are not supported; use includesSubdomains"),
+    ("api example.com", "contains whitespace"),
+    (" api.example.com", "contains whitespace"),
+    ("user@api.example.com", "contains user information; write the host name only"),
+    ("a..example.com", #"has an empty label (".." or a leading dot)"#),
+    (".example.com", #"has an empty label (".." or a leading dot)"#),
+    ("example.com..", #"has an empty label (".." or a leading dot)"#),
+    ("-api.example.com", #"has a label that starts or ends with "-""#),
+    ("api-.example.com", #"has a label that starts or ends with "-""#),
+    ("bücher.example", "contains non-ASCII characters; write an internationalised name in its xn-- (punycode) form"),
+    ("api!.example.com", #"contains the character "!""#),
+    (String(repeating: "a", count: 64) + ".com", "has a label longer than 63 characters"),
+    (Array(repeating: String(repeating: "a", count: 60), count: 5).joined(separator: "."), "longer than 253 characters"),
+    ("1.2.3", "ends in a numeric label but is not an IPv4 address in dotted-decimal form"),
+    ("256.1.1.1", "ends in a numeric label but is not an IPv4 address in dotted-decimal form"),
+    ("01.2.3.4", "ends in a numeric label but is not an IPv4 address in dotted-decimal form"),
+    ("example.123", "ends in a numeric label but is not an IPv4 address in dotted-decimal form"),
+    ("[::1", #"has an unbalanced "["; an IPv6 address is written [::1] or ::1"#),
+    ("fe80::1%eth0", "IPv6 zone identifiers (%…) are not supported"),
+    ("1:2:3:4:5:6:7:8:9", "contains a port or is not a valid IPv6 address"),
+    ("[1::2::3]", "is not a valid IPv6 address"),
+  ])
+  func invalidHostNamesAreConfigurationErrors(_ host: String, _ reason: String) {
+    let configuration = Self.configuration(false, "x")
+    #expect(throws: CNConfigurationError(problems: [.init(#"configuration[\#(quoted(host))]"#, .invalidHost(host, reason: reason))])) {
+      try CNPinningManager(configuration: [host: configuration])
+    }
+  }
+
+  @Test func invalidHostsInFilesNameTheEntry() {
+    let json = #"{"PinnedDomains": {"https://api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}]]}}}"#
+    #expect(
+      problems(json: json) == [
+        .init(
+          #"PinnedDomains["https://api.example.com"]"#,
+          .invalidHost("https://api.example.com", reason: "contains a URL scheme; write the host name only"))
+      ])
+  }
+
+  @Test(arguments: [
+    ("API.example.com", "api.example.com"),
+    ("example.com.", "example.com"),
+    ("[::1]", "::1"),
+    ("0:0::1", "::1"),
+  ])
+  func hostsThatNormaliseAlikeAreDuplicates(_ first: String, _ second: String) {
+    let keys = [first, second].sorted()
+    let json = #"{"PinnedDomains": {"\#(first)": {"includesSubdomains": false, "chainSet": [[{"value": "A"}]]}, "\#(second)": {"includesSubdomains": true, "chainSet": [[{"value": "B"}]]}}}"#
+    #expect(problems(json: json) == [.init(#"PinnedDomains[\#(quoted(keys[1]))]"#, .duplicateHost(keys[1], sameAs: keys[0]))])
+  }
+
+  @Test func emptyConfigurationInCodeIsRejected() {
+    #expect(throws: CNConfigurationError(problems: [.init("configuration", .noPinnedDomains)])) {
+      try CNPinningManager(configuration: [:])
+    }
+  }
+
+  @Test func resolutionTreatsUnparseableHostsAsUnpinnedButEvaluationRejectsThem() {
+    #expect(Self.manager.configuration(for: "https://example.com") == nil)
+    guard case .rejected(let failure) = Self.manager.evaluate(host: "https://example.com", chain: []) else {
+      Issue.record("an invalid host must not be treated as unpinned")
+      return
+    }
+    #expect(failure.reason == .invalidHost("contains a URL scheme; write the host name only"))
+  }
+
+  private func quoted(_ text: String) -> String { "\"" + text + "\"" }
+}

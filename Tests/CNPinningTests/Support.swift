@@ -1,0 +1,45 @@
+import CNPinning
+import Foundation
+import Testing
+
+/// Wraps plist XML elements in a property-list document.
+func plistDocument(_ body: String) -> Data {
+  Data(
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+    <plist version="1.0">
+    \(body)
+    </plist>
+    """.utf8)
+}
+
+/// The problems reported for a document, or an empty array when it loads.
+func problems(_ data: Data, source: String? = nil) -> [CNConfigurationProblem] {
+  do {
+    _ = try CNPinningManager(data: data, source: source)
+    return []
+  } catch let error as CNConfigurationError {
+    return error.problems
+  } catch {
+    Issue.record("unexpected error type: \(error)")
+    return []
+  }
+}
+
+/// The problems reported for a JSON document given as text.
+func problems(json: String) -> [CNConfigurationProblem] { problems(Data(json.utf8)) }
+
+/// A JSON configuration pinning one host with the given host dictionary body.
+func jsonConfiguration(host: String = "api.example.com", _ hostBody: String) -> String {
+  #"{"PinnedDomains": {"\#(host)": \#(hostBody)}}"#
+}
+
+extension CNConfigurationProblem {
+  init(_ path: String, _ error: CNParseError) { self.init(path: path, error: error) }
+}
+
+/// A chain of links written root → leaf from (type, value) pairs.
+func chain(_ links: (CNChainLink.LinkType, String)...) throws -> CNChain {
+  try CNChain(links.map { try CNChainLink($0.0, $0.1) })
+}
