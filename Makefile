@@ -1,8 +1,12 @@
 # CNPinning — build, test and benchmark. Every target installs missing dependencies first.
 SWIFT ?= swift
 STRICT := -Xswiftc -warnings-as-errors
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -ec
+# ld.gold prints one harmless line per sanitizer symbol; keep the output readable.
+QUIET_LINKER := grep -v "Cannot export local symbol" || true
 
-.PHONY: deps build test bench clean
+.PHONY: deps build test bench leaks clean
 
 deps:
 	@scripts/deps.sh
@@ -14,9 +18,18 @@ test: deps
 	$(SWIFT) build --build-tests $(STRICT)
 	$(SWIFT) test --skip-build
 
+# Release-mode benchmarks (ratios measured side by side in one run), then 10,000 pinned
+# handshakes with the resident-memory target.
 bench: deps
 	$(SWIFT) build -c release --product CNPinningBenchmarks $(STRICT)
+	$(SWIFT) build -c release --product CNPinningSoak $(STRICT)
 	.build/release/CNPinningBenchmarks
+	.build/release/CNPinningSoak 10000 5
+
+# 1,000 pinned requests (half rejected) under LeakSanitizer; any leak fails the target.
+leaks: deps
+	$(SWIFT) build --build-path .build/asan --product CNPinningSoak -Xswiftc -sanitize=address 2>&1 | $(QUIET_LINKER)
+	ASAN_OPTIONS=detect_leaks=1 .build/asan/debug/CNPinningSoak 1000 0
 
 clean:
 	rm -rf .build

@@ -9,6 +9,7 @@ let package = Package(
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
   products: [
     .library(name: "CNPinning", targets: ["CNPinning"]),
+    .library(name: "CNPinningSession", targets: ["CNPinningSession"]),
     .library(name: "CNPinningTestKit", targets: ["CNPinningTestKit"]),
   ],
   targets: [
@@ -17,13 +18,30 @@ let package = Package(
       pkgConfig: "openssl",
       providers: [.apt(["libssl-dev"])]
     ),
+    .systemLibrary(
+      name: "CCurl",
+      pkgConfig: "libcurl",
+      providers: [.apt(["libcurl4-openssl-dev"])]
+    ),
     .target(
       name: "CNPinningShims",
-      dependencies: [.target(name: "COpenSSL", condition: linuxOnly)]
+      dependencies: [
+        .target(name: "COpenSSL", condition: linuxOnly),
+        .target(name: "CCurl", condition: linuxOnly),
+      ]
     ),
     .target(
       name: "CNPinning",
       dependencies: [.target(name: "COpenSSL", condition: linuxOnly)]
+    ),
+    .target(
+      name: "CNPinningSession",
+      dependencies: [
+        "CNPinning",
+        .target(name: "COpenSSL", condition: linuxOnly),
+        .target(name: "CCurl", condition: linuxOnly),
+        .target(name: "CNPinningShims", condition: linuxOnly),
+      ]
     ),
     .target(
       name: "CNPinningTestKit",
@@ -36,12 +54,19 @@ let package = Package(
     .executableTarget(
       name: "CNPinningBenchmarks",
       dependencies: [
-        "CNPinning", "CNPinningTestKit",
+        "CNPinning", "CNPinningSession", "CNPinningTestKit",
       ],
       path: "Benchmarks/CNPinningBenchmarks"
     ),
+    .executableTarget(
+      name: "CNPinningSoak",
+      dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"],
+      path: "Benchmarks/CNPinningSoak"
+    ),
     .testTarget(name: "CNPinningTests", dependencies: ["CNPinning", "CNPinningTestKit"]),
     .testTarget(name: "CNPinningTestKitTests", dependencies: ["CNPinning", "CNPinningTestKit"]),
+    .testTarget(
+      name: "CNPinningSessionTests", dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -14,6 +14,8 @@ do {
   outcomes.last!.print()
   outcomes.append(try PlistLoadBenchmark.run())
   outcomes.last!.print()
+  outcomes.append(try await SessionBenchmark.run())
+  outcomes.last!.print()
 } catch {
   print("benchmark failed: \(error)")
   exit(2)

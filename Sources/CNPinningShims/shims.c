@@ -17,3 +17,60 @@ void cnp_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_
 long cnp_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 void cnp_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
 void cnp_X509V3_set_ctx_nodb(X509V3_CTX *context) { X509V3_set_ctx_nodb(context); }
+
+CURLcode cnp_curl_setopt_long(CURL *handle, CURLoption option, long value) {
+  return curl_easy_setopt(handle, option, value);
+}
+CURLcode cnp_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+  return curl_easy_setopt(handle, option, value);
+}
+CURLcode cnp_curl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+  return curl_easy_setopt(handle, option, value);
+}
+CURLcode cnp_curl_setopt_string(CURL *handle, CURLoption option, const char *value) {
+  return curl_easy_setopt(handle, option, value);
+}
+CURLcode cnp_curl_setopt_data_callback(CURL *handle, CURLoption option, cnp_curl_data_callback callback) {
+  return curl_easy_setopt(handle, option, callback);
+}
+CURLcode cnp_curl_setopt_ssl_ctx_callback(CURL *handle, cnp_curl_ssl_ctx_callback callback) {
+  return curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, callback);
+}
+CURLcode cnp_curl_setopt_prereq_callback(CURL *handle, cnp_curl_prereq_callback callback) {
+  return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+CURLcode cnp_curl_setopt_xferinfo_callback(CURL *handle, cnp_curl_xferinfo_callback callback) {
+  return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
+CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+  return curl_easy_getinfo(handle, info, value);
+}
+CURLcode cnp_curl_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
+  return curl_easy_getinfo(handle, info, value);
+}
+CURLcode cnp_curl_getinfo_string(CURL *handle, CURLINFO info, char **value) {
+  return curl_easy_getinfo(handle, info, value);
+}
+SSL *cnp_curl_ssl_pointer(CURL *handle) {
+  struct curl_tlssessioninfo *info = NULL;
+  if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) return NULL;
+  if (info->backend != CURLSSLBACKEND_OPENSSL) return NULL;
+  return (SSL *)info->internals;
+}
+CURLcode cnp_curl_message_result(const CURLMsg *message) { return message->data.result; }
+
+int cnp_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version) {
+  return (int)SSL_CTX_set_min_proto_version(context, version);
+}
+int cnp_SSL_CTX_set_max_proto_version(SSL_CTX *context, int version) {
+  return (int)SSL_CTX_set_max_proto_version(context, version);
+}
+void cnp_SSL_CTX_disable_session_resumption(SSL_CTX *context) {
+  SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_OFF);
+  SSL_CTX_set_options(context, SSL_OP_NO_TICKET);
+}
+long cnp_SSL_CTX_add_extra_chain_cert(SSL_CTX *context, X509 *certificate) {
+  return SSL_CTX_add_extra_chain_cert(context, certificate);
+}
+long cnp_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return SSL_set_tlsext_host_name(ssl, name); }
+int cnp_SSL_session_reused(const SSL *ssl) { return (int)SSL_session_reused(ssl); }

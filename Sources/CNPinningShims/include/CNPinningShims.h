@@ -25,3 +25,38 @@ void cnp_OPENSSL_free(void *pointer);
 void cnp_X509V3_set_ctx_nodb(X509V3_CTX *context);
 
 #endif
+
+// ---- libcurl: curl_easy_setopt / curl_easy_getinfo are variadic ----
+#include <curl/curl.h>
+
+typedef size_t (*cnp_curl_data_callback)(char *data, size_t size, size_t count, void *context);
+typedef CURLcode (*cnp_curl_ssl_ctx_callback)(CURL *handle, void *ssl_ctx, void *context);
+typedef int (*cnp_curl_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port,
+                                        int local_port);
+typedef int (*cnp_curl_xferinfo_callback)(void *context, curl_off_t download_total, curl_off_t downloaded,
+                                          curl_off_t upload_total, curl_off_t uploaded);
+
+CURLcode cnp_curl_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode cnp_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode cnp_curl_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode cnp_curl_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode cnp_curl_setopt_data_callback(CURL *handle, CURLoption option, cnp_curl_data_callback callback);
+CURLcode cnp_curl_setopt_ssl_ctx_callback(CURL *handle, cnp_curl_ssl_ctx_callback callback);
+CURLcode cnp_curl_setopt_prereq_callback(CURL *handle, cnp_curl_prereq_callback callback);
+CURLcode cnp_curl_setopt_xferinfo_callback(CURL *handle, cnp_curl_xferinfo_callback callback);
+CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode cnp_curl_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
+CURLcode cnp_curl_getinfo_string(CURL *handle, CURLINFO info, char **value);
+/// The OpenSSL SSL* of the connection a transfer uses, or NULL.
+SSL *cnp_curl_ssl_pointer(CURL *handle);
+/// CURLMsg's union member `result`.
+CURLcode cnp_curl_message_result(const CURLMsg *message);
+
+// ---- OpenSSL macros used by the session ----
+int cnp_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version);
+int cnp_SSL_CTX_set_max_proto_version(SSL_CTX *context, int version);
+/// Turns off session caching and tickets, so every connection runs a full handshake.
+void cnp_SSL_CTX_disable_session_resumption(SSL_CTX *context);
+long cnp_SSL_CTX_add_extra_chain_cert(SSL_CTX *context, X509 *certificate);
+long cnp_SSL_set_tlsext_host_name(SSL *ssl, const char *name);
+int cnp_SSL_session_reused(const SSL *ssl);

@@ -1,0 +1,17 @@
+import CNPinning
+
+/// What a session decided about one TLS connection (or one reuse of a connection), for logging
+/// and for tools such as `cnpin get -v`.
+public struct CNConnectionEvent: Sendable {
+  /// The host the connection was made for.
+  public let host: String
+  public let port: Int
+  /// Whether an existing connection was reused (its verified chain was judged again).
+  public let isReusedConnection: Bool
+  /// The chain OpenSSL verified, leaf first, ending with the trust anchor; empty when trust failed.
+  public let verifiedChain: [CNCertificate]
+  /// The pin decision; nil when trust or host-name verification failed first.
+  public let pinning: CNPinningResult?
+  /// Why the connection was refused, when it was.
+  public let error: CNPinnedSessionError?
+}

@@ -1,0 +1,159 @@
+import CNPinning
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// An HTTPS session that verifies trust and host names as usual and then enforces the pins of a
+/// `CNPinningManager` on every connection, shaped like `URLSession`'s async API.
+///
+/// On Linux it runs on libcurl and OpenSSL: Foundation's `URLSession` there never hands a
+/// server-trust challenge to a delegate, so it cannot pin at all.
+///
+/// ```swift
+/// let session = try CNPinnedSession(manager: try CNPinningManager(contentsOf: pinsURL))
+/// let (data, response) = try await session.data(from: URL(string: "https://api.example.com/v1/items")!)
+/// ```
+public final class CNPinnedSession: Sendable {
+  /// The trust the session verifies chains against.
+  public let trust: CNTrust
+  /// What happens to hosts without pins.
+  public let unpinnedHosts: CNUnpinnedHostPolicy
+  public let configuration: CNPinnedSessionConfiguration
+  private let state: Locked<State>
+  #if canImport(CCurl)
+    private let trustStore: TrustStore
+    private let loop: CurlMultiLoop
+  #endif
+
+  private struct State {
+    var manager: CNPinningManager?
+    var observer: (@Sendable (CNConnectionEvent) -> Void)?
+  }
+
+  /// Creates a session. `manager` nil pins nothing (every host is unpinned).
+  public init(
+    manager: CNPinningManager?, trust: CNTrust = .system, unpinnedHosts: CNUnpinnedHostPolicy = .allow,
+    configuration: CNPinnedSessionConfiguration = .default
+  ) throws {
+    self.trust = trust
+    self.unpinnedHosts = unpinnedHosts
+    self.configuration = configuration
+    self.state = Locked(State(manager: manager, observer: nil))
+    #if canImport(CCurl)
+      self.trustStore = try TrustStore(trust)
+      self.loop = try CurlMultiLoop()
+    #endif
+  }
+
+  deinit {
+    #if canImport(CCurl)
+      loop.shutdown()
+    #endif
+  }
+
+  /// The pins in force. Replacing the manager affects every request that starts afterwards,
+  /// including requests that reuse an open connection: each is judged against the pins in force
+  /// when it starts.
+  public var manager: CNPinningManager? {
+    get { state.withLock { $0.manager } }
+    set { state.withLock { $0.manager = newValue } }
+  }
+
+  /// Receives one event per connection judged (new or reused), on the session's network thread.
+  public func setConnectionObserver(_ observer: (@Sendable (CNConnectionEvent) -> Void)?) {
+    state.withLock { $0.observer = observer }
+  }
+
+  /// Loads `request`, following redirects (each hop is judged by its own host's pins).
+  /// Throws `CNPinnedSessionError`.
+  public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    try await exchange(request, toFile: false)
+  }
+
+  /// Loads `url` with a GET request.
+  public func data(from url: URL) async throws -> (Data, HTTPURLResponse) {
+    try await data(for: URLRequest(url: url))
+  }
+
+  /// Loads `request` into a temporary file, for bodies too large to hold in memory. The caller
+  /// owns the file and should move or delete it.
+  public func download(for request: URLRequest) async throws -> (URL, HTTPURLResponse) {
+    let (data, response) = try await exchange(request, toFile: true)
+    return (URL(fileURLWithPath: String(decoding: data, as: UTF8.self)), response)
+  }
+
+  /// Downloads `url` with a GET request into a temporary file.
+  public func download(from url: URL) async throws -> (URL, HTTPURLResponse) {
+    try await download(for: URLRequest(url: url))
+  }
+
+  /// Fails every request in flight with `sessionInvalidated` and refuses new ones.
+  public func invalidateAndCancel() {
+    #if canImport(CCurl)
+      loop.shutdown()
+    #endif
+  }
+
+  /// Runs one request and its redirects. With `toFile`, the returned data is the path of the
+  /// downloaded body.
+  private func exchange(_ original: URLRequest, toFile: Bool) async throws(CNPinnedSessionError) -> (Data, HTTPURLResponse) {
+    var request = original
+    var redirects = 0
+    while true {
+      try Task.checkCancellation(or: .cancelled)
+      let file = toFile ? try Self.temporaryFile() : nil
+      let outcome: TransferOutcome
+      do {
+        outcome = try await perform(request, bodyFile: file?.handle)
+      } catch {
+        if let file { try? FileManager.default.removeItem(at: file.url) }
+        throw error
+      }
+      try? file?.handle.close()
+      if configuration.followsRedirects, let next = try RedirectPolicy.nextRequest(after: outcome.response, for: request) {
+        if let file { try? FileManager.default.removeItem(at: file.url) }
+        redirects += 1
+        guard redirects <= configuration.maximumRedirects else { throw .tooManyRedirects(configuration.maximumRedirects) }
+        request = next
+        continue
+      }
+      return (file.map { Data($0.url.path.utf8) } ?? outcome.body, outcome.response)
+    }
+  }
+
+  /// One HTTP exchange, after the checks that need no network.
+  private func perform(_ request: URLRequest, bodyFile: FileHandle?) async throws(CNPinnedSessionError) -> TransferOutcome {
+    let (manager, observer) = state.withLock { ($0.manager, $0.observer) }
+    guard let url = request.url, let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
+      scheme == "https" || scheme == "http"
+    else { throw .invalidURL(request.url?.absoluteString ?? "") }
+    let isPinned = manager?.configuration(for: host) != nil
+    if !isPinned && unpinnedHosts == .deny { throw .hostNotPinned(host: host) }
+    if isPinned && scheme == "http" { throw .insecureConnectionToPinnedHost(host: host) }
+    #if canImport(CCurl)
+      let settings = TransferSettings(
+        manager: manager, unpinnedHosts: unpinnedHosts, trustStore: trustStore, configuration: configuration,
+        observer: observer)
+      let transfer = try CurlTransfer(request: request, settings: settings, bodyFile: bodyFile)
+      return try await loop.perform(transfer)
+    #else
+      throw .unsupportedRequest("this platform has no pinned transport yet")
+    #endif
+  }
+
+  private static func temporaryFile() throws(CNPinnedSessionError) -> (url: URL, handle: FileHandle) {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("CNPinnedSession-\(UUID().uuidString)")
+    guard FileManager.default.createFile(atPath: url.path, contents: nil),
+      let handle = try? FileHandle(forWritingTo: url)
+    else { throw .transferFailed(host: "", reason: "cannot create a temporary file for the download") }
+    return (url, handle)
+  }
+}
+
+extension Task where Success == Never, Failure == Never {
+  fileprivate static func checkCancellation(or error: CNPinnedSessionError) throws(CNPinnedSessionError) {
+    if Task.isCancelled { throw error }
+  }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Settings of a `CNPinnedSession`, named after their `URLSessionConfiguration` counterparts.
+public struct CNPinnedSessionConfiguration: Sendable {
+  /// The lowest TLS version accepted. TLS 1.2 by default; `.tls13` refuses TLS 1.2 servers.
+  public var minimumTLSVersion: CNTLSVersion = .tls12
+  /// Seconds a request may wait to connect, or wait for data, before it fails with `timedOut`.
+  /// A request's own `timeoutInterval` wins when it is shorter.
+  public var timeoutIntervalForRequest: TimeInterval = 60
+  /// Seconds a whole request (with its body) may take.
+  public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
+  /// Whether 3xx responses with a `Location` are followed. Each hop is judged by its own host's pins.
+  public var followsRedirects = true
+  /// How many redirects one request may follow before failing with `tooManyRedirects`.
+  public var maximumRedirects = 16
+  /// Headers added to every request that does not set them itself.
+  public var httpAdditionalHeaders: [String: String] = [:]
+  /// Fixed addresses for host names, like curl's `--resolve host:port:address`. The URL's host is
+  /// still the name that TLS verifies and pins are looked up for.
+  public var resolve: [CNHostOverride] = []
+
+  public init() {}
+
+  /// The defaults.
+  public static var `default`: CNPinnedSessionConfiguration { CNPinnedSessionConfiguration() }
+}
+
+/// A fixed address for a host and port, as curl's `--resolve host:port:address`.
+public struct CNHostOverride: Sendable, Hashable, CustomStringConvertible {
+  public let host: String
+  public let port: Int
+  public let address: String
+
+  public init(host: String, port: Int, address: String) {
+    self.host = host
+    self.port = port
+    self.address = address
+  }
+
+  /// Parses `host:port:address`; an IPv6 address may be written with or without brackets.
+  public init(_ text: String) throws(CNPinnedSessionError) {
+    let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+    guard parts.count == 3, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port),
+      !parts[2].isEmpty
+    else {
+      throw .invalidArgument("\"\(text)\" is not HOST:PORT:ADDRESS (for example api.example.com:443:127.0.0.1)")
+    }
+    var address = String(parts[2])
+    if address.hasPrefix("["), address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
+    self.init(host: String(parts[0]), port: port, address: address)
+  }
+
+  public var description: String { "\(host):\(port):\(address.contains(":") ? "[\(address)]" : address)" }
+}

@@ -1,0 +1,29 @@
+import CNPinning
+
+/// Which certificate authorities a session trusts before pins are even considered.
+public enum CNTrust: Sendable, Equatable {
+  /// The operating system's trust store (on Debian, the `ca-certificates` bundle).
+  case system
+  /// Only these anchors, like `SecTrustSetAnchorCertificatesOnly(trust, true)`. An anchor need not
+  /// be self-signed: the verified chain ends at the first trusted certificate.
+  case customAnchors([CNCertificate])
+  /// The system store plus these anchors (a corporate or staging CA).
+  case systemAndCustomAnchors([CNCertificate])
+}
+
+/// What a session does with a host that has no pins.
+public enum CNUnpinnedHostPolicy: Sendable, Equatable {
+  /// Connect with normal TLS validation, as Apple's and Android's pinning do.
+  case allow
+  /// Refuse before connecting: only pinned hosts are reachable.
+  case deny
+}
+
+/// TLS protocol versions a session can require.
+public enum CNTLSVersion: Int, Sendable, Comparable, CustomStringConvertible {
+  case tls12 = 0x0303
+  case tls13 = 0x0304
+
+  public static func < (lhs: CNTLSVersion, rhs: CNTLSVersion) -> Bool { lhs.rawValue < rhs.rawValue }
+  public var description: String { self == .tls12 ? "TLS 1.2" : "TLS 1.3" }
+}

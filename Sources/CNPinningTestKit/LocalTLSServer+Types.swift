@@ -1,0 +1,90 @@
+import CNPinning
+import Foundation
+
+extension LocalTLSServer {
+  /// The loopback address to listen on.
+  public enum Address: Sendable {
+    case ipv4Loopback
+    case ipv6Loopback
+
+    var text: String { self == .ipv4Loopback ? "127.0.0.1" : "::1" }
+  }
+
+  /// TLS protocol versions the server can be limited to.
+  public enum TLSVersion: Int32, Sendable, Comparable {
+    case tls10 = 0x0301
+    case tls11 = 0x0302
+    case tls12 = 0x0303
+    case tls13 = 0x0304
+
+    public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool { lhs.rawValue < rhs.rawValue }
+  }
+
+  /// An HTTP request the server received.
+  public struct Request: Sendable {
+    public let method: String
+    /// The request target, e.g. `/path?query`.
+    public let target: String
+    public let headers: [(name: String, value: String)]
+    public let body: Data
+    /// The server name the client sent in the TLS handshake (SNI), if any.
+    public let serverName: String?
+
+    /// The first header with this name (case-insensitive).
+    public func header(_ name: String) -> String? {
+      headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+  }
+
+  /// A canned HTTP response.
+  public struct Response: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: Data
+    /// Seconds to wait before answering (to test timeouts and cancellation).
+    public var delay: TimeInterval
+
+    public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data(), delay: TimeInterval = 0) {
+      self.status = status
+      self.headers = headers
+      self.body = body
+      self.delay = delay
+    }
+
+    /// A `text/plain` response.
+    public static func text(_ text: String, status: Int = 200) -> Response {
+      Response(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data(text.utf8))
+    }
+
+    /// A redirect to `location`.
+    public static func redirect(to location: String, status: Int = 302) -> Response {
+      Response(status: status, headers: [("Location", location)])
+    }
+  }
+
+  /// How the server is set up.
+  public struct Configuration: Sendable {
+    /// The server certificate and its key.
+    public var identity: TestIdentity
+    /// The certificates sent after the leaf; nil sends the identity's issuers except the root.
+    public var chain: [CNCertificate]?
+    /// More certificates sent after `chain` (unrelated ones, or look-alikes of pinned ones).
+    public var extraCertificates: [CNCertificate] = []
+    public var address: Address = .ipv4Loopback
+    public var minimumTLSVersion: TLSVersion = .tls12
+    public var maximumTLSVersion: TLSVersion = .tls13
+    /// OpenSSL cipher list for TLS 1.2 and below, e.g. "AES128-SHA256" (nil: OpenSSL's default).
+    public var cipherList: String?
+    /// OpenSSL security level; tests of legacy protocols need 0.
+    public var securityLevel: Int32?
+    /// Whether connections stay open for further requests.
+    public var keepAlive = true
+    /// Answers each request.
+    public var handler: @Sendable (Request) -> Response
+
+    public init(identity: TestIdentity, handler: @escaping @Sendable (Request) -> Response = { _ in .text("hello") }) {
+      self.identity = identity
+      self.handler = handler
+    }
+  }
+}

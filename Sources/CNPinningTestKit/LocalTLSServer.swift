@@ -1,0 +1,321 @@
+internal import COpenSSL
+internal import CNPinningShims
+import CNPinning
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A real TLS server on the loopback interface, made with OpenSSL for tests: it serves a chain
+/// from the test PKI on an ephemeral port, answers HTTP/1.1 with canned responses and records
+/// every request and handshake. Every loop in it is bounded, and `stop()` joins its threads.
+public final class LocalTLSServer: @unchecked Sendable {
+  public let configuration: Configuration
+  /// The port the server listens on.
+  public let port: Int
+  private let listener: Int32
+  private let context: OpaquePointer
+  private let state = Locked(ServerState())
+  private let threads = DispatchGroup()
+
+  private struct ServerState {
+    var stopped = false
+    var requests: [Request] = []
+    var handshakes = 0
+    var resumedHandshakes = 0
+    var failedHandshakes = 0
+    var connections = 0
+    var openSockets: Set<Int32> = []
+  }
+
+  /// Requests received, in order.
+  public var requests: [Request] { state.withLock { $0.requests } }
+  /// Completed TLS handshakes.
+  public var handshakes: Int { state.withLock { $0.handshakes } }
+  /// Handshakes that resumed an earlier session.
+  public var resumedHandshakes: Int { state.withLock { $0.resumedHandshakes } }
+  /// Handshakes the client (or the server) aborted.
+  public var failedHandshakes: Int { state.withLock { $0.failedHandshakes } }
+  /// TCP connections accepted.
+  public var connections: Int { state.withLock { $0.connections } }
+
+  /// The loopback address as it appears in a URL host.
+  public var host: String { configuration.address == .ipv4Loopback ? "127.0.0.1" : "[::1]" }
+  /// `https://127.0.0.1:PORT` (or `https://[::1]:PORT`).
+  public var baseURL: URL { URL(string: "https://\(host):\(port)")! }
+
+  /// The URL of `path` on this server, reached through `hostName` (pair it with a resolve override).
+  public func url(_ path: String = "/", hostName: String? = nil) -> URL {
+    URL(string: "https://\(hostName ?? host):\(port)\(path)")!
+  }
+
+  /// Starts a server; it runs until `stop()` or deinitialisation.
+  public static func start(_ configuration: Configuration) throws -> LocalTLSServer {
+    try LocalTLSServer(configuration)
+  }
+
+  private init(_ configuration: Configuration) throws {
+    signal(SIGPIPE, SIG_IGN)  // a client that hangs up must not kill the test process
+    self.configuration = configuration
+    self.context = try Self.makeContext(configuration)
+    do {
+      (listener, port) = try Self.listen(on: configuration.address)
+    } catch {
+      SSL_CTX_free(context)
+      throw error
+    }
+    threads.enter()
+    let thread = Thread { [self] in
+      acceptLoop()
+      threads.leave()
+    }
+    thread.name = "LocalTLSServer:\(port)"
+    thread.start()
+  }
+
+  deinit {
+    stop()
+    SSL_CTX_free(context)
+  }
+
+  /// Stops accepting, closes open connections and waits for every server thread to end.
+  public func stop() {
+    let sockets = state.withLock { state -> Set<Int32>? in
+      guard !state.stopped else { return nil }
+      state.stopped = true
+      return state.openSockets
+    }
+    guard let sockets else { return }
+    for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
+    _ = threads.wait(timeout: .now() + 15)
+    close(listener)
+  }
+
+  private var isStopped: Bool { state.withLock { $0.stopped } }
+
+  // MARK: - Accepting
+
+  private func acceptLoop() {
+    while !isStopped {
+      var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+      guard poll(&descriptor, 1, 50) > 0 else { continue }
+      let client = accept(listener, nil, nil)
+      guard client >= 0 else { continue }
+      let admitted = state.withLock { state -> Bool in
+        guard !state.stopped else { return false }
+        state.connections += 1
+        state.openSockets.insert(client)
+        return true
+      }
+      guard admitted else {
+        close(client)
+        break
+      }
+      threads.enter()
+      let thread = Thread { [self] in
+        serve(client)
+        state.withLock { _ = $0.openSockets.remove(client) }
+        close(client)
+        threads.leave()
+      }
+      thread.start()
+    }
+  }
+
+  // MARK: - One connection
+
+  private func serve(_ socket: Int32) {
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    guard let ssl = SSL_new(context) else { return }
+    defer { SSL_free(ssl) }
+    SSL_set_fd(ssl, socket)
+    guard SSL_accept(ssl) == 1 else {
+      ERR_clear_error()
+      state.withLock { $0.failedHandshakes += 1 }
+      return
+    }
+    let resumed = cnp_SSL_session_reused(ssl) == 1
+    state.withLock { state in
+      state.handshakes += 1
+      if resumed { state.resumedHandshakes += 1 }
+    }
+    let serverName = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name).map { String(cString: $0) }
+    var connection = HTTPConnection(ssl: ssl)
+    for _ in 0..<1000 {
+      guard !isStopped, let request = connection.readRequest(serverName: serverName) else { break }
+      state.withLock { $0.requests.append(request) }
+      let response = configuration.handler(request)
+      if response.delay > 0 { sleepUnlessStopped(response.delay) }
+      let keepAlive = configuration.keepAlive && request.header("Connection")?.lowercased() != "close"
+      guard connection.write(response, keepAlive: keepAlive), keepAlive else { break }
+    }
+    SSL_shutdown(ssl)
+    ERR_clear_error()
+  }
+
+  private func sleepUnlessStopped(_ seconds: TimeInterval) {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline && !isStopped { usleep(10_000) }
+  }
+
+  // MARK: - Set-up
+
+  private static func makeContext(_ configuration: Configuration) throws -> OpaquePointer {
+    guard let context = SSL_CTX_new(TLS_server_method()) else { throw TestKitError("SSL_CTX_new failed") }
+    do {
+      if let level = configuration.securityLevel { SSL_CTX_set_security_level(context, level) }
+      let leaf = try X509Box(der: configuration.identity.certificate.derEncoded)
+      guard SSL_CTX_use_certificate(context, leaf.pointer) == 1 else { throw TestKitError("cannot use the certificate") }
+      let chain = configuration.chain ?? Array(configuration.identity.chain.dropFirst().dropLast())
+      for certificate in chain + configuration.extraCertificates {
+        let box = try X509Box(der: certificate.derEncoded)
+        X509_up_ref(box.pointer)
+        guard cnp_SSL_CTX_add_extra_chain_cert(context, box.pointer) == 1 else {
+          throw TestKitError("cannot add a chain certificate")
+        }
+      }
+      guard SSL_CTX_use_PrivateKey(context, configuration.identity.privateKey.pointer) == 1,
+        SSL_CTX_check_private_key(context) == 1
+      else { throw TestKitError("cannot use the private key") }
+      guard cnp_SSL_CTX_set_min_proto_version(context, configuration.minimumTLSVersion.rawValue) == 1,
+        cnp_SSL_CTX_set_max_proto_version(context, configuration.maximumTLSVersion.rawValue) == 1
+      else { throw TestKitError("cannot set the TLS versions") }
+      if let list = configuration.cipherList, SSL_CTX_set_cipher_list(context, list) != 1 {
+        throw TestKitError("cannot set the cipher list \(list)")
+      }
+      return context
+    } catch {
+      SSL_CTX_free(context)
+      throw error
+    }
+  }
+
+  private static func listen(on address: Address) throws -> (Int32, Int) {
+    let family = address == .ipv4Loopback ? AF_INET : AF_INET6
+    let listener = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+    guard listener >= 0 else { throw TestKitError(message: "socket() failed: errno \(errno)") }
+    var yes: Int32 = 1
+    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    var storage = sockaddr_storage()
+    var length: socklen_t
+    if family == AF_INET {
+      var ipv4 = sockaddr_in()
+      ipv4.sin_family = sa_family_t(AF_INET)
+      ipv4.sin_addr.s_addr = inet_addr("127.0.0.1")
+      length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      withUnsafeBytes(of: ipv4) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
+    } else {
+      var ipv6 = sockaddr_in6()
+      ipv6.sin6_family = sa_family_t(AF_INET6)
+      ipv6.sin6_addr = in6addr_loopback
+      length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+      withUnsafeBytes(of: ipv6) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
+    }
+    let bound = withUnsafePointer(to: &storage) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+    }
+    guard bound == 0, Glibc.listen(listener, 128) == 0 else {
+      close(listener)
+      throw TestKitError(message: "cannot listen on \(address.text): errno \(errno)")
+    }
+    var actual = sockaddr_storage()
+    var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+    _ = withUnsafeMutablePointer(to: &actual) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &actualLength) }
+    }
+    let port: UInt16 = withUnsafeBytes(of: actual) { raw in
+      family == AF_INET ? raw.load(fromByteOffset: 2, as: UInt16.self) : raw.load(fromByteOffset: 2, as: UInt16.self)
+    }
+    return (listener, Int(UInt16(bigEndian: port)))
+  }
+}
+
+/// HTTP/1.1 framing over one TLS connection: requests with Content-Length bodies, responses
+/// with Content-Length.
+private struct HTTPConnection {
+  let ssl: OpaquePointer
+  private var buffer: [UInt8] = []
+
+  static let maximumHeadSize = 64 * 1024
+  static let maximumBodySize = 16 * 1024 * 1024
+
+  init(ssl: OpaquePointer) { self.ssl = ssl }
+
+  mutating func readRequest(serverName: String?) -> LocalTLSServer.Request? {
+    var headEnd: Int?
+    while headEnd == nil {
+      headEnd = buffer.firstRange(of: [13, 10, 13, 10])?.upperBound
+      if headEnd == nil {
+        guard buffer.count < Self.maximumHeadSize, fill() else { return nil }
+      }
+    }
+    let head = String(decoding: buffer[..<headEnd!], as: UTF8.self)
+    buffer.removeFirst(headEnd!)
+    let lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+    guard let requestLine = lines.first else { return nil }
+    let parts = requestLine.split(separator: " ")
+    guard parts.count == 3 else { return nil }
+    let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+      guard let colon = line.firstIndex(of: ":") else { return nil }
+      return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+    }
+    let length =
+      headers.first { $0.name.caseInsensitiveCompare("Content-Length") == .orderedSame }.flatMap { Int($0.value) } ?? 0
+    guard length >= 0, length <= Self.maximumBodySize else { return nil }
+    while buffer.count < length {
+      guard fill() else { return nil }
+    }
+    let body = Data(buffer[..<length])
+    buffer.removeFirst(length)
+    return LocalTLSServer.Request(
+      method: String(parts[0]), target: String(parts[1]), headers: headers, body: body, serverName: serverName)
+  }
+
+  private mutating func fill() -> Bool {
+    var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+    let count = SSL_read(ssl, &chunk, Int32(chunk.count))
+    guard count > 0 else {
+      ERR_clear_error()
+      return false
+    }
+    buffer.append(contentsOf: chunk[..<Int(count)])
+    return true
+  }
+
+  func write(_ response: LocalTLSServer.Response, keepAlive: Bool) -> Bool {
+    var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
+    for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
+    head += "Content-Length: \(response.body.count)\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+    let bytes = Array(head.utf8) + response.body
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes[offset...].withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+      guard written > 0 else {
+        ERR_clear_error()
+        return false
+      }
+      offset += Int(written)
+    }
+    return true
+  }
+
+  private static func reason(_ status: Int) -> String {
+    switch status {
+    case 200: return "OK"
+    case 201: return "Created"
+    case 204: return "No Content"
+    case 301: return "Moved Permanently"
+    case 302: return "Found"
+    case 303: return "See Other"
+    case 307: return "Temporary Redirect"
+    case 308: return "Permanent Redirect"
+    case 400: return "Bad Request"
+    case 404: return "Not Found"
+    case 500: return "Internal Server Error"
+    default: return "Status"
+    }
+  }
+}

@@ -1,0 +1,189 @@
+import CNPinning
+import CNPinningSession
+import CNPinningTestKit
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite("HTTP behaviour")
+struct HTTPBehaviourTests {
+  static func fixture(
+    handler: @escaping @Sendable (LocalTLSServer.Request) -> LocalTLSServer.Response = { _ in .text("hello") },
+    configure: (inout CNPinnedSessionConfiguration) -> Void = { _ in }
+  ) throws -> (LocalTLSServer, CNPinnedSession) {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: handler))
+    var configuration = resolving(to: server)
+    configure(&configuration)
+    let session = try CNPinnedSession(
+      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: configuration)
+    return (server, session)
+  }
+
+  @Test func methodsHeadersAndBodiesReachTheServer() async throws {
+    let (server, session) = try Self.fixture { request in
+      LocalTLSServer.Response(
+        status: 201, headers: [("X-Echo-Method", request.method), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2")],
+        body: request.body)
+    } configure: { $0.httpAdditionalHeaders = ["X-Session": "s", "X-Override": "session"] }
+    var request = URLRequest(url: server.url("/upload?x=1", hostName: "api.test"))
+    request.httpMethod = "PUT"
+    request.httpBody = Data("payload ü".utf8)
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.setValue("request", forHTTPHeaderField: "X-Override")
+    let (data, response) = try await session.data(for: request)
+    #expect(response.statusCode == 201)
+    #expect(String(data) == "payload ü")
+    #expect(response.value(forHTTPHeaderField: "x-echo-method") == "PUT")
+    #expect(response.value(forHTTPHeaderField: "Set-Cookie") == "a=1, b=2")
+    let received = try #require(server.requests.first)
+    #expect(received.method == "PUT")
+    #expect(received.target == "/upload?x=1")
+    #expect(received.header("Content-Type") == "application/json")
+    #expect(received.header("X-Session") == "s")
+    #expect(received.header("X-Override") == "request")
+    #expect(received.header("Expect") == nil)
+    #expect(received.serverName == "api.test")
+  }
+
+  @Test(arguments: ["GET", "HEAD", "POST", "DELETE", "PATCH", "OPTIONS"])
+  func everyMethodIsSentAsIs(_ method: String) async throws {
+    let (server, session) = try Self.fixture()
+    var request = URLRequest(url: server.url("/m", hostName: "api.test"))
+    request.httpMethod = method
+    if method == "POST" || method == "PATCH" { request.httpBody = Data("b".utf8) }
+    let (data, response) = try await session.data(for: request)
+    #expect(response.statusCode == 200)
+    #expect(server.requests.first?.method == method)
+    #expect(String(data) == (method == "HEAD" ? "" : "hello"))
+  }
+
+  @Test func errorStatusesAreResponsesNotErrors() async throws {
+    let (server, session) = try Self.fixture { _ in .text("missing", status: 404) }
+    let (data, response) = try await session.data(from: server.url("/nope", hostName: "api.test"))
+    #expect(response.statusCode == 404)
+    #expect(String(data) == "missing")
+  }
+
+  @Test func redirectsAreFollowedWithURLSessionRules() async throws {
+    let (server, session) = try Self.fixture { request in
+      switch request.target {
+      case "/start": return .redirect(to: "/middle", status: 303)
+      case "/middle": return .redirect(to: "https://api.test:\(request.header("Host")!.split(separator: ":").last!)/end", status: 307)
+      default: return .text("\(request.method) \(request.target) \(request.body.count)")
+      }
+    }
+    var request = URLRequest(url: server.url("/start", hostName: "api.test"))
+    request.httpMethod = "POST"
+    request.httpBody = Data("form".utf8)
+    request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+    let (data, response) = try await session.data(for: request)
+    #expect(String(data) == "GET /end 0")
+    #expect(response.url?.path == "/end")
+    #expect(server.requests.map(\.method) == ["POST", "GET", "GET"])
+    #expect(server.requests.last?.header("Authorization") == "Bearer secret")  // same origin throughout
+  }
+
+  @Test func redirectLoopsStop() async throws {
+    let (server, session) = try Self.fixture(handler: { _ in .redirect(to: "/again") }) { $0.maximumRedirects = 3 }
+    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .tooManyRedirects(3))
+    #expect(server.requests.count == 4)
+  }
+
+  @Test func redirectsCanBeLeftToTheCaller() async throws {
+    let (server, session) = try Self.fixture(handler: { _ in .redirect(to: "/elsewhere") }) { $0.followsRedirects = false }
+    let (_, response) = try await session.data(from: server.url("/", hostName: "api.test"))
+    #expect(response.statusCode == 302)
+    #expect(response.value(forHTTPHeaderField: "Location") == "/elsewhere")
+  }
+
+  @Test func redirectToAnotherSchemeIsRefused() async throws {
+    let (server, session) = try Self.fixture(handler: { _ in .redirect(to: "file:///etc/passwd") })
+    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .invalidURL("file:///etc/passwd"))
+  }
+
+  @Test func downloadsGoToAFile() async throws {
+    let body = Data((0..<300_000).map { UInt8($0 % 251) })
+    let (server, session) = try Self.fixture { _ in LocalTLSServer.Response(body: body) }
+    let (file, response) = try await session.download(from: server.url("/big", hostName: "api.test"))
+    defer { try? FileManager.default.removeItem(at: file) }
+    #expect(response.statusCode == 200)
+    #expect(try Data(contentsOf: file) == body)
+  }
+
+  @Test func fiftyConcurrentRequestsAllSucceed() async throws {
+    let (server, session) = try Self.fixture { request in .text("reply to \(request.target)") }
+    let replies = try await withThrowingTaskGroup(of: String.self) { group in
+      for index in 0..<50 {
+        group.addTask { String(try await session.data(from: server.url("/\(index)", hostName: "api.test")).0) }
+      }
+      return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+    }
+    #expect(replies == Set((0..<50).map { "reply to /\($0)" }))
+    #expect(server.requests.count == 50)
+  }
+
+  @Test func cancellingATaskEndsItsTransfer() async throws {
+    let (server, session) = try Self.fixture { _ in LocalTLSServer.Response(body: Data("late".utf8), delay: 30) }
+    let started = Date()
+    let task = Task { try await session.data(from: server.url("/slow", hostName: "api.test")) }
+    #expect(await eventually { server.requests.count == 1 })
+    task.cancel()
+    do {
+      _ = try await task.value
+      Issue.record("a cancelled request returned")
+    } catch {
+      #expect(error as? CNPinnedSessionError == .cancelled)
+    }
+    #expect(Date().timeIntervalSince(started) < 10)
+  }
+
+  @Test func aSilentServerTimesOut() async throws {
+    let (server, session) = try Self.fixture(handler: { _ in LocalTLSServer.Response(delay: 20) }) {
+      $0.timeoutIntervalForRequest = 1
+    }
+    let started = Date()
+    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .timedOut(host: "api.test", seconds: 1))
+    #expect(Date().timeIntervalSince(started) < 10)
+  }
+
+  @Test func aClosedPortIsConnectionRefused() async throws {
+    let (server, session) = try Self.fixture()
+    let url = server.url("/", hostName: "api.test")
+    server.stop()
+    #expect(await error { _ = try await session.data(from: url) } == .connectionRefused(host: "api.test", port: server.port))
+  }
+
+  @Test func malformedRequestsAreRefusedBeforeConnecting() async throws {
+    let (server, session) = try Self.fixture()
+    #expect(await error { _ = try await session.data(from: URL(string: "ftp://api.test/")!) } == .invalidURL("ftp://api.test/"))
+    var request = URLRequest(url: server.url("/", hostName: "api.test"))
+    request.setValue("v", forHTTPHeaderField: "Bad Name")
+    #expect(await error { _ = try await session.data(for: request) } == .invalidArgument("the header \"Bad Name\" has an invalid name or value"))
+    // Foundation drops such values from URLRequest itself; session-wide headers are checked here.
+    var configuration = session.configuration
+    configuration.httpAdditionalHeaders = ["X-Bad": "a\r\nInjected: yes"]
+    let injecting = try CNPinnedSession(manager: session.manager, trust: session.trust, configuration: configuration)
+    #expect(await error { _ = try await injecting.data(from: server.url("/", hostName: "api.test")) } == .invalidArgument("the header \"X-Bad\" has an invalid name or value"))
+    request = URLRequest(url: server.url("/", hostName: "api.test"))
+    request.httpMethod = "GE T"
+    #expect(await error { _ = try await session.data(for: request) } == .invalidArgument("\"GE T\" is not a valid HTTP method"))
+    #expect(server.connections == 0)
+  }
+
+  @Test func invalidatedSessionsRefuseRequests() async throws {
+    let (server, session) = try Self.fixture()
+    session.invalidateAndCancel()
+    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .sessionInvalidated)
+  }
+
+  @Test func hostOverridesParseLikeCurl() throws {
+    #expect(try CNHostOverride("api.test:443:127.0.0.1") == CNHostOverride(host: "api.test", port: 443, address: "127.0.0.1"))
+    #expect(try CNHostOverride("api.test:8443:[::1]") == CNHostOverride(host: "api.test", port: 8443, address: "::1"))
+    #expect(throws: CNPinnedSessionError.self) { try CNHostOverride("api.test:443") }
+    #expect(throws: CNPinnedSessionError.self) { try CNHostOverride("api.test:99999:127.0.0.1") }
+  }
+}

@@ -1,0 +1,210 @@
+import CNPinning
+import CNPinningSession
+import CNPinningTestKit
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite("Pinning over TLS")
+struct PinningTests {
+  @Test func matchingPinsAreAcceptedAndOthersRejectedBeforeAnyRequest() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let trust = CNTrust.customAnchors([pki.root.certificate])
+    let url = server.url("/items", hostName: "api.test")
+
+    let pinned = try CNPinnedSession(manager: try matchingPins(), trust: trust, configuration: resolving(to: server))
+    #expect(String(try await pinned.data(from: url).0) == "hello")
+    #expect(server.requests.map(\.target) == ["/items"])
+
+    let wrongPins = try pins("api.test", [(.prefixWithNumber, "Test Root X"), (.prefixWithNumber, "E"), (.exact, "api.test")])
+    let rejecting = try CNPinnedSession(manager: wrongPins, trust: trust, configuration: resolving(to: server))
+    let failure = await error { _ = try await rejecting.data(from: url) }
+    guard case .pinMismatch(let details)? = failure else {
+      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
+      return
+    }
+    #expect(details.host == "api.test")
+    #expect(details.presentedCommonNames == ["Test Root X1", "R11", "api.test"])
+    #expect(details.reason == .noMatchingChain([.commonName(position: 1, link: try CNChainLink(.prefixWithNumber, "E"), commonName: "R11")]))
+    #expect(server.requests.count == 1)  // still only the first session's request
+  }
+
+  @Test func theVerifiedChainIncludesTheAnchorTheServerDidNotSend() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))  // sends leaf + R11 only
+    let twoLinks = try pins("api.test", [(.prefixWithNumber, "R"), (.exact, "api.test")])
+    let session = try CNPinnedSession(manager: twoLinks, trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+    let failure = await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
+    guard case .pinMismatch(let details)? = failure else {
+      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
+      return
+    }
+    #expect(details.reason == .noMatchingChain([.certificateCount(expected: 2, actual: 3)]))
+  }
+
+  @Test func rogueCATrustedAlongsideIsStillRejectedForThePinnedHost() async throws {
+    let pki = try TestPKI()
+    let rogue = try TestPKI(root: "Rogue Root CA", intermediate: "Rogue Issuing CA 1")
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let rogueServer = try LocalTLSServer.start(.init(identity: rogue.leaf))
+    let trust = CNTrust.customAnchors([pki.root.certificate, rogue.root.certificate])
+
+    let unpinned = try CNPinnedSession(manager: nil, trust: trust, configuration: resolving(to: rogueServer))
+    #expect(try await unpinned.data(from: rogueServer.url("/", hostName: "api.test")).1.statusCode == 200)
+
+    let genuine = try CNPinnedSession(manager: try matchingPins(), trust: trust, configuration: resolving(to: server))
+    #expect(try await genuine.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
+    let attacked = try CNPinnedSession(manager: try matchingPins(), trust: trust, configuration: resolving(to: rogueServer))
+    let failure = await error { _ = try await attacked.data(from: rogueServer.url("/", hostName: "api.test")) }
+    guard case .pinMismatch(let details)? = failure else {
+      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
+      return
+    }
+    #expect(details.presentedCommonNames == ["Rogue Root CA", "Rogue Issuing CA 1", "api.test"])
+    #expect(rogueServer.requests.count == 1)  // only the unpinned session's request
+  }
+
+  @Test func extraCertificatesTheServerSendsDoNotCount() async throws {
+    let pki = try TestPKI()
+    let unrelated = try TestIdentity.root("Unrelated CA")
+    let lookAlikeRoot = try TestIdentity.root("Test Root X1")  // same name, another key
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.extraCertificates = [unrelated.certificate, lookAlikeRoot.certificate, try unrelated.issueIntermediate("R12").certificate]
+    let server = try LocalTLSServer.start(setup)
+    let session = try CNPinnedSession(
+      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+    let recorder = Locked<[[CNCertificate]]>([])
+    session.setConnectionObserver { event in recorder.withLock { $0.append(event.verifiedChain) } }
+    #expect(try await session.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
+    let chains = recorder.withLock { $0 }
+    #expect(chains.map { $0.map(\.commonName) } == [["api.test", "R11", "Test Root X1"]])
+    // The anchor is the trusted root, not the look-alike the server sent.
+    #expect(chains.first?.last == pki.root.certificate)
+    #expect(chains.first?.last != lookAlikeRoot.certificate)
+  }
+
+  @Test func pinnedLookingCertificatesFromARogueServerDoNotHelpIt() async throws {
+    let pki = try TestPKI()
+    let rogue = try TestPKI(root: "Evil Root", intermediate: "R11")
+    var setup = LocalTLSServer.Configuration(identity: rogue.leaf)
+    setup.extraCertificates = [pki.intermediate.certificate, pki.root.certificate]  // the genuine CA certificates
+    let server = try LocalTLSServer.start(setup)
+    let session = try CNPinnedSession(
+      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate, rogue.root.certificate]),
+      configuration: resolving(to: server))
+    let failure = await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
+    guard case .pinMismatch(let details)? = failure else {
+      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
+      return
+    }
+    #expect(details.presentedCommonNames == ["Evil Root", "R11", "api.test"])
+  }
+
+  @Test func aRedirectToAHostWhosePinsFailIsRejected() async throws {
+    let good = try TestPKI(dnsNames: ["a.test"])
+    let other = try TestPKI(root: "Other Root", intermediate: "Other CA", leaf: "b.test", dnsNames: ["b.test"])
+    let target = try LocalTLSServer.start(.init(identity: other.leaf))
+    let origin = try LocalTLSServer.start(.init(identity: good.leaf) { _ in .redirect(to: "https://b.test:\(target.port)/landing") })
+    let manager = try CNPinningManager(configuration: [
+      "a.test": CNConfiguration([CNChain([CNChainLink(.prefix, "Test Root"), CNChainLink(.prefix, "R"), CNChainLink(.exact, "api.test")])]),
+      "b.test": CNConfiguration([CNChain([CNChainLink(.prefix, "Test Root"), CNChainLink(.prefix, "R"), CNChainLink(.exact, "b.test")])]),
+    ])
+    var configuration = resolving(["a.test"], to: origin)
+    configuration.resolve += resolving(["b.test"], to: target).resolve
+    let session = try CNPinnedSession(
+      manager: manager, trust: .customAnchors([good.root.certificate, other.root.certificate]), configuration: configuration)
+    let failure = await error { _ = try await session.data(from: origin.url("/start", hostName: "a.test")) }
+    guard case .pinMismatch(let details)? = failure else {
+      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
+      return
+    }
+    #expect(details.host == "b.test")
+    #expect(origin.requests.map(\.target) == ["/start"])
+    #expect(target.requests.isEmpty)
+  }
+
+  @Test func changingPinsTakesEffectOnTheNextRequestEvenOnAReusedConnection() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = try CNPinnedSession(
+      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+    let reused = Locked<[Bool]>([])
+    session.setConnectionObserver { event in reused.withLock { $0.append(event.isReusedConnection) } }
+    let url = server.url("/", hostName: "api.test")
+    #expect(try await session.data(from: url).1.statusCode == 200)
+    #expect(try await session.data(from: url).1.statusCode == 200)
+
+    session.manager = try pins("api.test", [(.exact, "Another Root"), (.prefixWithNumber, "R"), (.exact, "api.test")])
+    let failure = await error { _ = try await session.data(from: url) }
+    guard case .pinMismatch? = failure else {
+      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
+      return
+    }
+    #expect(server.handshakes == 1)  // one connection served all three requests
+    #expect(server.requests.count == 2)  // the third was refused before it was sent
+    #expect(reused.withLock { $0 } == [false, true, true])
+
+    session.manager = try matchingPins()
+    #expect(try await session.data(from: url).1.statusCode == 200)
+  }
+
+  @Test func sessionResumptionNeverSkipsTheCheck() async throws {
+    let pki = try TestPKI()
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.keepAlive = false
+    let server = try LocalTLSServer.start(setup)
+    let session = try CNPinnedSession(
+      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+    let judged = Locked(0)
+    session.setConnectionObserver { event in if !event.isReusedConnection { judged.withLock { $0 += 1 } } }
+    for _ in 0..<3 { #expect(try await session.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200) }
+    #expect(server.handshakes == 3)
+    #expect(server.resumedHandshakes == 0)
+    #expect(judged.withLock { $0 } == 3)
+
+    // Control: the same server does resume sessions for a client that offers them.
+    let output = try runOpenSSLReconnect(port: server.port, anchor: pki.root.certificate)
+    #expect(output.contains("Reused"), "openssl s_client should have resumed a session")
+    #expect(server.resumedHandshakes > 0)
+  }
+
+  @Test func unpinnedHostsAreRefusedUnderDenyWithoutConnecting() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = try CNPinnedSession(
+      manager: try matchingPins("other.test"), trust: .customAnchors([pki.root.certificate]), unpinnedHosts: .deny,
+      configuration: resolving(to: server))
+    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .hostNotPinned(host: "api.test"))
+    #expect(server.connections == 0)
+
+    let noManager = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]), unpinnedHosts: .deny)
+    #expect(await error { _ = try await noManager.data(from: server.baseURL) } == .hostNotPinned(host: "127.0.0.1"))
+  }
+
+  @Test func plainHTTPToAPinnedHostIsRefused() async throws {
+    let session = try CNPinnedSession(manager: try matchingPins())
+    #expect(await error { _ = try await session.data(from: URL(string: "http://api.test:1/")!) } == .insecureConnectionToPinnedHost(host: "api.test"))
+  }
+}
+
+/// `openssl s_client -reconnect`: five reconnections offering the first session.
+func runOpenSSLReconnect(port: Int, anchor: CNCertificate) throws -> String {
+  let file = FileManager.default.temporaryDirectory.appendingPathComponent("anchor-\(UUID().uuidString).pem")
+  try anchor.pemEncoded.write(to: file, atomically: true, encoding: .utf8)
+  defer { try? FileManager.default.removeItem(at: file) }
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  process.arguments = ["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-tls1_2", "-reconnect", "-CAfile", file.path]
+  let output = Pipe()
+  process.standardOutput = output
+  process.standardError = output
+  process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+  try process.run()
+  let data = output.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return String(decoding: data, as: UTF8.self)
+}

@@ -1,0 +1,83 @@
+import CNPinning
+import CNPinningSession
+import CNPinningTestKit
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A private PKI: Test Root X1 → R11 → leaf for `api.test` and 127.0.0.1.
+struct TestPKI {
+  let root: TestIdentity
+  let intermediate: TestIdentity
+  let leaf: TestIdentity
+
+  init(
+    root rootName: String = "Test Root X1", intermediate intermediateName: String = "R11",
+    leaf leafName: String = "api.test", dnsNames: [String] = ["api.test", "localhost.test"],
+    ipAddresses: [String] = ["127.0.0.1", "::1"], leafSpec: ((inout TestCertificateSpec) -> Void)? = nil
+  ) throws {
+    root = try TestIdentity.root(rootName)
+    intermediate = try root.issueIntermediate(intermediateName)
+    var spec = TestCertificateSpec.leaf(leafName, dnsNames: dnsNames, ipAddresses: ipAddresses)
+    leafSpec?(&spec)
+    leaf = try intermediate.issue(spec)
+  }
+}
+
+/// Pins written root → leaf for one host.
+func pins(_ host: String, includesSubdomains: Bool = false, _ links: [(CNChainLink.LinkType, String)]...) throws
+  -> CNPinningManager
+{
+  try CNPinningManager(configuration: [
+    host: CNConfiguration(
+      includesSubdomains: includesSubdomains, links.map { try CNChain($0.map { try CNChainLink($0.0, $0.1) }) })
+  ])
+}
+
+/// Pins that the default TestPKI satisfies.
+func matchingPins(_ host: String = "api.test") throws -> CNPinningManager {
+  try pins(host, [(.prefixWithNumber, "Test Root X"), (.prefixWithNumber, "R"), (.exact, "api.test")])
+}
+
+/// A configuration that sends `api.test` (and other names) to the server's loopback address.
+func resolving(_ names: [String] = ["api.test"], to server: LocalTLSServer, timeout: TimeInterval = 10)
+  -> CNPinnedSessionConfiguration
+{
+  var configuration = CNPinnedSessionConfiguration()
+  configuration.resolve = names.map {
+    CNHostOverride(host: $0, port: server.port, address: server.configuration.address == .ipv4Loopback ? "127.0.0.1" : "::1")
+  }
+  configuration.timeoutIntervalForRequest = timeout
+  return configuration
+}
+
+/// The error a request threw, or a recorded issue when it succeeded.
+func error(of body: () async throws -> Void) async -> CNPinnedSessionError? {
+  do {
+    try await body()
+    Issue.record("the request succeeded where it should have failed")
+    return nil
+  } catch let error as CNPinnedSessionError {
+    return error
+  } catch {
+    Issue.record("unexpected error type \(type(of: error)): \(error)")
+    return nil
+  }
+}
+
+/// Waits (at most `seconds`) until `condition` holds.
+func eventually(within seconds: TimeInterval = 5, _ condition: () -> Bool) async -> Bool {
+  let deadline = Date().addingTimeInterval(seconds)
+  while Date() < deadline {
+    if condition() { return true }
+    try? await Task.sleep(nanoseconds: 10_000_000)
+  }
+  return condition()
+}
+
+extension String {
+  init(_ data: Data) { self.init(decoding: data, as: UTF8.self) }
+}

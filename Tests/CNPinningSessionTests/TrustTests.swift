@@ -1,0 +1,130 @@
+import CNPinning
+import CNPinningSession
+import CNPinningTestKit
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The trust scenarios of seed 002, end to end against a real TLS server on loopback.
+@Suite("Trust and host names")
+struct TrustTests {
+  @Test func systemTrustRefusesAPrivateCAAndSendsNoRequest() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = try CNPinnedSession(manager: nil, trust: .system)
+    let failure = await error { _ = try await session.data(from: server.baseURL) }
+    guard case .untrustedChain(let host, let reason)? = failure else {
+      Issue.record("expected an untrusted chain, got \(String(describing: failure))")
+      return
+    }
+    #expect(host == "127.0.0.1")
+    #expect(reason.contains("unable to get local issuer certificate"))
+    #expect(server.requests.isEmpty)
+    #expect(failure?.isTrustFailure == true)
+  }
+
+  @Test func customAnchorsAccept() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf) { _ in .text("secure hello") })
+    let session = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]))
+    let (data, response) = try await session.data(from: server.baseURL)
+    #expect(String(data) == "secure hello")
+    #expect(response.statusCode == 200)
+    #expect(server.requests.count == 1)
+  }
+
+  @Test func customAnchorsAddedToTheSystemStoreAccept() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = try CNPinnedSession(manager: nil, trust: .systemAndCustomAnchors([pki.root.certificate]))
+    #expect(String(try await session.data(from: server.baseURL).0) == "hello")
+  }
+
+  @Test func certificateForAnAddressReachedByNameIsAHostnameMismatch() async throws {
+    let pki = try TestPKI(dnsNames: [], ipAddresses: ["127.0.0.1"])
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = try CNPinnedSession(
+      manager: nil, trust: .customAnchors([pki.root.certificate]), configuration: resolving(["localhost"], to: server))
+    #expect(try await session.data(from: server.baseURL).1.statusCode == 200)
+    let failure = await error { _ = try await session.data(from: server.url("/", hostName: "localhost")) }
+    #expect(failure == .hostnameMismatch(host: "localhost"))
+    #expect(server.requests.count == 1)
+  }
+
+  @Test func certificateForOneNameIsRefusedForAnother() async throws {
+    let pki = try TestPKI(dnsNames: ["api.test"], ipAddresses: [])
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = try CNPinnedSession(
+      manager: nil, trust: .customAnchors([pki.root.certificate]),
+      configuration: resolving(["api.test", "other.test", "sub.api.test"], to: server))
+    #expect(try await session.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
+    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "other.test")) } == .hostnameMismatch(host: "other.test"))
+    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "sub.api.test")) } == .hostnameMismatch(host: "sub.api.test"))
+    // An IP literal is checked against IP SANs only.
+    #expect(await error { _ = try await session.data(from: server.baseURL) } == .hostnameMismatch(host: "127.0.0.1"))
+  }
+
+  @Test func commonNameAloneDoesNotNameTheHost() async throws {
+    let pki = try TestPKI(leaf: "api.test", dnsNames: [], ipAddresses: [])
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = try CNPinnedSession(
+      manager: nil, trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .hostnameMismatch(host: "api.test"))
+  }
+
+  @Test func expiredLeafIsRejectedEvenWhenItsNamesMatchThePins() async throws {
+    let pki = try TestPKI { spec in
+      spec.notBefore = -2 * 86400
+      spec.notAfter = -86400
+    }
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = try CNPinnedSession(
+      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .certificateExpired(host: "api.test"))
+    #expect(server.requests.isEmpty)
+  }
+
+  @Test func notYetValidLeafIsRejected() async throws {
+    let pki = try TestPKI { spec in
+      spec.notBefore = 86400
+      spec.notAfter = 2 * 86400
+    }
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]))
+    #expect(await error { _ = try await session.data(from: server.baseURL) } == .certificateNotYetValid(host: "127.0.0.1"))
+  }
+
+  @Test func tls13MinimumAgainstATLS12OnlyServerIsAHandshakeFailure() async throws {
+    let pki = try TestPKI()
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.maximumTLSVersion = .tls12
+    let server = try LocalTLSServer.start(setup)
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.minimumTLSVersion = .tls13
+    let modern = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]), configuration: configuration)
+    let failure = await error { _ = try await modern.data(from: server.baseURL) }
+    guard case .tlsHandshakeFailed(let host, let reason)? = failure else {
+      Issue.record("expected a handshake failure, got \(String(describing: failure))")
+      return
+    }
+    #expect(host == "127.0.0.1")
+    #expect(reason.lowercased().contains("version"))
+    #expect(failure?.isTrustFailure == false)
+
+    let legacy = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]))
+    #expect(String(try await legacy.data(from: server.baseURL).0) == "hello")
+  }
+
+  @Test func ipv6LoopbackWorks() async throws {
+    let pki = try TestPKI()
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.address = .ipv6Loopback
+    let server = try LocalTLSServer.start(setup)
+    let session = try CNPinnedSession(manager: try pins("::1", [(.prefix, "Test Root"), (.prefix, "R"), (.exact, "api.test")]), trust: .customAnchors([pki.root.certificate]))
+    #expect(server.baseURL.absoluteString == "https://[::1]:\(server.port)")
+    #expect(String(try await session.data(from: server.baseURL).0) == "hello")
+  }
+}
