@@ -6,13 +6,19 @@ SHELL := /bin/bash
 # ld.gold prints one harmless line per sanitizer symbol; keep the output readable.
 QUIET_LINKER := grep -v "Cannot export local symbol" || true
 
-.PHONY: deps build test bench leaks clean
+.PHONY: deps build demo test bench leaks clean
 
 deps:
 	@scripts/deps.sh
 
 build: deps
 	$(SWIFT) build $(STRICT)
+
+# The offline demonstration: a private PKI, TLS servers on loopback, real pins, an accepted and a
+# rejected connection, and a lint finding.
+demo: deps
+	$(SWIFT) build --product cnpin $(STRICT)
+	.build/debug/cnpin demo
 
 test: deps
 	$(SWIFT) build --build-tests $(STRICT)

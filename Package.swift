@@ -8,6 +8,7 @@ let package = Package(
   name: "CNPinning",
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
   products: [
+    .executable(name: "cnpin", targets: ["cnpin"]),
     .library(name: "CNPinning", targets: ["CNPinning"]),
     .library(name: "CNPinningSession", targets: ["CNPinningSession"]),
     .library(name: "CNPinningTestKit", targets: ["CNPinningTestKit"]),
@@ -52,6 +53,10 @@ let package = Package(
       ]
     ),
     .executableTarget(
+      name: "cnpin",
+      dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"]
+    ),
+    .executableTarget(
       name: "CNPinningBenchmarks",
       dependencies: [
         "CNPinning", "CNPinningSession", "CNPinningTestKit",
@@ -65,6 +70,7 @@ let package = Package(
     ),
     .testTarget(name: "CNPinningTests", dependencies: ["CNPinning", "CNPinningTestKit"]),
     .testTarget(name: "CNPinningTestKitTests", dependencies: ["CNPinning", "CNPinningTestKit"]),
+    .testTarget(name: "cnpinTests", dependencies: ["cnpin", "CNPinning", "CNPinningTestKit"]),
     .testTarget(
       name: "CNPinningSessionTests", dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"]),
   ],

@@ -10,6 +10,8 @@ public struct CNConnectionEvent: Sendable {
   public let isReusedConnection: Bool
   /// The chain OpenSSL verified, leaf first, ending with the trust anchor; empty when trust failed.
   public let verifiedChain: [CNCertificate]
+  /// The certificates the server sent, in the order it sent them (empty for a reused connection).
+  public let presentedChain: [CNCertificate]
   /// The pin decision; nil when trust or host-name verification failed first.
   public let pinning: CNPinningResult?
   /// Why the connection was refused, when it was.

@@ -89,6 +89,32 @@ public final class CNPinnedSession: Sendable {
     try await download(for: URLRequest(url: url))
   }
 
+  /// Connects to `host` and `port`, runs the TLS handshake with all of the session's checks, and
+  /// disconnects without sending a request. Returns what was decided about the connection: the
+  /// verified and presented chains and the pin result. Throws when the connection is refused,
+  /// with the event (when the handshake got that far) in `CNProbeError`.
+  public func probe(host: String, port: Int = 443) async throws -> CNConnectionEvent {
+    let authority = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    guard (1...65535).contains(port), let url = URL(string: "https://\(authority):\(port)/") else {
+      throw CNPinnedSessionError.invalidURL("https://\(authority):\(port)/")
+    }
+    let events = Locked<[CNConnectionEvent]>([])
+    let outer = state.withLock { $0.observer }
+    let observer: @Sendable (CNConnectionEvent) -> Void = { event in
+      events.withLock { $0.append(event) }
+      outer?(event)
+    }
+    do {
+      _ = try await perform(URLRequest(url: url), bodyFile: nil, observer: observer, connectOnly: true)
+    } catch {
+      throw CNProbeError(error: error, event: events.withLock { $0.last })
+    }
+    guard let event = events.withLock({ $0.last }) else {
+      throw CNProbeError(error: .untrustedChain(host: host, reason: "no TLS handshake took place"), event: nil)
+    }
+    return event
+  }
+
   /// Fails every request in flight with `sessionInvalidated` and refuses new ones.
   public func invalidateAndCancel() {
     #if canImport(CCurl)
@@ -124,8 +150,12 @@ public final class CNPinnedSession: Sendable {
   }
 
   /// One HTTP exchange, after the checks that need no network.
-  private func perform(_ request: URLRequest, bodyFile: FileHandle?) async throws(CNPinnedSessionError) -> TransferOutcome {
-    let (manager, observer) = state.withLock { ($0.manager, $0.observer) }
+  private func perform(
+    _ request: URLRequest, bodyFile: FileHandle?, observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil,
+    connectOnly: Bool = false
+  ) async throws(CNPinnedSessionError) -> TransferOutcome {
+    let (manager, sessionObserver) = state.withLock { ($0.manager, $0.observer) }
+    let observer = explicitObserver ?? sessionObserver
     guard let url = request.url, let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
       scheme == "https" || scheme == "http"
     else { throw .invalidURL(request.url?.absoluteString ?? "") }
@@ -136,7 +166,7 @@ public final class CNPinnedSession: Sendable {
       let settings = TransferSettings(
         manager: manager, unpinnedHosts: unpinnedHosts, trustStore: trustStore, configuration: configuration,
         observer: observer)
-      let transfer = try CurlTransfer(request: request, settings: settings, bodyFile: bodyFile)
+      let transfer = try CurlTransfer(request: request, settings: settings, bodyFile: bodyFile, connectOnly: connectOnly)
       return try await loop.perform(transfer)
     #else
       throw .unsupportedRequest("this platform has no pinned transport yet")
@@ -156,4 +186,12 @@ extension Task where Success == Never, Failure == Never {
   fileprivate static func checkCancellation(or error: CNPinnedSessionError) throws(CNPinnedSessionError) {
     if Task.isCancelled { throw error }
   }
+}
+
+/// A failed `probe`: the error, and what was seen of the connection before it failed (the
+/// presented chain, for example) when the handshake got that far.
+public struct CNProbeError: Error, Sendable, CustomStringConvertible {
+  public let error: CNPinnedSessionError
+  public let event: CNConnectionEvent?
+  public var description: String { error.description }
 }

@@ -62,6 +62,14 @@ extension LocalTLSServer {
     }
   }
 
+  /// What the server does with a connection.
+  public enum Behavior: Sendable {
+    /// TLS, then HTTP/1.1.
+    case normal
+    /// Writes bytes that are not TLS and closes, without reading the client's hello.
+    case notTLS
+  }
+
   /// How the server is set up.
   public struct Configuration: Sendable {
     /// The server certificate and its key.
@@ -79,6 +87,7 @@ extension LocalTLSServer {
     public var securityLevel: Int32?
     /// Whether connections stay open for further requests.
     public var keepAlive = true
+    public var behavior: Behavior = .normal
     /// Answers each request.
     public var handler: @Sendable (Request) -> Response
 

@@ -129,6 +129,11 @@ public final class LocalTLSServer: @unchecked Sendable {
     var timeout = timeval(tv_sec: 10, tv_usec: 0)
     setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    if configuration.behavior == .notTLS {
+      let garbage = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\nthis is not TLS\n".utf8)
+      _ = garbage.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      return
+    }
     guard let ssl = SSL_new(context) else { return }
     defer { SSL_free(ssl) }
     SSL_set_fd(ssl, socket)

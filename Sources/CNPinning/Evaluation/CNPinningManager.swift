@@ -22,53 +22,45 @@ public final class CNPinningManager: Sendable {
   /// Creates a manager from configurations keyed by host name. Throws `CNConfigurationError`
   /// for an empty dictionary, an invalid host name, or two keys that name the same host.
   public convenience init(configuration: [String: CNConfiguration]) throws {
-    let loader = ConfigurationLoader(configurations: configuration)
-    try self.init(loader: loader, source: nil)
+    self.init(document: try CNPinningDocument(configuration: configuration), source: nil)
   }
 
   /// Reads the configuration from an Info.plist-style property list (XML or binary, a whole
   /// Info.plist or just the `CNPinningManager` dictionary) or the same structure as JSON.
   public convenience init(contentsOf url: URL) throws {
-    let data: Data
-    do {
-      data = try Data(contentsOf: url)
-    } catch {
-      throw CNConfigurationError(
-        source: url.path,
-        problems: [.init(path: "", error: .malformedDocument("cannot read the file: \(error.localizedDescription)"))])
-    }
-    try self.init(data: data, source: url.path)
+    self.init(document: try CNPinningDocument(contentsOf: url), source: url.path)
   }
 
   /// Reads the configuration from the bytes of a property list or JSON document.
   /// `source` names the document in errors.
   public convenience init(data: Data, source: String? = nil) throws {
-    let document: ConfigValue
-    do {
-      document = try ConfigDocument.read(data)
-    } catch {
-      throw CNConfigurationError(source: source, problems: [.init(path: "", error: error)])
-    }
-    let loader = ConfigurationLoader(document: document)
-    try self.init(loader: loader, source: source)
+    self.init(document: try CNPinningDocument(data: data, source: source), source: source)
+  }
+
+  /// Uses a loaded document. Its warnings are sent to `CNPinningLog`.
+  public convenience init(document: CNPinningDocument) {
+    self.init(document: document, source: nil)
+  }
+
+  private convenience init(document: CNPinningDocument, source: String?) {
+    self.init(entries: document.entries, warnings: document.warnings)
     for warning in warnings { CNPinningLog.warn((source.map { "\($0): " } ?? "") + warning.description) }
   }
 
-  private init(loader: ConfigurationLoader, source: String?) throws {
-    guard loader.problems.isEmpty else { throw CNConfigurationError(source: source, problems: loader.problems) }
+  private init(entries: [CNPinningDocument.Entry], warnings: [CNConfigurationWarning]) {
     var index = HostIndex<PinnedDomain>()
     var configuration: [String: CNConfiguration] = [:]
-    configuration.reserveCapacity(loader.domains.count)
-    for domain in loader.domains {
+    configuration.reserveCapacity(entries.count)
+    for entry in entries {
       let pinned = PinnedDomain(
-        domain: domain.host.normalized, configuration: domain.configuration,
-        leafFirstChains: domain.configuration.chains.map { $0.links.reversed() })
-      index.insert(domain.host, includesSubdomains: domain.configuration.includesSubdomains, pinned)
-      configuration[domain.host.normalized] = domain.configuration
+        domain: entry.name.normalized, configuration: entry.configuration,
+        leafFirstChains: entry.configuration.chains.map { $0.links.reversed() })
+      index.insert(entry.name, includesSubdomains: entry.configuration.includesSubdomains, pinned)
+      configuration[entry.name.normalized] = entry.configuration
     }
     self.index = index
     self.configuration = configuration
-    self.warnings = loader.warnings
+    self.warnings = warnings
   }
 
   /// The configured domain and configuration that apply to `host`, or nil when it is not pinned

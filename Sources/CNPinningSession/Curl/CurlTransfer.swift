@@ -45,6 +45,8 @@
     private let bodyFile: FileHandle?
     /// Set when this transfer's own handshake was judged (the verify callback ran for it).
     private var handshakeJudged = false
+    /// The certificates the server sent, recorded only for an observer.
+    private var presentedChain: [CNCertificate] = []
     /// Why the connection was refused, recorded by the TLS hooks.
     private(set) var rejection: CNPinnedSessionError?
     /// Called exactly once by the loop with the outcome.
@@ -52,7 +54,12 @@
     /// Set by `CurlMultiLoop.cancel`, read by the loop.
     let cancellation = Locked(false)
 
-    init(request: URLRequest, settings: TransferSettings, bodyFile: FileHandle? = nil) throws(CNPinnedSessionError) {
+    /// Whether the transfer stops after the TLS handshake (a probe), sending no request.
+    let connectOnly: Bool
+
+    init(request: URLRequest, settings: TransferSettings, bodyFile: FileHandle? = nil, connectOnly: Bool = false)
+      throws(CNPinnedSessionError)
+    {
       guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
         let rawHost = url.host, !rawHost.isEmpty
       else { throw .invalidURL(request.url?.absoluteString ?? "") }
@@ -66,6 +73,7 @@
       self.hostIsIPAddress = bare.contains(":") || bare.allSatisfy { $0.isNumber || $0 == "." }
       self.settings = settings
       self.bodyFile = bodyFile
+      self.connectOnly = connectOnly
       let requested = request.timeoutInterval > 0 ? request.timeoutInterval : .infinity
       self.timeout = min(requested, settings.configuration.timeoutIntervalForRequest)
       errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -128,6 +136,12 @@
       }
       if let resolveList { try check(cnp_curl_setopt_pointer(handle, CURLOPT_RESOLVE, resolveList)) }
 
+      if connectOnly {
+        try set(CURLOPT_CONNECT_ONLY, 1)
+        try set(CURLOPT_FORBID_REUSE, 1)
+        try set(CURLOPT_FRESH_CONNECT, 1)
+        return
+      }
       try configureMethodAndBody(request)
       try configureHeaders(request)
     }
@@ -245,6 +259,9 @@
     /// Runs OpenSSL's verification (chain, dates, host name), then the pins on the verified chain.
     fileprivate func verifyChain(_ storeContext: OpaquePointer) -> Bool {
       handshakeJudged = true
+      if settings.observer != nil {
+        presentedChain = Self.certificates(X509_STORE_CTX_get0_untrusted(storeContext)) ?? []
+      }
       guard X509_verify_cert(storeContext) == 1 else {
         let code = X509_STORE_CTX_get_error(storeContext)
         rejection = Self.trustError(code, host: host)
@@ -296,7 +313,8 @@
     private func report(chain: [CNCertificate], pinning: CNPinningResult?, reused: Bool) {
       settings.observer?(
         CNConnectionEvent(
-          host: host, port: port, isReusedConnection: reused, verifiedChain: chain, pinning: pinning, error: rejection))
+          host: host, port: port, isReusedConnection: reused, verifiedChain: chain,
+          presentedChain: reused ? [] : presentedChain, pinning: pinning, error: rejection))
     }
 
     private static func certificates(_ stack: OpaquePointer?) -> [CNCertificate]? {
@@ -336,7 +354,10 @@
     func outcome(_ code: CURLcode) -> Result<TransferOutcome, CNPinnedSessionError> {
       if let rejection { return .failure(rejection) }
       guard code == CURLE_OK else { return .failure(failure(code)) }
-      guard let response = head.response(for: url) else {
+      if connectOnly, !handshakeJudged {
+        return .failure(.untrustedChain(host: host, reason: "the connection was not verified"))
+      }
+      guard let response = connectOnly ? HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: nil) : head.response(for: url) else {
         return .failure(.invalidResponse(host: host, reason: "no HTTP status line"))
       }
       return .success(TransferOutcome(response: response, body: body))

@@ -1,0 +1,132 @@
+import Foundation
+
+/// One lint finding about a configuration.
+public struct CNLintFinding: Sendable, Hashable, Codable, CustomStringConvertible {
+  public enum Severity: String, Sendable, Hashable, Codable, Comparable {
+    /// The configuration does not load, or pins nothing where it seems to.
+    case error
+    /// The configuration loads but risks failing open or locking users out.
+    case warning
+    /// Worth knowing; often intended.
+    case note
+
+    private var rank: Int { self == .error ? 0 : self == .warning ? 1 : 2 }
+    public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
+  }
+
+  public let severity: Severity
+  /// The element the finding is about (empty for the whole document).
+  public let path: String
+  public let message: String
+
+  public init(severity: Severity, path: String, message: String) {
+    self.severity = severity
+    self.path = path
+    self.message = message
+  }
+
+  public var description: String { "\(severity.rawValue): \(path.isEmpty ? "" : "\(path): ")\(message)" }
+}
+
+/// Static checks for configurations that fail open (pin less than they seem to) or lock users
+/// out (break at the next certificate rotation).
+public enum CNConfigurationLinter {
+  /// Prefix values shorter than this accept almost any CA name.
+  public static let minimumPrefixLength = 4
+
+  /// The findings for a property-list or JSON document, errors first, then in document order.
+  public static func lint(data: Data, source: String? = nil) -> [CNLintFinding] {
+    let document: CNPinningDocument
+    do {
+      document = try CNPinningDocument(data: data, source: source)
+    } catch let error as CNConfigurationError {
+      return error.problems.map { CNLintFinding(severity: .error, path: $0.path, message: $0.error.description) }
+    } catch {
+      return [CNLintFinding(severity: .error, path: "", message: "\(error)")]
+    }
+    return lint(document)
+  }
+
+  /// The findings for a loaded document.
+  public static func lint(_ document: CNPinningDocument) -> [CNLintFinding] {
+    var findings = document.warnings.map { CNLintFinding(severity: .warning, path: $0.path, message: $0.message) }
+    for entry in document.entries {
+      findings += lint(entry, path: "PinnedDomains[\(ConfigurationLoader.quoted(entry.host))]")
+      findings += shadowing(entry, in: document)
+    }
+    return findings.enumerated().sorted { ($0.element.severity, $0.offset) < ($1.element.severity, $1.offset) }
+      .map(\.element)
+  }
+
+  private static func lint(_ entry: CNPinningDocument.Entry, path: String) -> [CNLintFinding] {
+    var findings: [CNLintFinding] = []
+    let chains = entry.configuration.chains
+    if chains.count == 1 {
+      findings.append(
+        CNLintFinding(
+          severity: .warning, path: "\(path).chainSet",
+          message: "only one chain: when the CA changes its hierarchy every client is locked out; add the next chain as a backup"))
+    }
+    for (chainIndex, chain) in chains.enumerated() {
+      let chainPath = "\(path).chainSet[\(chainIndex)]"
+      if chain.links.count == 1 {
+        findings.append(
+          CNLintFinding(
+            severity: .warning, path: chainPath,
+            message: "a chain of one link matches only a self-signed certificate; verified chains end with their root"))
+      }
+      for (linkIndex, link) in chain.links.enumerated() {
+        let linkPath = "\(chainPath)[\(linkIndex)]"
+        let isLeaf = linkIndex == chain.links.count - 1
+        findings += lint(link, path: linkPath, isLeaf: isLeaf)
+      }
+    }
+    return findings
+  }
+
+  private static func lint(_ link: CNChainLink, path: String, isLeaf: Bool) -> [CNLintFinding] {
+    switch link.type {
+    case .suffix where !link.value.hasPrefix("."):
+      return [
+        CNLintFinding(
+          severity: .warning, path: "\(path).value",
+          message: "suffix \"\(link.value)\" has no dot boundary, so it also matches \"evil\(link.value)\"; write \".\(link.value)\" or use exact")
+      ]
+    case .prefix where link.value.count < minimumPrefixLength:
+      return [
+        CNLintFinding(
+          severity: .warning, path: "\(path).value",
+          message: "prefix \"\(link.value)\" is so short that it accepts almost any name; pin more of the name")
+      ]
+    case .prefixWithNumber where link.value.count < 2:
+      return [
+        CNLintFinding(
+          severity: .note, path: "\(path).value",
+          message: "prefixWithNumber \"\(link.value)\" accepts any name that is \"\(link.value)\" and digits; make sure the other links pin the issuer")
+      ]
+    case .exact where !isLeaf:
+      return [
+        CNLintFinding(
+          severity: .warning, path: "\(path).type",
+          message: "exact \"\(link.value)\" on a CA certificate breaks at the CA's next rotation; prefer prefixWithNumber or prefix")
+      ]
+    default:
+      return []
+    }
+  }
+
+  /// A configured host below a domain that includes subdomains takes that subtree for itself.
+  private static func shadowing(_ entry: CNPinningDocument.Entry, in document: CNPinningDocument) -> [CNLintFinding] {
+    guard !entry.name.isIPAddress else { return [] }
+    let host = entry.name.normalized
+    return document.entries.compactMap { parent in
+      guard parent.configuration.includesSubdomains, !parent.name.isIPAddress,
+        host.hasSuffix("." + parent.name.normalized)
+      else { return nil }
+      let subtree = entry.configuration.includesSubdomains ? "\(host) and its subdomains use" : "\(host) uses"
+      return CNLintFinding(
+        severity: .note, path: "PinnedDomains[\(ConfigurationLoader.quoted(entry.host))]",
+        message: "shadows PinnedDomains[\(ConfigurationLoader.quoted(parent.host))] (includesSubdomains): \(subtree) only these pins")
+    }
+  }
+}

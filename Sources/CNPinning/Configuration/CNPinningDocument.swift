@@ -1,0 +1,76 @@
+import Foundation
+
+/// A pinning configuration as a file holds it: each host as written, with its pins. Loading
+/// validates everything (as `CNPinningManager(contentsOf:)` does); encoding writes the same
+/// structure as a property list or JSON, so files convert between the formats without loss.
+public struct CNPinningDocument: Sendable, Equatable {
+  /// One configured host.
+  public struct Entry: Sendable, Equatable {
+    /// The host as written in the file.
+    public let host: String
+    public let configuration: CNConfiguration
+    let name: HostName
+
+    public static func == (lhs: Entry, rhs: Entry) -> Bool {
+      lhs.host == rhs.host && lhs.configuration == rhs.configuration
+    }
+  }
+
+  /// The file formats.
+  public enum Format: String, Sendable, CaseIterable {
+    case propertyList = "plist"
+    case json
+  }
+
+  /// The hosts, sorted by how they are written.
+  public let entries: [Entry]
+  /// Remarks that did not stop the document from loading.
+  public let warnings: [CNConfigurationWarning]
+
+  /// Documents are equal when they configure the same hosts the same way (warnings aside).
+  public static func == (lhs: CNPinningDocument, rhs: CNPinningDocument) -> Bool { lhs.entries == rhs.entries }
+
+  /// Reads a property list (XML or binary) or JSON document. Throws `CNConfigurationError`
+  /// with every problem found.
+  public init(data: Data, source: String? = nil) throws {
+    let tree: ConfigValue
+    do {
+      tree = try ConfigDocument.read(data)
+    } catch {
+      throw CNConfigurationError(source: source, problems: [.init(path: "", error: error)])
+    }
+    try self.init(loader: ConfigurationLoader(document: tree), source: source)
+  }
+
+  /// Reads a configuration file.
+  public init(contentsOf url: URL) throws {
+    let data: Data
+    do {
+      data = try Data(contentsOf: url)
+    } catch {
+      throw CNConfigurationError(
+        source: url.path,
+        problems: [.init(path: "", error: .malformedDocument("cannot read the file: \(error.localizedDescription)"))])
+    }
+    try self.init(data: data, source: url.path)
+  }
+
+  /// A document holding `configuration`, keyed by host name.
+  public init(configuration: [String: CNConfiguration]) throws {
+    try self.init(loader: ConfigurationLoader(configurations: configuration), source: nil)
+  }
+
+  private init(loader: ConfigurationLoader, source: String?) throws {
+    guard loader.problems.isEmpty else { throw CNConfigurationError(source: source, problems: loader.problems) }
+    entries = loader.domains.map { Entry(host: $0.key, configuration: $0.configuration, name: $0.host) }
+    warnings = loader.warnings
+  }
+
+  /// The document in `format`: a complete property list or JSON file.
+  public func encoded(as format: Format) -> Data {
+    switch format {
+    case .propertyList: return Data(DocumentWriter.propertyList(entries.map { ($0.host, $0.configuration) }).utf8)
+    case .json: return Data(DocumentWriter.json(entries.map { ($0.host, $0.configuration) }).utf8)
+    }
+  }
+}

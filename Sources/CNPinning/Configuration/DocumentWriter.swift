@@ -1,0 +1,94 @@
+/// Writes configurations as text, in a fixed layout so that output can be diffed.
+public enum DocumentWriter {
+  /// A whole XML property list: `CNPinningManager` › `PinnedDomains` › hosts.
+  public static func propertyList(_ hosts: [(host: String, configuration: CNConfiguration)]) -> String {
+    var text = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+      <plist version="1.0">
+      <dict>
+      \t<key>CNPinningManager</key>
+      \t<dict>
+      \t\t<key>PinnedDomains</key>
+      \t\t<dict>
+
+      """
+    for (host, configuration) in hosts { text += propertyListEntry(host: host, configuration: configuration, indent: 3) }
+    return text + "\t\t</dict>\n\t</dict>\n</dict>\n</plist>\n"
+  }
+
+  /// The `<key>host</key><dict>…</dict>` entry to paste under `PinnedDomains`, one element per
+  /// line, indented with `indent` tabs.
+  public static func propertyListEntry(host: String, configuration: CNConfiguration, indent: Int = 1) -> String {
+    var lines: [(Int, String)] = [
+      (0, "<key>\(xmlEscaped(host))</key>"), (0, "<dict>"),
+      (1, "<key>includesSubdomains</key>"), (1, configuration.includesSubdomains ? "<true/>" : "<false/>"),
+      (1, "<key>chainSet</key>"), (1, "<array>"),
+    ]
+    for chain in configuration.chains {
+      lines.append((2, "<array>"))
+      for link in chain.links {
+        lines += [
+          (3, "<dict>"), (4, "<key>type</key>"), (4, "<string>\(link.type.rawValue)</string>"),
+          (4, "<key>value</key>"), (4, "<string>\(xmlEscaped(link.value))</string>"), (3, "</dict>"),
+        ]
+      }
+      lines.append((2, "</array>"))
+    }
+    lines += [(1, "</array>"), (0, "</dict>")]
+    return lines.map { String(repeating: "\t", count: indent + $0.0) + $0.1 + "\n" }.joined()
+  }
+
+  /// A whole JSON document with the same structure, two-space indented, keys in a fixed order.
+  public static func json(_ hosts: [(host: String, configuration: CNConfiguration)]) -> String {
+    let entries = hosts.map { "      \(jsonString($0.host)): " + jsonEntry($0.configuration, indent: 6) }
+    return "{\n  \"CNPinningManager\": {\n    \"PinnedDomains\": {\n" + entries.joined(separator: ",\n")
+      + "\n    }\n  }\n}\n"
+  }
+
+  /// One host's dictionary as JSON, its closing brace indented by `indent` spaces.
+  public static func jsonEntry(_ configuration: CNConfiguration, indent: Int = 0) -> String {
+    let pad = String(repeating: " ", count: indent)
+    let chains = configuration.chains.map { chain in
+      "\(pad)    [\n" + chain.links.map { link in
+        "\(pad)      {\"type\": \(jsonString(link.type.rawValue)), \"value\": \(jsonString(link.value))}"
+      }.joined(separator: ",\n") + "\n\(pad)    ]"
+    }
+    return "{\n\(pad)  \"includesSubdomains\": \(configuration.includesSubdomains),\n\(pad)  \"chainSet\": [\n"
+      + chains.joined(separator: ",\n") + "\n\(pad)  ]\n\(pad)}"
+  }
+
+  /// `text` as a JSON string literal.
+  public static func jsonString(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": result += "\\\""
+      case "\\": result += "\\\\"
+      case "\n": result += "\\n"
+      case "\r": result += "\\r"
+      case "\t": result += "\\t"
+      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+        let hex = String(scalar.value, radix: 16)
+        result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result + "\""
+  }
+
+  /// `text` with XML's special characters escaped.
+  public static func xmlEscaped(_ text: String) -> String {
+    var result = ""
+    for character in text {
+      switch character {
+      case "&": result += "&amp;"
+      case "<": result += "&lt;"
+      case ">": result += "&gt;"
+      case "\"": result += "&quot;"
+      default: result.append(character)
+      }
+    }
+    return result
+  }
+}

@@ -1,0 +1,41 @@
+import CNPinning
+import CNPinningSession
+
+/// How `cnpin` ends: each case carries its exit status.
+enum CLIError: Error {
+  /// A pin or a verification failed (exit 1).
+  case failed(String)
+  /// The command line or a configuration is wrong (exit 2).
+  case usage(String)
+  case configuration(String)
+  /// The network failed (exit 3).
+  case network(String)
+  /// Already reported; exit with this status.
+  case exit(Int32)
+
+  var status: Int32 {
+    switch self {
+    case .failed: return 1
+    case .usage, .configuration: return 2
+    case .network: return 3
+    case .exit(let status): return status
+    }
+  }
+
+  /// The exit status for a session failure: trust and pin verdicts are 1, usage problems 2, the
+  /// network 3 (a failed TLS handshake included: no certificate was judged).
+  static func from(_ error: CNPinnedSessionError) -> CLIError {
+    if error.isTrustFailure { return .failed(error.description) }
+    switch error {
+    case .invalidURL, .invalidArgument, .unsupportedRequest: return .usage(error.description)
+    default: return .network(error.description)
+    }
+  }
+}
+
+enum ExitStatus {
+  static let success: Int32 = 0
+  static let failed: Int32 = 1
+  static let usage: Int32 = 2
+  static let network: Int32 = 3
+}

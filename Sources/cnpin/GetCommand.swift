@@ -1,0 +1,150 @@
+import CNPinning
+import CNPinningSession
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// `cnpin get URL --config FILE`: fetch through a pinned session, like curl.
+enum GetCommand {
+  static let spec = ArgumentSpec(
+    flags: ["--json", "-v", "--deny-unpinned", "--help", "-h"],
+    options: NetworkOptions.options.union(["--config", "-X", "-H", "-d", "-o"]), positionals: 1...1,
+    positionalName: "URL")
+
+  static let help = """
+    Usage: cnpin get URL --config FILE [--cafile PEM] [-X METHOD] [-H 'Name: value'] [-d DATA|@FILE]
+                     [-o FILE] [-v] [--deny-unpinned] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [--json]
+
+    Fetches URL through CNPinnedSession with the pins of FILE: the body goes to standard output
+    (or -o FILE). -d sends DATA (or the contents of FILE) and makes the default method POST.
+    -v prints each connection's verified chain and pin decision, and the response head, on
+    standard error. --deny-unpinned refuses hosts the configuration does not pin. --json prints a
+    JSON summary (status, headers, body size, connections) instead of the body.
+
+    Exit status: 0 a response arrived (whatever its status); 1 a pin or verification failed;
+    2 usage or configuration error; 3 network error.
+
+    Examples:
+      cnpin get https://api.example.com/v1/status --config pins.json -v
+      cnpin get https://api.test:8443/upload --config pins.json --cafile ca.pem -d @body.json -H 'Content-Type: application/json'
+    """
+
+  struct ConnectionReport: Encodable {
+    let host: String
+    let port: Int
+    let reused: Bool
+    let verifiedChain: [String?]
+    let decision: String
+  }
+
+  struct Report: Encodable {
+    let url: String
+    let status: Int
+    let headers: [String: String]
+    let bodyBytes: Int
+    let connections: [ConnectionReport]
+  }
+
+  static func run(_ words: [String]) async throws(CLIError) {
+    let arguments = try spec.parse(words)
+    guard let path = arguments.value("--config") else { throw .usage("missing --config FILE") }
+    guard let url = URL(string: arguments.positionals[0]), url.host != nil,
+      ["http", "https"].contains(url.scheme?.lowercased() ?? "")
+    else { throw .usage("\"\(arguments.positionals[0])\" is not an http or https URL") }
+    let manager = CNPinningManager(document: try loadDocument(path))
+    let network = try NetworkOptions(arguments)
+    let session: CNPinnedSession
+    do {
+      session = try CNPinnedSession(
+        manager: manager, trust: network.trust, unpinnedHosts: arguments.has("--deny-unpinned") ? .deny : .allow,
+        configuration: network.configuration)
+    } catch {
+      throw .usage("\(error)")
+    }
+    let request = try makeRequest(url, arguments)
+    let verbose = arguments.has("-v")
+    let connections = Locked<[ConnectionReport]>([])
+    session.setConnectionObserver { event in
+      let report = ConnectionReport(
+        host: event.host, port: event.port, reused: event.isReusedConnection,
+        verifiedChain: event.verifiedChain.reversed().map(\.commonName), decision: describe(event))
+      connections.withLock { $0.append(report) }
+      if verbose {
+        Output.error("* \(event.isReusedConnection ? "reusing connection" : "connected") to \(event.host):\(event.port)")
+        if !event.verifiedChain.isEmpty {
+          Output.error("*   verified chain (root → leaf): " + report.verifiedChain.map { $0 ?? "(no usable CN)" }.joined(separator: " → "))
+        }
+        Output.error("*   \(report.decision)")
+      }
+    }
+
+    let data: Data
+    let response: HTTPURLResponse
+    do {
+      (data, response) = try await session.data(for: request)
+    } catch let error as CNPinnedSessionError {
+      throw CLIError.from(error)
+    } catch {
+      throw .network("\(error)")
+    }
+    if verbose {
+      Output.error("< \(response.statusCode)")
+      for (name, value) in response.allHeaderFields.sorted(by: { "\($0.key)" < "\($1.key)" }) { Output.error("< \(name): \(value)") }
+    }
+    if let output = arguments.value("-o") {
+      do {
+        try data.write(to: URL(fileURLWithPath: output))
+      } catch {
+        throw .usage("cannot write \(output): \(error.localizedDescription)")
+      }
+    }
+    if arguments.has("--json") {
+      let headers = Dictionary(uniqueKeysWithValues: response.allHeaderFields.map { ("\($0.key)", "\($0.value)") })
+      Output.print(
+        Output.json(
+          Report(
+            url: response.url?.absoluteString ?? url.absoluteString, status: response.statusCode, headers: headers,
+            bodyBytes: data.count, connections: connections.withLock { $0 })))
+    } else if arguments.value("-o") == nil {
+      Output.write(data)
+    }
+  }
+
+  private static func describe(_ event: CNConnectionEvent) -> String {
+    switch (event.pinning, event.error) {
+    case (_, let error?): return "refused: \(error)"
+    case (.accepted(let match)?, nil): return "pins: accepted by chain \(match.chainIndex) of \(match.domain)"
+    case (.notPinned?, nil): return "pins: host not pinned (normal TLS validation only)"
+    default: return "pins: no decision"
+    }
+  }
+
+  private static func makeRequest(_ url: URL, _ arguments: Arguments) throws(CLIError) -> URLRequest {
+    var request = URLRequest(url: url)
+    if let body = arguments.value("-d") {
+      if body.hasPrefix("@") {
+        do {
+          request.httpBody = try Data(contentsOf: URL(fileURLWithPath: String(body.dropFirst())))
+        } catch {
+          throw .usage("cannot read -d \(body): \(error.localizedDescription)")
+        }
+      } else {
+        request.httpBody = Data(body.utf8)
+      }
+      request.httpMethod = "POST"
+      request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+    }
+    if let method = arguments.value("-X") { request.httpMethod = method }
+    for header in arguments.values("-H") {
+      guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
+        throw .usage("-H needs 'Name: value', not \"\(header)\"")
+      }
+      request.setValue(
+        header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces),
+        forHTTPHeaderField: String(header[..<colon]))
+    }
+    return request
+  }
+}

@@ -1,0 +1,124 @@
+import CNPinning
+import CNPinningSession
+import Foundation
+
+/// `cnpin pins HOST[:PORT]`: the verified chain's Common Names, root → leaf.
+enum PinsCommand {
+  static let spec = ArgumentSpec(
+    flags: ["--json", "--includes-subdomains", "--help", "-h"], options: NetworkOptions.options.union(["--format"]),
+    positionals: 1...1, positionalName: "HOST[:PORT]")
+
+  static let help = """
+    Usage: cnpin pins HOST[:PORT] [--format names|plist|json|swift|spki] [--includes-subdomains]
+                      [--cafile PEM] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [--json]
+
+    Connects with SNI, verifies the chain (system trust store, or only the anchors in --cafile) and
+    the host name, and prints the verified chain root → leaf, including the trust anchor the server
+    did not send. When verification fails it prints what the server presented and why, and exits 1.
+
+      --format names   one Common Name per line (default)
+      --format plist   the <key>/<dict> entry to paste under PinnedDomains (trailing digits become
+                       prefixWithNumber on the prefix, other names exact)
+      --format json    the same entry as JSON
+      --format swift   a CNChain literal
+      --format spki    each certificate's SPKI SHA-256 (base64) and Common Name
+      --json           a JSON report of the chain instead
+
+    Examples:
+      cnpin pins example.com
+      cnpin pins api.internal:8443 --cafile corporate-root.pem --format plist
+      cnpin pins [::1]:8443 --cafile test-ca.pem --resolve api.test:8443:127.0.0.1
+    """
+
+  enum Format: String, CaseIterable { case names, plist, json, swift, spki }
+
+  struct CertificateReport: Encodable {
+    let commonName: String?
+    let commonNameProblem: String?
+    let issuerCommonName: String?
+    let spkiSHA256: String
+    let sha256: String
+    let notValidBefore: Date
+    let notValidAfter: Date
+
+    init(_ certificate: CNCertificate) {
+      commonName = certificate.commonName
+      commonNameProblem = certificate.commonNameProblem?.description
+      issuerCommonName = certificate.issuerCommonNames.last
+      spkiSHA256 = certificate.spkiSHA256Base64
+      sha256 = certificate.sha256.map { String(format: "%02x", $0) }.joined()
+      notValidBefore = certificate.notValidBefore
+      notValidAfter = certificate.notValidAfter
+    }
+  }
+
+  struct Report: Encodable {
+    let host: String
+    let port: Int
+    let verified: Bool
+    /// Root → leaf when verified.
+    let verifiedChain: [CertificateReport]
+    /// As the server sent them (leaf first).
+    let presentedChain: [CertificateReport]
+    let error: String?
+  }
+
+  static func run(_ words: [String]) async throws(CLIError) {
+    let arguments = try spec.parse(words)
+    let target = try HostPort(arguments.positionals[0])
+    let network = try NetworkOptions(arguments)
+    let formatName = arguments.value("--format") ?? "names"
+    guard let format = Format(rawValue: formatName) else {
+      throw .usage("--format must be one of \(Format.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(formatName)\"")
+    }
+    let session = try network.session(manager: nil)
+    let event: CNConnectionEvent
+    do {
+      event = try await session.probe(host: target.host, port: target.port)
+    } catch let failure as CNProbeError {
+      let presented = failure.event?.presentedChain ?? []
+      if arguments.has("--json") {
+        Output.print(
+          Output.json(
+            Report(
+              host: target.host, port: target.port, verified: false, verifiedChain: [],
+              presentedChain: presented.map(CertificateReport.init), error: failure.error.description)))
+      } else if !presented.isEmpty {
+        Output.print("The server presented (leaf first, as sent):")
+        for (index, certificate) in presented.enumerated() {
+          Output.print("  \(index): \(certificate.commonName ?? "(no usable CN)")  (issued by \(certificate.issuerCommonNames.last ?? "?"))")
+        }
+      }
+      throw CLIError.from(failure.error)
+    } catch {
+      throw .network("\(error)")
+    }
+    let chain = Array(event.verifiedChain.reversed())
+    if arguments.has("--json") {
+      Output.print(
+        Output.json(
+          Report(
+            host: target.host, port: target.port, verified: true, verifiedChain: chain.map(CertificateReport.init),
+            presentedChain: event.presentedChain.map(CertificateReport.init), error: nil)))
+      return
+    }
+    let names = chain.map { $0.commonName ?? "(no usable CN: \($0.commonNameProblem!))" }
+    switch format {
+    case .names:
+      names.forEach(Output.print)
+    case .spki:
+      for (certificate, name) in zip(chain, names) { Output.print("\(certificate.spkiSHA256Base64)  \(name)") }
+    case .plist, .json, .swift:
+      let configuration = try SuggestedPins.configuration(
+        rootToLeaf: chain, includesSubdomains: arguments.has("--includes-subdomains"))
+      switch format {
+      case .plist: Output.write(Data(DocumentWriter.propertyListEntry(host: target.host, configuration: configuration).utf8))
+      case .json: Output.print("\(DocumentWriter.jsonString(target.host)): \(DocumentWriter.jsonEntry(configuration))")
+      default: Output.print(SuggestedPins.swiftLiteral(configuration, names: names))
+      }
+    }
+    if chain.contains(where: { $0.commonName == nil }) {
+      throw .failed("a certificate in the verified chain has no usable Common Name, so the chain cannot be pinned by CN")
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+let usage = """
+  Usage: cnpin COMMAND [OPTIONS]
+
+  Commands:
+    pins HOST[:PORT]          print a host's verified CN chain, root → leaf (or pins to paste)
+    check --config FILE       check that each pinned host serves a chain the config accepts
+    lint FILE                 find configuration mistakes that fail open or lock users out
+    get URL --config FILE     fetch a URL through a pinned session, like curl
+    convert FILE --to FORMAT  convert a configuration between plist and json
+    demo                      run the offline demonstration
+    help [COMMAND]            show help
+
+  Exit status: 0 success; 1 a pin or verification failed; 2 usage or configuration error;
+  3 network error. Run `cnpin COMMAND --help` for a command's options and examples.
+  """
+
+let helps = [
+  "pins": PinsCommand.help, "check": CheckCommand.help, "lint": LintCommand.help, "get": GetCommand.help,
+  "convert": ConvertCommand.help, "demo": DemoCommand.help,
+]
+
+func run(_ words: [String]) async throws(CLIError) {
+  guard let command = words.first else { throw .usage("missing COMMAND") }
+  let rest = Array(words.dropFirst())
+  if rest.contains("--help") || rest.contains("-h"), let help = helps[command] {
+    Output.print(help)
+    return
+  }
+  switch command {
+  case "pins": try await PinsCommand.run(rest)
+  case "check": try await CheckCommand.run(rest)
+  case "lint": try LintCommand.run(rest)
+  case "get": try await GetCommand.run(rest)
+  case "convert": try ConvertCommand.run(rest)
+  case "demo": try await DemoCommand.run(rest)
+  case "help", "--help", "-h":
+    Output.print(rest.first.flatMap { helps[$0] } ?? usage)
+  default:
+    throw .usage("unknown command \"\(command)\"")
+  }
+}
+
+do {
+  try await run(Array(CommandLine.arguments.dropFirst()))
+  exit(ExitStatus.success)
+} catch {
+  switch error {
+  case .usage(let message):
+    Output.error("cnpin: \(message)")
+    Output.error(usage)
+  case .failed(let message), .configuration(let message), .network(let message):
+    Output.error("cnpin: \(message)")
+  case .exit:
+    break
+  }
+  exit(error.status)
+}

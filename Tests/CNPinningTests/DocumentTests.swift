@@ -1,0 +1,38 @@
+import CNPinning
+import Foundation
+import Testing
+
+@Suite("Documents and lint")
+struct DocumentTests {
+  static let json = #"{"PinnedDomains": {"b.test": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "Root & <Co> \"q\""}, {"type": "suffix", "value": ".b.test"}]]}, "[::1]": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "R"}], [{"type": "prefix", "value": "tab\there"}]]}}}"#
+
+  @Test(arguments: CNPinningDocument.Format.allCases)
+  func encodingRoundTrips(_ format: CNPinningDocument.Format) throws {
+    let document = try CNPinningDocument(data: Data(Self.json.utf8))
+    let encoded = document.encoded(as: format)
+    let reloaded = try CNPinningDocument(data: encoded)
+    #expect(reloaded == document)
+    #expect(reloaded.entries.map(\.host) == ["[::1]", "b.test"])  // hosts as written, sorted
+    #expect(reloaded.encoded(as: format) == encoded)  // stable output
+  }
+
+  @Test func managersFromDocumentsAndFromCodeAgree() throws {
+    let document = try CNPinningDocument(data: Data(Self.json.utf8))
+    let fromDocument = CNPinningManager(document: document)
+    let fromCode = try CNPinningManager(
+      configuration: Dictionary(uniqueKeysWithValues: document.entries.map { ($0.host, $0.configuration) }))
+    #expect(fromDocument.configuration == fromCode.configuration)
+    #expect(fromDocument.configuration(for: "x.b.test")?.domain == "b.test")
+    #expect(fromDocument.configuration(for: "::1")?.domain == "::1")
+  }
+
+  @Test func lintOfACleanConfigurationIsEmpty() throws {
+    let json = #"{"PinnedDomains": {"api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "ISRG Root X"}, {"type": "prefixWithNumber", "value": "RA"}, {"type": "exact", "value": "api.example.com"}], [{"type": "prefix", "value": "DigiCert Global Root"}, {"type": "prefix", "value": "DigiCert Global G2"}, {"type": "suffix", "value": ".example.com"}]]}}}"#
+    #expect(CNConfigurationLinter.lint(data: Data(json.utf8)).isEmpty)
+  }
+
+  @Test func lintTurnsLoadProblemsIntoErrors() {
+    let findings = CNConfigurationLinter.lint(data: Data(#"{"PinnedDomains": {}}"#.utf8))
+    #expect(findings == [CNLintFinding(severity: .error, path: "PinnedDomains", message: "PinnedDomains is empty: this configuration would pin nothing")])
+  }
+}

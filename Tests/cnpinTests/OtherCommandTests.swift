@@ -1,0 +1,161 @@
+import CNPinning
+import CNPinningTestKit
+import Foundation
+import Testing
+
+@Suite("cnpin check, lint, get, convert, demo")
+struct OtherCommandTests {
+  @Test func checkPasses() throws {
+    let fixture = try Fixture()
+    let run = try cnpin(["check", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "api.test:\(fixture.genuine.port)"] + fixture.resolve(fixture.genuine))
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.hasPrefix("PASS       api.test:\(fixture.genuine.port)  chain 0 of api.test matches [Test Root X1 → R11 → api.test]"))
+  }
+
+  @Test func checkFailsForARogueChainAndForUnpinnedHosts() throws {
+    let fixture = try Fixture()
+    let arguments = ["check", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "api.test:\(fixture.rogue.port)", "other.test:\(fixture.genuine.port)", "--json"]
+      + fixture.resolve(fixture.rogue) + fixture.resolve(fixture.genuine, "other.test")
+    let run = try cnpin(arguments)
+    #expect(run.status == 1)
+    let results = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: String]]
+    #expect(results?.map { $0["status"] } == ["FAIL", "NOT PINNED"])
+    #expect(results?.first?["detail"]?.contains("Pin mismatch for api.test") == true)
+    #expect(fixture.rogue.requests.isEmpty)
+  }
+
+  @Test func checkWithoutHostsChecksEveryPinnedHostAndReportsNetworkErrors() throws {
+    let fixture = try Fixture()
+    // api.test is sent to a closed port: a network error only, exit 3.
+    let run = try cnpin(["check", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "--resolve", "api.test:443:127.0.0.1", "--timeout", "5"])
+    #expect(run.status == 3, "\(run.stdout)")
+    #expect(run.stdout.hasPrefix("ERROR      api.test:443"))
+  }
+
+  @Test func checkRefusesABadConfiguration() throws {
+    let directory = try TemporaryDirectory()
+    let run = try cnpin(["check", "--config", try directory.file("bad.json", #"{"PinnedDomains": {}}"#)])
+    #expect(run.status == 2)
+    #expect(run.stderr.contains("PinnedDomains is empty"))
+  }
+
+  @Test func lintReportsErrorsWithPaths() throws {
+    let directory = try TemporaryDirectory()
+    let bad = try directory.file("bad.json", #"{"PinnedDomains": {"https://x.test": {"includesSubdomains": false, "chainSet": [[{"type": "prefx", "value": "R"}]]}}}"#)
+    let run = try cnpin(["lint", bad])
+    #expect(run.status == 2)
+    #expect(run.stdout.contains(#"error: PinnedDomains["https://x.test"]: invalid host name "https://x.test": contains a URL scheme"#))
+    #expect(run.stdout.contains(#"error: PinnedDomains["https://x.test"].chainSet[0][0].type: unknown link type "prefx""#))
+    #expect(run.stdout.hasSuffix("2 error(s), 0 warning(s), 0 note(s)\n"))
+  }
+
+  @Test func lintWarningsExit0() throws {
+    let directory = try TemporaryDirectory()
+    let json = #"{"PinnedDomains": {"example.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "Root CA"}, {"type": "prefix", "value": "R"}, {"type": "suffix", "value": "example.com"}], [{"value": "Other Root"}, {"type": "suffix", "value": ".example.com"}]]}, "api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "Root X"}, {"type": "prefixWithNumber", "value": "R"}, {"type": "exact", "value": "api.example.com"}]]}}}"#
+    let run = try cnpin(["lint", try directory.file("pins.json", json), "--json"])
+    #expect(run.status == 0, "\(run.stdout)")
+    let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+    let findings = (report?["findings"] as? [[String: String]]) ?? []
+    let summary = findings.map { "\($0["severity"]!) \($0["path"]!)" }
+    #expect(
+      summary == [
+        #"warning PinnedDomains["example.com"].chainSet[1][0]"#,  // no type: exact
+        #"warning PinnedDomains["api.example.com"].chainSet"#,  // one chain, no backup
+        #"warning PinnedDomains["example.com"].chainSet[0][0].type"#,  // exact on a CA
+        #"warning PinnedDomains["example.com"].chainSet[0][1].value"#,  // prefix too short
+        #"warning PinnedDomains["example.com"].chainSet[0][2].value"#,  // suffix without a dot
+        #"warning PinnedDomains["example.com"].chainSet[1][0].type"#,  // exact on a CA
+        #"note PinnedDomains["api.example.com"].chainSet[0][1].value"#,  // one-letter prefixWithNumber
+        #"note PinnedDomains["api.example.com"]"#,  // shadows example.com
+      ])
+    #expect(report?["errors"] as? Int == 0)
+  }
+
+  @Test func getFetchesThroughThePins() throws {
+    let fixture = try Fixture(genuineHandler: { request in
+      .text("\(request.method) \(request.target) \(request.header("X-Test") ?? "-") \(String(decoding: request.body, as: UTF8.self))")
+    })
+    let url = "https://api.test:\(fixture.genuine.port)/echo"
+    let base = ["get", url, "--config", try fixture.configuration(), "--cafile", fixture.caFile] + fixture.resolve(fixture.genuine)
+    let plain = try cnpin(base)
+    #expect(plain.status == 0, "\(plain.stderr)")
+    #expect(plain.stdout == "GET /echo - ")
+
+    let verbose = try cnpin(base + ["-X", "PUT", "-H", "X-Test: yes", "-d", "body", "-v"])
+    #expect(verbose.stdout == "PUT /echo yes body")
+    #expect(verbose.stderr.contains("*   verified chain (root → leaf): Test Root X1 → R11 → api.test"))
+    #expect(verbose.stderr.contains("*   pins: accepted by chain 0 of api.test"))
+    #expect(verbose.stderr.contains("< 200"))
+
+    let directory = try TemporaryDirectory()
+    let output = directory.url.appendingPathComponent("body.txt").path
+    let toFile = try cnpin(base + ["-o", output, "--json"])
+    #expect(try String(contentsOfFile: output, encoding: .utf8) == "GET /echo - ")
+    let report = try JSONSerialization.jsonObject(with: Data(toFile.stdout.utf8)) as? [String: Any]
+    #expect(report?["status"] as? Int == 200)
+    #expect(report?["bodyBytes"] as? Int == 12)
+  }
+
+  @Test func getRefusesTheRogueServer() throws {
+    let fixture = try Fixture()
+    let run = try cnpin(["get", "https://api.test:\(fixture.rogue.port)/", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "-v"] + fixture.resolve(fixture.rogue))
+    #expect(run.status == 1)
+    #expect(run.stdout.isEmpty)
+    #expect(run.stderr.contains("Pin mismatch for api.test"))
+    #expect(fixture.rogue.requests.isEmpty)
+  }
+
+  @Test func convertRoundTrips() throws {
+    let directory = try TemporaryDirectory()
+    let json = #"{"PinnedDomains": {"b.test": {"includesSubdomains": true, "chainSet": [[{"value": "Root & <Co>"}, {"type": "suffix", "value": ".b.test"}]]}, "a.test": {"includesSubdomains": false, "chainSet": [[{"type": "prefix", "value": "Ünïcode \"quoted\""}], [{"type": "prefixWithNumber", "value": "R"}]]}}}"#
+    let source = try directory.file("pins.json", json)
+    let plist = try cnpin(["convert", source, "--to", "plist"])
+    #expect(plist.status == 0)
+    #expect(plist.stderr.contains("warning"))  // the link without a type
+    let plistFile = try directory.file("pins.plist", plist.stdout)
+    let back = try cnpin(["convert", plistFile, "--to", "json"])
+    let original = try CNPinningDocument(data: Data(json.utf8))
+    #expect(try CNPinningDocument(data: Data(plist.stdout.utf8)) == original)
+    #expect(try CNPinningDocument(data: Data(back.stdout.utf8)) == original)
+    // Foundation reads the written property list too.
+    #expect(try PropertyListSerialization.propertyList(from: Data(plist.stdout.utf8), format: nil) is [String: Any])
+  }
+
+  @Test func demoRunsOffline() throws {
+    let run = try cnpin(["demo"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains("ACCEPTED: HTTP 200"))
+    #expect(run.stdout.contains("REJECTED before any request was sent: Pin mismatch for api.demo.test"))
+    #expect(run.stdout.contains("warning: "))
+  }
+
+  @Test(arguments: [
+    (["pins", "--format"], "cnpin: --format needs a value"),
+    (["pins", "a.test", "--bogus"], "cnpin: unknown option --bogus"),
+    (["pins"], "cnpin: missing HOST[:PORT]"),
+    (["pins", "a.test", "b.test"], "cnpin: unexpected argument \"b.test\""),
+    (["pins", "a.test:70000"], "cnpin: port 70000 is out of range (1–65535)"),
+    (["pins", "a.test", "--format", "xml"], "cnpin: --format must be one of names, plist, json, swift, spki, not \"xml\""),
+    (["pins", "a.test", "--timeout", "-1"], "cnpin: --timeout needs a positive number of seconds, not \"-1\""),
+    (["pins", "a.test", "--resolve", "nonsense"], "cnpin: --resolve: invalid argument: \"nonsense\" is not HOST:PORT:ADDRESS (for example api.example.com:443:127.0.0.1)"),
+    (["check"], "cnpin: missing --config FILE"),
+    (["convert", "x.json"], "cnpin: missing --to plist|json"),
+    (["get", "ftp://x", "--config", "c"], "cnpin: \"ftp://x\" is not an http or https URL"),
+    (["frobnicate"], "cnpin: unknown command \"frobnicate\""),
+    ([], "cnpin: missing COMMAND"),
+  ])
+  func usageErrorsExit2WithOneLineAndTheUsage(_ arguments: [String], _ message: String) throws {
+    let run = try cnpin(arguments)
+    #expect(run.status == 2)
+    #expect(run.stderr.hasPrefix(message + "\n"), "\(run.stderr)")
+    #expect(run.stderr.contains("Usage: cnpin COMMAND"))
+  }
+
+  @Test(arguments: ["pins", "check", "lint", "get", "convert", "demo"])
+  func everyCommandHasHelpWithExamples(_ command: String) throws {
+    let run = try cnpin([command, "--help"])
+    #expect(run.status == 0)
+    #expect(run.stdout.hasPrefix("Usage: cnpin \(command)"))
+    #expect(command == "demo" || run.stdout.contains("Example"))
+  }
+}
