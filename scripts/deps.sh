@@ -4,6 +4,8 @@
 set -euo pipefail
 
 debian_packages=(libssl-dev libcurl4-openssl-dev pkg-config openssl ca-certificates)
+# Independent JOSE signers for the enterprise-policy interoperability tests.
+python_packages=("PyJWT[crypto]>=2.6")
 
 missing=()
 for package in "${debian_packages[@]}"; do
@@ -22,6 +24,22 @@ if ((${#missing[@]})); then
     echo "  sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
     exit 1
   fi
+fi
+
+if ! command -v python3 >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 python3-pip >/dev/null
+  else
+    echo "CNPinning's tests need python3: sudo apt-get install -y python3 python3-pip" >&2
+    exit 1
+  fi
+fi
+if ! python3 -c "import jwt, cryptography" >/dev/null 2>&1; then
+  echo "Installing Python packages: ${python_packages[*]}"
+  export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
+  python3 -m pip install --quiet "${python_packages[@]}" 2>/dev/null ||
+    python3 -m pip install --quiet --break-system-packages "${python_packages[@]}" ||
+    { echo "Cannot install ${python_packages[*]} with pip; install them for $(command -v python3)." >&2; exit 1; }
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

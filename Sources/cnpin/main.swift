@@ -9,6 +9,7 @@ let usage = """
     lint FILE                 find configuration mistakes that fail open or lock users out
     get URL --config FILE     fetch a URL through a pinned session, like curl
     convert FILE --to FORMAT  convert a configuration between plist and json
+    policy sign|verify        sign an enterprise policy (JWS), or verify one
     demo                      run the offline demonstration
     help [COMMAND]            show help
 
@@ -18,7 +19,7 @@ let usage = """
 
 let helps = [
   "pins": PinsCommand.help, "check": CheckCommand.help, "lint": LintCommand.help, "get": GetCommand.help,
-  "convert": ConvertCommand.help, "demo": DemoCommand.help,
+  "convert": ConvertCommand.help, "demo": DemoCommand.help, "policy": PolicyCommand.help,
 ]
 
 func run(_ words: [String]) async throws(CLIError) {
@@ -34,6 +35,7 @@ func run(_ words: [String]) async throws(CLIError) {
   case "lint": try LintCommand.run(rest)
   case "get": try await GetCommand.run(rest)
   case "convert": try ConvertCommand.run(rest)
+  case "policy": try PolicyCommand.run(rest)
   case "demo": try await DemoCommand.run(rest)
   case "help", "--help", "-h":
     Output.print(rest.first.flatMap { helps[$0] } ?? usage)

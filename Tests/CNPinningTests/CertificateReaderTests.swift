@@ -197,5 +197,6 @@ struct CertificateReaderTests {
 }
 
 extension Date {
-  fileprivate func rounded() -> Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
+  /// Whole seconds (certificate times and the NumericDates in test payloads have no fractions).
+  func rounded() -> Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
 }

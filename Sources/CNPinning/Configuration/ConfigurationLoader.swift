@@ -37,6 +37,10 @@ struct ConfigurationLoader {
     }
   }
 
+  /// An empty loader, for reading the parts of other documents (enterprise policies) that share
+  /// this format.
+  init() {}
+
   /// Validates configurations given in code, keyed by host name.
   init(configurations: [String: CNConfiguration]) {
     guard !configurations.isEmpty else {
@@ -78,7 +82,7 @@ struct ConfigurationLoader {
     }
   }
 
-  private mutating func validatedHost(_ key: String, path: String) -> HostName? {
+  mutating func validatedHost(_ key: String, path: String) -> HostName? {
     switch HostName.parse(key) {
     case .failure(let invalid):
       fail(path, .invalidHost(key, reason: invalid.reason))
@@ -113,29 +117,40 @@ struct ConfigurationLoader {
     case let other?:
       fail("\(path).includesSubdomains", .wrongType(expected: "a boolean", found: other.typeName))
     }
-    var chains: [CNChain] = []
-    switch value["chainSet"] {
-    case .none:
+    var chains: [CNChain]?
+    if let chainSet = value["chainSet"] {
+      chains = loadChainSet(chainSet, path: "\(path).chainSet")
+    } else {
       fail("\(path).chainSet", .missingValue("chainSet"))
-    case .array(let chainValues)?:
-      if chainValues.isEmpty { fail("\(path).chainSet", .noChainsDefined) }
-      for (index, chainValue) in chainValues.enumerated() {
-        if let chain = loadChain(chainValue, path: "\(path).chainSet[\(index)]") { chains.append(chain) }
-      }
-    case let other?:
-      fail("\(path).chainSet", .wrongType(expected: "an array of chains", found: other.typeName))
+    }
+    guard problems.count == problemsBefore, let chains else { return nil }
+    return try? CNConfiguration(includesSubdomains: includesSubdomains, chains)
+  }
+
+  /// Reads an array of chains (each root → leaf), reporting every problem under `path`.
+  mutating func loadChainSet(_ value: ConfigValue, path: String) -> [CNChain]? {
+    guard case .array(let chainValues) = value else {
+      fail(path, .wrongType(expected: "an array of chains", found: value.typeName))
+      return nil
+    }
+    guard !chainValues.isEmpty else {
+      fail(path, .noChainsDefined)
+      return nil
+    }
+    let problemsBefore = problems.count
+    var chains: [CNChain] = []
+    for (index, chainValue) in chainValues.enumerated() {
+      if let chain = loadChain(chainValue, path: "\(path)[\(index)]") { chains.append(chain) }
     }
     guard problems.count == problemsBefore else { return nil }
     do {
-      return try CNConfiguration(includesSubdomains: includesSubdomains, chains)
+      _ = try CNConfiguration(chains)
     } catch {
-      if case .duplicateChain(let index) = error as? CNParseError {
-        fail("\(path).chainSet[\(index)]", .duplicateChain(index))
-      } else {
-        fail("\(path).chainSet", (error as? CNParseError) ?? .noChainsDefined)
-      }
+      let index = if case .duplicateChain(let index) = error as? CNParseError { index } else { 0 }
+      fail("\(path)[\(index)]", .duplicateChain(index))
       return nil
     }
+    return chains
   }
 
   private mutating func loadChain(_ value: ConfigValue, path: String) -> CNChain? {
@@ -199,7 +214,7 @@ struct ConfigurationLoader {
     }
   }
 
-  private mutating func fail(_ path: String, _ error: CNParseError) {
+  mutating func fail(_ path: String, _ error: CNParseError) {
     problems.append(CNConfigurationProblem(path: path, error: error))
   }
 

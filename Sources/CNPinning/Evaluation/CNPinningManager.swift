@@ -2,7 +2,9 @@ import Foundation
 
 /// Holds the pins of every configured host and judges verified certificate chains against them.
 ///
-/// Immutable after creation, so one manager can be shared by any number of threads and sessions.
+/// The app's pins never change after creation; an enterprise policy (when the manager has a
+/// policy-signing key) is applied, refreshed and dropped atomically. One manager can be shared by
+/// any number of threads and sessions.
 public final class CNPinningManager: Sendable {
   /// A configured domain and its pins.
   struct PinnedDomain: Sendable {
@@ -18,6 +20,16 @@ public final class CNPinningManager: Sendable {
   /// without a type). Also sent to `CNPinningLog` when loaded from a file.
   public let warnings: [CNConfigurationWarning]
   private let index: HostIndex<PinnedDomain>
+  /// Enterprise policy support; nil for a manager without a policy-signing key.
+  let enterprise: EnterpriseSupport?
+
+  /// The state of enterprise policy support.
+  struct EnterpriseSupport: Sendable {
+    let authenticationHost: HostName
+    let key: CNPolicySigningKey
+    let clockSkew: TimeInterval
+    let policy = Locked<CNEnterprisePolicy?>(nil)
+  }
 
   /// Creates a manager from configurations keyed by host name. Throws `CNConfigurationError`
   /// for an empty dictionary, an invalid host name, or two keys that name the same host.
@@ -42,12 +54,12 @@ public final class CNPinningManager: Sendable {
     self.init(document: document, source: nil)
   }
 
-  private convenience init(document: CNPinningDocument, source: String?) {
-    self.init(entries: document.entries, warnings: document.warnings)
+  convenience init(document: CNPinningDocument, source: String?, enterprise: EnterpriseSupport? = nil) {
+    self.init(entries: document.entries, warnings: document.warnings, enterprise: enterprise)
     for warning in warnings { CNPinningLog.warn((source.map { "\($0): " } ?? "") + warning.description) }
   }
 
-  private init(entries: [CNPinningDocument.Entry], warnings: [CNConfigurationWarning]) {
+  private init(entries: [CNPinningDocument.Entry], warnings: [CNConfigurationWarning], enterprise: EnterpriseSupport?) {
     var index = HostIndex<PinnedDomain>()
     var configuration: [String: CNConfiguration] = [:]
     configuration.reserveCapacity(entries.count)
@@ -61,6 +73,7 @@ public final class CNPinningManager: Sendable {
     self.index = index
     self.configuration = configuration
     self.warnings = warnings
+    self.enterprise = enterprise
   }
 
   /// The configured domain and configuration that apply to `host`, or nil when it is not pinned
@@ -70,11 +83,14 @@ public final class CNPinningManager: Sendable {
     return (pinned.domain, pinned.configuration)
   }
 
-  /// Judges a verified chain, given leaf first and ending with the trust anchor, for `host`.
+  /// Judges a verified chain, given leaf first and ending with the trust anchor, for `host`, at
+  /// `date` (now by default; it matters only for an enterprise policy's window).
   ///
   /// Call this only after the platform has verified the chain's trust and the host name; pinning
-  /// adds to those checks and never replaces them.
-  public func evaluate(host: String, chain: [CNCertificate]) -> CNPinningResult {
+  /// adds to those checks and never replaces them. For a pinned host, the enterprise policy's
+  /// chains (its entry for the host, else `"*"`) are tried before the app's own; the policy never
+  /// pins a host the app does not pin, and never applies to the authentication host.
+  public func evaluate(host: String, chain: [CNCertificate], at date: Date? = nil) -> CNPinningResult {
     let name: HostName
     switch HostName.parse(host) {
     case .success(let parsed): name = parsed
@@ -82,16 +98,34 @@ public final class CNPinningManager: Sendable {
       return .rejected(
         CNPinningFailure(
           host: host, domain: nil, configuration: nil,
-          presentedCommonNames: chain.reversed().map(\.commonName), reason: .invalidHost(invalid.reason)))
+          presentedCommonNames: chain.reversed().map(\.commonName), reason: .invalidHost(invalid.reason),
+          enterpriseMismatches: []))
     }
     guard let pinned = index.lookup(name) else { return .notPinned }
+    let policy = enterpriseChains(for: name, at: date)
+    if let policy {
+      for (chainIndex, links) in policy.leafFirst.enumerated() where Self.matches(links, chain) {
+        return .accepted(
+          CNPinningMatch(
+            host: name.normalized, domain: pinned.domain, configuration: pinned.configuration,
+            source: .enterprisePolicy, chainIndex: chainIndex, chain: policy.chains[chainIndex]))
+      }
+    }
     for (chainIndex, links) in pinned.leafFirstChains.enumerated() where Self.matches(links, chain) {
       return .accepted(
         CNPinningMatch(
-          host: name.normalized, domain: pinned.domain, configuration: pinned.configuration,
-          chainIndex: chainIndex))
+          host: name.normalized, domain: pinned.domain, configuration: pinned.configuration, source: .app,
+          chainIndex: chainIndex, chain: pinned.configuration.chains[chainIndex]))
     }
-    return .rejected(Self.failure(host: name.normalized, pinned: pinned, chain: chain))
+    return .rejected(Self.failure(host: name.normalized, pinned: pinned, policy: policy, chain: chain))
+  }
+
+  /// The applied policy's chains for a host, when a policy applies to it at `date`.
+  private func enterpriseChains(for host: HostName, at date: Date?) -> CNEnterprisePolicy.HostChains? {
+    guard let enterprise, host != enterprise.authenticationHost,
+      let policy = enterprise.policy.withLock({ $0 }), policy.isValid(at: date ?? Date(), clockSkew: enterprise.clockSkew)
+    else { return nil }
+    return policy.chains(for: host)
   }
 
   static func matches(_ leafFirstLinks: [CNChainLink], _ chain: [CNCertificate]) -> Bool {
@@ -102,30 +136,38 @@ public final class CNPinningManager: Sendable {
     return true
   }
 
-  private static func failure(host: String, pinned: PinnedDomain, chain: [CNCertificate]) -> CNPinningFailure {
-    let presented = chain.reversed().map(\.commonName)
+  private static func failure(
+    host: String, pinned: PinnedDomain, policy: CNEnterprisePolicy.HostChains?, chain: [CNCertificate]
+  ) -> CNPinningFailure {
     guard !chain.isEmpty else {
       return CNPinningFailure(
         host: host, domain: pinned.domain, configuration: pinned.configuration,
-        presentedCommonNames: [], reason: .emptyChain)
+        presentedCommonNames: [], reason: .emptyChain, enterpriseMismatches: [])
     }
-    let mismatches = pinned.leafFirstChains.map { links -> CNPinningFailure.ChainMismatch in
-      guard links.count == chain.count else {
-        return .certificateCount(expected: links.count, actual: chain.count)
-      }
-      for (offset, (link, certificate)) in zip(links, chain).enumerated() {
-        let position = chain.count - 1 - offset
-        guard let commonName = certificate.commonName else {
-          return .unreadableCommonName(position: position, link: link, problem: certificate.commonNameProblem!)
-        }
-        if !link.matches(commonName) {
-          return .commonName(position: position, link: link, commonName: commonName)
-        }
-      }
-      preconditionFailure("a chain reported as mismatching matched")
+    let enterprise = policy.map { policy in
+      zip(policy.chains, policy.leafFirst).map { ($0, mismatch($1, chain)) }
     }
     return CNPinningFailure(
       host: host, domain: pinned.domain, configuration: pinned.configuration,
-      presentedCommonNames: presented, reason: .noMatchingChain(mismatches))
+      presentedCommonNames: chain.reversed().map(\.commonName),
+      reason: .noMatchingChain(pinned.leafFirstChains.map { mismatch($0, chain) }),
+      enterpriseMismatches: enterprise ?? [])
+  }
+
+  /// Why leaf-first `links` do not match `chain`: the first failing link, from the leaf.
+  private static func mismatch(_ links: [CNChainLink], _ chain: [CNCertificate]) -> CNPinningFailure.ChainMismatch {
+    guard links.count == chain.count else {
+      return .certificateCount(expected: links.count, actual: chain.count)
+    }
+    for (offset, (link, certificate)) in zip(links, chain).enumerated() {
+      let position = chain.count - 1 - offset
+      guard let commonName = certificate.commonName else {
+        return .unreadableCommonName(position: position, link: link, problem: certificate.commonNameProblem!)
+      }
+      if !link.matches(commonName) {
+        return .commonName(position: position, link: link, commonName: commonName)
+      }
+    }
+    preconditionFailure("a chain reported as mismatching matched")
   }
 }

@@ -16,17 +16,27 @@ public enum CNPinningResult: Sendable, Equatable {
 
 /// What satisfied the pins of a host.
 public struct CNPinningMatch: Sendable, Equatable {
+  /// Where the matching chain came from.
+  public enum Source: Sendable, Equatable {
+    /// The app's own configuration.
+    case app
+    /// The applied enterprise policy.
+    case enterprisePolicy
+  }
+
   /// The host evaluated, normalised (lower case, no trailing dot).
   public let host: String
   /// The configured domain whose configuration applied (the host itself or a parent domain).
   public let domain: String
   /// The configuration that applied.
   public let configuration: CNConfiguration
-  /// The index in `configuration.chains` of the chain that matched.
+  /// Whether the app's configuration or the enterprise policy supplied the chain.
+  public let source: Source
+  /// The index of the chain that matched, in `configuration.chains` or in the policy's chains
+  /// for the host.
   public let chainIndex: Int
-
   /// The chain that matched.
-  public var chain: CNChain { configuration.chains[chainIndex] }
+  public let chain: CNChain
 }
 
 /// Why a pinned host's chain was rejected, with everything needed to act on it.
@@ -62,6 +72,16 @@ public struct CNPinningFailure: Error, Sendable, Equatable {
   public let presentedCommonNames: [String?]
   /// What went wrong.
   public let reason: Reason
+  /// The applied enterprise policy's chains for the host and why each does not match (tried
+  /// before the app's own); empty when no policy applies.
+  public let enterpriseMismatches: [(chain: CNChain, mismatch: ChainMismatch)]
+
+  public static func == (lhs: CNPinningFailure, rhs: CNPinningFailure) -> Bool {
+    lhs.host == rhs.host && lhs.domain == rhs.domain && lhs.configuration == rhs.configuration
+      && lhs.presentedCommonNames == rhs.presentedCommonNames && lhs.reason == rhs.reason
+      && lhs.enterpriseMismatches.map(\.chain) == rhs.enterpriseMismatches.map(\.chain)
+      && lhs.enterpriseMismatches.map(\.mismatch) == rhs.enterpriseMismatches.map(\.mismatch)
+  }
 }
 
 extension CNPinningFailure: CustomStringConvertible {
@@ -79,9 +99,13 @@ extension CNPinningFailure: CustomStringConvertible {
       let details = mismatches.enumerated().map { index, mismatch in
         "chain \(index) \(configuration.map { $0.chains[index].description } ?? ""): \(mismatch)"
       }
+      let enterprise = enterpriseMismatches.enumerated().map { index, entry in
+        "enterprise policy chain \(index) \(entry.chain): \(entry.mismatch)"
+      }
+      let count = mismatches.count + enterpriseMismatches.count
       return "Pin mismatch for \(host)\(origin): the verified chain \(chain) (root → leaf) "
-        + "matches none of the \(mismatches.count) pinned chain\(mismatches.count == 1 ? "" : "s"); "
-        + details.joined(separator: "; ")
+        + "matches none of the \(count) pinned chain\(count == 1 ? "" : "s"); "
+        + (enterprise + details).joined(separator: "; ")
     }
   }
 }

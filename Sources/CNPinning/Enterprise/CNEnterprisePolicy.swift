@@ -1,0 +1,146 @@
+import Foundation
+
+/// A verified enterprise policy: the pins it adds per host (or for every pinned host, `"*"`),
+/// and the window in which it applies.
+///
+/// The payload is JSON: `iat` and `exp` (NumericDate, required), `nbf` (optional), the standard
+/// claims `iss`, `sub`, `aud`, `jti` (tolerated), and one key per host or `"*"`, each an array of
+/// chains written root → leaf as in configuration files.
+public struct CNEnterprisePolicy: Sendable, Equatable {
+  /// Tokens larger than this are refused unread.
+  public static let maximumTokenSize = 256 * 1024
+  static let standardClaims: Set<String> = ["iat", "exp", "nbf", "iss", "sub", "aud", "jti"]
+
+  public let algorithm: JWSAlgorithm
+  public let issuedAt: Date
+  public let expiry: Date
+  public let notBefore: Date?
+  /// The chains per host as written in the payload (`"*"` included).
+  public let chains: [String: [CNChain]]
+  /// Remarks such as links without a type.
+  public let warnings: [CNConfigurationWarning]
+  /// A host's chains as written and leaf first (the order verified chains arrive in).
+  struct HostChains: Sendable {
+    let chains: [CNChain]
+    let leafFirst: [[CNChainLink]]
+
+    init(_ chains: [CNChain]) {
+      self.chains = chains
+      self.leafFirst = chains.map { $0.links.reversed() }
+    }
+  }
+
+  /// Chains by normalised host, and for `"*"`.
+  let byHost: [String: HostChains]
+  let wildcard: HostChains?
+
+  /// Verifies `token` with `key` and reads its payload. The policy must be valid at `date`
+  /// (its window widened by `clockSkew` seconds on each side).
+  public init(token: Data, key: CNPolicySigningKey, at date: Date = Date(), clockSkew: TimeInterval = 0)
+    throws(CNPolicyError)
+  {
+    let jws = try CompactJWS.verify(token, key: key)
+    algorithm = jws.algorithm
+    let payload: ConfigValue
+    do {
+      payload = try StrictJSON.parse(jws.payload)
+    } catch {
+      throw .invalidPayload([CNConfigurationProblem(path: "payload", error: .malformedDocument(error.description))])
+    }
+    var reader = PayloadReader()
+    reader.read(payload)
+    guard reader.loader.problems.isEmpty, let issuedAt = reader.issuedAt, let expiry = reader.expiry else {
+      throw .invalidPayload(reader.loader.problems)
+    }
+    self.issuedAt = issuedAt
+    self.expiry = expiry
+    self.notBefore = reader.notBefore
+    self.chains = reader.chains
+    self.warnings = reader.loader.warnings
+    self.byHost = reader.byHost
+    self.wildcard = reader.chains["*"].map(HostChains.init)
+    if date < start - clockSkew { throw .notYetValid(start) }
+    if date >= expiry + clockSkew { throw .expired(expiry) }
+  }
+
+  /// The start of the window: the later of `iat` and `nbf`.
+  public var start: Date { max(issuedAt, notBefore ?? issuedAt) }
+
+  /// Whether the policy applies at `date`: start ≤ date < expiry, widened by `clockSkew`.
+  public func isValid(at date: Date, clockSkew: TimeInterval = 0) -> Bool {
+    date >= start - clockSkew && date < expiry + clockSkew
+  }
+
+  /// The chains for `host`: its own entry, else `"*"`.
+  func chains(for host: HostName) -> HostChains? {
+    byHost[host.normalized] ?? wildcard
+  }
+
+  public static func == (lhs: CNEnterprisePolicy, rhs: CNEnterprisePolicy) -> Bool {
+    lhs.algorithm == rhs.algorithm && lhs.issuedAt == rhs.issuedAt && lhs.expiry == rhs.expiry
+      && lhs.notBefore == rhs.notBefore && lhs.chains == rhs.chains
+  }
+}
+
+/// Reads a policy payload, collecting every problem with its path.
+private struct PayloadReader {
+  var loader = ConfigurationLoader()
+  var issuedAt: Date?
+  var expiry: Date?
+  var notBefore: Date?
+  var chains: [String: [CNChain]] = [:]
+  var byHost: [String: CNEnterprisePolicy.HostChains] = [:]
+  private var keysByHost: [String: String] = [:]
+
+  mutating func read(_ payload: ConfigValue) {
+    guard case .dictionary(var members) = payload else {
+      loader.fail("payload", .wrongType(expected: "a JSON object", found: payload.typeName))
+      return
+    }
+    issuedAt = date("iat", payload["iat"], required: true)
+    expiry = date("exp", payload["exp"], required: true)
+    notBefore = date("nbf", payload["nbf"], required: false)
+    if let issuedAt, let expiry, expiry <= issuedAt {
+      loader.fail("payload.exp", .malformedDocument("exp must be later than iat"))
+    }
+    members.sort { $0.key < $1.key }
+    for (key, value) in members where !CNEnterprisePolicy.standardClaims.contains(key) {
+      let path = "payload[\(ConfigurationLoader.quoted(key))]"
+      if key == "*" {
+        if let set = loader.loadChainSet(value, path: path) { chains[key] = set }
+        continue
+      }
+      let host = loader.validatedHost(key, path: path)
+      guard let set = loader.loadChainSet(value, path: path), let host else { continue }
+      if let earlier = keysByHost[host.normalized] {
+        loader.fail(path, .duplicateHost(key, sameAs: earlier))
+        continue
+      }
+      keysByHost[host.normalized] = key
+      chains[key] = set
+      byHost[host.normalized] = CNEnterprisePolicy.HostChains(set)
+    }
+    if chains.isEmpty && loader.problems.isEmpty {
+      loader.fail("payload", .malformedDocument("the policy pins no host: add a host or \"*\" entry"))
+    }
+  }
+
+  private mutating func date(_ name: String, _ value: ConfigValue?, required: Bool) -> Date? {
+    let seconds: Double
+    switch value {
+    case .none:
+      if required { loader.fail("payload.\(name)", .missingValue(name)) }
+      return nil
+    case .integer(let integer)?: seconds = Double(integer)
+    case .real(let real)?: seconds = real
+    case let other?:
+      loader.fail("payload.\(name)", .wrongType(expected: "a NumericDate (seconds since 1970)", found: other.typeName))
+      return nil
+    }
+    guard seconds.isFinite, seconds >= 0, seconds <= 253_402_300_799 else {
+      loader.fail("payload.\(name)", .wrongType(expected: "a NumericDate between 1970 and 9999", found: "\(seconds)"))
+      return nil
+    }
+    return Date(timeIntervalSince1970: seconds)
+  }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+extension CNPinningManager {
+  /// Creates a manager that accepts enterprise policies signed with `policySigningKey`.
+  /// `authenticationHost` (the login host a policy is fetched from) is never affected by a
+  /// policy. `clockSkew` (0–300 seconds) widens a policy's validity window on each side.
+  public convenience init(
+    authenticationHost: String, policySigningKey: CNPolicySigningKey, configuration: [String: CNConfiguration],
+    clockSkew: TimeInterval = 0
+  ) throws {
+    try self.init(
+      authenticationHost: authenticationHost, policySigningKey: policySigningKey,
+      document: try CNPinningDocument(configuration: configuration), clockSkew: clockSkew)
+  }
+
+  /// Creates a manager reading its configuration from a file, accepting enterprise policies.
+  public convenience init(
+    authenticationHost: String, policySigningKey: CNPolicySigningKey, contentsOf url: URL, clockSkew: TimeInterval = 0
+  ) throws {
+    try self.init(
+      authenticationHost: authenticationHost, policySigningKey: policySigningKey,
+      document: try CNPinningDocument(contentsOf: url), clockSkew: clockSkew)
+  }
+
+  /// Creates a manager from a loaded document, accepting enterprise policies.
+  public convenience init(
+    authenticationHost: String, policySigningKey: CNPolicySigningKey, document: CNPinningDocument,
+    clockSkew: TimeInterval = 0
+  ) throws {
+    guard case .success(let host) = HostName.parse(authenticationHost) else {
+      let reason = if case .failure(let invalid) = HostName.parse(authenticationHost) { invalid.reason } else { "" }
+      throw CNConfigurationError(
+        problems: [.init(path: "authenticationHost", error: .invalidHost(authenticationHost, reason: reason))])
+    }
+    guard (0...300).contains(clockSkew) else {
+      throw CNConfigurationError(
+        problems: [.init(path: "clockSkew", error: .malformedDocument("clock skew must be 0–300 seconds, not \(clockSkew)"))])
+    }
+    self.init(
+      document: document, source: nil,
+      enterprise: EnterpriseSupport(authenticationHost: host, key: policySigningKey, clockSkew: clockSkew))
+  }
+
+  /// Verifies and applies a signed policy (the raw JWS). Throws `CNPolicyError`, for example
+  /// `policyAlreadyApplied` when a policy is applied (refresh it instead); state is unchanged
+  /// when it throws.
+  public func applyEnterprisePolicy(with signedPolicy: Data, at date: Date = Date()) throws {
+    let (support, policy) = try verify(signedPolicy, at: date)
+    try support.policy.withLock { current in
+      guard current == nil else { throw CNPolicyError.policyAlreadyApplied }
+      current = policy
+    }
+  }
+
+  /// Verifies a signed policy and replaces the applied one with it. Throws `noPolicyApplied` when
+  /// none is applied (after `signOut`, for example) and `olderThanAppliedPolicy` for a policy
+  /// issued before the applied one; state is unchanged when it throws.
+  public func refreshEnterprisePolicy(with signedPolicy: Data, at date: Date = Date()) throws {
+    let (support, policy) = try verify(signedPolicy, at: date)
+    try support.policy.withLock { current in
+      guard let applied = current else { throw CNPolicyError.noPolicyApplied }
+      guard policy.issuedAt >= applied.issuedAt else {
+        throw CNPolicyError.olderThanAppliedPolicy(applied: applied.issuedAt, offered: policy.issuedAt)
+      }
+      current = policy
+    }
+  }
+
+  /// Drops the applied policy (on logout); evaluation falls back to the app's own pins.
+  public func signOut() {
+    enterprise?.policy.withLock { $0 = nil }
+  }
+
+  /// The applied policy, if any (whether or not its window includes now).
+  public var enterprisePolicy: CNEnterprisePolicy? { enterprise?.policy.withLock { $0 } }
+
+  /// When the applied policy was issued; nil when none is applied.
+  public var enterprisePolicyIssuedAt: Date? { enterprisePolicy?.issuedAt }
+
+  /// When the applied policy expires; nil when none is applied.
+  public var enterprisePolicyExpiry: Date? { enterprisePolicy?.expiry }
+
+  private func verify(_ token: Data, at date: Date) throws -> (EnterpriseSupport, CNEnterprisePolicy) {
+    guard let enterprise else { throw CNPolicyError.noSigningKey }
+    let policy = try CNEnterprisePolicy(token: token, key: enterprise.key, at: date, clockSkew: enterprise.clockSkew)
+    for warning in policy.warnings { CNPinningLog.warn("enterprise policy: \(warning)") }
+    return (enterprise, policy)
+  }
+}

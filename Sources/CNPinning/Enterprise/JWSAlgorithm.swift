@@ -1,0 +1,57 @@
+/// The JWS signature algorithms an enterprise policy may use (RFC 7518).
+public enum JWSAlgorithm: String, Sendable, CaseIterable, CustomStringConvertible {
+  case rs256 = "RS256", rs384 = "RS384", rs512 = "RS512"
+  case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
+  case es256 = "ES256", es384 = "ES384", es512 = "ES512"
+
+  /// RFC 7515 names; the lower-case spelling the seed's own signer writes is accepted too.
+  public init?(headerValue: String) {
+    guard let algorithm = JWSAlgorithm(rawValue: headerValue) ?? JWSAlgorithm(rawValue: headerValue.uppercased()),
+      headerValue == algorithm.rawValue || headerValue == algorithm.rawValue.lowercased()
+    else { return nil }
+    self = algorithm
+  }
+
+  public var description: String { rawValue }
+
+  /// The digest size in bits (256, 384 or 512).
+  public var digestBits: Int {
+    switch self {
+    case .rs256, .ps256, .es256: return 256
+    case .rs384, .ps384, .es384: return 384
+    case .rs512, .ps512, .es512: return 512
+    }
+  }
+
+  enum Family { case rsaPKCS1, rsaPSS, ecdsa(PublicKeyKind.Curve) }
+
+  var family: Family {
+    switch self {
+    case .rs256, .rs384, .rs512: return .rsaPKCS1
+    case .ps256, .ps384, .ps512: return .rsaPSS
+    case .es256: return .ecdsa(.p256)
+    case .es384: return .ecdsa(.p384)
+    case .es512: return .ecdsa(.p521)
+    }
+  }
+
+  /// Whether a key of `kind` is the kind this algorithm needs.
+  func fits(_ kind: PublicKeyKind) -> Bool {
+    switch (family, kind) {
+    case (.rsaPKCS1, .rsa), (.rsaPSS, .rsa): return true
+    case (.ecdsa(let needed), .ec(let curve)): return needed == curve
+    default: return false
+    }
+  }
+
+  /// The algorithm a key signs with by default: RS256 for RSA, ES256/384/512 by curve.
+  static func defaultAlgorithm(for kind: PublicKeyKind) -> JWSAlgorithm? {
+    switch kind {
+    case .rsa: return .rs256
+    case .ec(.p256): return .es256
+    case .ec(.p384): return .es384
+    case .ec(.p521): return .es512
+    default: return nil
+    }
+  }
+}

@@ -1,0 +1,92 @@
+/// What a SubjectPublicKeyInfo holds: the key's algorithm and size, read by the strict DER reader.
+public enum PublicKeyKind: Sendable, Hashable, CustomStringConvertible {
+  case rsa(bits: Int)
+  case ec(curve: Curve)
+  case ed25519
+  case other(oid: [UInt8])
+
+  public enum Curve: String, Sendable, Hashable {
+    case p256 = "P-256"
+    case p384 = "P-384"
+    case p521 = "P-521"
+    case other = "an unsupported curve"
+
+    /// Bytes in one coordinate (and in each of r and s of a raw signature).
+    public var coordinateSize: Int {
+      switch self {
+      case .p256: return 32
+      case .p384: return 48
+      case .p521: return 66
+      case .other: return 0
+      }
+    }
+
+    public var bits: Int { self == .p521 ? 521 : coordinateSize * 8 }
+  }
+
+  public var description: String {
+    switch self {
+    case .rsa(let bits): return "RSA-\(bits)"
+    case .ec(let curve): return "EC \(curve.rawValue)"
+    case .ed25519: return "Ed25519"
+    case .other: return "an unsupported key type"
+    }
+  }
+
+  static let rsaEncryption: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]
+  static let ecPublicKey: [UInt8] = [0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
+  static let ed25519OID: [UInt8] = [0x2B, 0x65, 0x70]
+  static let curves: [[UInt8]: Curve] = [
+    [0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]: .p256,
+    [0x2B, 0x81, 0x04, 0x00, 0x22]: .p384,
+    [0x2B, 0x81, 0x04, 0x00, 0x23]: .p521,
+  ]
+
+  /// Reads a DER SubjectPublicKeyInfo. Throws `CNCertificateError` when it is malformed.
+  public init(subjectPublicKeyInfo der: [UInt8]) throws {
+    self = try der.withUnsafeBufferPointer { bytes throws(CNCertificateError) in
+      var top = DERReader(bytes, range: 0..<bytes.count)
+      let spki = try top.read(DERReader.sequence, "SubjectPublicKeyInfo")
+      try top.expectEnd("SubjectPublicKeyInfo")
+      var fields = top.reader(inside: spki)
+      let algorithm = try fields.read(DERReader.sequence, "SubjectPublicKeyInfo.algorithm")
+      let key = try fields.read(DERReader.bitString, "SubjectPublicKeyInfo.subjectPublicKey")
+      try fields.expectEnd("SubjectPublicKeyInfo")
+      var algorithmFields = fields.reader(inside: algorithm)
+      let oid = try algorithmFields.read(DERReader.objectIdentifier, "SubjectPublicKeyInfo.algorithm")
+      let oidBytes = Array(bytes[oid.content])
+      guard key.end - key.contentStart >= 2, bytes[key.contentStart] == 0 else {
+        throw .invalidContent(field: "SubjectPublicKeyInfo.subjectPublicKey", reason: "is not a whole number of bytes")
+      }
+      switch oidBytes {
+      case Self.rsaEncryption:
+        var inner = DERReader(bytes, range: (key.contentStart + 1)..<key.end)
+        let sequence = try inner.read(DERReader.sequence, "RSAPublicKey")
+        try inner.expectEnd("RSAPublicKey")
+        var numbers = inner.reader(inside: sequence)
+        let modulus = try numbers.read(DERReader.integer, "RSAPublicKey.modulus")
+        _ = try numbers.read(DERReader.integer, "RSAPublicKey.publicExponent")
+        try numbers.expectEnd("RSAPublicKey")
+        var start = modulus.contentStart
+        while start < modulus.end - 1, bytes[start] == 0 { start += 1 }
+        guard start < modulus.end, bytes[modulus.contentStart] & 0x80 == 0 else {
+          throw .invalidContent(field: "RSAPublicKey.modulus", reason: "is not a positive integer")
+        }
+        let leading = bytes[start]
+        return .rsa(bits: (modulus.end - start - 1) * 8 + (8 - leading.leadingZeroBitCount))
+      case Self.ecPublicKey:
+        let parameters = try algorithmFields.read(DERReader.objectIdentifier, "SubjectPublicKeyInfo.algorithm.namedCurve")
+        let curve = Self.curves[Array(bytes[parameters.content])] ?? .other
+        let point = key.end - key.contentStart - 1
+        guard curve == .other || (point == 1 + 2 * curve.coordinateSize && bytes[key.contentStart + 1] == 0x04) else {
+          throw .invalidContent(field: "SubjectPublicKeyInfo.subjectPublicKey", reason: "is not an uncompressed \(curve.rawValue) point")
+        }
+        return .ec(curve: curve)
+      case Self.ed25519OID:
+        return .ed25519
+      default:
+        return .other(oid: oidBytes)
+      }
+    }
+  }
+}

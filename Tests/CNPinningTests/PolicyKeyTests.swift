@@ -1,0 +1,61 @@
+import CNPinning
+import CNPinningTestKit
+import Foundation
+import Testing
+
+@Suite("Policy-signing keys")
+struct PolicyKeyTests {
+  @Test(arguments: [TestKeyType.rsa2048, .rsa3072, .p256, .p384, .p521])
+  func publicKeysLoadFromPEMDERAndJWK(_ type: TestKeyType) throws {
+    let key = try TestPrivateKey.shared(type, slot: 41)
+    let fromPEM = try CNPolicySigningKey(pemEncoded: try key.publicKeyPEM)
+    #expect(try CNPolicySigningKey(derEncoded: key.subjectPublicKeyInfo) == fromPEM)
+    // A JWK made by an independent implementation.
+    let jwk = try python(
+      "import sys, json; from cryptography.hazmat.primitives import serialization; from jwt.algorithms import RSAAlgorithm, ECAlgorithm; k = serialization.load_pem_public_key(sys.argv[1].encode()); print(RSAAlgorithm.to_jwk(k) if hasattr(k, 'public_numbers') and hasattr(k.public_numbers(), 'n') else ECAlgorithm.to_jwk(k))",
+      [try key.publicKeyPEM])
+    #expect(try CNPolicySigningKey(jwk: Data(jwk.utf8)) == fromPEM)
+  }
+
+  @Test func privateKeysAreRefused() throws {
+    let key = try TestPrivateKey.shared(.p256, slot: 41)
+    #expect(throws: CNPolicyError.privateKeyGiven) { try CNPolicySigningKey(pemEncoded: try key.pemEncoded) }
+    let pkcs8 = try #require(Data(base64Encoded: try key.pemEncoded.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()))
+    #expect(throws: CNPolicyError.privateKeyGiven) { try CNPolicySigningKey(derEncoded: [UInt8](pkcs8)) }
+    let jwk = #"{"kty": "EC", "crv": "P-256", "x": "AAAA", "y": "AAAA", "d": "AAAA"}"#
+    #expect(throws: CNPolicyError.privateKeyGiven) { try CNPolicySigningKey(jwk: Data(jwk.utf8)) }
+  }
+
+  @Test func weakAndUnsupportedKeysAreRefused() throws {
+    #expect(throws: CNPolicyError.rsaKeyTooSmall(bits: 1024)) {
+      try CNPolicySigningKey(pemEncoded: try TestPrivateKey.shared(.rsa1024, slot: 41).publicKeyPEM)
+    }
+    #expect(throws: CNPolicyError.unsupportedKey("Ed25519")) {
+      try CNPolicySigningKey(pemEncoded: try TestPrivateKey.shared(.ed25519, slot: 41).publicKeyPEM)
+    }
+  }
+
+  @Test(arguments: [
+    "", "not a key", "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
+    "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+  ])
+  func malformedPEMIsRefused(_ text: String) {
+    #expect(throws: CNPolicyError.self) { try CNPolicySigningKey(pemEncoded: text) }
+  }
+
+  @Test(arguments: [
+    #"{"kty": "oct", "k": "c2VjcmV0"}"#, #"{"kty": "RSA", "n": "AQAB"}"#, #"{"kty": "EC", "crv": "P-256", "x": "AA", "y": "AA"}"#,
+    #"{"kty": "EC", "crv": "secp256k1", "x": "AA", "y": "AA"}"#, "[]", "{", #"{"kty": "RSA", "n": "+/", "e": "AQAB"}"#,
+  ])
+  func malformedJWKIsRefused(_ text: String) {
+    #expect(throws: CNPolicyError.self) { try CNPolicySigningKey(jwk: Data(text.utf8)) }
+  }
+
+  @Test func randomBytesAreRefusedAsDER() {
+    var generator = SystemRandomNumberGenerator()
+    for length in [0, 1, 2, 10, 91, 300] {
+      let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      #expect(throws: CNPolicyError.self) { try CNPolicySigningKey(derEncoded: bytes) }
+    }
+  }
+}

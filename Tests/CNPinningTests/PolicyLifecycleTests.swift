@@ -1,0 +1,164 @@
+import CNPinning
+import CNPinningTestKit
+import Foundation
+import Testing
+
+@Suite("Enterprise policy lifecycle")
+struct PolicyLifecycleTests {
+  static let keys = try! PolicyKeyPair(.p256, slot: 43)
+
+  /// App pins: api.test and auth.test pinned to the genuine PKI; other.test unpinned.
+  static func manager(clockSkew: TimeInterval = 0) throws -> CNPinningManager {
+    let appChain = try CNChain([CNChainLink(.prefix, "Genuine Root"), CNChainLink(.prefix, "Genuine CA"), CNChainLink(.suffix, ".test")])
+    return try CNPinningManager(
+      authenticationHost: "Auth.Test.", policySigningKey: keys.publicKey,
+      configuration: [
+        "api.test": CNConfiguration([appChain]), "auth.test": CNConfiguration([appChain]),
+        "mail.test": CNConfiguration([appChain]),
+      ], clockSkew: clockSkew)
+  }
+
+  static func chain(root: String, intermediate: String, leaf: String) throws -> [CNCertificate] {
+    try TestIdentity.root(root).issueIntermediate(intermediate).issueLeaf(leaf).chain
+  }
+
+  static let inspection = #""*": [[{"type": "exact", "value": "Inspection Root"}, {"type": "exact", "value": "Inspection CA"}, {"type": "suffix", "value": ".test"}]]"#
+
+  @Test func aPolicyAddsChainsForPinnedHostsOnly() throws {
+    let manager = try Self.manager()
+    let inspected = try Self.chain(root: "Inspection Root", intermediate: "Inspection CA", leaf: "api.test")
+    #expect(!manager.evaluate(host: "api.test", chain: inspected).allowsConnection)
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(Self.inspection)))
+    guard case .accepted(let match) = manager.evaluate(host: "api.test", chain: inspected) else {
+      Issue.record("the policy's chain should be accepted")
+      return
+    }
+    #expect(match.source == .enterprisePolicy)
+    // The policy never pins a new host, and never applies to the authentication host.
+    #expect(manager.evaluate(host: "other.test", chain: inspected) == .notPinned)
+    let auth = try Self.chain(root: "Inspection Root", intermediate: "Inspection CA", leaf: "auth.test")
+    guard case .rejected(let failure) = manager.evaluate(host: "AUTH.test", chain: auth) else {
+      Issue.record("the authentication host must keep its own pins")
+      return
+    }
+    #expect(failure.enterpriseMismatches.isEmpty)
+    // The app's own chain still works alongside.
+    let genuine = try Self.chain(root: "Genuine Root", intermediate: "Genuine CA", leaf: "api.test")
+    guard case .accepted(let appMatch) = manager.evaluate(host: "api.test", chain: genuine) else {
+      Issue.record("the app's chain should still be accepted")
+      return
+    }
+    #expect(appMatch.source == .app)
+  }
+
+  @Test func anExactEntryWinsOverTheWildcard() throws {
+    let manager = try Self.manager()
+    let payload = policyPayload(
+      #""*": [[{"type": "exact", "value": "Wildcard Root"}, {"type": "exact", "value": "Wildcard CA"}, {"type": "suffix", "value": ".test"}]], "api.test": [[{"type": "exact", "value": "Api Root"}, {"type": "exact", "value": "Api CA"}, {"type": "exact", "value": "api.test"}]]"#)
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(payload))
+    let wildcard = try Self.chain(root: "Wildcard Root", intermediate: "Wildcard CA", leaf: "api.test")
+    let specific = try Self.chain(root: "Api Root", intermediate: "Api CA", leaf: "api.test")
+    #expect(manager.evaluate(host: "api.test", chain: specific).allowsConnection)
+    guard case .rejected(let failure) = manager.evaluate(host: "api.test", chain: wildcard) else {
+      Issue.record("api.test has its own entry, so the wildcard does not apply to it")
+      return
+    }
+    #expect(failure.enterpriseMismatches.map(\.chain.links.first?.value) == ["Api Root"])
+    #expect(failure.description.contains("enterprise policy chain 0"))
+    #expect(manager.evaluate(host: "mail.test", chain: try Self.chain(root: "Wildcard Root", intermediate: "Wildcard CA", leaf: "mail.test")).allowsConnection)
+  }
+
+  @Test func expiredPoliciesStopApplying() throws {
+    let manager = try Self.manager()
+    let issued = Date().addingTimeInterval(-60)
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: issued, lifetime: 3600, Self.inspection)))
+    let inspected = try Self.chain(root: "Inspection Root", intermediate: "Inspection CA", leaf: "api.test")
+    #expect(manager.evaluate(host: "api.test", chain: inspected).allowsConnection)
+    #expect(!manager.evaluate(host: "api.test", chain: inspected, at: issued.addingTimeInterval(3600)).allowsConnection)
+    #expect(!manager.evaluate(host: "api.test", chain: inspected, at: issued.addingTimeInterval(-1)).allowsConnection)
+    #expect(manager.enterprisePolicyExpiry == issued.addingTimeInterval(3600).rounded())
+  }
+
+  @Test func lifecycleRules() throws {
+    let manager = try Self.manager()
+    #expect(manager.enterprisePolicyIssuedAt == nil)
+    #expect(policyError { try manager.refreshEnterprisePolicy(with: try Self.keys.sign(policyPayload())) } == .noPolicyApplied)
+    let first = Date().addingTimeInterval(-100).rounded()
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: first)))
+    #expect(manager.enterprisePolicyIssuedAt == first)
+    #expect(policyError { try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload())) } == .policyAlreadyApplied)
+    // Rollback: an older policy is refused and the applied one stays.
+    let older = first.addingTimeInterval(-50)
+    #expect(policyError { try manager.refreshEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: older))) } == .olderThanAppliedPolicy(applied: first, offered: older))
+    #expect(manager.enterprisePolicyIssuedAt == first)
+    // A failed verification leaves state unchanged too.
+    #expect(policyError { try manager.refreshEnterprisePolicy(with: Data("x.y.z".utf8)) } != nil)
+    #expect(manager.enterprisePolicyIssuedAt == first)
+    let newer = first.addingTimeInterval(30)
+    try manager.refreshEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: newer)))
+    #expect(manager.enterprisePolicyIssuedAt == newer)
+    manager.signOut()
+    #expect(manager.enterprisePolicyIssuedAt == nil)
+    #expect(policyError { try manager.refreshEnterprisePolicy(with: try Self.keys.sign(policyPayload())) } == .noPolicyApplied)
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload()))
+  }
+
+  @Test func managersWithoutAKeyRefusePolicies() throws {
+    let manager = try CNPinningManager(configuration: ["api.test": CNConfiguration([try CNChain([CNChainLink(.exact, "A")])])])
+    #expect(policyError { try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload())) } == .noSigningKey)
+    #expect(throws: CNConfigurationError.self) {
+      try CNPinningManager(authenticationHost: "https://auth", policySigningKey: Self.keys.publicKey, configuration: ["a.test": CNConfiguration([try CNChain([CNChainLink(.exact, "A")])])])
+    }
+    #expect(throws: CNConfigurationError.self) { try Self.manager(clockSkew: 3600) }
+  }
+
+  @Test func racingAppliesCannotBothWin() async throws {
+    for _ in 0..<20 {
+      let manager = try Self.manager()
+      let tokens = try (0..<16).map { _ in try Self.keys.sign(policyPayload()) }
+      let winners = await withTaskGroup(of: Bool.self) { group in
+        for token in tokens { group.addTask { (try? manager.applyEnterprisePolicy(with: token)) != nil } }
+        return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+      }
+      #expect(winners == 1)
+    }
+  }
+
+  @Test func aRefreshRacingSignOutCannotBringThePolicyBack() async throws {
+    let refresh = try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-10)))
+    for _ in 0..<100 {
+      let manager = try Self.manager()
+      try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-20))))
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { manager.signOut() }
+        group.addTask { try? manager.refreshEnterprisePolicy(with: refresh) }
+      }
+      // Whatever the order, sign-out came last or the refresh found nothing to refresh.
+      #expect(manager.enterprisePolicyIssuedAt == nil, "a refresh brought a policy back after sign-out")
+    }
+  }
+
+  @Test func concurrentApplyRefreshSignOutAndEvaluationStress() async throws {
+    let manager = try Self.manager()
+    let inspected = try Self.chain(root: "Inspection Root", intermediate: "Inspection CA", leaf: "api.test")
+    let tokens = try (0..<8).map { try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(Double(-100 + $0)), Self.inspection)) }
+    await withTaskGroup(of: Void.self) { group in
+      for worker in 0..<8 {
+        group.addTask {
+          for step in 0..<200 {
+            switch (worker + step) % 4 {
+            case 0: try? manager.applyEnterprisePolicy(with: tokens[step % tokens.count])
+            case 1: try? manager.refreshEnterprisePolicy(with: tokens[(step + worker) % tokens.count])
+            case 2: manager.signOut()
+            default:
+              let result = manager.evaluate(host: "api.test", chain: inspected)
+              if case .accepted(let match) = result { #expect(match.source == .enterprisePolicy) }
+            }
+          }
+        }
+      }
+    }
+    manager.signOut()
+    #expect(manager.enterprisePolicyIssuedAt == nil)
+  }
+}

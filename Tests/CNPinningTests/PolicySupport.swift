@@ -1,0 +1,73 @@
+import CNPinning
+import CNPinningTestKit
+import Foundation
+import Testing
+
+/// A signing key pair for tests: RSA keys are shared per process (slow to generate).
+struct PolicyKeyPair {
+  let privateKey: TestPrivateKey
+  let privatePEM: String
+  let publicKey: CNPolicySigningKey
+
+  init(_ type: TestKeyType, slot: Int = 40) throws {
+    privateKey = try TestPrivateKey.shared(type, slot: slot)
+    privatePEM = try privateKey.pemEncoded
+    publicKey = try CNPolicySigningKey(pemEncoded: try privateKey.publicKeyPEM)
+  }
+
+  func sign(_ payload: String, _ algorithm: JWSAlgorithm? = nil) throws -> Data {
+    Data(try CNPolicySigner(privateKeyPEM: privatePEM).sign(payload: Data(payload.utf8), algorithm: algorithm).utf8)
+  }
+}
+
+/// The key type each algorithm needs.
+func keyType(for algorithm: JWSAlgorithm) -> TestKeyType {
+  switch algorithm {
+  case .es256: return .p256
+  case .es384: return .p384
+  case .es512: return .p521
+  default: return .rsa2048
+  }
+}
+
+/// A payload valid now, with `hosts` as extra members (JSON text after the claims).
+func policyPayload(issuedAt: Date = Date().addingTimeInterval(-60), lifetime: TimeInterval = 3600, _ hosts: String = #""*": [[{"type": "exact", "value": "Inspection Root"}, {"type": "suffix", "value": ".test"}]]"#) -> String {
+  #"{"iat": \#(Int(issuedAt.timeIntervalSince1970)), "exp": \#(Int(issuedAt.timeIntervalSince1970 + lifetime)), \#(hosts)}"#
+}
+
+/// Runs python3 with `script`, passing `arguments`; returns standard output.
+func python(_ script: String, _ arguments: [String] = []) throws -> String {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  process.arguments = ["python3", "-c", script] + arguments
+  let output = Pipe()
+  let errors = Pipe()
+  process.standardOutput = output
+  process.standardError = errors
+  try process.run()
+  let data = output.fileHandleForReading.readDataToEndOfFile()
+  let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  process.waitUntilExit()
+  #expect(process.terminationStatus == 0, "python failed: \(errorText)")
+  return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// The error a policy operation threw, as `CNPolicyError`.
+func policyError(_ body: () throws -> Void) -> CNPolicyError? {
+  do {
+    try body()
+    Issue.record("expected a policy error")
+    return nil
+  } catch let error as CNPolicyError {
+    return error
+  } catch {
+    Issue.record("unexpected error \(type(of: error)): \(error)")
+    return nil
+  }
+}
+
+func base64url(_ text: String) -> String { base64url(Data(text.utf8)) }
+func base64url(_ data: Data) -> String {
+  data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+    .replacingOccurrences(of: "=", with: "")
+}
