@@ -22,6 +22,8 @@ public final class CNPinnedSession: Sendable {
   public let unpinnedHosts: CNUnpinnedHostPolicy
   public let configuration: CNPinnedSessionConfiguration
   private let state: Locked<State>
+  /// Uploads failure reports; nil for the session that uploads them (no recursion).
+  private let uploader: ReportUploader?
   #if canImport(CCurl)
     private let trustStore: TrustStore
     private let loop: CurlMultiLoop
@@ -33,10 +35,22 @@ public final class CNPinnedSession: Sendable {
   }
 
   /// Creates a session. `manager` nil pins nothing (every host is unpinned).
-  public init(
+  ///
+  /// Pin failures are reported to the manager's failure-report handler and, when the host's
+  /// configuration has a `reportURI`, POSTed there (identical reports at most once a day).
+  public convenience init(
     manager: CNPinningManager?, trust: CNTrust = .system, unpinnedHosts: CNUnpinnedHostPolicy = .allow,
     configuration: CNPinnedSessionConfiguration = .default
   ) throws {
+    try self.init(
+      manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, configuration: configuration, reportsFailures: true)
+  }
+
+  init(
+    manager: CNPinningManager?, trust: CNTrust, unpinnedHosts: CNUnpinnedHostPolicy = .allow,
+    configuration: CNPinnedSessionConfiguration, reportsFailures: Bool
+  ) throws {
+    self.uploader = reportsFailures ? ReportUploader(trust: trust, manager: manager, configuration: configuration) : nil
     self.trust = trust
     self.unpinnedHosts = unpinnedHosts
     self.configuration = configuration
@@ -165,7 +179,7 @@ public final class CNPinnedSession: Sendable {
     #if canImport(CCurl)
       let settings = TransferSettings(
         manager: manager, unpinnedHosts: unpinnedHosts, trustStore: trustStore, configuration: configuration,
-        observer: observer)
+        observer: observer, uploader: uploader)
       let transfer = try CurlTransfer(request: request, settings: settings, bodyFile: bodyFile, connectOnly: connectOnly)
       return try await loop.perform(transfer)
     #else

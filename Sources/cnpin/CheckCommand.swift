@@ -57,7 +57,7 @@ enum CheckCommand {
   }
 
   private static func check(_ target: HostPort, manager: CNPinningManager, session: CNPinnedSession) async -> Result {
-    guard let (domain, _) = manager.configuration(for: target.host) else {
+    guard manager.configuration(for: target.host) != nil else {
       return Result(
         target: target.description, status: "NOT PINNED",
         detail: "the configuration does not pin this host; connections to it are allowed without pins")
@@ -70,7 +70,7 @@ enum CheckCommand {
       let chain = event.verifiedChain.reversed().map { $0.commonName ?? "?" }.joined(separator: " → ")
       return Result(
         target: target.description, status: "PASS",
-        detail: "chain \(match.chainIndex) of \(domain) matches [\(chain)]")
+        detail: "\(describeMatch(match)) matches [\(chain)]")
     } catch let failure as CNProbeError {
       let status = CLIError.from(failure.error).status == ExitStatus.failed ? "FAIL" : "ERROR"
       return Result(target: target.description, status: status, detail: failure.error.description)

@@ -115,7 +115,8 @@ enum GetCommand {
   private static func describe(_ event: CNConnectionEvent) -> String {
     switch (event.pinning, event.error) {
     case (_, let error?): return "refused: \(error)"
-    case (.accepted(let match)?, nil): return "pins: accepted by chain \(match.chainIndex) of \(match.domain)"
+    case (.accepted(let match)?, nil): return "pins: accepted by \(describeMatch(match))"
+    case (.reportOnly(let failure)?, nil): return "pins: NOT satisfied, allowed because the configuration is report-only: \(failure)"
     case (.notPinned?, nil): return "pins: host not pinned (normal TLS validation only)"
     default: return "pins: no decision"
     }

@@ -42,3 +42,11 @@ enum SuggestedPins {
     return lines.joined(separator: "\n")
   }
 }
+
+/// What satisfied a host's pins, in words: "chain 0 of api.example.com", "SPKI pin of …".
+func describeMatch(_ match: CNPinningMatch) -> String {
+  let source = match.source == .enterprisePolicy ? "enterprise policy " : ""
+  if let index = match.chainIndex { return "\(source)chain \(index) of \(match.domain)" }
+  if match.spkiPin != nil { return "SPKI pin of \(match.domain)" }
+  return "certificate pin of \(match.domain)"
+}

@@ -21,10 +21,10 @@ struct ReadmeExampleTests {
 
     switch manager.evaluate(host: "api.example.com", chain: chain) {
     case .accepted(let match):
-      return "pinned chain \(match.chainIndex) of \(match.domain) matched"
+      return "accepted: the pins of \(match.domain) matched"
     case .notPinned:
       return "not pinned: normal TLS validation decides"
-    case .rejected(let failure):
+    case .rejected(let failure), .reportOnly(let failure):
       return "\(failure)"
     }
   }
@@ -33,7 +33,7 @@ struct ReadmeExampleTests {
     let root = try TestIdentity.root("ISRG Root X1")
     let good = try root.issueIntermediate("R11").issueLeaf("api.example.com").chain
     let bad = try root.issueIntermediate("E5").issueLeaf("api.example.com").chain
-    #expect(try Self.outcome(verifiedChainPEM: good.map(\.pemEncoded).joined()) == "pinned chain 0 of api.example.com matched")
+    #expect(try Self.outcome(verifiedChainPEM: good.map(\.pemEncoded).joined()) == "accepted: the pins of api.example.com matched")
     #expect(
       try Self.outcome(verifiedChainPEM: bad.map(\.pemEncoded).joined())
         == #"Pin mismatch for api.example.com: the verified chain ["ISRG Root X1" → "E5" → "api.example.com"] (root → leaf) matches none of the 1 pinned chain; chain 0 [prefixWithNumber "ISRG Root X" → prefixWithNumber "R" → exact "api.example.com"]: certificate 1 (root → leaf) has CN "E5", which does not match prefixWithNumber "R""#

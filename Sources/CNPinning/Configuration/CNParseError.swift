@@ -27,6 +27,19 @@ public enum CNParseError: Error, Sendable, Hashable {
   case noPinnedDomains
   /// The file or text is not a property list or JSON document, or cannot be read.
   case malformedDocument(String)
+  /// A pin digest is not base64 of a 32-byte SHA-256 value (the text, and why).
+  case invalidDigest(String, reason: String)
+  /// A certificate file named by a pin cannot be read (the path, and why).
+  case unreadableCertificate(String, reason: String)
+  /// The pin at this index repeats an earlier pin of the same kind.
+  case duplicatePin(Int)
+  /// A host declares no pins of any kind.
+  case noPinsDefined
+  /// A host pinned only by SPKI or certificate pins has one pin: a key change locks every user
+  /// out. Add a backup pin (or, in code, opt out explicitly).
+  case noBackupPin
+  /// A value is not acceptable here (what, and why).
+  case invalidValue(String, reason: String)
 }
 
 extension CNParseError: CustomStringConvertible {
@@ -57,6 +70,18 @@ extension CNParseError: CustomStringConvertible {
       return "PinnedDomains is empty: this configuration would pin nothing"
     case .malformedDocument(let reason):
       return reason
+    case .invalidDigest(let text, let reason):
+      return "pin \"\(text)\" \(reason)"
+    case .unreadableCertificate(let path, let reason):
+      return "cannot read the certificate \"\(path)\": \(reason)"
+    case .duplicatePin(let index):
+      return "pin \(index) repeats an earlier pin"
+    case .noPinsDefined:
+      return "no pins defined (give chainSet, spkiPins or certificatePins)"
+    case .noBackupPin:
+      return "only one hash pin and no chainSet: when that key or certificate changes every client is locked out; add a backup pin"
+    case .invalidValue(let value, let reason):
+      return "\"\(value)\" \(reason)"
     }
   }
 

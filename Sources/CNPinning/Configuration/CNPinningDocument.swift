@@ -31,15 +31,16 @@ public struct CNPinningDocument: Sendable, Equatable {
   public static func == (lhs: CNPinningDocument, rhs: CNPinningDocument) -> Bool { lhs.entries == rhs.entries }
 
   /// Reads a property list (XML or binary) or JSON document. Throws `CNConfigurationError`
-  /// with every problem found.
-  public init(data: Data, source: String? = nil) throws {
+  /// with every problem found. Certificate files named by relative paths are looked for in
+  /// `baseDirectory` (the current directory when nil).
+  public init(data: Data, source: String? = nil, baseDirectory: URL? = nil) throws {
     let tree: ConfigValue
     do {
       tree = try ConfigDocument.read(data)
     } catch {
       throw CNConfigurationError(source: source, problems: [.init(path: "", error: error)])
     }
-    try self.init(loader: ConfigurationLoader(document: tree), source: source)
+    try self.init(loader: ConfigurationLoader(document: tree, baseDirectory: baseDirectory), source: source)
   }
 
   /// Reads a configuration file.
@@ -52,7 +53,7 @@ public struct CNPinningDocument: Sendable, Equatable {
         source: url.path,
         problems: [.init(path: "", error: .malformedDocument("cannot read the file: \(error.localizedDescription)"))])
     }
-    try self.init(data: data, source: url.path)
+    try self.init(data: data, source: url.path, baseDirectory: url.deletingLastPathComponent())
   }
 
   /// A document holding `configuration`, keyed by host name.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Turns a configuration document into validated per-host configurations, collecting every
 /// problem with the path of the element at fault. Hosts are visited in sorted order, so the
 /// problems come in the same order on every run.
@@ -15,11 +17,17 @@ struct ConfigurationLoader {
   private var keysByHost: [HostName: String] = [:]
 
   static let managerKeys = ["PinnedDomains"]
-  static let hostKeys = ["includesSubdomains", "chainSet"]
+  static let hostKeys = [
+    "includesSubdomains", "chainSet", "spkiPins", "certificatePins", "expirationDate", "enforce", "reportURI",
+  ]
+  static let pinKeys = ["sha256", "appliesTo", "file"]
+  /// Where certificate files named by relative paths are looked for.
+  var baseDirectory: URL?
   static let linkKeys = ["type", "value"]
 
   /// Loads the `CNPinningManager` dictionary, or a whole Info.plist that contains one.
-  init(document: ConfigValue) {
+  init(document: ConfigValue, baseDirectory: URL? = nil) {
+    self.baseDirectory = baseDirectory
     guard case .dictionary = document else {
       fail("", .wrongType(expected: "a dictionary at the top level", found: document.typeName))
       return
@@ -117,14 +125,146 @@ struct ConfigurationLoader {
     case let other?:
       fail("\(path).includesSubdomains", .wrongType(expected: "a boolean", found: other.typeName))
     }
-    var chains: [CNChain]?
-    if let chainSet = value["chainSet"] {
-      chains = loadChainSet(chainSet, path: "\(path).chainSet")
-    } else {
-      fail("\(path).chainSet", .missingValue("chainSet"))
+    let chains = value["chainSet"].flatMap { loadChainSet($0, path: "\(path).chainSet") } ?? []
+    let spkiPins = value["spkiPins"].flatMap {
+      loadPins($0, path: "\(path).spkiPins", make: CNSPKIPin.init(sha256Base64:scope:), fromCertificate: nil)
+    } ?? []
+    let certificatePins = value["certificatePins"].flatMap {
+      loadPins(
+        $0, path: "\(path).certificatePins", make: CNCertificatePin.init(sha256Base64:scope:),
+        fromCertificate: CNCertificatePin.init(certificate:scope:file:))
+    } ?? []
+    let expirationDate = value["expirationDate"].flatMap { loadDate($0, path: "\(path).expirationDate") }
+    var enforce = true
+    if let flag = value["enforce"] {
+      if case .bool(let value) = flag { enforce = value } else {
+        fail("\(path).enforce", .wrongType(expected: "a boolean", found: flag.typeName))
+      }
     }
-    guard problems.count == problemsBefore, let chains else { return nil }
-    return try? CNConfiguration(includesSubdomains: includesSubdomains, chains)
+    var reportURI: URL?
+    if let text = value["reportURI"] {
+      if case .string(let string) = text, let url = URL(string: string), url.scheme?.lowercased() == "https", url.host != nil {
+        reportURI = url
+      } else if case .string(let string) = text {
+        fail("\(path).reportURI", .invalidValue(string, reason: "is not an https URL"))
+      } else {
+        fail("\(path).reportURI", .wrongType(expected: "a string", found: text.typeName))
+      }
+    }
+    let declaresPins = ["chainSet", "spkiPins", "certificatePins"].contains { value[$0] != nil }
+    if !declaresPins { fail("\(path).chainSet", .missingValue("chainSet")) }
+    guard problems.count == problemsBefore else { return nil }
+    do {
+      return try CNConfiguration(
+        includesSubdomains: includesSubdomains, chains: chains, spkiPins: spkiPins,
+        certificatePins: certificatePins, expirationDate: expirationDate,
+        enforce: enforce, reportURI: reportURI)
+    } catch {
+      fail(path, (error as? CNParseError) ?? .noPinsDefined)
+      return nil
+    }
+  }
+
+  /// Reads an array of hash pins: `{"sha256": base64, "appliesTo": leaf|ca|any}`, or — where
+  /// `fromCertificate` is given — `{"file": path}` instead of `sha256`.
+  private mutating func loadPins<Pin>(
+    _ value: ConfigValue, path: String, make: (String, CNPinScope) throws -> Pin,
+    fromCertificate: ((CNCertificate, CNPinScope, String) -> Pin)?
+  ) -> [Pin]? {
+    guard case .array(let entries) = value, !entries.isEmpty else {
+      if case .array = value { fail(path, .noPinsDefined) } else {
+        fail(path, .wrongType(expected: "an array of pins", found: value.typeName))
+      }
+      return nil
+    }
+    let problemsBefore = problems.count
+    var pins: [Pin] = []
+    for (index, entry) in entries.enumerated() {
+      let entryPath = "\(path)[\(index)]"
+      guard case .dictionary(let members) = entry else {
+        fail(entryPath, .wrongType(expected: "a dictionary with \"sha256\"", found: entry.typeName))
+        continue
+      }
+      let allowed = fromCertificate == nil ? ["sha256", "appliesTo"] : Self.pinKeys
+      for (key, _) in members where !allowed.contains(key) {
+        fail("\(entryPath).\(key)", .unknownKey(key, suggestion: Suggestion.closest(to: key, among: allowed)))
+      }
+      var scope = CNPinScope.any
+      if let text = entry["appliesTo"] {
+        if case .string(let name) = text, let parsed = CNPinScope(rawValue: name) {
+          scope = parsed
+        } else if case .string(let name) = text {
+          fail("\(entryPath).appliesTo", .invalidValue(name, reason: "is not one of leaf, ca, any"))
+        } else {
+          fail("\(entryPath).appliesTo", .wrongType(expected: "a string", found: text.typeName))
+        }
+      }
+      switch (entry["sha256"], entry["file"]) {
+      case (.string(let digest)?, nil):
+        do {
+          pins.append(try make(digest, scope))
+        } catch {
+          fail("\(entryPath).sha256", (error as? CNParseError) ?? .invalidDigest(digest, reason: "is invalid"))
+        }
+      case (nil, .string(let file)?) where fromCertificate != nil:
+        if let certificate = loadCertificate(file, path: "\(entryPath).file") {
+          pins.append(fromCertificate!(certificate, scope, file))
+        }
+      case (let digest?, nil):
+        fail("\(entryPath).sha256", .wrongType(expected: "a base64 string", found: digest.typeName))
+      case (nil, let file?) where fromCertificate != nil:
+        fail("\(entryPath).file", .wrongType(expected: "a path string", found: file.typeName))
+      case (nil, _?):
+        // "file" is not allowed here (reported as an unknown key above), so sha256 is missing.
+        fail("\(entryPath).sha256", .missingValue("sha256"))
+      case (nil, nil):
+        fail("\(entryPath).sha256", .missingValue(fromCertificate == nil ? "sha256" : "sha256 or file"))
+      case (_?, _?):
+        fail("\(entryPath)", .invalidValue("sha256 and file", reason: "give one of them, not both"))
+      }
+    }
+    return problems.count == problemsBefore ? pins : nil
+  }
+
+  private mutating func loadCertificate(_ file: String, path: String) -> CNCertificate? {
+    let url = URL(fileURLWithPath: file, relativeTo: file.hasPrefix("/") ? nil : baseDirectory)
+    guard FileManager.default.fileExists(atPath: url.path) else {
+      fail(path, .unreadableCertificate(file, reason: "no such file"))
+      return nil
+    }
+    let data: Data
+    do {
+      data = try Data(contentsOf: url)
+    } catch {
+      fail(path, .unreadableCertificate(file, reason: error.localizedDescription))
+      return nil
+    }
+    do {
+      // DER starts with a SEQUENCE tag; anything else is read as PEM.
+      if data.first == 0x30 { return try CNCertificate(derEncoded: data) }
+      return try CNCertificate(pemEncoded: String(decoding: data, as: UTF8.self))
+    } catch {
+      fail(path, .unreadableCertificate(file, reason: "\(error)"))
+      return nil
+    }
+  }
+
+  /// A date: a property-list date, or an ISO 8601 string such as 2027-01-31T00:00:00Z.
+  mutating func loadDate(_ value: ConfigValue, path: String) -> Date? {
+    switch value {
+    case .date(let date):
+      return date
+    case .string(let text):
+      let formatter = ISO8601DateFormatter()
+      if let date = formatter.date(from: text) { return date }
+      formatter.formatOptions.insert(.withFractionalSeconds)
+      if let date = formatter.date(from: text) { return date }
+      fail(path, .invalidValue(text, reason: "is not an ISO 8601 date such as 2027-01-31T00:00:00Z"))
+      return nil
+    default:
+      fail(path, .wrongType(expected: "a date", found: value.typeName))
+      return nil
+    }
   }
 
   /// Reads an array of chains (each root → leaf), reporting every problem under `path`.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes configurations as text, in a fixed layout so that output can be diffed.
 public enum DocumentWriter {
   /// A whole XML property list: `CNPinningManager` › `PinnedDomains` › hosts.
@@ -23,19 +25,38 @@ public enum DocumentWriter {
     var lines: [(Int, String)] = [
       (0, "<key>\(xmlEscaped(host))</key>"), (0, "<dict>"),
       (1, "<key>includesSubdomains</key>"), (1, configuration.includesSubdomains ? "<true/>" : "<false/>"),
-      (1, "<key>chainSet</key>"), (1, "<array>"),
     ]
-    for chain in configuration.chains {
-      lines.append((2, "<array>"))
-      for link in chain.links {
-        lines += [
-          (3, "<dict>"), (4, "<key>type</key>"), (4, "<string>\(link.type.rawValue)</string>"),
-          (4, "<key>value</key>"), (4, "<string>\(xmlEscaped(link.value))</string>"), (3, "</dict>"),
-        ]
+    if !configuration.chains.isEmpty {
+      lines += [(1, "<key>chainSet</key>"), (1, "<array>")]
+      for chain in configuration.chains {
+        lines.append((2, "<array>"))
+        for link in chain.links {
+          lines += [
+            (3, "<dict>"), (4, "<key>type</key>"), (4, "<string>\(link.type.rawValue)</string>"),
+            (4, "<key>value</key>"), (4, "<string>\(xmlEscaped(link.value))</string>"), (3, "</dict>"),
+          ]
+        }
+        lines.append((2, "</array>"))
       }
-      lines.append((2, "</array>"))
+      lines.append((1, "</array>"))
     }
-    lines += [(1, "</array>"), (0, "</dict>")]
+    for (key, pins) in hashPins(configuration) where !pins.isEmpty {
+      lines += [(1, "<key>\(key)</key>"), (1, "<array>")]
+      for pin in pins {
+        lines.append((2, "<dict>"))
+        for (name, value) in pin { lines += [(3, "<key>\(name)</key>"), (3, "<string>\(xmlEscaped(value))</string>")] }
+        lines.append((2, "</dict>"))
+      }
+      lines.append((1, "</array>"))
+    }
+    if let date = configuration.expirationDate {
+      lines += [(1, "<key>expirationDate</key>"), (1, "<date>\(isoDate(date))</date>")]
+    }
+    if !configuration.enforce { lines += [(1, "<key>enforce</key>"), (1, "<false/>")] }
+    if let uri = configuration.reportURI {
+      lines += [(1, "<key>reportURI</key>"), (1, "<string>\(xmlEscaped(uri.absoluteString))</string>")]
+    }
+    lines.append((0, "</dict>"))
     return lines.map { String(repeating: "\t", count: indent + $0.0) + $0.1 + "\n" }.joined()
   }
 
@@ -49,13 +70,46 @@ public enum DocumentWriter {
   /// One host's dictionary as JSON, its closing brace indented by `indent` spaces.
   public static func jsonEntry(_ configuration: CNConfiguration, indent: Int = 0) -> String {
     let pad = String(repeating: " ", count: indent)
-    let chains = configuration.chains.map { chain in
-      "\(pad)    [\n" + chain.links.map { link in
-        "\(pad)      {\"type\": \(jsonString(link.type.rawValue)), \"value\": \(jsonString(link.value))}"
-      }.joined(separator: ",\n") + "\n\(pad)    ]"
+    var members = ["\(pad)  \"includesSubdomains\": \(configuration.includesSubdomains)"]
+    if !configuration.chains.isEmpty {
+      let chains = configuration.chains.map { chain in
+        "\(pad)    [\n" + chain.links.map { link in
+          "\(pad)      {\"type\": \(jsonString(link.type.rawValue)), \"value\": \(jsonString(link.value))}"
+        }.joined(separator: ",\n") + "\n\(pad)    ]"
+      }
+      members.append("\(pad)  \"chainSet\": [\n" + chains.joined(separator: ",\n") + "\n\(pad)  ]")
     }
-    return "{\n\(pad)  \"includesSubdomains\": \(configuration.includesSubdomains),\n\(pad)  \"chainSet\": [\n"
-      + chains.joined(separator: ",\n") + "\n\(pad)  ]\n\(pad)}"
+    for (key, pins) in hashPins(configuration) where !pins.isEmpty {
+      let entries = pins.map { pin in
+        "\(pad)    {" + pin.map { "\(jsonString($0.0)): \(jsonString($0.1))" }.joined(separator: ", ") + "}"
+      }
+      members.append("\(pad)  \(jsonString(key)): [\n" + entries.joined(separator: ",\n") + "\n\(pad)  ]")
+    }
+    if let date = configuration.expirationDate { members.append("\(pad)  \"expirationDate\": \(jsonString(isoDate(date)))") }
+    if !configuration.enforce { members.append("\(pad)  \"enforce\": false") }
+    if let uri = configuration.reportURI { members.append("\(pad)  \"reportURI\": \(jsonString(uri.absoluteString))") }
+    return "{\n" + members.joined(separator: ",\n") + "\n\(pad)}"
+  }
+
+  /// The hash pins as (key, [(name, value)]) in the file format.
+  private static func hashPins(_ configuration: CNConfiguration) -> [(String, [[(String, String)]])] {
+    [
+      ("spkiPins", configuration.spkiPins.map { [("sha256", $0.sha256Base64), ("appliesTo", $0.scope.rawValue)] }),
+      (
+        "certificatePins",
+        configuration.certificatePins.map { pin in
+          [pin.file.map { ("file", $0) } ?? ("sha256", pin.sha256Base64), ("appliesTo", pin.scope.rawValue)]
+        }
+      ),
+    ]
+  }
+
+  private static func isoDate(_ date: Date) -> String {
+    let formatter = ISO8601DateFormatter()
+    if date.timeIntervalSince1970.rounded(.down) != date.timeIntervalSince1970 {
+      formatter.formatOptions.insert(.withFractionalSeconds)
+    }
+    return formatter.string(from: date)
   }
 
   /// `text` as a JSON string literal.

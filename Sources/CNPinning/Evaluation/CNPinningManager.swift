@@ -22,6 +22,8 @@ public final class CNPinningManager: Sendable {
   private let index: HostIndex<PinnedDomain>
   /// Enterprise policy support; nil for a manager without a policy-signing key.
   let enterprise: EnterpriseSupport?
+  /// Failure-report handler and rate limits.
+  let reporting = FailureReporting()
 
   /// The state of enterprise policy support.
   struct EnterpriseSupport: Sendable {
@@ -95,29 +97,72 @@ public final class CNPinningManager: Sendable {
     switch HostName.parse(host) {
     case .success(let parsed): name = parsed
     case .failure(let invalid):
+      let rootFirst = Array(chain.reversed())
       return .rejected(
         CNPinningFailure(
-          host: host, domain: nil, configuration: nil,
-          presentedCommonNames: chain.reversed().map(\.commonName), reason: .invalidHost(invalid.reason),
-          enterpriseMismatches: []))
+          host: host, domain: nil, configuration: nil, presentedCommonNames: rootFirst.map(\.commonName),
+          presentedSPKIHashes: rootFirst.map(\.spkiSHA256Base64),
+          presentedCertificateHashes: rootFirst.map { Data($0.sha256).base64EncodedString() },
+          reason: .invalidHost(invalid.reason), enterpriseMismatches: []))
     }
     guard let pinned = index.lookup(name) else { return .notPinned }
+    let configuration = pinned.configuration
+    if let expiration = configuration.expirationDate, (date ?? Date()) >= expiration { return .notPinned }
     let policy = enterpriseChains(for: name, at: date)
     if let policy {
       for (chainIndex, links) in policy.leafFirst.enumerated() where Self.matches(links, chain) {
         return .accepted(
           CNPinningMatch(
-            host: name.normalized, domain: pinned.domain, configuration: pinned.configuration,
-            source: .enterprisePolicy, chainIndex: chainIndex, chain: policy.chains[chainIndex]))
+            host: name.normalized, domain: pinned.domain, configuration: configuration, source: .enterprisePolicy,
+            chainIndex: chainIndex, chain: policy.chains[chainIndex], spkiPin: nil, certificatePin: nil))
       }
     }
-    for (chainIndex, links) in pinned.leafFirstChains.enumerated() where Self.matches(links, chain) {
-      return .accepted(
-        CNPinningMatch(
-          host: name.normalized, domain: pinned.domain, configuration: pinned.configuration, source: .app,
-          chainIndex: chainIndex, chain: pinned.configuration.chains[chainIndex]))
+    guard !chain.isEmpty else {
+      return verdict(configuration, failure(host: name.normalized, pinned: pinned, reason: .emptyChain, chain: chain))
     }
-    return .rejected(Self.failure(host: name.normalized, pinned: pinned, policy: policy, chain: chain))
+    // Every kind of pin the host declares must be satisfied; within a kind one match suffices.
+    var chainIndex: Int?
+    if !configuration.chains.isEmpty {
+      chainIndex = pinned.leafFirstChains.firstIndex { Self.matches($0, chain) }
+      guard chainIndex != nil else {
+        let mismatches = pinned.leafFirstChains.map { Self.mismatch($0, chain) }
+        let enterprise = policy.map { policy in zip(policy.chains, policy.leafFirst).map { ($0, Self.mismatch($1, chain)) } }
+        return verdict(
+          configuration,
+          failure(host: name.normalized, pinned: pinned, reason: .noMatchingChain(mismatches), chain: chain, enterprise: enterprise ?? []))
+      }
+    }
+    var spkiPin: CNSPKIPin?
+    if !configuration.spkiPins.isEmpty {
+      let hashes = chain.map(\.spkiSHA256Base64)
+      spkiPin = configuration.spkiPins.first { pin in
+        hashes.indices.contains { pin.scope.includes(position: $0, chainLength: chain.count) && hashes[$0] == pin.sha256Base64 }
+      }
+      guard spkiPin != nil else {
+        return verdict(configuration, failure(host: name.normalized, pinned: pinned, reason: .noMatchingSPKIPin(configuration.spkiPins), chain: chain))
+      }
+    }
+    var certificatePin: CNCertificatePin?
+    if !configuration.certificatePins.isEmpty {
+      let hashes = chain.map { Data($0.sha256).base64EncodedString() }
+      certificatePin = configuration.certificatePins.first { pin in
+        hashes.indices.contains { pin.scope.includes(position: $0, chainLength: chain.count) && hashes[$0] == pin.sha256Base64 }
+      }
+      guard certificatePin != nil else {
+        return verdict(
+          configuration,
+          failure(host: name.normalized, pinned: pinned, reason: .noMatchingCertificatePin(configuration.certificatePins), chain: chain))
+      }
+    }
+    return .accepted(
+      CNPinningMatch(
+        host: name.normalized, domain: pinned.domain, configuration: configuration, source: .app, chainIndex: chainIndex,
+        chain: chainIndex.map { configuration.chains[$0] }, spkiPin: spkiPin, certificatePin: certificatePin))
+  }
+
+  /// A failure is a rejection, or only reported when the configuration does not enforce.
+  private func verdict(_ configuration: CNConfiguration, _ failure: CNPinningFailure) -> CNPinningResult {
+    configuration.enforce ? .rejected(failure) : .reportOnly(failure)
   }
 
   /// The applied policy's chains for a host, when a policy applies to it at `date`.
@@ -136,22 +181,16 @@ public final class CNPinningManager: Sendable {
     return true
   }
 
-  private static func failure(
-    host: String, pinned: PinnedDomain, policy: CNEnterprisePolicy.HostChains?, chain: [CNCertificate]
+  private func failure(
+    host: String, pinned: PinnedDomain, reason: CNPinningFailure.Reason, chain: [CNCertificate],
+    enterprise: [(chain: CNChain, mismatch: CNPinningFailure.ChainMismatch)] = []
   ) -> CNPinningFailure {
-    guard !chain.isEmpty else {
-      return CNPinningFailure(
-        host: host, domain: pinned.domain, configuration: pinned.configuration,
-        presentedCommonNames: [], reason: .emptyChain, enterpriseMismatches: [])
-    }
-    let enterprise = policy.map { policy in
-      zip(policy.chains, policy.leafFirst).map { ($0, mismatch($1, chain)) }
-    }
+    let rootFirst = Array(chain.reversed())
     return CNPinningFailure(
       host: host, domain: pinned.domain, configuration: pinned.configuration,
-      presentedCommonNames: chain.reversed().map(\.commonName),
-      reason: .noMatchingChain(pinned.leafFirstChains.map { mismatch($0, chain) }),
-      enterpriseMismatches: enterprise ?? [])
+      presentedCommonNames: rootFirst.map(\.commonName), presentedSPKIHashes: rootFirst.map(\.spkiSHA256Base64),
+      presentedCertificateHashes: rootFirst.map { Data($0.sha256).base64EncodedString() }, reason: reason,
+      enterpriseMismatches: enterprise)
   }
 
   /// Why leaf-first `links` do not match `chain`: the first failing link, from the leaf.

@@ -6,11 +6,23 @@ public enum CNPinningResult: Sendable, Equatable {
   case accepted(CNPinningMatch)
   /// The host is pinned and the chain does not satisfy its pins (or cannot be evaluated).
   case rejected(CNPinningFailure)
+  /// The chain does not satisfy the pins, but the configuration is report-only (`enforce:
+  /// false`): the failure is reported and the connection goes on.
+  case reportOnly(CNPinningFailure)
 
-  /// Whether a connection may go on: the host is not pinned or its pins matched.
+  /// Whether a connection may go on: the host is not pinned, its pins matched, or they are only
+  /// reported.
   public var allowsConnection: Bool {
     if case .rejected = self { return false }
     return true
+  }
+
+  /// The failure, when the pins were not satisfied (enforced or not).
+  public var failure: CNPinningFailure? {
+    switch self {
+    case .rejected(let failure), .reportOnly(let failure): return failure
+    default: return nil
+    }
   }
 }
 
@@ -33,10 +45,14 @@ public struct CNPinningMatch: Sendable, Equatable {
   /// Whether the app's configuration or the enterprise policy supplied the chain.
   public let source: Source
   /// The index of the chain that matched, in `configuration.chains` or in the policy's chains
-  /// for the host.
-  public let chainIndex: Int
-  /// The chain that matched.
-  public let chain: CNChain
+  /// for the host; nil when the host declares no chains.
+  public let chainIndex: Int?
+  /// The chain that matched; nil when the host declares no chains.
+  public let chain: CNChain?
+  /// The SPKI pin that matched, when the host declares SPKI pins.
+  public let spkiPin: CNSPKIPin?
+  /// The certificate pin that matched, when the host declares certificate pins.
+  public let certificatePin: CNCertificatePin?
 }
 
 /// Why a pinned host's chain was rejected, with everything needed to act on it.
@@ -49,6 +65,21 @@ public struct CNPinningFailure: Error, Sendable, Equatable {
     case emptyChain
     /// None of the configured chains matches; one mismatch per configured chain, in order.
     case noMatchingChain([ChainMismatch])
+    /// No SPKI pin matches a certificate in its scope (see `presentedSPKIHashes`).
+    case noMatchingSPKIPin([CNSPKIPin])
+    /// No certificate pin matches a certificate in its scope (see `presentedCertificateHashes`).
+    case noMatchingCertificatePin([CNCertificatePin])
+
+    /// The rule that failed, as failure reports name it.
+    public var rule: String {
+      switch self {
+      case .invalidHost: return "host"
+      case .emptyChain: return "chain"
+      case .noMatchingChain: return "chainSet"
+      case .noMatchingSPKIPin: return "spkiPins"
+      case .noMatchingCertificatePin: return "certificatePins"
+      }
+    }
   }
 
   /// Why one configured chain does not match the verified chain.
@@ -70,6 +101,10 @@ public struct CNPinningFailure: Error, Sendable, Equatable {
   public let configuration: CNConfiguration?
   /// The verified chain's Common Names, root → leaf; nil where a certificate has no usable CN.
   public let presentedCommonNames: [String?]
+  /// The verified chain's SPKI SHA-256 values (base64), root → leaf.
+  public let presentedSPKIHashes: [String]
+  /// The verified chain's certificate SHA-256 values (base64), root → leaf.
+  public let presentedCertificateHashes: [String]
   /// What went wrong.
   public let reason: Reason
   /// The applied enterprise policy's chains for the host and why each does not match (tried
@@ -79,6 +114,7 @@ public struct CNPinningFailure: Error, Sendable, Equatable {
   public static func == (lhs: CNPinningFailure, rhs: CNPinningFailure) -> Bool {
     lhs.host == rhs.host && lhs.domain == rhs.domain && lhs.configuration == rhs.configuration
       && lhs.presentedCommonNames == rhs.presentedCommonNames && lhs.reason == rhs.reason
+      && lhs.presentedSPKIHashes == rhs.presentedSPKIHashes
       && lhs.enterpriseMismatches.map(\.chain) == rhs.enterpriseMismatches.map(\.chain)
       && lhs.enterpriseMismatches.map(\.mismatch) == rhs.enterpriseMismatches.map(\.mismatch)
   }
@@ -93,11 +129,19 @@ extension CNPinningFailure: CustomStringConvertible {
       return "Pinning rejected host \"\(host)\": \(why)"
     case .emptyChain:
       return "Pinning rejected \(host): the verified chain is empty"
+    case .noMatchingSPKIPin(let pins):
+      return "Pin mismatch for \(host): no SPKI pin matches the verified chain \(chain) (root → leaf); "
+        + "pinned: " + pins.map { "\($0.sha256Base64) (\($0.scope.rawValue))" }.joined(separator: ", ")
+        + "; presented: " + presentedSPKIHashes.joined(separator: ", ")
+    case .noMatchingCertificatePin(let pins):
+      return "Pin mismatch for \(host): no certificate pin matches the verified chain \(chain) (root → leaf); "
+        + "pinned: " + pins.map { "\($0.sha256Base64) (\($0.scope.rawValue))" }.joined(separator: ", ")
+        + "; presented: " + presentedCertificateHashes.joined(separator: ", ")
     case .noMatchingChain(let mismatches):
       let origin =
         domain.map { $0 == host ? "" : " (pinned through \($0), which includes subdomains)" } ?? ""
       let details = mismatches.enumerated().map { index, mismatch in
-        "chain \(index) \(configuration.map { $0.chains[index].description } ?? ""): \(mismatch)"
+        "chain \(index) \(configuration.map { $0.chains.indices.contains(index) ? $0.chains[index].description : "" } ?? ""): \(mismatch)"
       }
       let enterprise = enterpriseMismatches.enumerated().map { index, entry in
         "enterprise policy chain \(index) \(entry.chain): \(entry.mismatch)"

@@ -22,6 +22,8 @@
     let trustStore: TrustStore
     let configuration: CNPinnedSessionConfiguration
     let observer: (@Sendable (CNConnectionEvent) -> Void)?
+    /// Nil for the session that uploads reports: its own failures are not reported.
+    let uploader: ReportUploader?
   }
 
   /// One libcurl easy handle carrying one HTTP exchange, with the TLS hooks that verify trust,
@@ -300,14 +302,26 @@
         }
         chain = read
       }
-      let pinning = settings.manager?.evaluate(host: host, chain: chain) ?? .notPinned
+      let pinning = evaluate(chain)
       switch pinning {
-      case .accepted: break
+      case .accepted, .reportOnly: break
       case .notPinned: if settings.unpinnedHosts == .deny { rejection = .hostNotPinned(host: host) }
       case .rejected(let failure): rejection = .pinMismatch(failure)
       }
       report(chain: chain, pinning: pinning, reused: reused)
       return rejection == nil
+    }
+
+    /// The manager's verdict; failures are reported and, where configured, uploaded (without
+    /// waiting for the upload).
+    private func evaluate(_ chain: [CNCertificate]) -> CNPinningResult {
+      guard let manager = settings.manager else { return .notPinned }
+      guard let uploader = settings.uploader else { return manager.evaluate(host: host, chain: chain) }
+      let (result, report) = manager.evaluateAndReport(host: host, port: port, chain: chain)
+      if let report, let target = manager.configuration(for: host)?.configuration.reportURI, manager.shouldUpload(report) {
+        uploader.upload(report, to: target)
+      }
+      return result
     }
 
     private func report(chain: [CNCertificate], pinning: CNPinningResult?, reused: Bool) {

@@ -1,0 +1,99 @@
+import Foundation
+
+/// What a pin failure (enforced or report-only), or the expiry of a host's pins, looked like:
+/// delivered to the app's handler and optionally POSTed as JSON to the configuration's
+/// `reportURI`. The JSON schema is documented in docs/REPORTS.md.
+public struct CNPinningFailureReport: Codable, Sendable, Hashable {
+  /// What happened.
+  public enum Kind: String, Codable, Sendable {
+    /// The verified chain did not satisfy the pins.
+    case pinFailure = "pin-failure"
+    /// The host's pins passed their `expirationDate`; the host is now treated as unpinned.
+    case pinsExpired = "pins-expired"
+  }
+
+  /// One certificate of the verified chain.
+  public struct Certificate: Codable, Sendable, Hashable {
+    public let commonName: String?
+    public let spkiSHA256: String
+    public let certificateSHA256: String
+  }
+
+  /// The configuration that applied, as in the configuration file.
+  public struct Configuration: Codable, Sendable, Hashable {
+    public let domain: String
+    public let includesSubdomains: Bool
+    public let chainSet: [[CNChainLink]]
+    public let spkiPins: [String]
+    public let certificatePins: [String]
+    public let expirationDate: Date?
+    public let enforce: Bool
+  }
+
+  public var version = 1
+  public let kind: Kind
+  public let time: Date
+  public let host: String
+  public let port: Int
+  public let configuration: Configuration
+  /// The verified chain, root → leaf (empty for `pinsExpired`).
+  public let verifiedChain: [Certificate]
+  /// The rule that failed: `chainSet`, `spkiPins`, `certificatePins` or `expirationDate`.
+  public let failedRule: String
+  /// The failure in words.
+  public let reason: String
+  /// Whether the connection was refused (false for report-only configurations and expiry).
+  public let enforced: Bool
+
+  init(failure: CNPinningFailure, port: Int, time: Date, chain: [CNCertificate]) {
+    kind = .pinFailure
+    self.time = time
+    host = failure.host
+    self.port = port
+    configuration = Configuration(domain: failure.domain ?? failure.host, failure.configuration)
+    verifiedChain = chain.reversed().map {
+      Certificate(commonName: $0.commonName, spkiSHA256: $0.spkiSHA256Base64, certificateSHA256: Data($0.sha256).base64EncodedString())
+    }
+    failedRule = failure.reason.rule
+    reason = failure.description
+    enforced = failure.configuration?.enforce ?? true
+  }
+
+  init(expiredHost host: String, port: Int, domain: String, configuration: CNConfiguration, time: Date) {
+    kind = .pinsExpired
+    self.time = time
+    self.host = host
+    self.port = port
+    self.configuration = Configuration(domain: domain, configuration)
+    verifiedChain = []
+    failedRule = "expirationDate"
+    let formatted = configuration.expirationDate.map { ISO8601DateFormatter().string(from: $0) } ?? "?"
+    reason = "the pins of \(domain) expired at \(formatted); \(host) is treated as unpinned"
+    enforced = false
+  }
+
+  /// The report without its time, for recognising identical reports.
+  var identity: String {
+    "\(kind.rawValue)|\(host)|\(port)|\(failedRule)|\(enforced)|\(reason)|" + verifiedChain.map(\.certificateSHA256).joined(separator: ",")
+  }
+
+  /// The report as JSON, keys sorted, dates in ISO 8601.
+  public func jsonData() -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    return (try? encoder.encode(self)) ?? Data("{}".utf8)
+  }
+}
+
+extension CNPinningFailureReport.Configuration {
+  init(domain: String, _ configuration: CNConfiguration?) {
+    self.domain = domain
+    includesSubdomains = configuration?.includesSubdomains ?? false
+    chainSet = configuration?.chains.map(\.links) ?? []
+    spkiPins = configuration?.spkiPins.map { "\($0.sha256Base64) (\($0.scope.rawValue))" } ?? []
+    certificatePins = configuration?.certificatePins.map { "\($0.sha256Base64) (\($0.scope.rawValue))" } ?? []
+    expirationDate = configuration?.expirationDate
+    enforce = configuration?.enforce ?? true
+  }
+}

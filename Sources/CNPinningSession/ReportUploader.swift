@@ -1,0 +1,48 @@
+import CNPinning
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// POSTs failure reports as JSON to the configuration's `reportURI`, off the connection's path:
+/// an upload never delays or fails the connection it reports on, and the uploads' own failures
+/// are never reported (the uploading session does not report).
+final class ReportUploader: Sendable {
+  private let trust: CNTrust
+  private let manager: CNPinningManager?
+  private let configuration: CNPinnedSessionConfiguration
+  private let session = Locked<CNPinnedSession?>(nil)
+
+  /// Uploads go through a session like the reporting one (same trust, pins and settings) that
+  /// does not follow redirects and does not report.
+  init(trust: CNTrust, manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration) {
+    self.trust = trust
+    self.manager = manager
+    var configuration = configuration
+    configuration.followsRedirects = false
+    self.configuration = configuration
+  }
+
+  /// Starts the upload and returns at once.
+  func upload(_ report: CNPinningFailureReport, to url: URL) {
+    Task.detached { [self] in
+      guard let session = try? uploadingSession() else { return }
+      var request = URLRequest(url: url)
+      request.httpMethod = "POST"
+      request.httpBody = report.jsonData()
+      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+      request.timeoutInterval = 30
+      _ = try? await session.data(for: request)
+    }
+  }
+
+  private func uploadingSession() throws -> CNPinnedSession {
+    try session.withLock { existing in
+      if let existing { return existing }
+      let created = try CNPinnedSession(manager: manager, trust: trust, configuration: configuration, reportsFailures: false)
+      existing = created
+      return created
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import CNPinning
+import CNPinningSession
+import CNPinningTestKit
+import Foundation
+import Testing
+
+@Suite("Failure reports over TLS")
+struct ReportingTests {
+  struct Fixture {
+    let api: LocalTLSServer
+    let collector: LocalTLSServer
+    let session: CNPinnedSession
+    let manager: CNPinningManager
+    let handled = Locked<[CNPinningFailureReport]>([])
+
+    /// api.test (pins that fail, or report-only) reports to reports.test, a loopback collector.
+    init(enforce: Bool = true, pinCollector: Bool = false) throws {
+      let pki = try TestPKI()
+      let collectorPKI = try TestPKI(root: "Collector Root", intermediate: "Collector CA", leaf: "reports.test", dnsNames: ["reports.test"])
+      api = try LocalTLSServer.start(.init(identity: pki.leaf))
+      collector = try LocalTLSServer.start(.init(identity: collectorPKI.leaf) { _ in .text("thanks", status: 202) })
+      let reportURI = URL(string: "https://reports.test:\(collector.port)/collect")!
+      let failing = try CNChain([CNChainLink(.exact, "Some Other Root"), CNChainLink(.prefix, "R"), CNChainLink(.exact, "api.test")])
+      var configuration: [String: CNConfiguration] = [
+        "api.test": try CNConfiguration(chains: [failing], enforce: enforce, reportURI: reportURI)
+      ]
+      if pinCollector {
+        // The collector's own pins fail too, and it reports to itself: that must not recurse.
+        configuration["reports.test"] = try CNConfiguration(chains: [failing], reportURI: reportURI)
+      }
+      manager = try CNPinningManager(configuration: configuration)
+      var sessionConfiguration = resolving(["api.test"], to: api)
+      sessionConfiguration.resolve += resolving(["reports.test"], to: collector).resolve
+      session = try CNPinnedSession(
+        manager: manager, trust: .customAnchors([pki.root.certificate, collectorPKI.root.certificate]),
+        configuration: sessionConfiguration)
+      let handled = self.handled
+      manager.setFailureReportHandler { report in handled.withLock { $0.append(report) } }
+    }
+  }
+
+  @Test func aFailureIsPostedOnceAsJSON() async throws {
+    let fixture = try Fixture()
+    let url = fixture.api.url("/", hostName: "api.test")
+    guard case .pinMismatch? = await error(of: { _ = try await fixture.session.data(from: url) }) else {
+      Issue.record("expected a pin mismatch")
+      return
+    }
+    #expect(await eventually(within: 30) { fixture.collector.requests.count == 1 })
+    let upload = try #require(fixture.collector.requests.first)
+    #expect(upload.method == "POST")
+    #expect(upload.target == "/collect")
+    #expect(upload.header("Content-Type") == "application/json")
+    let report = try JSONDecoder.iso8601.decode(CNPinningFailureReport.self, from: upload.body)
+    #expect(report.host == "api.test")
+    #expect(report.port == fixture.api.port)
+    #expect(report.enforced)
+    #expect(report.failedRule == "chainSet")
+    #expect(report.verifiedChain.map(\.commonName) == ["Test Root X1", "R11", "api.test"])
+    #expect(report.configuration.domain == "api.test")
+
+    // The identical failure again: reported to the handler, not uploaded a second time.
+    _ = await error(of: { _ = try await fixture.session.data(from: url) })
+    #expect(await eventually(within: 30) { fixture.handled.withLock { $0.count } == 2 })
+    try await Task.sleep(nanoseconds: 1_000_000_000)
+    #expect(fixture.collector.requests.count == 1)
+    #expect(fixture.api.requests.isEmpty)
+  }
+
+  @Test func reportOnlyLetsTheRequestThroughAndReports() async throws {
+    let fixture = try Fixture(enforce: false)
+    let (data, _) = try await fixture.session.data(from: fixture.api.url("/", hostName: "api.test"))
+    #expect(String(data) == "hello")
+    #expect(await eventually(within: 30) { fixture.collector.requests.count == 1 })
+    let report = try JSONDecoder.iso8601.decode(CNPinningFailureReport.self, from: try #require(fixture.collector.requests.first).body)
+    #expect(!report.enforced)
+  }
+
+  @Test func anUploadThatFailsItsOwnPinsIsNotReported() async throws {
+    let fixture = try Fixture(pinCollector: true)
+    _ = await error(of: { _ = try await fixture.session.data(from: fixture.api.url("/", hostName: "api.test")) })
+    #expect(await eventually(within: 30) { fixture.collector.failedHandshakes + fixture.collector.handshakes >= 1 })
+    try await Task.sleep(nanoseconds: 1_000_000_000)
+    #expect(fixture.collector.requests.isEmpty)  // the upload was refused by the collector's pins
+    #expect(fixture.handled.withLock { $0.map(\.host) } == ["api.test"])  // and not reported in turn
+  }
+}
+
+extension JSONDecoder {
+  static var iso8601: JSONDecoder {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601
+    return decoder
+  }
+}
