@@ -87,6 +87,8 @@ extension LocalTLSServer {
     public var securityLevel: Int32?
     /// Whether connections stay open for further requests.
     public var keepAlive = true
+    /// Seconds an open connection may stay silent before the server closes it.
+    public var idleTimeout: Int = 60
     public var behavior: Behavior = .normal
     /// Answers each request.
     public var handler: @Sendable (Request) -> Response

@@ -126,7 +126,7 @@ public final class LocalTLSServer: @unchecked Sendable {
   // MARK: - One connection
 
   private func serve(_ socket: Int32) {
-    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    var timeout = timeval(tv_sec: configuration.idleTimeout, tv_usec: 0)
     setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     if configuration.behavior == .notTLS {

@@ -5,18 +5,18 @@ import Testing
 
 @Suite("cnpin check, lint, get, convert, demo")
 struct OtherCommandTests {
-  @Test func checkPasses() throws {
+  @Test func checkPasses() async throws {
     let fixture = try Fixture()
-    let run = try cnpin(["check", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "api.test:\(fixture.genuine.port)"] + fixture.resolve(fixture.genuine))
+    let run = try await cnpin(["check", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "api.test:\(fixture.genuine.port)"] + fixture.resolve(fixture.genuine))
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     #expect(run.stdout.hasPrefix("PASS       api.test:\(fixture.genuine.port)  chain 0 of api.test matches [Test Root X1 → R11 → api.test]"))
   }
 
-  @Test func checkFailsForARogueChainAndForUnpinnedHosts() throws {
+  @Test func checkFailsForARogueChainAndForUnpinnedHosts() async throws {
     let fixture = try Fixture()
     let arguments = ["check", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "api.test:\(fixture.rogue.port)", "other.test:\(fixture.genuine.port)", "--json"]
       + fixture.resolve(fixture.rogue) + fixture.resolve(fixture.genuine, "other.test")
-    let run = try cnpin(arguments)
+    let run = try await cnpin(arguments)
     #expect(run.status == 1)
     let results = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: String]]
     #expect(results?.map { $0["status"] } == ["FAIL", "NOT PINNED"])
@@ -24,35 +24,35 @@ struct OtherCommandTests {
     #expect(fixture.rogue.requests.isEmpty)
   }
 
-  @Test func checkWithoutHostsChecksEveryPinnedHostAndReportsNetworkErrors() throws {
+  @Test func checkWithoutHostsChecksEveryPinnedHostAndReportsNetworkErrors() async throws {
     let fixture = try Fixture()
     // api.test is sent to a closed port: a network error only, exit 3.
-    let run = try cnpin(["check", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "--resolve", "api.test:443:127.0.0.1", "--timeout", "5"])
+    let run = try await cnpin(["check", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "--resolve", "api.test:443:127.0.0.1", "--timeout", "5"])
     #expect(run.status == 3, "\(run.stdout)")
     #expect(run.stdout.hasPrefix("ERROR      api.test:443"))
   }
 
-  @Test func checkRefusesABadConfiguration() throws {
+  @Test func checkRefusesABadConfiguration() async throws {
     let directory = try TemporaryDirectory()
-    let run = try cnpin(["check", "--config", try directory.file("bad.json", #"{"PinnedDomains": {}}"#)])
+    let run = try await cnpin(["check", "--config", try directory.file("bad.json", #"{"PinnedDomains": {}}"#)])
     #expect(run.status == 2)
     #expect(run.stderr.contains("PinnedDomains is empty"))
   }
 
-  @Test func lintReportsErrorsWithPaths() throws {
+  @Test func lintReportsErrorsWithPaths() async throws {
     let directory = try TemporaryDirectory()
     let bad = try directory.file("bad.json", #"{"PinnedDomains": {"https://x.test": {"includesSubdomains": false, "chainSet": [[{"type": "prefx", "value": "R"}]]}}}"#)
-    let run = try cnpin(["lint", bad])
+    let run = try await cnpin(["lint", bad])
     #expect(run.status == 2)
     #expect(run.stdout.contains(#"error: PinnedDomains["https://x.test"]: invalid host name "https://x.test": contains a URL scheme"#))
     #expect(run.stdout.contains(#"error: PinnedDomains["https://x.test"].chainSet[0][0].type: unknown link type "prefx""#))
     #expect(run.stdout.hasSuffix("2 error(s), 0 warning(s), 0 note(s)\n"))
   }
 
-  @Test func lintWarningsExit0() throws {
+  @Test func lintWarningsExit0() async throws {
     let directory = try TemporaryDirectory()
     let json = #"{"PinnedDomains": {"example.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "Root CA"}, {"type": "prefix", "value": "R"}, {"type": "suffix", "value": "example.com"}], [{"value": "Other Root"}, {"type": "suffix", "value": ".example.com"}]]}, "api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "Root X"}, {"type": "prefixWithNumber", "value": "R"}, {"type": "exact", "value": "api.example.com"}]]}}}"#
-    let run = try cnpin(["lint", try directory.file("pins.json", json), "--json"])
+    let run = try await cnpin(["lint", try directory.file("pins.json", json), "--json"])
     #expect(run.status == 0, "\(run.stdout)")
     let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
     let findings = (report?["findings"] as? [[String: String]]) ?? []
@@ -71,17 +71,17 @@ struct OtherCommandTests {
     #expect(report?["errors"] as? Int == 0)
   }
 
-  @Test func getFetchesThroughThePins() throws {
+  @Test func getFetchesThroughThePins() async throws {
     let fixture = try Fixture(genuineHandler: { request in
       .text("\(request.method) \(request.target) \(request.header("X-Test") ?? "-") \(String(decoding: request.body, as: UTF8.self))")
     })
     let url = "https://api.test:\(fixture.genuine.port)/echo"
     let base = ["get", url, "--config", try fixture.configuration(), "--cafile", fixture.caFile] + fixture.resolve(fixture.genuine)
-    let plain = try cnpin(base)
+    let plain = try await cnpin(base)
     #expect(plain.status == 0, "\(plain.stderr)")
     #expect(plain.stdout == "GET /echo - ")
 
-    let verbose = try cnpin(base + ["-X", "PUT", "-H", "X-Test: yes", "-d", "body", "-v"])
+    let verbose = try await cnpin(base + ["-X", "PUT", "-H", "X-Test: yes", "-d", "body", "-v"])
     #expect(verbose.stdout == "PUT /echo yes body")
     #expect(verbose.stderr.contains("*   verified chain (root → leaf): Test Root X1 → R11 → api.test"))
     #expect(verbose.stderr.contains("*   pins: accepted by chain 0 of api.test"))
@@ -89,31 +89,31 @@ struct OtherCommandTests {
 
     let directory = try TemporaryDirectory()
     let output = directory.url.appendingPathComponent("body.txt").path
-    let toFile = try cnpin(base + ["-o", output, "--json"])
+    let toFile = try await cnpin(base + ["-o", output, "--json"])
     #expect(try String(contentsOfFile: output, encoding: .utf8) == "GET /echo - ")
     let report = try JSONSerialization.jsonObject(with: Data(toFile.stdout.utf8)) as? [String: Any]
     #expect(report?["status"] as? Int == 200)
     #expect(report?["bodyBytes"] as? Int == 12)
   }
 
-  @Test func getRefusesTheRogueServer() throws {
+  @Test func getRefusesTheRogueServer() async throws {
     let fixture = try Fixture()
-    let run = try cnpin(["get", "https://api.test:\(fixture.rogue.port)/", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "-v"] + fixture.resolve(fixture.rogue))
+    let run = try await cnpin(["get", "https://api.test:\(fixture.rogue.port)/", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "-v"] + fixture.resolve(fixture.rogue))
     #expect(run.status == 1)
     #expect(run.stdout.isEmpty)
     #expect(run.stderr.contains("Pin mismatch for api.test"))
     #expect(fixture.rogue.requests.isEmpty)
   }
 
-  @Test func convertRoundTrips() throws {
+  @Test func convertRoundTrips() async throws {
     let directory = try TemporaryDirectory()
     let json = #"{"PinnedDomains": {"b.test": {"includesSubdomains": true, "chainSet": [[{"value": "Root & <Co>"}, {"type": "suffix", "value": ".b.test"}]]}, "a.test": {"includesSubdomains": false, "chainSet": [[{"type": "prefix", "value": "Ünïcode \"quoted\""}], [{"type": "prefixWithNumber", "value": "R"}]]}}}"#
     let source = try directory.file("pins.json", json)
-    let plist = try cnpin(["convert", source, "--to", "plist"])
+    let plist = try await cnpin(["convert", source, "--to", "plist"])
     #expect(plist.status == 0)
     #expect(plist.stderr.contains("warning"))  // the link without a type
     let plistFile = try directory.file("pins.plist", plist.stdout)
-    let back = try cnpin(["convert", plistFile, "--to", "json"])
+    let back = try await cnpin(["convert", plistFile, "--to", "json"])
     let original = try CNPinningDocument(data: Data(json.utf8))
     #expect(try CNPinningDocument(data: Data(plist.stdout.utf8)) == original)
     #expect(try CNPinningDocument(data: Data(back.stdout.utf8)) == original)
@@ -121,8 +121,8 @@ struct OtherCommandTests {
     #expect(try PropertyListSerialization.propertyList(from: Data(plist.stdout.utf8), format: nil) is [String: Any])
   }
 
-  @Test func demoRunsOffline() throws {
-    let run = try cnpin(["demo"])
+  @Test func demoRunsOffline() async throws {
+    let run = try await cnpin(["demo"])
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout.contains("ACCEPTED: HTTP 200"))
     #expect(run.stdout.contains("REJECTED before any request was sent: Pin mismatch for api.demo.test"))
@@ -144,16 +144,16 @@ struct OtherCommandTests {
     (["frobnicate"], "cnpin: unknown command \"frobnicate\""),
     ([], "cnpin: missing COMMAND"),
   ])
-  func usageErrorsExit2WithOneLineAndTheUsage(_ arguments: [String], _ message: String) throws {
-    let run = try cnpin(arguments)
+  func usageErrorsExit2WithOneLineAndTheUsage(_ arguments: [String], _ message: String) async throws {
+    let run = try await cnpin(arguments)
     #expect(run.status == 2)
     #expect(run.stderr.hasPrefix(message + "\n"), "\(run.stderr)")
     #expect(run.stderr.contains("Usage: cnpin COMMAND"))
   }
 
   @Test(arguments: ["pins", "check", "lint", "get", "convert", "demo"])
-  func everyCommandHasHelpWithExamples(_ command: String) throws {
-    let run = try cnpin([command, "--help"])
+  func everyCommandHasHelpWithExamples(_ command: String) async throws {
+    let run = try await cnpin([command, "--help"])
     #expect(run.status == 0)
     #expect(run.stdout.hasPrefix("Usage: cnpin \(command)"))
     #expect(command == "demo" || run.stdout.contains("Example"))

@@ -5,19 +5,19 @@ import Testing
 
 @Suite("cnpin pins")
 struct PinsCommandTests {
-  @Test func namesAreTheVerifiedChainRootToLeaf() throws {
+  @Test func namesAreTheVerifiedChainRootToLeaf() async throws {
     let fixture = try Fixture()
-    let run = try cnpin(["pins", "api.test:\(fixture.genuine.port)", "--cafile", fixture.caFile] + fixture.resolve(fixture.genuine))
+    let run = try await cnpin(["pins", "api.test:\(fixture.genuine.port)", "--cafile", fixture.caFile] + fixture.resolve(fixture.genuine))
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout == "Test Root X1\nR11\napi.test\n")  // the root was not sent by the server
   }
 
   /// The seed's printPins.py example: the same chain, the same fragment.
-  @Test func plistFormatMatchesTheSeed() throws {
+  @Test func plistFormatMatchesTheSeed() async throws {
     let fixture = try Fixture(root: "ISRG Root X1", intermediate: "R13", leaf: "austinsoft.com")
     let base = ["pins", "austinsoft.com:\(fixture.genuine.port)", "--cafile", fixture.caFile] + fixture.resolve(fixture.genuine, "austinsoft.com")
-    #expect(try cnpin(base).stdout == "ISRG Root X1\nR13\naustinsoft.com\n")
-    let plist = try cnpin(base + ["--format", "plist"])
+    #expect(try await cnpin(base).stdout == "ISRG Root X1\nR13\naustinsoft.com\n")
+    let plist = try await cnpin(base + ["--format", "plist"])
     #expect(plist.status == 0)
     #expect(
       plist.stdout == """
@@ -51,21 +51,21 @@ struct PinsCommandTests {
         \t</dict>
 
         """)
-    let subdomains = try cnpin(base + ["--format", "plist", "--includes-subdomains"])
+    let subdomains = try await cnpin(base + ["--format", "plist", "--includes-subdomains"])
     #expect(subdomains.stdout.contains("<key>includesSubdomains</key>\n\t\t<true/>"))
   }
 
-  @Test func otherFormats() throws {
+  @Test func otherFormats() async throws {
     let fixture = try Fixture()
     let base = ["pins", "api.test:\(fixture.genuine.port)", "--cafile", fixture.caFile] + fixture.resolve(fixture.genuine)
 
-    let json = try cnpin(base + ["--format", "json"])
+    let json = try await cnpin(base + ["--format", "json"])
     #expect(json.status == 0)
     // The JSON fragment loads as a configuration once wrapped in PinnedDomains.
     let document = try CNPinningDocument(data: Data(("{\"PinnedDomains\": {" + json.stdout + "}}").utf8))
     #expect(document.entries.first?.configuration.chains.first?.links.map(\.value) == ["Test Root X", "R", "api.test"])
 
-    let swift = try cnpin(base + ["--format", "swift"])
+    let swift = try await cnpin(base + ["--format", "swift"])
     #expect(
       swift.stdout == """
         CNChain([  // written root → leaf
@@ -76,47 +76,47 @@ struct PinsCommandTests {
 
         """)
 
-    let spki = try cnpin(base + ["--format", "spki"])
+    let spki = try await cnpin(base + ["--format", "spki"])
     #expect(spki.stdout.split(separator: "\n").first == "\(fixture.root.certificate.spkiSHA256Base64)  Test Root X1")
     #expect(spki.stdout.split(separator: "\n").count == 3)
 
-    let report = try cnpin(base + ["--json"])
+    let report = try await cnpin(base + ["--json"])
     let object = try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any]
     #expect(object?["verified"] as? Bool == true)
     #expect((object?["verifiedChain"] as? [[String: Any]])?.map { $0["commonName"] as? String } == ["Test Root X1", "R11", "api.test"])
     #expect((object?["presentedChain"] as? [Any])?.count == 2)
   }
 
-  @Test func anUnverifiableChainPrintsWhatWasPresentedAndExits1() throws {
+  @Test func anUnverifiableChainPrintsWhatWasPresentedAndExits1() async throws {
     let fixture = try Fixture()
-    let run = try cnpin(["pins", "api.test:\(fixture.genuine.port)"] + fixture.resolve(fixture.genuine))  // system trust
+    let run = try await cnpin(["pins", "api.test:\(fixture.genuine.port)"] + fixture.resolve(fixture.genuine))  // system trust
     #expect(run.status == 1)
     #expect(run.stdout.contains("The server presented (leaf first, as sent):\n  0: api.test  (issued by R11)\n  1: R11  (issued by Test Root X1)"))
     #expect(run.stderr.contains("the certificate chain is not trusted"))
   }
 
-  @Test func ipv6Works() throws {
+  @Test func ipv6Works() async throws {
     let fixture = try Fixture(address: .ipv6Loopback)
-    let run = try cnpin(["pins", "[::1]:\(fixture.genuine.port)", "--cafile", fixture.caFile])
+    let run = try await cnpin(["pins", "[::1]:\(fixture.genuine.port)", "--cafile", fixture.caFile])
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout == "Test Root X1\nR11\napi.test\n")
   }
 
-  @Test func unreachablePortIsANetworkError() throws {
+  @Test func unreachablePortIsANetworkError() async throws {
     let fixture = try Fixture()
     let port = fixture.genuine.port
     fixture.genuine.stop()
-    let run = try cnpin(["pins", "127.0.0.1:\(port)", "--cafile", fixture.caFile, "--timeout", "5"])
+    let run = try await cnpin(["pins", "127.0.0.1:\(port)", "--cafile", fixture.caFile, "--timeout", "5"])
     #expect(run.status == 3)
     #expect(run.stderr.contains("connection refused"))
   }
 
-  @Test func aServerThatIsNotTLSIsANetworkError() throws {
+  @Test func aServerThatIsNotTLSIsANetworkError() async throws {
     let identity = try TestIdentity.root("x").issueLeaf("api.test")
     var setup = LocalTLSServer.Configuration(identity: identity)
     setup.behavior = .notTLS
     let server = try LocalTLSServer.start(setup)
-    let run = try cnpin(["pins", "127.0.0.1:\(server.port)", "--timeout", "5"])
+    let run = try await cnpin(["pins", "127.0.0.1:\(server.port)", "--timeout", "5"])
     #expect(run.status == 3)
     #expect(run.stderr.contains("TLS handshake failed"))
   }

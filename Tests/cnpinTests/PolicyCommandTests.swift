@@ -6,7 +6,7 @@ import Testing
 @Suite("cnpin policy")
 struct PolicyCommandTests {
   @Test(arguments: ["ES256", "PS512", "RS256"])
-  func signThenVerify(_ alg: String) throws {
+  func signThenVerify(_ alg: String) async throws {
     let directory = try TemporaryDirectory()
     let key = try TestPrivateKey.shared(alg.hasPrefix("ES") ? .p256 : .rsa2048, slot: 60)
     let privateKey = try directory.file("private.pem", try key.pemEncoded)
@@ -14,42 +14,42 @@ struct PolicyCommandTests {
     let now = Int(Date().timeIntervalSince1970)
     let policy = try directory.file("policy.json", #"{"iat": \#(now - 10), "exp": \#(now + 600), "api.test": [[{"type": "exact", "value": "Corp Root"}, {"type": "suffix", "value": ".test"}]]}"#)
 
-    let signed = try cnpin(["policy", "sign", "--key", privateKey, "--alg", alg, policy])
+    let signed = try await cnpin(["policy", "sign", "--key", privateKey, "--alg", alg, policy])
     #expect(signed.status == 0, "\(signed.stderr)")
     #expect(signed.stdout.split(separator: ".").count == 3)
     let token = try directory.file("policy.jws", signed.stdout)
 
-    let verified = try cnpin(["policy", "verify", "--key", publicKey, token])
+    let verified = try await cnpin(["policy", "verify", "--key", publicKey, token])
     #expect(verified.status == 0, "\(verified.stderr)")
     #expect(verified.stdout.hasPrefix("verified: \(alg) signature by the given key\nwindow: "))
     #expect(verified.stdout.contains(#"api.test: [exact "Corp Root" → suffix ".test"]"#))
 
-    let json = try cnpin(["policy", "verify", "--key", publicKey, token, "--json"])
+    let json = try await cnpin(["policy", "verify", "--key", publicKey, token, "--json"])
     let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
     #expect(report?["validNow"] as? Bool == true)
     #expect(report?["algorithm"] as? String == alg)
   }
 
-  @Test func verifyFailuresSayWhy() throws {
+  @Test func verifyFailuresSayWhy() async throws {
     let directory = try TemporaryDirectory()
     let key = try TestPrivateKey.shared(.p256, slot: 60)
     let other = try TestPrivateKey.shared(.p256, slot: 61)
     let now = Int(Date().timeIntervalSince1970)
     let policy = try directory.file("policy.json", #"{"iat": \#(now - 10), "exp": \#(now + 600), "*": [[{"type": "exact", "value": "Corp Root"}]]}"#)
-    let signed = try cnpin(["policy", "sign", "--key", try directory.file("k.pem", try key.pemEncoded), policy])
+    let signed = try await cnpin(["policy", "sign", "--key", try directory.file("k.pem", try key.pemEncoded), policy])
     let token = try directory.file("t.jws", signed.stdout)
-    let wrongKey = try cnpin(["policy", "verify", "--key", try directory.file("o.pem", try other.publicKeyPEM), token])
+    let wrongKey = try await cnpin(["policy", "verify", "--key", try directory.file("o.pem", try other.publicKeyPEM), token])
     #expect(wrongKey.status == 1)
     #expect(wrongKey.stderr.contains("the policy's signature does not verify with the policy-signing key"))
-    let privateAsPublic = try cnpin(["policy", "verify", "--key", try directory.file("p.pem", try key.pemEncoded), token])
+    let privateAsPublic = try await cnpin(["policy", "verify", "--key", try directory.file("p.pem", try key.pemEncoded), token])
     #expect(privateAsPublic.status == 2)
     #expect(privateAsPublic.stderr.contains("a private key was given"))
     let expiredPolicy = try directory.file("old.json", #"{"iat": 1000, "exp": 2000, "*": [[{"type": "exact", "value": "Corp Root"}]]}"#)
-    let expired = try cnpin(["policy", "sign", "--key", try directory.file("k2.pem", try key.pemEncoded), expiredPolicy])
-    let expiredRun = try cnpin(["policy", "verify", "--key", try directory.file("pub.pem", try key.publicKeyPEM), try directory.file("old.jws", expired.stdout)])
+    let expired = try await cnpin(["policy", "sign", "--key", try directory.file("k2.pem", try key.pemEncoded), expiredPolicy])
+    let expiredRun = try await cnpin(["policy", "verify", "--key", try directory.file("pub.pem", try key.publicKeyPEM), try directory.file("old.jws", expired.stdout)])
     #expect(expiredRun.status == 1)
     #expect(expiredRun.stderr.contains("the policy expired at 1970-01-01T00:33:20Z"))
-    let badAlg = try cnpin(["policy", "sign", "--key", try directory.file("k3.pem", try key.pemEncoded), "--alg", "RS256", policy])
+    let badAlg = try await cnpin(["policy", "sign", "--key", try directory.file("k3.pem", try key.pemEncoded), "--alg", "RS256", policy])
     #expect(badAlg.status == 2)
     #expect(badAlg.stderr.contains("the policy is signed with RS256, which a EC P-256 key cannot verify"))
   }

@@ -20,8 +20,9 @@ let cnpinExecutable: URL = {
   return directory.appendingPathComponent("cnpin")
 }()
 
-/// Runs `cnpin` with `arguments` (and extra environment), with a bounded wait.
-func cnpin(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+/// Runs `cnpin` with `arguments` (and extra environment). Waits without blocking a thread of the
+/// shared pool (the suite's other tests need them), and at most 120 s.
+func cnpin(_ arguments: [String], environment: [String: String] = [:]) async throws -> Run {
   let process = Process()
   process.executableURL = cnpinExecutable
   process.arguments = arguments
@@ -33,27 +34,36 @@ func cnpin(_ arguments: [String], environment: [String: String] = [:]) throws ->
   process.standardOutput = out
   process.standardError = err
   process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-  try process.run()
-  // Read both pipes concurrently so a full pipe cannot block the child.
-  let group = DispatchGroup()
-  let outputs = Locked<[Int: Data]>([:])
-  for (index, pipe) in [out, err].enumerated() {
-    group.enter()
-    DispatchQueue.global().async {
-      let data = pipe.fileHandleForReading.readDataToEndOfFile()
-      outputs.withLock { $0[index] = data }
-      group.leave()
+  let finished = Locked<CheckedContinuation<Void, Never>?>(nil)
+  let exited = Locked(false)
+  process.terminationHandler = { _ in
+    let continuation = finished.withLock { state -> CheckedContinuation<Void, Never>? in
+      exited.withLock { $0 = true }
+      defer { state = nil }
+      return state
     }
+    continuation?.resume()
   }
-  if group.wait(timeout: .now() + 120) == .timedOut {
-    process.terminate()
+  try process.run()
+  let watchdog = Task {
+    try await Task.sleep(nanoseconds: 120_000_000_000)
     Issue.record("cnpin \(arguments.joined(separator: " ")) did not finish within 120 s")
+    process.terminate()
   }
-  process.waitUntilExit()
-  let data = outputs.withLock { $0 }
+  async let output = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
+  async let errors = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
+  await withCheckedContinuation { continuation in
+    let done = finished.withLock { state -> Bool in
+      if exited.withLock({ $0 }) { return true }
+      state = continuation
+      return false
+    }
+    if done { continuation.resume() }
+  }
+  watchdog.cancel()
   return Run(
-    status: process.terminationStatus, stdout: String(decoding: data[0] ?? Data(), as: UTF8.self),
-    stderr: String(decoding: data[1] ?? Data(), as: UTF8.self))
+    status: process.terminationStatus, stdout: String(decoding: await output, as: UTF8.self),
+    stderr: String(decoding: await errors, as: UTF8.self))
 }
 
 /// A temporary directory removed when the value is released.
