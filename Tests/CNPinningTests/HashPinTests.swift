@@ -43,9 +43,9 @@ struct HashPinTests {
   @Test func scopesRestrictWhereAPinMayMatch() throws {
     let pki = try Self.pki()
     let chain = pki.leaf.chain
-    let backup = try CNSPKIPin(sha256Base64: Data(repeating: 1, count: 32).base64EncodedString())
     func accepts(_ certificate: CNCertificate, _ scope: CNPinScope) throws -> Bool {
-      try Self.manager(CNConfiguration(spkiPins: [CNSPKIPin(certificate: certificate, scope: scope), backup]))
+      let backup = try CNSPKIPin(sha256Base64: Data(repeating: 1, count: 32).base64EncodedString(), scope: scope)
+      return try Self.manager(CNConfiguration(spkiPins: [CNSPKIPin(certificate: certificate, scope: scope), backup]))
         .evaluate(host: "api.test", chain: chain).allowsConnection
     }
     #expect(try accepts(pki.leaf.certificate, .leaf))
@@ -72,6 +72,19 @@ struct HashPinTests {
     }
     #expect(failure.reason == .noMatchingCertificatePin(pins))
     #expect(manager.evaluate(host: "api.test", chain: newLeaf.chain).allowsConnection)  // the root still matches
+  }
+
+  @Test func everyScopeGroupMustBeSatisfied() throws {
+    let pki = try Self.pki()
+    let unrelated = Data(repeating: 2, count: 32).base64EncodedString()
+    let leafPins = [CNSPKIPin(certificate: pki.leaf.certificate, scope: .leaf), try CNSPKIPin(sha256Base64: unrelated, scope: .leaf)]
+    let caPins = [CNSPKIPin(certificate: pki.root.certificate, scope: .ca), try CNSPKIPin(sha256Base64: unrelated, scope: .ca)]
+    #expect(try Self.manager(CNConfiguration(spkiPins: leafPins + caPins)).evaluate(host: "api.test", chain: pki.leaf.chain).allowsConnection)
+    let wrongCA = [try CNSPKIPin(sha256Base64: unrelated, scope: .ca)]
+    let result = try Self.manager(CNConfiguration(spkiPins: leafPins + wrongCA)).evaluate(host: "api.test", chain: pki.leaf.chain)
+    #expect(result.failure?.reason == .noMatchingSPKIPin(wrongCA))
+    // Within one scope, one match is enough.
+    #expect(try Self.manager(CNConfiguration(spkiPins: leafPins)).evaluate(host: "api.test", chain: pki.leaf.chain).allowsConnection)
   }
 
   @Test func everyDeclaredKindMustBeSatisfied() throws {

@@ -32,6 +32,7 @@ struct ConfigurationLoader {
       fail("", .wrongType(expected: "a dictionary at the top level", found: document.typeName))
       return
     }
+    let appTransportSecurity = document["NSAppTransportSecurity"]?["NSPinnedDomains"]
     if let manager = document["CNPinningManager"] {
       guard case .dictionary = manager else {
         fail("CNPinningManager", .wrongType(expected: "a dictionary", found: manager.typeName))
@@ -40,9 +41,93 @@ struct ConfigurationLoader {
       loadManager(manager)
     } else if document["PinnedDomains"] != nil {
       loadManager(document)
-    } else {
+    } else if appTransportSecurity == nil {
       fail("", .missingValue("CNPinningManager"))
     }
+    if let appTransportSecurity { loadPinnedDomains(appTransportSecurity) }
+  }
+
+  /// Apple's declarative pins: `NSAppTransportSecurity` › `NSPinnedDomains` › domain ›
+  /// `NSIncludesSubdomains`, `NSPinnedCAIdentities`, `NSPinnedLeafIdentities` (each an array of
+  /// `{SPKI-SHA256-BASE64}`), read as SPKI pins with CA and leaf scope.
+  private mutating func loadPinnedDomains(_ value: ConfigValue) {
+    let root = "NSAppTransportSecurity.NSPinnedDomains"
+    guard case .dictionary(var domains) = value else {
+      fail(root, .wrongType(expected: "a dictionary of domains", found: value.typeName))
+      return
+    }
+    guard !domains.isEmpty else {
+      fail(root, .noPinnedDomains)
+      return
+    }
+    domains.sort { $0.key < $1.key }
+    let keys = ["NSIncludesSubdomains", "NSPinnedCAIdentities", "NSPinnedLeafIdentities"]
+    for (key, entry) in domains {
+      let path = "\(root)[\(Self.quoted(key))]"
+      let host = validatedHost(key, path: path)
+      guard case .dictionary(let members) = entry else {
+        fail(path, .wrongType(expected: "a dictionary", found: entry.typeName))
+        continue
+      }
+      let problemsBefore = problems.count
+      for (member, _) in members where !keys.contains(member) {
+        fail("\(path).\(member)", .unknownKey(member, suggestion: Suggestion.closest(to: member, among: keys)))
+      }
+      var includesSubdomains = false
+      if let flag = entry["NSIncludesSubdomains"] {
+        if case .bool(let value) = flag { includesSubdomains = value } else {
+          fail("\(path).NSIncludesSubdomains", .wrongType(expected: "a boolean", found: flag.typeName))
+        }
+      }
+      var pins: [CNSPKIPin] = []
+      for (member, scope) in [("NSPinnedCAIdentities", CNPinScope.ca), ("NSPinnedLeafIdentities", .leaf)] {
+        guard let identities = entry[member] else { continue }
+        pins += loadIdentities(identities, path: "\(path).\(member)", scope: scope)
+      }
+      if entry["NSPinnedCAIdentities"] == nil && entry["NSPinnedLeafIdentities"] == nil {
+        fail("\(path)", .missingValue("NSPinnedCAIdentities or NSPinnedLeafIdentities"))
+      }
+      guard problems.count == problemsBefore, let host else { continue }
+      do {
+        let configuration = try CNConfiguration(includesSubdomains: includesSubdomains, spkiPins: pins)
+        addDomain(key: key, host: host, path: path, configuration: configuration)
+      } catch {
+        fail(path, (error as? CNParseError) ?? .noPinsDefined)
+      }
+    }
+  }
+
+  private mutating func loadIdentities(_ value: ConfigValue, path: String, scope: CNPinScope) -> [CNSPKIPin] {
+    guard case .array(let entries) = value, !entries.isEmpty else {
+      if case .array = value { fail(path, .noPinsDefined) } else {
+        fail(path, .wrongType(expected: "an array of identities", found: value.typeName))
+      }
+      return []
+    }
+    var pins: [CNSPKIPin] = []
+    for (index, identity) in entries.enumerated() {
+      let entryPath = "\(path)[\(index)]"
+      guard case .dictionary(let members) = identity else {
+        fail(entryPath, .wrongType(expected: "a dictionary with SPKI-SHA256-BASE64", found: identity.typeName))
+        continue
+      }
+      for (member, _) in members where member != "SPKI-SHA256-BASE64" {
+        fail("\(entryPath).\(member)", .unknownKey(member, suggestion: Suggestion.closest(to: member, among: ["SPKI-SHA256-BASE64"])))
+      }
+      switch identity["SPKI-SHA256-BASE64"] {
+      case .string(let digest)?:
+        do {
+          pins.append(try CNSPKIPin(sha256Base64: digest, scope: scope))
+        } catch {
+          fail("\(entryPath).SPKI-SHA256-BASE64", (error as? CNParseError) ?? .invalidDigest(digest, reason: "is invalid"))
+        }
+      case let other?:
+        fail("\(entryPath).SPKI-SHA256-BASE64", .wrongType(expected: "a base64 string", found: other.typeName))
+      case nil:
+        fail("\(entryPath).SPKI-SHA256-BASE64", .missingValue("SPKI-SHA256-BASE64"))
+      }
+    }
+    return pins
   }
 
   /// An empty loader, for reading the parts of other documents (enterprise policies) that share

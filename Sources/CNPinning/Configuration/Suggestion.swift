@@ -1,14 +1,14 @@
 /// "Did you mean …?" for misspelled keys and link types.
 enum Suggestion {
-  /// The candidate closest to `text` when it is plausibly a typo of it (at most two edits,
-  /// ignoring case), else nil.
+  /// The candidate closest to `text` when it is plausibly a typo of it (at most two edits, or
+  /// one per six characters of longer names, ignoring case), else nil.
   static func closest(to text: String, among candidates: [String]) -> String? {
     let lowered = Array(text.lowercased().unicodeScalars)
     guard lowered.count <= 64 else { return nil }
     var best: (candidate: String, distance: Int)?
     for candidate in candidates {
       let distance = editDistance(lowered, Array(candidate.lowercased().unicodeScalars))
-      if distance <= 2, distance < (best?.distance ?? .max) { best = (candidate, distance) }
+      if distance <= max(2, candidate.count / 6), distance < (best?.distance ?? .max) { best = (candidate, distance) }
     }
     return best?.candidate
   }

@@ -132,32 +132,43 @@ public final class CNPinningManager: Sendable {
           failure(host: name.normalized, pinned: pinned, reason: .noMatchingChain(mismatches), chain: chain, enterprise: enterprise ?? []))
       }
     }
+    // Hash pins are grouped by scope: each scope a host declares (leaf, ca, any) needs a match,
+    // as ATS requires a match among both its leaf and its CA identities when both are given.
     var spkiPin: CNSPKIPin?
     if !configuration.spkiPins.isEmpty {
       let hashes = chain.map(\.spkiSHA256Base64)
-      spkiPin = configuration.spkiPins.first { pin in
-        hashes.indices.contains { pin.scope.includes(position: $0, chainLength: chain.count) && hashes[$0] == pin.sha256Base64 }
-      }
-      guard spkiPin != nil else {
-        return verdict(configuration, failure(host: name.normalized, pinned: pinned, reason: .noMatchingSPKIPin(configuration.spkiPins), chain: chain))
+      for group in Self.scopeGroups(configuration.spkiPins, scope: \.scope) {
+        guard let match = group.first(where: { Self.matches($0.sha256Base64, $0.scope, hashes) }) else {
+          return verdict(configuration, failure(host: name.normalized, pinned: pinned, reason: .noMatchingSPKIPin(group), chain: chain))
+        }
+        spkiPin = spkiPin ?? match
       }
     }
     var certificatePin: CNCertificatePin?
     if !configuration.certificatePins.isEmpty {
       let hashes = chain.map { Data($0.sha256).base64EncodedString() }
-      certificatePin = configuration.certificatePins.first { pin in
-        hashes.indices.contains { pin.scope.includes(position: $0, chainLength: chain.count) && hashes[$0] == pin.sha256Base64 }
-      }
-      guard certificatePin != nil else {
-        return verdict(
-          configuration,
-          failure(host: name.normalized, pinned: pinned, reason: .noMatchingCertificatePin(configuration.certificatePins), chain: chain))
+      for group in Self.scopeGroups(configuration.certificatePins, scope: \.scope) {
+        guard let match = group.first(where: { Self.matches($0.sha256Base64, $0.scope, hashes) }) else {
+          return verdict(
+            configuration, failure(host: name.normalized, pinned: pinned, reason: .noMatchingCertificatePin(group), chain: chain))
+        }
+        certificatePin = certificatePin ?? match
       }
     }
     return .accepted(
       CNPinningMatch(
         host: name.normalized, domain: pinned.domain, configuration: configuration, source: .app, chainIndex: chainIndex,
         chain: chainIndex.map { configuration.chains[$0] }, spkiPin: spkiPin, certificatePin: certificatePin))
+  }
+
+  /// Pins split by scope, in the order leaf, ca, any.
+  private static func scopeGroups<Pin>(_ pins: [Pin], scope: (Pin) -> CNPinScope) -> [[Pin]] {
+    CNPinScope.allCases.map { wanted in pins.filter { scope($0) == wanted } }.filter { !$0.isEmpty }
+  }
+
+  /// Whether `digest` is among the hashes (leaf first) of the certificates `scope` covers.
+  private static func matches(_ digest: String, _ scope: CNPinScope, _ hashes: [String]) -> Bool {
+    hashes.indices.contains { scope.includes(position: $0, chainLength: hashes.count) && hashes[$0] == digest }
   }
 
   /// A failure is a rejection, or only reported when the configuration does not enforce.

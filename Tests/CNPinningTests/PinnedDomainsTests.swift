@@ -1,0 +1,88 @@
+import CNPinning
+import CNPinningTestKit
+import Foundation
+import Testing
+
+/// Apple's NSAppTransportSecurity › NSPinnedDomains, read from an Info.plist and enforced with
+/// ATS's semantics.
+@Suite("NSPinnedDomains")
+struct PinnedDomainsTests {
+  static let pki: (root: TestIdentity, intermediate: TestIdentity, leaf: TestIdentity) = {
+    let root = try! TestIdentity.root("ATS Root")
+    let intermediate = try! root.issueIntermediate("ATS CA")
+    return (root, intermediate, try! intermediate.issueLeaf("www.example.org"))
+  }()
+  static let unrelated = Data(repeating: 5, count: 32).base64EncodedString()
+
+  static func infoPlist(_ domains: String) -> Data {
+    plistDocument(
+      "<dict><key>CFBundleIdentifier</key><string>app</string><key>NSAppTransportSecurity</key><dict><key>NSAllowsLocalNetworking</key><true/><key>NSPinnedDomains</key><dict>\(domains)</dict></dict></dict>"
+    )
+  }
+
+  static func identities(_ key: String, _ digests: [String]) -> String {
+    "<key>\(key)</key><array>" + digests.map { "<dict><key>SPKI-SHA256-BASE64</key><string>\($0)</string></dict>" }.joined() + "</array>"
+  }
+
+  @Test func caIdentitiesMatchAnyCACertificateOfTheChain() throws {
+    let plist = Self.infoPlist(
+      "<key>example.org</key><dict><key>NSIncludesSubdomains</key><true/>"
+        + Self.identities("NSPinnedCAIdentities", [Self.pki.root.certificate.spkiSHA256Base64, Self.unrelated]) + "</dict>")
+    let manager = try CNPinningManager(data: plist)
+    #expect(manager.evaluate(host: "www.example.org", chain: Self.pki.leaf.chain).allowsConnection)
+    #expect(manager.evaluate(host: "example.org", chain: Self.pki.leaf.chain).allowsConnection)
+    let other = try TestIdentity.root("ATS Root").issueIntermediate("ATS CA").issueLeaf("www.example.org")
+    #expect(!manager.evaluate(host: "www.example.org", chain: other.chain).allowsConnection)
+  }
+
+  @Test func leafIdentitiesMatchOnlyTheLeaf() throws {
+    let plist = Self.infoPlist(
+      "<key>example.org</key><dict>"
+        + Self.identities("NSPinnedLeafIdentities", [Self.pki.intermediate.certificate.spkiSHA256Base64, Self.unrelated]) + "</dict>")
+    let manager = try CNPinningManager(data: plist)
+    #expect(!manager.evaluate(host: "example.org", chain: Self.pki.leaf.chain).allowsConnection)
+    #expect(manager.evaluate(host: "www.example.org", chain: Self.pki.leaf.chain) == .notPinned)  // NSIncludesSubdomains defaults to false
+  }
+
+  @Test func bothCategoriesMustMatchWhenBothAreGiven() throws {
+    let leaf = Self.pki.leaf.certificate.spkiSHA256Base64
+    let ca = Self.pki.intermediate.certificate.spkiSHA256Base64
+    func manager(ca caDigests: [String], leaf leafDigests: [String]) throws -> CNPinningManager {
+      try CNPinningManager(
+        data: Self.infoPlist(
+          "<key>www.example.org</key><dict>" + Self.identities("NSPinnedCAIdentities", caDigests)
+            + Self.identities("NSPinnedLeafIdentities", leafDigests) + "</dict>"))
+    }
+    #expect(try manager(ca: [ca], leaf: [leaf]).evaluate(host: "www.example.org", chain: Self.pki.leaf.chain).allowsConnection)
+    let caOnly = try manager(ca: [ca], leaf: [Self.unrelated]).evaluate(host: "www.example.org", chain: Self.pki.leaf.chain)
+    #expect(caOnly.failure?.reason == .noMatchingSPKIPin([try CNSPKIPin(sha256Base64: Self.unrelated, scope: .leaf)]))
+    #expect(!(try manager(ca: [Self.unrelated], leaf: [leaf])).evaluate(host: "www.example.org", chain: Self.pki.leaf.chain).allowsConnection)
+  }
+
+  @Test func pinnedDomainsSitBesideCNPinningManager() throws {
+    let plist = plistDocument(
+      "<dict><key>CNPinningManager</key><dict><key>PinnedDomains</key><dict><key>api.example.com</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>type</key><string>exact</string><key>value</key><string>A</string></dict></array></array></dict></dict></dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>example.org</key><dict>"
+        + Self.identities("NSPinnedCAIdentities", [Self.unrelated, Self.pki.root.certificate.spkiSHA256Base64]) + "</dict></dict></dict></dict>")
+    let manager = try CNPinningManager(data: plist)
+    #expect(Set(manager.configuration.keys) == ["api.example.com", "example.org"])
+  }
+
+  @Test(arguments: [
+    ("<key>Example.ORG</key><dict>" + identities("NSPinnedCAIdentities", [unrelated, Data(repeating: 6, count: 32).base64EncodedString()]) + "</dict><key>example.org</key><dict>" + identities("NSPinnedCAIdentities", [unrelated, Data(repeating: 7, count: 32).base64EncodedString()]) + "</dict>",
+     [CNConfigurationProblem(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"]"#, error: .duplicateHost("example.org", sameAs: "Example.ORG"))]),
+    ("<key>example.org</key><dict><key>NSIncludesSubdomains</key><true/></dict>",
+     [.init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"]"#, error: .missingValue("NSPinnedCAIdentities or NSPinnedLeafIdentities"))]),
+    ("<key>example.org</key><dict><key>NSPinnedCAIdentities</key><array/></dict>",
+     [.init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"].NSPinnedCAIdentities"#, error: .noPinsDefined)]),
+    ("<key>example.org</key><dict>" + identities("NSPinnedCAIdentities", ["short", unrelated]) + "</dict>",
+     [.init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"].NSPinnedCAIdentities[0].SPKI-SHA256-BASE64"#, error: .invalidDigest("short", reason: "is not valid base64"))]),
+    ("<key>example.org</key><dict><key>NSPinnedCAIdentity</key><array/></dict>",
+     [.init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"].NSPinnedCAIdentity"#, error: .unknownKey("NSPinnedCAIdentity", suggestion: "NSPinnedCAIdentities")),
+      .init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"]"#, error: .missingValue("NSPinnedCAIdentities or NSPinnedLeafIdentities"))]),
+    ("<key>example.org</key><dict>" + identities("NSPinnedLeafIdentities", [unrelated]) + "</dict>",
+     [.init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"]"#, error: .noBackupPin)]),
+  ])
+  func problemsNameTheElement(_ domains: String, _ expected: [CNConfigurationProblem]) {
+    #expect(problems(Self.infoPlist(domains)) == expected)
+  }
+}
