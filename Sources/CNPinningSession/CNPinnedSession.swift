@@ -176,10 +176,15 @@ public final class CNPinnedSession: Sendable {
     let isPinned = manager?.configuration(for: host) != nil
     if !isPinned && unpinnedHosts == .deny { throw .hostNotPinned(host: host) }
     if isPinned && scheme == "http" { throw .insecureConnectionToPinnedHost(host: host) }
+    let requirements = configuration.transportSecurity.requirements(for: host)
+    if scheme == "http", let requirements, !requirements.rules.allowsInsecureHTTPLoads {
+      throw .transportSecurity(.insecureHTTP(host: host))
+    }
     #if canImport(CCurl)
       let settings = TransferSettings(
         manager: manager, unpinnedHosts: unpinnedHosts, trustStore: trustStore, configuration: configuration,
-        observer: observer, uploader: uploader)
+        observer: observer, uploader: uploader, transportSecurity: requirements?.rules,
+        transportSecurityException: requirements?.isException ?? false)
       let transfer = try CurlTransfer(request: request, settings: settings, bodyFile: bodyFile, connectOnly: connectOnly)
       return try await loop.perform(transfer)
     #else

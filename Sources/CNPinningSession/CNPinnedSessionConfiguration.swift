@@ -3,7 +3,10 @@ import Foundation
 /// Settings of a `CNPinnedSession`, named after their `URLSessionConfiguration` counterparts.
 public struct CNPinnedSessionConfiguration: Sendable {
   /// The lowest TLS version accepted. TLS 1.2 by default; `.tls13` refuses TLS 1.2 servers.
+  /// A transport-security exception's minimum takes its place for the hosts it covers.
   public var minimumTLSVersion: CNTLSVersion = .tls12
+  /// The App Transport Security-like policy; on by default.
+  public var transportSecurity = CNTransportSecurity()
   /// Seconds a request may wait to connect, or wait for data, before it fails with `timedOut`.
   /// A request's own `timeoutInterval` wins when it is shorter.
   public var timeoutIntervalForRequest: TimeInterval = 60

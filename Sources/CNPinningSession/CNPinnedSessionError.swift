@@ -25,6 +25,8 @@ public enum CNPinnedSessionError: Error, Sendable, Equatable {
   case hostNotPinned(host: String)
   /// A plain `http://` request to a host that has pins: pins cannot be checked without TLS.
   case insecureConnectionToPinnedHost(host: String)
+  /// The connection falls short of the session's transport-security policy.
+  case transportSecurity(CNTransportSecurityViolation)
   /// The TLS handshake failed before any certificate was judged, for example because client and
   /// server share no protocol version or cipher.
   case tlsHandshakeFailed(host: String, reason: String)
@@ -53,7 +55,7 @@ public enum CNPinnedSessionError: Error, Sendable, Equatable {
   public var isTrustFailure: Bool {
     switch self {
     case .untrustedChain, .hostnameMismatch, .certificateExpired, .certificateNotYetValid, .pinMismatch,
-      .hostNotPinned, .insecureConnectionToPinnedHost:
+      .hostNotPinned, .insecureConnectionToPinnedHost, .transportSecurity:
       return true
     default:
       return false
@@ -73,6 +75,7 @@ extension CNPinnedSessionError: CustomStringConvertible {
     case .certificateNotYetValid(let host): return "\(host): a certificate in the chain is not valid yet"
     case .pinMismatch(let failure): return failure.description
     case .hostNotPinned(let host): return "\(host) is not pinned and this session refuses unpinned hosts"
+    case .transportSecurity(let violation): return violation.description
     case .insecureConnectionToPinnedHost(let host):
       return "\(host) is pinned, so it must be reached over https (pins cannot be checked on plain http)"
     case .tlsHandshakeFailed(let host, let reason): return "\(host): TLS handshake failed: \(reason)"

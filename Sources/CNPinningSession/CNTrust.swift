@@ -19,11 +19,23 @@ public enum CNUnpinnedHostPolicy: Sendable, Equatable {
   case deny
 }
 
-/// TLS protocol versions a session can require.
+/// TLS protocol versions a session can require. TLS 1.0 and 1.1 exist only for transport-security
+/// exceptions of legacy hosts.
 public enum CNTLSVersion: Int, Sendable, Comparable, CustomStringConvertible {
+  case tls10 = 0x0301
+  case tls11 = 0x0302
   case tls12 = 0x0303
   case tls13 = 0x0304
 
   public static func < (lhs: CNTLSVersion, rhs: CNTLSVersion) -> Bool { lhs.rawValue < rhs.rawValue }
-  public var description: String { self == .tls12 ? "TLS 1.2" : "TLS 1.3" }
+  public var description: String { Self.name(rawValue) }
+
+  /// "TLS 1.1", "SSL 3.0", … for a protocol version number.
+  static func name(_ version: Int) -> String {
+    switch version {
+    case 0x0300: return "SSL 3.0"
+    case 0x0301...0x0304: return "TLS 1.\(version - 0x0301)"
+    default: return "version 0x" + String(version, radix: 16)
+    }
+  }
 }

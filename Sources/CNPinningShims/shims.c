@@ -74,3 +74,10 @@ long cnp_SSL_CTX_add_extra_chain_cert(SSL_CTX *context, X509 *certificate) {
 }
 long cnp_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return SSL_set_tlsext_host_name(ssl, name); }
 int cnp_SSL_session_reused(const SSL *ssl) { return (int)SSL_session_reused(ssl); }
+void cnp_SSL_CTX_set_message_callback(SSL_CTX *context, cnp_ssl_message_callback callback, void *argument) {
+  SSL_CTX_set_msg_callback(context, callback);
+  SSL_CTX_set_msg_callback_arg(context, argument);
+}
+SSL *cnp_X509_STORE_CTX_get_ssl(X509_STORE_CTX *context) {
+  return X509_STORE_CTX_get_ex_data(context, SSL_get_ex_data_X509_STORE_CTX_idx());
+}

@@ -68,6 +68,8 @@ extension LocalTLSServer {
     case normal
     /// Writes bytes that are not TLS and closes, without reading the client's hello.
     case notTLS
+    /// Plain HTTP/1.1, no TLS at all.
+    case plainHTTP
   }
 
   /// How the server is set up.

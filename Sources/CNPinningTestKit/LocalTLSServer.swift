@@ -42,13 +42,15 @@ public final class LocalTLSServer: @unchecked Sendable {
 
   /// The loopback address as it appears in a URL host.
   public var host: String { configuration.address == .ipv4Loopback ? "127.0.0.1" : "[::1]" }
-  /// `https://127.0.0.1:PORT` (or `https://[::1]:PORT`).
-  public var baseURL: URL { URL(string: "https://\(host):\(port)")! }
+  /// `https://127.0.0.1:PORT` (or `https://[::1]:PORT`; `http` for a plain-HTTP server).
+  public var baseURL: URL { URL(string: "\(scheme)://\(host):\(port)")! }
 
   /// The URL of `path` on this server, reached through `hostName` (pair it with a resolve override).
   public func url(_ path: String = "/", hostName: String? = nil) -> URL {
-    URL(string: "https://\(hostName ?? host):\(port)\(path)")!
+    URL(string: "\(scheme)://\(hostName ?? host):\(port)\(path)")!
   }
+
+  private var scheme: String { configuration.behavior == .plainHTTP ? "http" : "https" }
 
   /// Starts a server; it runs until `stop()` or deinitialisation.
   public static func start(_ configuration: Configuration) throws -> LocalTLSServer {
@@ -134,6 +136,13 @@ public final class LocalTLSServer: @unchecked Sendable {
       _ = garbage.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       return
     }
+    if configuration.behavior == .plainHTTP {
+      var connection = HTTPConnection(
+        read: { buffer in recv(socket, buffer.baseAddress, buffer.count, 0) },
+        write: { bytes in send(socket, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) })
+      exchange(&connection, serverName: nil)
+      return
+    }
     guard let ssl = SSL_new(context) else { return }
     defer { SSL_free(ssl) }
     SSL_set_fd(ssl, socket)
@@ -148,7 +157,24 @@ public final class LocalTLSServer: @unchecked Sendable {
       if resumed { state.resumedHandshakes += 1 }
     }
     let serverName = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name).map { String(cString: $0) }
-    var connection = HTTPConnection(ssl: ssl)
+    var connection = HTTPConnection(
+      read: { buffer in
+        let count = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
+        if count <= 0 { ERR_clear_error() }
+        return Int(count)
+      },
+      write: { bytes in
+        let count = SSL_write(ssl, bytes.baseAddress, Int32(bytes.count))
+        if count <= 0 { ERR_clear_error() }
+        return Int(count)
+      })
+    exchange(&connection, serverName: serverName)
+    SSL_shutdown(ssl)
+    ERR_clear_error()
+  }
+
+  /// Answers requests on one connection until it closes (at most 1,000 of them).
+  private func exchange(_ connection: inout HTTPConnection, serverName: String?) {
     for _ in 0..<1000 {
       guard !isStopped, let request = connection.readRequest(serverName: serverName) else { break }
       state.withLock { $0.requests.append(request) }
@@ -157,8 +183,6 @@ public final class LocalTLSServer: @unchecked Sendable {
       let keepAlive = configuration.keepAlive && request.header("Connection")?.lowercased() != "close"
       guard connection.write(response, keepAlive: keepAlive), keepAlive else { break }
     }
-    SSL_shutdown(ssl)
-    ERR_clear_error()
   }
 
   private func sleepUnlessStopped(_ seconds: TimeInterval) {
@@ -238,16 +262,22 @@ public final class LocalTLSServer: @unchecked Sendable {
   }
 }
 
-/// HTTP/1.1 framing over one TLS connection: requests with Content-Length bodies, responses
-/// with Content-Length.
+/// HTTP/1.1 framing over one connection (TLS or plain): requests with Content-Length bodies,
+/// responses with Content-Length.
 private struct HTTPConnection {
-  let ssl: OpaquePointer
+  /// Reads into the buffer; returns the byte count, or 0 or less when the connection ends.
+  let read: (UnsafeMutableRawBufferPointer) -> Int
+  /// Writes bytes; returns the count written, or 0 or less on failure.
+  let write: (UnsafeRawBufferPointer) -> Int
   private var buffer: [UInt8] = []
 
   static let maximumHeadSize = 64 * 1024
   static let maximumBodySize = 16 * 1024 * 1024
 
-  init(ssl: OpaquePointer) { self.ssl = ssl }
+  init(read: @escaping (UnsafeMutableRawBufferPointer) -> Int, write: @escaping (UnsafeRawBufferPointer) -> Int) {
+    self.read = read
+    self.write = write
+  }
 
   mutating func readRequest(serverName: String?) -> LocalTLSServer.Request? {
     var headEnd: Int?
@@ -281,28 +311,23 @@ private struct HTTPConnection {
 
   private mutating func fill() -> Bool {
     var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-    let count = SSL_read(ssl, &chunk, Int32(chunk.count))
-    guard count > 0 else {
-      ERR_clear_error()
-      return false
-    }
-    buffer.append(contentsOf: chunk[..<Int(count)])
+    let count = chunk.withUnsafeMutableBytes { read($0) }
+    guard count > 0 else { return false }
+    buffer.append(contentsOf: chunk[..<count])
     return true
   }
 
   func write(_ response: LocalTLSServer.Response, keepAlive: Bool) -> Bool {
+    let write = self.write
     var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
     for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
     head += "Content-Length: \(response.body.count)\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
     let bytes = Array(head.utf8) + response.body
     var offset = 0
     while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
-      guard written > 0 else {
-        ERR_clear_error()
-        return false
-      }
-      offset += Int(written)
+      let written = bytes[offset...].withUnsafeBytes { write($0) }
+      guard written > 0 else { return false }
+      offset += written
     }
     return true
   }

@@ -31,6 +31,17 @@ struct DocumentTests {
     #expect(CNConfigurationLinter.lint(data: Data(json.utf8)).isEmpty)
   }
 
+  @Test func lintWarnsAboutExpiredAndSoonExpiringPins() throws {
+    let now = Date(timeIntervalSince1970: 1_900_000_000)
+    func findings(_ date: String) -> [String] {
+      let json = #"{"PinnedDomains": {"a.test": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "Root X"}, {"type": "exact", "value": "a.test"}], [{"type": "prefixWithNumber", "value": "Other X"}, {"type": "exact", "value": "a.test"}]], "expirationDate": "\#(date)"}}}"#
+      return CNConfigurationLinter.lint(data: Data(json.utf8), now: now).filter { $0.path.hasSuffix("expirationDate") }.map(\.message)
+    }
+    #expect(findings("2030-03-17T17:46:40Z") == ["expired at 2030-03-17T17:46:40Z: this host is no longer pinned; renew the pins or remove the date"])
+    #expect(findings("2030-03-27T17:46:40Z") == ["expires at 2030-03-27T17:46:40Z, in 10 days: ship renewed pins before then"])
+    #expect(findings("2030-06-01T00:00:00Z").isEmpty)
+  }
+
   @Test func lintTurnsLoadProblemsIntoErrors() {
     let findings = CNConfigurationLinter.lint(data: Data(#"{"PinnedDomains": {}}"#.utf8))
     #expect(findings == [CNLintFinding(severity: .error, path: "PinnedDomains", message: "PinnedDomains is empty: this configuration would pin nothing")])

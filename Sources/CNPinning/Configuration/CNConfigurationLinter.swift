@@ -34,8 +34,12 @@ public enum CNConfigurationLinter {
   /// Prefix values shorter than this accept almost any CA name.
   public static let minimumPrefixLength = 4
 
+  /// Expiration dates closer than this are warned about.
+  public static let expiryWarningInterval: TimeInterval = 30 * 24 * 3600
+
   /// The findings for a property-list or JSON document, errors first, then in document order.
-  public static func lint(data: Data, source: String? = nil) -> [CNLintFinding] {
+  /// `now` is the moment expiration dates are judged against.
+  public static func lint(data: Data, source: String? = nil, now: Date = Date()) -> [CNLintFinding] {
     let document: CNPinningDocument
     do {
       document = try CNPinningDocument(data: data, source: source)
@@ -44,14 +48,16 @@ public enum CNConfigurationLinter {
     } catch {
       return [CNLintFinding(severity: .error, path: "", message: "\(error)")]
     }
-    return lint(document)
+    return lint(document, now: now)
   }
 
   /// The findings for a loaded document.
-  public static func lint(_ document: CNPinningDocument) -> [CNLintFinding] {
+  public static func lint(_ document: CNPinningDocument, now: Date = Date()) -> [CNLintFinding] {
     var findings = document.warnings.map { CNLintFinding(severity: .warning, path: $0.path, message: $0.message) }
     for entry in document.entries {
-      findings += lint(entry, path: "PinnedDomains[\(ConfigurationLoader.quoted(entry.host))]")
+      let path = "PinnedDomains[\(ConfigurationLoader.quoted(entry.host))]"
+      findings += lint(entry, path: path)
+      findings += expiry(entry.configuration, path: "\(path).expirationDate", now: now)
       findings += shadowing(entry, in: document)
     }
     return findings.enumerated().sorted { ($0.element.severity, $0.offset) < ($1.element.severity, $1.offset) }
@@ -113,6 +119,26 @@ public enum CNConfigurationLinter {
     default:
       return []
     }
+  }
+
+  private static func expiry(_ configuration: CNConfiguration, path: String, now: Date) -> [CNLintFinding] {
+    guard let date = configuration.expirationDate else { return [] }
+    let formatted = ISO8601DateFormatter().string(from: date)
+    if date <= now {
+      return [
+        CNLintFinding(
+          severity: .warning, path: path, message: "expired at \(formatted): this host is no longer pinned; renew the pins or remove the date")
+      ]
+    }
+    if date.timeIntervalSince(now) < expiryWarningInterval {
+      let days = Int(date.timeIntervalSince(now) / 86400)
+      return [
+        CNLintFinding(
+          severity: .warning, path: path,
+          message: "expires at \(formatted), in \(days) day\(days == 1 ? "" : "s"): ship renewed pins before then")
+      ]
+    }
+    return []
   }
 
   /// A configured host below a domain that includes subdomains takes that subtree for itself.

@@ -1,18 +1,18 @@
 /// Finds the configuration for a host: the host itself first, else the longest configured
 /// domain with `includesSubdomains` that contains it on a label boundary. Lookups cost one hash
 /// probe per label of the host, whatever the number of configured domains.
-struct HostIndex<Entry: Sendable>: Sendable {
+package struct HostIndex<Entry: Sendable>: Sendable {
   private var exact: [String: Entry] = [:]
   private var parents: [String: Entry] = [:]
 
-  init() {}
+  package init() {}
 
-  mutating func insert(_ host: HostName, includesSubdomains: Bool, _ entry: Entry) {
+  package mutating func insert(_ host: HostName, includesSubdomains: Bool, _ entry: Entry) {
     exact[host.normalized] = entry
     if includesSubdomains && !host.isIPAddress { parents[host.normalized] = entry }
   }
 
-  func lookup(_ host: HostName) -> Entry? {
+  package func lookup(_ host: HostName) -> Entry? {
     if let entry = exact[host.normalized] { return entry }
     guard !host.isIPAddress, !parents.isEmpty else { return nil }
     let name = host.normalized.utf8

@@ -1,18 +1,18 @@
 /// A host name in the form used for lookups: ASCII lower case, without a trailing dot, IPv6 in
 /// canonical RFC 5952 text without brackets.
-struct HostName: Hashable, Sendable {
-  let normalized: String
-  let isIPAddress: Bool
+package struct HostName: Hashable, Sendable {
+  package let normalized: String
+  package let isIPAddress: Bool
 
   /// Why a string is not a usable host name.
-  struct Invalid: Error, Sendable {
-    let reason: String
+  package struct Invalid: Error, Sendable {
+    package let reason: String
   }
 
   static let maximumLength = 253
 
   /// Normalises `text`, or says why it cannot name a host.
-  static func parse(_ text: String) -> Result<HostName, Invalid> {
+  package static func parse(_ text: String) -> Result<HostName, Invalid> {
     var copy = text
     return copy.withUTF8 { parse(bytes: $0, original: text) }
   }

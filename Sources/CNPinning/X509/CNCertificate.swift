@@ -46,6 +46,7 @@ public struct CNCertificate: Sendable, Hashable {
   let subjectRange: Range<Int>
   let issuerRange: Range<Int>
   let subjectPublicKeyInfoRange: Range<Int>
+  let signatureAlgorithmRange: Range<Int>
 
   /// Reads a DER-encoded certificate. Throws `CNCertificateError` for anything that is not exactly
   /// one well-formed certificate.
@@ -60,6 +61,7 @@ public struct CNCertificate: Sendable, Hashable {
     self.subjectRange = parsed.subject
     self.issuerRange = parsed.issuer
     self.subjectPublicKeyInfoRange = parsed.subjectPublicKeyInfo
+    self.signatureAlgorithmRange = parsed.signatureAlgorithm
     self.notValidBefore = parsed.notBefore
     self.notValidAfter = parsed.notAfter
     self.subjectCommonNames = parsed.subjectCommonNames.map(\.display)
@@ -113,6 +115,12 @@ public struct CNCertificate: Sendable, Hashable {
 
   /// The certificate in PEM form.
   public var pemEncoded: String { PEM.encode(derEncoded, label: "CERTIFICATE") }
+
+  /// The type and size of the certificate's public key (nil when the key cannot be read).
+  public var publicKeyKind: PublicKeyKind? { try? PublicKeyKind(subjectPublicKeyInfo: subjectPublicKeyInfo) }
+
+  /// The hash the issuer signed this certificate with.
+  public var signatureHash: SignatureHash { SignatureHash(algorithmIdentifier: Array(derEncoded[signatureAlgorithmRange])) }
 
   /// Whether subject and issuer are the same name (a root or another self-issued certificate).
   public var isSelfIssued: Bool { derEncoded[subjectRange] == derEncoded[issuerRange] }

@@ -22,6 +22,8 @@ struct CertificateParser {
     var notAfter: Date
     var subjectCommonNames: [CommonNameValue]
     var issuerCommonNames: [CommonNameValue]
+    /// The outer signatureAlgorithm element (OID and parameters).
+    var signatureAlgorithm: Range<Int>
   }
 
   static let commonNameOID: [UInt8] = [0x55, 0x04, 0x03]
@@ -33,7 +35,8 @@ struct CertificateParser {
 
     var outer = top.reader(inside: certificate)
     let tbs = try outer.read(DERReader.sequence, "tbsCertificate")
-    try checkAlgorithm(try outer.read(DERReader.sequence, "signatureAlgorithm"), bytes, "signatureAlgorithm")
+    let signatureAlgorithm = try outer.read(DERReader.sequence, "signatureAlgorithm")
+    try checkAlgorithm(signatureAlgorithm, bytes, "signatureAlgorithm")
     try checkBitString(try outer.read(DERReader.bitString, "signatureValue"), bytes, "signatureValue")
     try outer.expectEnd("Certificate")
 
@@ -81,7 +84,8 @@ struct CertificateParser {
     return Parsed(
       subject: subject.whole, issuer: issuer.whole, subjectPublicKeyInfo: spki.whole,
       notBefore: notBefore, notAfter: notAfter,
-      subjectCommonNames: subjectCommonNames, issuerCommonNames: issuerCommonNames)
+      subjectCommonNames: subjectCommonNames, issuerCommonNames: issuerCommonNames,
+      signatureAlgorithm: signatureAlgorithm.content)
   }
 
   /// AlgorithmIdentifier ::= SEQUENCE { algorithm OBJECT IDENTIFIER, parameters ANY OPTIONAL }

@@ -24,6 +24,17 @@
     let observer: (@Sendable (CNConnectionEvent) -> Void)?
     /// Nil for the session that uploads reports: its own failures are not reported.
     let uploader: ReportUploader?
+    /// The transport-security requirements for the host; nil when the policy is off.
+    let transportSecurity: CNTransportSecurityException?
+    /// Whether those requirements are an exception configured for the host.
+    let transportSecurityException: Bool
+
+    /// The lowest TLS version a handshake may use: the session's, unless a transport-security
+    /// exception for the host sets its own.
+    var minimumTLSVersion: CNTLSVersion {
+      guard transportSecurityException, let transportSecurity else { return configuration.minimumTLSVersion }
+      return transportSecurity.minimumTLSVersion
+    }
   }
 
   /// One libcurl easy handle carrying one HTTP exchange, with the TLS hooks that verify trust,
@@ -49,6 +60,10 @@
     private var handshakeJudged = false
     /// The certificates the server sent, recorded only for an observer.
     private var presentedChain: [CNCertificate] = []
+    /// The protocol version of the server's ServerHello, recorded for transport-security errors.
+    private var serverHelloVersion: Int?
+    /// Whether the server answered with a protocol_version alert (it shares no version with us).
+    private var serverRefusedVersions = false
     /// Why the connection was refused, recorded by the TLS hooks.
     private(set) var rejection: CNPinnedSessionError?
     /// Called exactly once by the loop with the outcome.
@@ -111,9 +126,11 @@
       // TLS: OpenSSL verifies chain and host name against the session's store; the hooks add pins.
       try set(CURLOPT_SSL_VERIFYPEER, 1)
       try set(CURLOPT_SSL_VERIFYHOST, 2)
-      try set(
-        CURLOPT_SSLVERSION,
-        configuration.minimumTLSVersion == .tls13 ? Int(CURL_SSLVERSION_TLSv1_3) : Int(CURL_SSLVERSION_TLSv1_2))
+      let versions: [CNTLSVersion: Int] = [
+        .tls10: Int(CURL_SSLVERSION_TLSv1_0), .tls11: Int(CURL_SSLVERSION_TLSv1_1), .tls12: Int(CURL_SSLVERSION_TLSv1_2),
+        .tls13: Int(CURL_SSLVERSION_TLSv1_3),
+      ]
+      try set(CURLOPT_SSLVERSION, versions[settings.minimumTLSVersion]!)
       try set(CURLOPT_SSL_SESSIONID_CACHE, 0)
       // The session's own store replaces curl's in `configureTLS`; without these libcurl would
       // parse the whole system bundle for every connection only to have it thrown away.
@@ -245,9 +262,16 @@
     /// verification through `verifyChain`.
     fileprivate func configureTLS(_ context: OpaquePointer) -> Bool {
       SSL_CTX_set1_cert_store(context, settings.trustStore.store)
-      guard cnp_SSL_CTX_set_min_proto_version(context, Int32(settings.configuration.minimumTLSVersion.rawValue)) == 1,
+      let legacy = settings.minimumTLSVersion < .tls12 || settings.transportSecurity?.allowsWeakCertificates == true
+      // Hosts excepted from transport security may need OpenSSL's legacy algorithms; the rules
+      // that still apply are checked in `verifyChain`.
+      if legacy { SSL_CTX_set_security_level(context, 0) }
+      guard cnp_SSL_CTX_set_min_proto_version(context, Int32(settings.minimumTLSVersion.rawValue)) == 1,
         let parameters = SSL_CTX_get0_param(context)
       else { return false }
+      if settings.transportSecurity != nil {
+        cnp_SSL_CTX_set_message_callback(context, messageCallback, Unmanaged.passUnretained(self).toOpaque())
+      }
       cnp_SSL_CTX_disable_session_resumption(context)
       X509_VERIFY_PARAM_set_hostflags(
         parameters, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT))
@@ -264,18 +288,113 @@
       if settings.observer != nil {
         presentedChain = Self.certificates(X509_STORE_CTX_get0_untrusted(storeContext)) ?? []
       }
+      if let requirements = settings.transportSecurity, let violation = negotiationViolation(storeContext, requirements) {
+        X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
+        rejection = .transportSecurity(violation)
+        report(chain: [], pinning: nil, reused: false)
+        return false
+      }
       guard X509_verify_cert(storeContext) == 1 else {
         let code = X509_STORE_CTX_get_error(storeContext)
-        rejection = Self.trustError(code, host: host)
+        rejection = weakCertificateViolation(code, storeContext).map { .transportSecurity($0) } ?? Self.trustError(code, host: host)
         report(chain: [], pinning: nil, reused: false)
         return false
       }
       let stack = X509_STORE_CTX_get0_chain(storeContext)
-      guard judge({ Self.certificates(stack) }, reused: false) else {
+      var verified: [CNCertificate]?
+      if settings.transportSecurity?.allowsWeakCertificates == false {
+        verified = Self.certificates(stack)
+        if let violation = certificateViolation(verified ?? []) {
+          X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
+          rejection = .transportSecurity(violation)
+          report(chain: verified ?? [], pinning: nil, reused: false)
+          return false
+        }
+      }
+      guard judge({ verified ?? Self.certificates(stack) }, reused: false) else {
         X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
         return false
       }
       return true
+    }
+
+    // MARK: - Transport security (loop thread)
+
+    /// The negotiated version and cipher, judged before the certificates.
+    private func negotiationViolation(_ storeContext: OpaquePointer, _ requirements: CNTransportSecurityException)
+      -> CNTransportSecurityViolation?
+    {
+      guard let ssl = cnp_X509_STORE_CTX_get_ssl(storeContext) else {
+        return .protocolVersion(host: host, required: requirements.minimumTLSVersion.description, found: "an unknown version")
+      }
+      let version = Int(SSL_version(ssl))
+      if version < requirements.minimumTLSVersion.rawValue {
+        return .protocolVersion(host: host, required: requirements.minimumTLSVersion.description, found: CNTLSVersion.name(version))
+      }
+      guard requirements.requiresForwardSecrecy, version < CNTLSVersion.tls13.rawValue else { return nil }
+      guard let cipher = SSL_get_pending_cipher(ssl) ?? SSL_get_current_cipher(ssl) else {
+        return .cipherSuite(host: host, found: "an unknown cipher")
+      }
+      let name = String(cString: SSL_CIPHER_get_name(cipher))
+      let authenticatedEncryption = SSL_CIPHER_is_aead(cipher) == 1 && (name.contains("GCM") || name.contains("CHACHA20"))
+      let forwardSecret = SSL_CIPHER_get_kx_nid(cipher) == NID_kx_ecdhe
+      return authenticatedEncryption && forwardSecret ? nil : .cipherSuite(host: host, found: name)
+    }
+
+    /// OpenSSL's own refusals of weak keys and hashes, expressed as transport-security violations.
+    private func weakCertificateViolation(_ code: Int32, _ storeContext: OpaquePointer) -> CNTransportSecurityViolation? {
+      guard settings.transportSecurity?.allowsWeakCertificates == false else { return nil }
+      let certificate = X509_STORE_CTX_get_current_cert(storeContext).flatMap { Self.certificate($0) }
+      switch code {
+      case X509_V_ERR_EE_KEY_TOO_SMALL, X509_V_ERR_CA_KEY_TOO_SMALL:
+        let subject = code == X509_V_ERR_EE_KEY_TOO_SMALL ? X509_STORE_CTX_get0_cert(storeContext).flatMap { Self.certificate($0) } : certificate
+        return .leafKey(host: host, found: subject?.publicKeyKind?.description ?? "a key that is too small")
+      case X509_V_ERR_CA_MD_TOO_WEAK:
+        return .signatureHash(
+          host: host, certificate: "\"\(certificate?.commonName ?? "a certificate")\"",
+          found: certificate?.signatureHash.description ?? "a weak hash")
+      default:
+        return nil
+      }
+    }
+
+    /// The verified chain judged against the key-size and signature-hash rules.
+    private func certificateViolation(_ chain: [CNCertificate]) -> CNTransportSecurityViolation? {
+      guard let leaf = chain.first else { return .leafKey(host: host, found: "no certificate") }
+      switch leaf.publicKeyKind {
+      case .rsa(let bits)? where bits >= 2048: break
+      case .ec(let curve)? where curve.bits >= 256: break
+      case .ed25519?: break
+      case let kind: return .leafKey(host: host, found: kind?.description ?? "an unreadable key")
+      }
+      for certificate in chain.dropLast() where !certificate.signatureHash.isSHA256OrStronger {
+        return .signatureHash(
+          host: host, certificate: "\"\(certificate.commonName ?? "a certificate")\"", found: certificate.signatureHash.description)
+      }
+      return nil
+    }
+
+    fileprivate func recordServerHello(version: Int) {
+      serverHelloVersion = version
+    }
+
+    fileprivate func recordProtocolVersionAlert() {
+      serverRefusedVersions = true
+    }
+
+    /// The transport-security reading of a failed handshake: a server that chose, or could only
+    /// offer, a version below the policy's minimum.
+    private func versionViolation() -> CNTransportSecurityViolation? {
+      guard let requirements = settings.transportSecurity else { return nil }
+      let required = requirements.minimumTLSVersion
+      if let version = serverHelloVersion, version < required.rawValue {
+        return .protocolVersion(host: host, required: required.description, found: CNTLSVersion.name(version))
+      }
+      // We offered every version the policy allows; the server wanted none of them.
+      if serverRefusedVersions, settings.minimumTLSVersion <= required {
+        return .protocolVersion(host: host, required: required.description, found: "only versions below \(required)")
+      }
+      return nil
     }
 
     /// Judges the connection once more just before the request is sent: a reused connection was
@@ -331,6 +450,14 @@
           presentedChain: reused ? [] : presentedChain, pinning: pinning, error: rejection))
     }
 
+    private static func certificate(_ x509: OpaquePointer) -> CNCertificate? {
+      var output: UnsafeMutablePointer<UInt8>? = nil
+      let length = i2d_X509(x509, &output)
+      guard length > 0, let output else { return nil }
+      defer { cnp_OPENSSL_free(output) }
+      return try? CNCertificate(derEncoded: UnsafeBufferPointer(start: output, count: Int(length)))
+    }
+
     private static func certificates(_ stack: OpaquePointer?) -> [CNCertificate]? {
       guard let stack else { return nil }
       let count = cnp_sk_X509_num(stack)
@@ -338,12 +465,7 @@
       var result: [CNCertificate] = []
       result.reserveCapacity(Int(count))
       for index in 0..<count {
-        var output: UnsafeMutablePointer<UInt8>? = nil
-        let length = i2d_X509(cnp_sk_X509_value(stack, index), &output)
-        guard length > 0, let output else { return nil }
-        defer { cnp_OPENSSL_free(output) }
-        guard let certificate = try? CNCertificate(derEncoded: UnsafeBufferPointer(start: output, count: Int(length)))
-        else { return nil }
+        guard let x509 = cnp_sk_X509_value(stack, index), let certificate = certificate(x509) else { return nil }
         result.append(certificate)
       }
       return result
@@ -389,6 +511,7 @@
       case CURLE_OPERATION_TIMEDOUT:
         return .timedOut(host: host, seconds: timeout)
       case CURLE_SSL_CONNECT_ERROR:
+        if let violation = versionViolation() { return .transportSecurity(violation) }
         return .tlsHandshakeFailed(host: host, reason: message)
       case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
         return .untrustedChain(host: host, reason: message)
@@ -434,6 +557,19 @@
     }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     return transfer.verifyChain(storeContext) ? 1 : 0
+  }
+
+  /// Records the version of the server's ServerHello (handshake message 2) and a fatal
+  /// protocol_version alert (alert 70) from the server.
+  private let messageCallback: cnp_ssl_message_callback = { isWrite, _, contentType, buffer, length, _, context in
+    guard isWrite == 0, let buffer, let context else { return }
+    let bytes = buffer.assumingMemoryBound(to: UInt8.self)
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    if contentType == 22, length >= 6, bytes[0] == 2 {
+      transfer.recordServerHello(version: Int(bytes[4]) << 8 | Int(bytes[5]))
+    } else if contentType == 21, length >= 2, bytes[1] == 70 {
+      transfer.recordProtocolVersionAlert()
+    }
   }
 
   private let prerequestCallback: cnp_curl_prereq_callback = { context, _, _, _, _ in

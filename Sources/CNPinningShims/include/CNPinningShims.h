@@ -60,3 +60,10 @@ void cnp_SSL_CTX_disable_session_resumption(SSL_CTX *context);
 long cnp_SSL_CTX_add_extra_chain_cert(SSL_CTX *context, X509 *certificate);
 long cnp_SSL_set_tlsext_host_name(SSL *ssl, const char *name);
 int cnp_SSL_session_reused(const SSL *ssl);
+
+typedef void (*cnp_ssl_message_callback)(int write_p, int version, int content_type, const void *buffer, size_t length,
+                                         SSL *ssl, void *context);
+/// Sets a message callback and its context pointer on a context.
+void cnp_SSL_CTX_set_message_callback(SSL_CTX *context, cnp_ssl_message_callback callback, void *argument);
+/// The SSL of a certificate-verification context (NULL outside a TLS handshake).
+SSL *cnp_X509_STORE_CTX_get_ssl(X509_STORE_CTX *context);

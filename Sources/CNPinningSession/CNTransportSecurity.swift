@@ -1,0 +1,83 @@
+import CNPinning
+
+/// An App Transport Security-like policy for a session, on by default: TLS 1.2 or later; a leaf
+/// key of RSA ≥ 2048 or EC ≥ 256 bits; SHA-2 (≥ 256-bit) signatures on every certificate below
+/// the anchor; AES-GCM or ChaCha20-Poly1305 with ECDHE (or TLS 1.3) forward secrecy; no plain
+/// `http://`. Exceptions relax it per host, like `NSExceptionDomains`.
+public struct CNTransportSecurity: Sendable, Equatable {
+  public var isEnabled: Bool
+  /// Relaxations by host name; a key with `includesSubdomains` also covers the hosts below it.
+  public var exceptions: [String: CNTransportSecurityException]
+
+  public init(isEnabled: Bool = true, exceptions: [String: CNTransportSecurityException] = [:]) {
+    self.isEnabled = isEnabled
+    self.exceptions = exceptions
+  }
+
+  /// No transport-security requirements beyond TLS itself.
+  public static var disabled: CNTransportSecurity { CNTransportSecurity(isEnabled: false) }
+
+  /// What applies to `host` — the rules, and whether they come from an exception — or nil when
+  /// the policy is off.
+  func requirements(for host: String) -> (rules: CNTransportSecurityException, isException: Bool)? {
+    guard isEnabled else { return nil }
+    guard case .success(let name) = HostName.parse(host) else { return (CNTransportSecurityException(), false) }
+    var index = HostIndex<CNTransportSecurityException>()
+    for (key, exception) in exceptions {
+      if case .success(let configured) = HostName.parse(key) {
+        index.insert(configured, includesSubdomains: exception.includesSubdomains, exception)
+      }
+    }
+    return index.lookup(name).map { ($0, true) } ?? (CNTransportSecurityException(), false)
+  }
+}
+
+/// How one host (and, with `includesSubdomains`, the hosts below it) may fall short of the
+/// policy. The default relaxes nothing.
+public struct CNTransportSecurityException: Sendable, Equatable {
+  public var includesSubdomains: Bool
+  /// Allows plain `http://` (NSExceptionAllowsInsecureHTTPLoads).
+  public var allowsInsecureHTTPLoads: Bool
+  /// The lowest TLS version accepted (NSExceptionMinimumTLSVersion).
+  public var minimumTLSVersion: CNTLSVersion
+  /// When false, ciphers without forward secrecy or AEAD are accepted
+  /// (NSExceptionRequiresForwardSecrecy).
+  public var requiresForwardSecrecy: Bool
+  /// Accepts small keys and SHA-1 signatures.
+  public var allowsWeakCertificates: Bool
+
+  public init(
+    includesSubdomains: Bool = false, allowsInsecureHTTPLoads: Bool = false, minimumTLSVersion: CNTLSVersion = .tls12,
+    requiresForwardSecrecy: Bool = true, allowsWeakCertificates: Bool = false
+  ) {
+    self.includesSubdomains = includesSubdomains
+    self.allowsInsecureHTTPLoads = allowsInsecureHTTPLoads
+    self.minimumTLSVersion = minimumTLSVersion
+    self.requiresForwardSecrecy = requiresForwardSecrecy
+    self.allowsWeakCertificates = allowsWeakCertificates
+  }
+}
+
+/// Which transport-security requirement a connection failed, and what it found instead.
+public enum CNTransportSecurityViolation: Sendable, Equatable, CustomStringConvertible {
+  case insecureHTTP(host: String)
+  case protocolVersion(host: String, required: String, found: String)
+  case cipherSuite(host: String, found: String)
+  case leafKey(host: String, found: String)
+  case signatureHash(host: String, certificate: String, found: String)
+
+  public var description: String {
+    switch self {
+    case .insecureHTTP(let host):
+      return "\(host): transport security requires https; plain http was requested (add an exception to allow it)"
+    case .protocolVersion(let host, let required, let found):
+      return "\(host): transport security requires \(required) or later; the server offered \(found)"
+    case .cipherSuite(let host, let found):
+      return "\(host): transport security requires an AES-GCM or ChaCha20-Poly1305 cipher with ECDHE forward secrecy; the server chose \(found)"
+    case .leafKey(let host, let found):
+      return "\(host): transport security requires a leaf key of RSA ≥ 2048 or EC ≥ 256 bits; the leaf has \(found)"
+    case .signatureHash(let host, let certificate, let found):
+      return "\(host): transport security requires SHA-256 or stronger signatures below the anchor; \(certificate) is signed with \(found)"
+    }
+  }
+}
