@@ -9,11 +9,59 @@ import Foundation
 
 /// A real TLS server on the loopback interface, made with OpenSSL for tests: it serves a chain
 /// from the test PKI on an ephemeral port, answers HTTP/1.1 with canned responses and records
-/// every request and handshake. Every loop in it is bounded, and `stop()` joins its threads.
-public final class LocalTLSServer: @unchecked Sendable {
-  public let configuration: Configuration
+/// every request and handshake. Every loop in it is bounded; `stop()` (or releasing the server)
+/// closes its sockets and joins its threads.
+public final class LocalTLSServer: Sendable {
+  /// The threads hold the core, never this object, so releasing it stops them.
+  private let core: LocalTLSServerCore
+
+  public var configuration: Configuration { core.configuration }
   /// The port the server listens on.
-  public let port: Int
+  public var port: Int { core.port }
+  /// Requests received, in order.
+  public var requests: [Request] { core.requests }
+  /// Completed TLS handshakes.
+  public var handshakes: Int { core.handshakes }
+  /// Handshakes that resumed an earlier session.
+  public var resumedHandshakes: Int { core.resumedHandshakes }
+  /// Handshakes the client (or the server) aborted.
+  public var failedHandshakes: Int { core.failedHandshakes }
+  /// TCP connections accepted.
+  public var connections: Int { core.connections }
+
+  /// The loopback address as it appears in a URL host.
+  public var host: String { configuration.address == .ipv4Loopback ? "127.0.0.1" : "[::1]" }
+  /// `https://127.0.0.1:PORT` (or `https://[::1]:PORT`; `http` for a plain-HTTP server).
+  public var baseURL: URL { URL(string: "\(scheme)://\(host):\(port)")! }
+
+  /// The URL of `path` on this server, reached through `hostName` (pair it with a resolve override).
+  public func url(_ path: String = "/", hostName: String? = nil) -> URL {
+    URL(string: "\(scheme)://\(hostName ?? host):\(port)\(path)")!
+  }
+
+  private var scheme: String { configuration.behavior == .plainHTTP ? "http" : "https" }
+
+  /// Starts a server; it runs until `stop()` or until it is released.
+  public static func start(_ configuration: Configuration) throws -> LocalTLSServer {
+    LocalTLSServer(core: try LocalTLSServerCore(configuration))
+  }
+
+  private init(core: LocalTLSServerCore) { self.core = core }
+
+  deinit { core.stop() }
+
+  /// Stops accepting, closes open connections and waits for every server thread to end.
+  public func stop() { core.stop() }
+}
+
+/// The server's sockets, TLS context, state and threads.
+final class LocalTLSServerCore: @unchecked Sendable {
+  typealias Configuration = LocalTLSServer.Configuration
+  typealias Request = LocalTLSServer.Request
+  typealias Address = LocalTLSServer.Address
+
+  let configuration: Configuration
+  let port: Int
   private let listener: Int32
   private let context: OpaquePointer
   private let state = Locked(ServerState())
@@ -29,35 +77,13 @@ public final class LocalTLSServer: @unchecked Sendable {
     var openSockets: Set<Int32> = []
   }
 
-  /// Requests received, in order.
-  public var requests: [Request] { state.withLock { $0.requests } }
-  /// Completed TLS handshakes.
-  public var handshakes: Int { state.withLock { $0.handshakes } }
-  /// Handshakes that resumed an earlier session.
-  public var resumedHandshakes: Int { state.withLock { $0.resumedHandshakes } }
-  /// Handshakes the client (or the server) aborted.
-  public var failedHandshakes: Int { state.withLock { $0.failedHandshakes } }
-  /// TCP connections accepted.
-  public var connections: Int { state.withLock { $0.connections } }
+  var requests: [Request] { state.withLock { $0.requests } }
+  var handshakes: Int { state.withLock { $0.handshakes } }
+  var resumedHandshakes: Int { state.withLock { $0.resumedHandshakes } }
+  var failedHandshakes: Int { state.withLock { $0.failedHandshakes } }
+  var connections: Int { state.withLock { $0.connections } }
 
-  /// The loopback address as it appears in a URL host.
-  public var host: String { configuration.address == .ipv4Loopback ? "127.0.0.1" : "[::1]" }
-  /// `https://127.0.0.1:PORT` (or `https://[::1]:PORT`; `http` for a plain-HTTP server).
-  public var baseURL: URL { URL(string: "\(scheme)://\(host):\(port)")! }
-
-  /// The URL of `path` on this server, reached through `hostName` (pair it with a resolve override).
-  public func url(_ path: String = "/", hostName: String? = nil) -> URL {
-    URL(string: "\(scheme)://\(hostName ?? host):\(port)\(path)")!
-  }
-
-  private var scheme: String { configuration.behavior == .plainHTTP ? "http" : "https" }
-
-  /// Starts a server; it runs until `stop()` or deinitialisation.
-  public static func start(_ configuration: Configuration) throws -> LocalTLSServer {
-    try LocalTLSServer(configuration)
-  }
-
-  private init(_ configuration: Configuration) throws {
+  init(_ configuration: Configuration) throws {
     signal(SIGPIPE, SIG_IGN)  // a client that hangs up must not kill the test process
     self.configuration = configuration
     self.context = try Self.makeContext(configuration)
@@ -82,7 +108,7 @@ public final class LocalTLSServer: @unchecked Sendable {
   }
 
   /// Stops accepting, closes open connections and waits for every server thread to end.
-  public func stop() {
+  func stop() {
     let sockets = state.withLock { state -> Set<Int32>? in
       guard !state.stopped else { return nil }
       state.stopped = true
@@ -178,7 +204,7 @@ public final class LocalTLSServer: @unchecked Sendable {
     for _ in 0..<1000 {
       guard !isStopped, let request = connection.readRequest(serverName: serverName) else { break }
       state.withLock { $0.requests.append(request) }
-      let response = configuration.handler(request)
+      let response = configuration.handler(request)  // runs on this server's thread
       if response.delay > 0 { sleepUnlessStopped(response.delay) }
       let keepAlive = configuration.keepAlive && request.header("Connection")?.lowercased() != "close"
       guard connection.write(response, keepAlive: keepAlive), keepAlive else { break }
@@ -264,7 +290,7 @@ public final class LocalTLSServer: @unchecked Sendable {
 
 /// HTTP/1.1 framing over one connection (TLS or plain): requests with Content-Length bodies,
 /// responses with Content-Length.
-private struct HTTPConnection {
+struct HTTPConnection {
   /// Reads into the buffer; returns the byte count, or 0 or less when the connection ends.
   let read: (UnsafeMutableRawBufferPointer) -> Int
   /// Writes bytes; returns the count written, or 0 or less on failure.

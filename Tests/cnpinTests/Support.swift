@@ -61,6 +61,9 @@ func cnpin(_ arguments: [String], environment: [String: String] = [:]) async thr
     if done { continuation.resume() }
   }
   watchdog.cancel()
+  // The child has exited; this returns at once and lets Foundation release the process.
+  process.waitUntilExit()
+  process.terminationHandler = nil
   return Run(
     status: process.terminationStatus, stdout: String(decoding: await output, as: UTF8.self),
     stderr: String(decoding: await errors, as: UTF8.self))
