@@ -54,5 +54,11 @@ tsan: deps
 	$(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread --filter "$(TSAN_TESTS)"
 
+# Coverage-guided fuzzing of the certificate reader, configuration loaders, JWS verifier and
+# host-name handling (Fuzz/), SECONDS per target.
+SECONDS ?= 60
+fuzz: deps
+	scripts/fuzz.sh $(SECONDS)
+
 clean:
-	rm -rf .build
+	rm -rf .build Fuzz/.build

@@ -340,10 +340,7 @@ struct ConfigurationLoader {
     case .date(let date):
       return date
     case .string(let text):
-      let formatter = ISO8601DateFormatter()
-      if let date = formatter.date(from: text) { return date }
-      formatter.formatOptions.insert(.withFractionalSeconds)
-      if let date = formatter.date(from: text) { return date }
+      if let date = ISO8601.date(from: text) { return date }
       fail(path, .invalidValue(text, reason: "is not an ISO 8601 date such as 2027-01-31T00:00:00Z"))
       return nil
     default:

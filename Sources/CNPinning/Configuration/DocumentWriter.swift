@@ -104,13 +104,7 @@ public enum DocumentWriter {
     ]
   }
 
-  private static func isoDate(_ date: Date) -> String {
-    let formatter = ISO8601DateFormatter()
-    if date.timeIntervalSince1970.rounded(.down) != date.timeIntervalSince1970 {
-      formatter.formatOptions.insert(.withFractionalSeconds)
-    }
-    return formatter.string(from: date)
-  }
+  private static func isoDate(_ date: Date) -> String { ISO8601.string(from: date) }
 
   /// `text` as a JSON string literal.
   public static func jsonString(_ text: String) -> String {

@@ -38,6 +38,10 @@ public struct CNCertificate: Sendable, Hashable {
   public let subjectCommonNames: [String]
   /// Every CN attribute of the issuer in order, for display (undecodable bytes are replaced).
   public let issuerCommonNames: [String]
+  /// Every CN attribute of the subject in order, strictly decoded: nil where one does not decode.
+  public let subjectCommonNameValues: [String?]
+  /// Every CN attribute of the issuer in order, strictly decoded: nil where one does not decode.
+  public let issuerCommonNameValues: [String?]
   /// The start of the validity period.
   public let notValidBefore: Date
   /// The end of the validity period.
@@ -66,6 +70,8 @@ public struct CNCertificate: Sendable, Hashable {
     self.notValidAfter = parsed.notAfter
     self.subjectCommonNames = parsed.subjectCommonNames.map(\.display)
     self.issuerCommonNames = parsed.issuerCommonNames.map(\.display)
+    self.subjectCommonNameValues = parsed.subjectCommonNames.map(\.strict)
+    self.issuerCommonNameValues = parsed.issuerCommonNames.map(\.strict)
     switch parsed.subjectCommonNames.last {
     case .none:
       (commonName, commonNameProblem) = (nil, .missing)

@@ -12,6 +12,11 @@ struct CertificateParser {
       case .undecodable(_, let lossy): return lossy
       }
     }
+
+    var strict: String? {
+      if case .text(let text) = self { return text }
+      return nil
+    }
   }
 
   struct Parsed {
@@ -71,6 +76,15 @@ struct CertificateParser {
       try key.read(DERReader.bitString, "subjectPublicKeyInfo.subjectPublicKey"), bytes,
       "subjectPublicKeyInfo.subjectPublicKey")
     try key.expectEnd("tbsCertificate.subjectPublicKeyInfo")
+    // Keys of known types must be canonically encoded, so that the SPKI hash is the one the
+    // openssl pipeline gives (OpenSSL re-encodes what it reads).
+    do {
+      _ = try PublicKeyKind(subjectPublicKeyInfo: Array(bytes[spki.whole]))
+    } catch let error as CNCertificateError {
+      throw error
+    } catch {
+      throw .invalidContent(field: "tbsCertificate.subjectPublicKeyInfo", reason: "cannot be read")
+    }
     for (primitive, constructed) in [(UInt8(0x81), UInt8(0xA1)), (0x82, 0xA2)] {
       if fields.nextTag == primitive || fields.nextTag == constructed {
         _ = try fields.readAny("tbsCertificate.uniqueIdentifier")
@@ -200,10 +214,10 @@ struct CertificateParser {
       let month = digits(text, offset, 2), let day = digits(text, offset + 2, 2),
       let hour = digits(text, offset + 4, 2), let minute = digits(text, offset + 6, 2),
       let second = digits(text, offset + 8, 2),
-      (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+      (1...12).contains(month), (1...CalendarMath.daysIn(month: month, year: year)).contains(day),
       hour < 24, minute < 60, second < 60
     else { throw invalid }
-    let days = daysSinceEpoch(year: year, month: month, day: day)
+    let days = CalendarMath.daysSinceEpoch(year: year, month: month, day: day)
     return Date(timeIntervalSince1970: TimeInterval(((days * 24 + hour) * 60 + minute) * 60 + second))
   }
 
@@ -217,21 +231,4 @@ struct CertificateParser {
     return value
   }
 
-  private static func daysIn(month: Int, year: Int) -> Int {
-    switch month {
-    case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-    case 4, 6, 9, 11: return 30
-    default: return 31
-    }
-  }
-
-  /// Days from 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
-  private static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146097 + dayOfEra - 719468
-  }
 }

@@ -42,6 +42,14 @@ public enum PublicKeyKind: Sendable, Hashable, CustomStringConvertible {
     [0x2B, 0x81, 0x04, 0x00, 0x23]: .p521,
   ]
 
+  /// Whether INTEGER content is positive and has no needless leading zero byte.
+  private static func isMinimalPositive(_ content: some Collection<UInt8>) -> Bool {
+    guard let first = content.first else { return false }
+    if first & 0x80 != 0 { return false }
+    if first == 0 { return content.dropFirst().first.map { $0 & 0x80 != 0 } ?? false }
+    return true
+  }
+
   /// Reads a DER SubjectPublicKeyInfo. Throws `CNCertificateError` when it is malformed.
   public init(subjectPublicKeyInfo der: [UInt8]) throws {
     self = try der.withUnsafeBufferPointer { bytes throws(CNCertificateError) in
@@ -60,22 +68,30 @@ public enum PublicKeyKind: Sendable, Hashable, CustomStringConvertible {
       }
       switch oidBytes {
       case Self.rsaEncryption:
+        // DER requires the NULL parameter, and positive, minimally encoded integers.
+        let parameters = try algorithmFields.read(0x05, "SubjectPublicKeyInfo.algorithm.parameters")
+        guard parameters.end == parameters.contentStart else {
+          throw .invalidContent(field: "SubjectPublicKeyInfo.algorithm.parameters", reason: "is not NULL")
+        }
+        try algorithmFields.expectEnd("SubjectPublicKeyInfo.algorithm")
         var inner = DERReader(bytes, range: (key.contentStart + 1)..<key.end)
         let sequence = try inner.read(DERReader.sequence, "RSAPublicKey")
         try inner.expectEnd("RSAPublicKey")
         var numbers = inner.reader(inside: sequence)
         let modulus = try numbers.read(DERReader.integer, "RSAPublicKey.modulus")
-        _ = try numbers.read(DERReader.integer, "RSAPublicKey.publicExponent")
+        let exponent = try numbers.read(DERReader.integer, "RSAPublicKey.publicExponent")
         try numbers.expectEnd("RSAPublicKey")
-        var start = modulus.contentStart
-        while start < modulus.end - 1, bytes[start] == 0 { start += 1 }
-        guard start < modulus.end, bytes[modulus.contentStart] & 0x80 == 0 else {
-          throw .invalidContent(field: "RSAPublicKey.modulus", reason: "is not a positive integer")
+        for (number, field) in [(modulus, "RSAPublicKey.modulus"), (exponent, "RSAPublicKey.publicExponent")] {
+          guard Self.isMinimalPositive(bytes[number.content]) else {
+            throw .invalidContent(field: field, reason: "is not a positive, minimally encoded integer")
+          }
         }
+        let start = bytes[modulus.contentStart] == 0 ? modulus.contentStart + 1 : modulus.contentStart
         let leading = bytes[start]
         return .rsa(bits: (modulus.end - start - 1) * 8 + (8 - leading.leadingZeroBitCount))
       case Self.ecPublicKey:
         let parameters = try algorithmFields.read(DERReader.objectIdentifier, "SubjectPublicKeyInfo.algorithm.namedCurve")
+        try algorithmFields.expectEnd("SubjectPublicKeyInfo.algorithm")
         let curve = Self.curves[Array(bytes[parameters.content])] ?? .other
         let point = key.end - key.contentStart - 1
         guard curve == .other || (point == 1 + 2 * curve.coordinateSize && bytes[key.contentStart + 1] == 0x04) else {
@@ -83,6 +99,10 @@ public enum PublicKeyKind: Sendable, Hashable, CustomStringConvertible {
         }
         return .ec(curve: curve)
       case Self.ed25519OID:
+        try algorithmFields.expectEnd("SubjectPublicKeyInfo.algorithm")
+        guard key.end - key.contentStart == 33 else {
+          throw .invalidContent(field: "SubjectPublicKeyInfo.subjectPublicKey", reason: "is not a 32-byte Ed25519 key")
+        }
         return .ed25519
       default:
         return .other(oid: oidBytes)

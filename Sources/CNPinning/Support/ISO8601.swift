@@ -1,0 +1,108 @@
+import Foundation
+
+/// Strict ISO 8601 timestamps as configurations write them: `YYYY-MM-DDTHH:MM:SS`, optional
+/// fraction, then `Z` or `±HH:MM`. (Foundation's `ISO8601DateFormatter` crashes on some inputs,
+/// for example "tomorrow"; configuration parsing must never crash.)
+enum ISO8601 {
+  static func date(from text: String) -> Date? {
+    let bytes = Array(text.utf8)
+    guard bytes.count >= 20, bytes.count <= 40 else { return nil }
+    func digits(_ start: Int, _ count: Int) -> Int? {
+      guard start + count <= bytes.count else { return nil }
+      var value = 0
+      for byte in bytes[start..<(start + count)] {
+        guard byte >= 0x30, byte <= 0x39 else { return nil }
+        value = value * 10 + Int(byte - 0x30)
+      }
+      return value
+    }
+    func at(_ index: Int, _ character: Character) -> Bool { index < bytes.count && bytes[index] == character.asciiValue! }
+    guard let year = digits(0, 4), at(4, "-"), let month = digits(5, 2), at(7, "-"), let day = digits(8, 2),
+      at(10, "T"), let hour = digits(11, 2), at(13, ":"), let minute = digits(14, 2), at(16, ":"),
+      let second = digits(17, 2), (1...12).contains(month), (1...CalendarMath.daysIn(month: month, year: year)).contains(day),
+      hour < 24, minute < 60, second < 60
+    else { return nil }
+    var index = 19
+    var fraction = 0.0
+    if at(index, ".") {
+      index += 1
+      let start = index
+      while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+      guard index > start, let value = Double("0." + String(decoding: bytes[start..<index], as: UTF8.self)) else { return nil }
+      fraction = value
+    }
+    var offset = 0
+    if at(index, "Z") {
+      index += 1
+    } else if at(index, "+") || at(index, "-") {
+      let sign = at(index, "-") ? -1 : 1
+      guard let hours = digits(index + 1, 2), at(index + 3, ":"), let minutes = digits(index + 4, 2), hours < 24, minutes < 60
+      else { return nil }
+      offset = sign * (hours * 3600 + minutes * 60)
+      index += 6
+    } else {
+      return nil
+    }
+    guard index == bytes.count else { return nil }
+    let days = CalendarMath.daysSinceEpoch(year: year, month: month, day: day)
+    let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second - offset
+    return Date(timeIntervalSince1970: TimeInterval(seconds) + fraction)
+  }
+}
+
+extension ISO8601 {
+  /// `YYYY-MM-DDTHH:MM:SSZ` (with a fraction when the date has one), in the same proleptic
+  /// Gregorian calendar `date(from:)` reads, so every date round-trips. (Foundation's formatter
+  /// switches to the Julian calendar before 1582.)
+  static func string(from date: Date) -> String {
+    let total = date.timeIntervalSince1970
+    let whole = total.rounded(.down)
+    let seconds = Int(whole)
+    let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+    let remainder = seconds - days * 86400
+    let (year, month, day) = CalendarMath.civil(fromDaysSinceEpoch: days)
+    func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+    var text = "\(yearText)-\(two(month))-\(two(day))T\(two(remainder / 3600)):\(two(remainder % 3600 / 60)):\(two(remainder % 60))"
+    let fraction = total - whole
+    if fraction > 0 {
+      let digits = String(format: "%.6f", fraction).dropFirst(1)  // ".123456"
+      text += digits.replacingOccurrences(of: "0+$", with: "", options: .regularExpression)
+    }
+    return text + "Z"
+  }
+}
+
+/// Proleptic Gregorian calendar arithmetic, shared by the certificate and configuration readers.
+enum CalendarMath {
+  static func daysIn(month: Int, year: Int) -> Int {
+    switch month {
+    case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+    case 4, 6, 9, 11: return 30
+    default: return 31
+    }
+  }
+
+  /// Days from 1970-01-01 (Howard Hinnant's algorithm).
+  static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yearOfEra = y - era * 400
+    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    return era * 146097 + dayOfEra - 719468
+  }
+
+  /// The inverse of `daysSinceEpoch`.
+  static func civil(fromDaysSinceEpoch days: Int) -> (year: Int, month: Int, day: Int) {
+    let z = days + 719468
+    let era = (z >= 0 ? z : z - 146096) / 146097
+    let dayOfEra = z - era * 146097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+  }
+}
