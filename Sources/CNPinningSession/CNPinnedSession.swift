@@ -129,6 +129,15 @@ public final class CNPinnedSession: Sendable {
     return event
   }
 
+  /// The name of the session's network thread (`CNPSession-N`), for diagnostics.
+  public var threadName: String {
+    #if canImport(CCurl)
+      loop.name
+    #else
+      ""
+    #endif
+  }
+
   /// Fails every request in flight with `sessionInvalidated` and refuses new ones.
   public func invalidateAndCancel() {
     #if canImport(CCurl)

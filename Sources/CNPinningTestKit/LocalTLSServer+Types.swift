@@ -70,6 +70,10 @@ extension LocalTLSServer {
     case notTLS
     /// Plain HTTP/1.1, no TLS at all.
     case plainHTTP
+    /// Reads the client's hello and never answers (until stopped).
+    case stallHandshake
+    /// Completes the TLS handshake, then closes without reading the request.
+    case closeAfterHandshake
   }
 
   /// How the server is set up.

@@ -98,7 +98,7 @@ final class LocalTLSServerCore: @unchecked Sendable {
       acceptLoop()
       threads.leave()
     }
-    thread.name = "LocalTLSServer:\(port)"
+    thread.name = "TLSAccept-\(port)"  // Linux keeps 15 characters of a thread name
     thread.start()
   }
 
@@ -147,6 +147,7 @@ final class LocalTLSServerCore: @unchecked Sendable {
         close(client)
         threads.leave()
       }
+      thread.name = "TLSConn-\(port)"
       thread.start()
     }
   }
@@ -160,6 +161,12 @@ final class LocalTLSServerCore: @unchecked Sendable {
     if configuration.behavior == .notTLS {
       let garbage = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\nthis is not TLS\n".utf8)
       _ = garbage.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      return
+    }
+    if configuration.behavior == .stallHandshake {
+      var hello = [UInt8](repeating: 0, count: 4096)
+      _ = recv(socket, &hello, hello.count, 0)
+      sleepUnlessStopped(3600)
       return
     }
     if configuration.behavior == .plainHTTP {
@@ -182,6 +189,7 @@ final class LocalTLSServerCore: @unchecked Sendable {
       state.handshakes += 1
       if resumed { state.resumedHandshakes += 1 }
     }
+    if configuration.behavior == .closeAfterHandshake { return }
     let serverName = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name).map { String(cString: $0) }
     var connection = HTTPConnection(
       read: { buffer in

@@ -7,6 +7,7 @@
   /// One thread driving a libcurl multi handle: every transfer of a session runs on it, so many
   /// concurrent requests share one thread and one connection cache.
   final class CurlMultiLoop: @unchecked Sendable {
+    private static let counter = Locked(0)
     private enum Command {
       case start(CurlTransfer)
       case cancel(CurlTransfer)
@@ -17,6 +18,8 @@
     private let multi: UnsafeMutableRawPointer
     private let commands = Locked<(queue: [Command], shuttingDown: Bool)>(([], false))
     private let finished = DispatchSemaphore(value: 0)
+    /// The loop thread's name.
+    private(set) var name = ""
     /// Active transfers by easy handle; touched only by the loop thread.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
@@ -26,7 +29,13 @@
       }
       self.multi = multi
       let thread = Thread { [self] in run() }
-      thread.name = "CNPinnedSession"
+      // A per-process number, so that tests can tell this session's thread from others'.
+      let number = Self.counter.withLock { value -> Int in
+        value += 1
+        return value
+      }
+      name = "CNPSession-\(number)"
+      thread.name = name
       thread.start()
     }
 

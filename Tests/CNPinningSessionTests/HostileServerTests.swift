@@ -1,0 +1,127 @@
+import CNPinning
+import CNPinningSession
+import CNPinningTestKit
+import Foundation
+import Testing
+
+/// Servers that misbehave: each must end in a typed error within the session's timeout, with no
+/// hang, no crash, and nothing left behind (sockets to the server's port, the server's threads
+/// and the session's thread), counted from /proc so that parallel tests do not interfere.
+@Suite("Hostile servers")
+struct HostileServerTests {
+  /// Sockets of this process connected to, or listening on, `port`.
+  static func sockets(port: Int) -> Int {
+    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    let inodes = Set(
+      descriptors.compactMap { descriptor -> String? in
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)"),
+          target.hasPrefix("socket:[")
+        else { return nil }
+        return String(target.dropFirst(8).dropLast())
+      })
+    let hex = String(format: "%04X", port)
+    var count = 0
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+      guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+      for line in text.split(separator: "\n").dropFirst() {
+        let columns = line.split(separator: " ")
+        guard columns.count > 9, inodes.contains(String(columns[9])) else { continue }
+        if columns[1].hasSuffix(":\(hex)") || columns[2].hasSuffix(":\(hex)") { count += 1 }
+      }
+    }
+    return count
+  }
+
+  static func allThreadNames() -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).map {
+      ((try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines)
+    }
+  }
+
+  /// Threads of this process whose name is one of `names`.
+  static func threads(named names: Set<String>) -> Int {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.filter { task in
+      let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+      return names.contains(name.trimmingCharacters(in: .newlines))
+    }.count
+  }
+
+  /// Runs one request against a server with `behavior`, expects a typed error matching
+  /// `expected`, then checks that everything was released.
+  static func expectCleanFailure(
+    _ setup: LocalTLSServer.Configuration, trust: TestIdentity, manager: CNPinningManager? = nil,
+    timeout: TimeInterval = 3, _ expected: (CNPinnedSessionError) -> Bool
+  ) async throws {
+    var server: LocalTLSServer? = try LocalTLSServer.start(setup)
+    let port = server!.port
+    var configuration = resolving(to: server!, timeout: timeout)
+    configuration.timeoutIntervalForResource = timeout * 4
+    var session: CNPinnedSession? = try CNPinnedSession(
+      manager: manager, trust: .customAnchors([trust.certificate]), configuration: configuration)
+    let names: Set<String> = ["TLSAccept-\(port)", "TLSConn-\(port)", session!.threadName]
+    let started = Date()
+    let failure = await error { _ = try await session!.data(from: server!.url("/", hostName: "api.test")) }
+    #expect(Date().timeIntervalSince(started) < timeout * 4 + 30, "no hang beyond the timeouts")
+    if let failure { #expect(expected(failure), "unexpected error: \(failure)") }
+
+    session = nil
+    server = nil
+    #expect(await eventually(within: 30) { sockets(port: port) == 0 && threads(named: names) == 0 },
+      "left behind: \(sockets(port: port)) sockets, \(threads(named: names)) threads of \(names): \(allThreadNames())")
+  }
+
+  @Test func aServerThatStallsMidHandshakeTimesOut() async throws {
+    let pki = try TestPKI()
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.behavior = .stallHandshake
+    try await Self.expectCleanFailure(setup, trust: pki.root, timeout: 2) { $0 == .timedOut(host: "api.test", seconds: 2) }
+  }
+
+  @Test func garbageInsteadOfTLSIsAHandshakeFailure() async throws {
+    let pki = try TestPKI()
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.behavior = .notTLS
+    try await Self.expectCleanFailure(setup, trust: pki.root) {
+      if case .tlsHandshakeFailed(host: "api.test", _) = $0 { return true }
+      return false
+    }
+  }
+
+  @Test func aServerThatClosesAfterTheHandshakeIsALostConnection() async throws {
+    let pki = try TestPKI()
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.behavior = .closeAfterHandshake
+    try await Self.expectCleanFailure(setup, trust: pki.root) {
+      if case .connectionLost(host: "api.test", _) = $0 { return true }
+      return false
+    }
+  }
+
+  @Test func aHugeChainIsRefused() async throws {
+    // A real chain 110 certificates deep (OpenSSL verifies at most 100 levels by default).
+    let root = try TestIdentity.root("Deep Root")
+    var issuer = root
+    for level in 1...108 { issuer = try issuer.issueIntermediate("Deep CA \(level)") }
+    let leaf = try issuer.issueLeaf("api.test", dnsNames: ["api.test"])
+    #expect(leaf.chain.count == 110)
+    try await Self.expectCleanFailure(.init(identity: leaf), trust: root) {
+      if case .untrustedChain(host: "api.test", let reason) = $0 { return reason.contains("too long") }
+      return false
+    }
+  }
+
+  @Test func aCertificateWithA64KiBCommonNameIsJudgedNotCrashedOn() async throws {
+    let root = try TestIdentity.root("Big Root")
+    let leaf = try root.issue(
+      TestCertificateSpec(subject: [.commonName(String(repeating: "a", count: 65536))], dnsNames: ["api.test"]))
+    #expect(leaf.certificate.derEncoded.count > 65536)
+    let manager = try CNPinningManager(configuration: [
+      "api.test": CNConfiguration([try CNChain([CNChainLink(.exact, "Big Root"), CNChainLink(.exact, "api.test")])])
+    ])
+    try await Self.expectCleanFailure(.init(identity: leaf), trust: root, manager: manager) {
+      if case .pinMismatch(let failure) = $0 { return failure.presentedCommonNames.last??.count == 65536 }
+      return false
+    }
+  }
+}
