@@ -1,3 +1,4 @@
+#if os(Linux)
 import CNPinning
 import CNPinningTestKit
 
@@ -35,3 +36,4 @@ enum EvaluateBenchmark {
       detail: "\(Measure.format(ours)) vs \(Measure.format(openSSL))", ratio: ours / openSSL, target: 0.10)
   }
 }
+#endif

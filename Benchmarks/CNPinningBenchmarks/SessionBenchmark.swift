@@ -1,3 +1,4 @@
+#if os(Linux)
 import CNPinning
 import CNPinningSession
 import CNPinningTestKit
@@ -58,3 +59,4 @@ enum SessionBenchmark {
       ratio: pinnedTime / unpinnedTime, target: 1 / 0.95)
   }
 }
+#endif

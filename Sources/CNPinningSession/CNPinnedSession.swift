@@ -27,6 +27,8 @@ public final class CNPinnedSession: Sendable {
   #if canImport(CCurl)
     private let trustStore: TrustStore
     private let loop: CurlMultiLoop
+  #elseif canImport(Security)
+    private let transport: URLSessionTransport
   #endif
 
   private struct State {
@@ -58,12 +60,16 @@ public final class CNPinnedSession: Sendable {
     #if canImport(CCurl)
       self.trustStore = try TrustStore(trust)
       self.loop = try CurlMultiLoop()
+    #elseif canImport(Security)
+      self.transport = URLSessionTransport(configuration: configuration)
     #endif
   }
 
   deinit {
     #if canImport(CCurl)
       loop.shutdown()
+    #elseif canImport(Security)
+      transport.invalidate()
     #endif
   }
 
@@ -131,7 +137,7 @@ public final class CNPinnedSession: Sendable {
 
   /// The name of the session's network thread (`CNPSession-N`), for diagnostics.
   public var threadName: String {
-    #if canImport(CCurl)
+      #if canImport(CCurl)
       loop.name
     #else
       ""
@@ -142,6 +148,8 @@ public final class CNPinnedSession: Sendable {
   public func invalidateAndCancel() {
     #if canImport(CCurl)
       loop.shutdown()
+    #elseif canImport(Security)
+      transport.invalidate()
     #endif
   }
 
@@ -196,8 +204,15 @@ public final class CNPinnedSession: Sendable {
         transportSecurityException: requirements?.isException ?? false)
       let transfer = try CurlTransfer(request: request, settings: settings, bodyFile: bodyFile, connectOnly: connectOnly)
       return try await loop.perform(transfer)
+    #elseif canImport(Security)
+      // Apple platforms: ATS applies the transport-security rules; no handshake-only probe.
+      guard !connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
+      let settings = TaskSettings(host: host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts)
+      let (data, response) = try await transport.perform(request, settings: settings)
+      if let bodyFile { try? bodyFile.write(contentsOf: data) }
+      return TransferOutcome(response: response, body: bodyFile == nil ? data : Data())
     #else
-      throw .unsupportedRequest("this platform has no pinned transport yet")
+      throw .unsupportedRequest("this platform has no pinned transport")
     #endif
   }
 
@@ -208,6 +223,12 @@ public final class CNPinnedSession: Sendable {
     else { throw .transferFailed(host: "", reason: "cannot create a temporary file for the download") }
     return (url, handle)
   }
+}
+
+/// What one HTTP exchange produced (redirects are separate exchanges).
+struct TransferOutcome: Sendable {
+  let response: HTTPURLResponse
+  let body: Data
 }
 
 extension Task where Success == Never, Failure == Never {

@@ -1,3 +1,4 @@
+#ifdef __linux__
 #include "CNPinningShims.h"
 #include <string.h>
 
@@ -81,3 +82,4 @@ void cnp_SSL_CTX_set_message_callback(SSL_CTX *context, cnp_ssl_message_callback
 SSL *cnp_X509_STORE_CTX_get_ssl(X509_STORE_CTX *context) {
   return X509_STORE_CTX_get_ex_data(context, SSL_get_ex_data_X509_STORE_CTX_idx());
 }
+#endif

@@ -1,3 +1,5 @@
+// The test kit is built on OpenSSL, which only the Linux build links.
+#if canImport(COpenSSL)
 /// A minimal DER tree for editing test certificates: parse, replace a node, re-encode with
 /// correct lengths. Only for material the test kit made itself.
 indirect enum DERTree: Equatable {
@@ -71,3 +73,4 @@ indirect enum DERTree: Equatable {
     return []
   }
 }
+#endif

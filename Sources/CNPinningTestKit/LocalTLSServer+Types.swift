@@ -1,3 +1,5 @@
+// The test kit is built on OpenSSL, which only the Linux build links.
+#if canImport(COpenSSL)
 import CNPinning
 import Foundation
 
@@ -105,3 +107,4 @@ extension LocalTLSServer {
     }
   }
 }
+#endif

@@ -1,3 +1,5 @@
+// The test kit is built on OpenSSL, which only the Linux build links.
+#if canImport(COpenSSL)
 internal import COpenSSL
 internal import CNPinningShims
 import CNPinning
@@ -383,3 +385,4 @@ struct HTTPConnection {
     }
   }
 }
+#endif

@@ -1,3 +1,5 @@
+// The test kit is built on OpenSSL, which only the Linux build links.
+#if canImport(COpenSSL)
 internal import COpenSSL
 internal import CNPinningShims
 import CNPinning
@@ -101,3 +103,4 @@ public final class OpenSSLChainVerifier: @unchecked Sendable {
     return String(cString: X509_verify_cert_error_string(Int(X509_STORE_CTX_get_error(context))))
   }
 }
+#endif

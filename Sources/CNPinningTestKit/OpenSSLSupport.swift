@@ -1,3 +1,5 @@
+// The test kit is built on OpenSSL, which only the Linux build links.
+#if canImport(COpenSSL)
 internal import COpenSSL
 internal import CNPinningShims
 import Foundation
@@ -72,3 +74,4 @@ enum OpenSSLEncoding {
     return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
   }
 }
+#endif

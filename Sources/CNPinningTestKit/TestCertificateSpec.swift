@@ -1,3 +1,5 @@
+// The test kit is built on OpenSSL, which only the Linux build links.
+#if canImport(COpenSSL)
 import Foundation
 
 /// What to put in a test certificate. Dates are relative to the moment it is issued.
@@ -49,3 +51,4 @@ public struct TestCertificateSpec: Sendable {
       subject: [.commonName(commonName)], keyType: keyType, dnsNames: dnsNames, ipAddresses: ipAddresses)
   }
 }
+#endif

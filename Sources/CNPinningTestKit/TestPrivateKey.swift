@@ -1,3 +1,5 @@
+// The test kit is built on OpenSSL, which only the Linux build links.
+#if canImport(COpenSSL)
 internal import COpenSSL
 internal import CNPinningShims
 import Foundation
@@ -107,3 +109,4 @@ public enum TestDigest: Sendable, Hashable {
     }
   }
 }
+#endif

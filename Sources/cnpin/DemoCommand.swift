@@ -1,7 +1,10 @@
 import CNPinning
 import CNPinningSession
-import CNPinningTestKit
 import Foundation
+
+#if os(Linux)
+  import CNPinningTestKit
+#endif
 
 /// `cnpin demo`: the whole story offline — a private PKI made on the spot, TLS servers on
 /// loopback, real pins, an accepted and a rejected connection, and a lint finding.
@@ -20,15 +23,20 @@ enum DemoCommand {
 
   static func run(_ words: [String]) async throws(CLIError) {
     _ = try spec.parse(words)
-    do {
-      try await demo()
-    } catch let error as CLIError {
-      throw error
-    } catch {
-      throw .failed("the demo could not run: \(error)")
-    }
+    #if os(Linux)
+      do {
+        try await demo()
+      } catch let error as CLIError {
+        throw error
+      } catch {
+        throw .failed("the demo could not run: \(error)")
+      }
+    #else
+      throw .usage("the demo's TLS servers need the Linux build (OpenSSL)")
+    #endif
   }
 
+  #if os(Linux)
   private static func demo() async throws {
     var unexpected: [String] = []
     func step(_ title: String) { Output.print("\n== \(title)") }
@@ -108,4 +116,5 @@ enum DemoCommand {
     }
     Output.print("demo: every step behaved as expected (accepted genuine, rejected rogue, lint warned)")
   }
+  #endif
 }

@@ -2,7 +2,7 @@
   import CryptoKit
 
   /// SHA-256 through CryptoKit.
-  enum SHA256Backend {
+  enum CryptoKitSHA256: SHA256Hashing {
     static func hash(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
       Array(SHA256.hash(data: bytes))
     }

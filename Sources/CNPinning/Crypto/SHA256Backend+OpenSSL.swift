@@ -2,7 +2,7 @@
   internal import COpenSSL
 
   /// SHA-256 through OpenSSL's one-shot EVP digest.
-  enum SHA256Backend {
+  enum OpenSSLSHA256: SHA256Hashing {
     nonisolated(unsafe) private static let algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
 
     static func hash(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {

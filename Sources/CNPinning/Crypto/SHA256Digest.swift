@@ -6,3 +6,33 @@ enum SHA256Digest {
     SHA256Backend.hash(bytes)
   }
 }
+
+/// A SHA-256 implementation.
+protocol SHA256Hashing {
+  static func hash(_ bytes: UnsafeRawBufferPointer) -> [UInt8]
+}
+
+/// JWS signature verification.
+protocol SignatureVerifying {
+  /// Whether the platform can verify with this SubjectPublicKeyInfo.
+  static func canUse(subjectPublicKeyInfo der: [UInt8]) -> Bool
+  /// Whether `signature` (JOSE raw r‖s or DER for ECDSA) signs `message` under `key`.
+  static func verify(_ algorithm: JWSAlgorithm, key der: [UInt8], message: [UInt8], signature: [UInt8]) -> Bool
+}
+
+/// JWS signing, for tools (only where a backend offers it).
+protocol PolicySigning {
+  static func sign(_ algorithm: JWSAlgorithm, privateKeyPEM: String, message: [UInt8]) throws(CNPolicyError) -> [UInt8]
+  static func publicKeyInfo(privateKeyPEM: String) throws(CNPolicyError) -> [UInt8]
+}
+
+// One typealias per API chooses the backend.
+#if canImport(COpenSSL)
+  typealias SHA256Backend = OpenSSLSHA256
+  typealias SignatureBackend = OpenSSLSignatures
+  typealias SigningBackend = OpenSSLSignatures
+#else
+  typealias SHA256Backend = CryptoKitSHA256
+  typealias SignatureBackend = SecuritySignatures
+  typealias SigningBackend = UnavailableSigning
+#endif

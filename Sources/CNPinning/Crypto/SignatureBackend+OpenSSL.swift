@@ -2,7 +2,7 @@
   internal import COpenSSL
 
   /// JWS signature verification and signing through OpenSSL's EVP interface.
-  enum SignatureBackend {
+  enum OpenSSLSignatures: SignatureVerifying, PolicySigning {
     static func canUse(subjectPublicKeyInfo der: [UInt8]) -> Bool {
       guard let key = publicKey(der) else { return false }
       EVP_PKEY_free(key)

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Signs enterprise policies (for tools such as `cnpin policy sign`; apps only verify).
+/// Signs enterprise policies (for tools such as `cnpin policy sign`; apps only verify). Needs the
+/// OpenSSL backend: on Apple platforms it throws.
 public struct CNPolicySigner: Sendable {
   let privateKeyPEM: String
   /// The public key that verifies this signer's policies.
@@ -10,7 +11,7 @@ public struct CNPolicySigner: Sendable {
   /// P-256/P-384/P-521.
   public init(privateKeyPEM: String) throws(CNPolicyError) {
     self.privateKeyPEM = privateKeyPEM
-    self.verificationKey = try CNPolicySigningKey(derEncoded: try SignatureBackend.publicKeyInfo(privateKeyPEM: privateKeyPEM))
+    self.verificationKey = try CNPolicySigningKey(derEncoded: try SigningBackend.publicKeyInfo(privateKeyPEM: privateKeyPEM))
   }
 
   /// A compact JWS of `payload` (JSON bytes). The algorithm defaults to RS256 for RSA and
@@ -24,7 +25,7 @@ public struct CNPolicySigner: Sendable {
     }
     let header = Base64URL.encode(Array(#"{"alg":"\#(algorithm.rawValue)","typ":"JWT"}"#.utf8))
     let signingInput = header + "." + Base64URL.encode(payload)
-    let signature = try SignatureBackend.sign(algorithm, privateKeyPEM: privateKeyPEM, message: Array(signingInput.utf8))
+    let signature = try SigningBackend.sign(algorithm, privateKeyPEM: privateKeyPEM, message: Array(signingInput.utf8))
     return signingInput + "." + Base64URL.encode(signature)
   }
 }

@@ -42,6 +42,21 @@ public enum PublicKeyKind: Sendable, Hashable, CustomStringConvertible {
     [0x2B, 0x81, 0x04, 0x00, 0x23]: .p521,
   ]
 
+  /// The key bits inside a SubjectPublicKeyInfo's BIT STRING (the RSAPublicKey, or the EC point),
+  /// or nil when the SPKI is malformed.
+  static func subjectPublicKey(_ der: [UInt8]) -> [UInt8]? {
+    der.withUnsafeBufferPointer { bytes -> [UInt8]? in
+      var top = DERReader(bytes, range: 0..<bytes.count)
+      guard let spki = try? top.read(DERReader.sequence, "SubjectPublicKeyInfo"), top.isAtEnd else { return nil }
+      var fields = top.reader(inside: spki)
+      guard (try? fields.read(DERReader.sequence, "algorithm")) != nil,
+        let key = try? fields.read(DERReader.bitString, "subjectPublicKey"), key.end - key.contentStart >= 2,
+        bytes[key.contentStart] == 0
+      else { return nil }
+      return Array(bytes[(key.contentStart + 1)..<key.end])
+    }
+  }
+
   /// Whether INTEGER content is positive and has no needless leading zero byte.
   private static func isMinimalPositive(_ content: some Collection<UInt8>) -> Bool {
     guard let first = content.first else { return false }

@@ -9,12 +9,6 @@
     import FoundationNetworking
   #endif
 
-  /// What one HTTP exchange produced (redirects are separate exchanges).
-  struct TransferOutcome: Sendable {
-    let response: HTTPURLResponse
-    let body: Data
-  }
-
   /// Everything a transfer needs from its session, captured when the request starts.
   struct TransferSettings: Sendable {
     let manager: CNPinningManager?

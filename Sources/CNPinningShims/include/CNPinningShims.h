@@ -1,6 +1,8 @@
 // C one-liners for OpenSSL macros and variadic functions that Swift's importer cannot see.
 #ifndef CNPINNING_SHIMS_H
 #define CNPINNING_SHIMS_H
+// OpenSSL and libcurl are linked only on Linux; elsewhere this module is empty.
+#ifdef __linux__
 
 #include <stddef.h>
 #include <openssl/evp.h>
@@ -24,7 +26,6 @@ long cnp_BIO_get_mem_data(BIO *bio, char **data);
 void cnp_OPENSSL_free(void *pointer);
 void cnp_X509V3_set_ctx_nodb(X509V3_CTX *context);
 
-#endif
 
 // ---- libcurl: curl_easy_setopt / curl_easy_getinfo are variadic ----
 #include <curl/curl.h>
@@ -67,3 +68,6 @@ typedef void (*cnp_ssl_message_callback)(int write_p, int version, int content_t
 void cnp_SSL_CTX_set_message_callback(SSL_CTX *context, cnp_ssl_message_callback callback, void *argument);
 /// The SSL of a certificate-verification context (NULL outside a TLS handshake).
 SSL *cnp_X509_STORE_CTX_get_ssl(X509_STORE_CTX *context);
+
+#endif  // __linux__
+#endif  // CNPINNING_SHIMS_H

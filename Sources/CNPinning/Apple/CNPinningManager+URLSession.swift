@@ -1,0 +1,80 @@
+#if canImport(Security) && canImport(ObjectiveC)
+  import Foundation
+  import ObjectiveC
+  import Security
+
+  /// The seed's API on Apple platforms: thin glue that reads the challenge, lets
+  /// `CNPinningManager.decide` (shared, tested on Linux) decide, and maps the decision to a
+  /// disposition.
+  extension CNPinningManager {
+    /// Reads the configuration from the app's Info.plist.
+    public convenience init() throws {
+      try self.init(contentsOf: try Self.mainInfoPlist())
+    }
+
+    /// Reads the configuration from the app's Info.plist and accepts enterprise policies.
+    public convenience init(authenticationHost: String, policySigningKey: CNPolicySigningKey, clockSkew: TimeInterval = 0)
+      throws
+    {
+      try self.init(
+        authenticationHost: authenticationHost, policySigningKey: policySigningKey, contentsOf: try Self.mainInfoPlist(),
+        clockSkew: clockSkew)
+    }
+
+    static func mainInfoPlist() throws -> URL {
+      let bundle = Bundle.main.bundleURL
+      let candidates = [bundle.appendingPathComponent("Info.plist"), bundle.appendingPathComponent("Contents/Info.plist")]
+      guard let url = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) else {
+        throw CNConfigurationError(problems: [.init(path: "", error: .malformedDocument("the main bundle has no Info.plist"))])
+      }
+      return url
+    }
+
+    /// Handles a server-trust challenge for a pinned host and returns true; returns false, with
+    /// the handler not called, for a host that is not pinned. Other challenges get default
+    /// handling.
+    public func validate(
+      challenge: URLAuthenticationChallenge,
+      completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) -> Bool {
+      switch decision(for: challenge) {
+      case .notPinned:
+        return false
+      case .notServerTrust, .performDefaultHandling:
+        completionHandler(.performDefaultHandling, nil)
+      case .cancel:
+        completionHandler(.cancelAuthenticationChallenge, nil)
+      }
+      return true
+    }
+
+    /// `(.performDefaultHandling, nil)` when the pins match, `(.cancelAuthenticationChallenge, nil)`
+    /// when they do not or trust fails; throws `CNPinningError.notPinned` for an unpinned host.
+    public func validate(challenge: URLAuthenticationChallenge) async throws -> (URLSession.AuthChallengeDisposition, URLCredential?) {
+      switch decision(for: challenge) {
+      case .notPinned: throw CNPinningError.notPinned
+      case .notServerTrust, .performDefaultHandling: return (.performDefaultHandling, nil)
+      case .cancel: return (.cancelAuthenticationChallenge, nil)
+      }
+    }
+
+    func decision(for challenge: URLAuthenticationChallenge) -> CNChallengeDecision {
+      let space = challenge.protectionSpace
+      let decision = decide(authenticationMethod: space.authenticationMethod, host: space.host, port: space.port) {
+        space.serverTrust.map { CNSecTrust.evaluate($0, host: space.host) }
+      }
+      if case .cancel(let rejection) = decision { CNPinningLog.warn("\(space.host): \(rejection)") }
+      return decision
+    }
+  }
+
+  nonisolated(unsafe) private let managerKey = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+
+  extension URLSession {
+    /// The pinning manager a delegate uses for this session (an associated object).
+    public var cnPinningManager: CNPinningManager? {
+      get { objc_getAssociatedObject(self, managerKey) as? CNPinningManager }
+      set { objc_setAssociatedObject(self, managerKey, newValue, .OBJC_ASSOCIATION_RETAIN_NONATOMIC) }
+    }
+  }
+#endif

@@ -1,0 +1,138 @@
+#if !canImport(CCurl) && canImport(Security)
+  import CNPinning
+  import Foundation
+  import Security
+
+  /// CNPinnedSession's transport on Apple platforms: an ephemeral URLSession (no cache) whose
+  /// per-task delegate runs the shared `CNPinningManager.decide`. Redirects come back to the
+  /// session's own loop, so each hop is judged by its own host. A new URLSession is made when the
+  /// manager changes, so that no open connection carries old pins.
+  final class URLSessionTransport: Sendable {
+    private let configuration: CNPinnedSessionConfiguration
+    private let sessions = Locked<(manager: ObjectIdentifier?, session: URLSession)?>(nil)
+
+    init(configuration: CNPinnedSessionConfiguration) {
+      self.configuration = configuration
+    }
+
+    func invalidate() {
+      sessions.withLock { $0?.session.invalidateAndCancel() }
+    }
+
+    func perform(_ request: URLRequest, settings: TaskSettings) async throws(CNPinnedSessionError) -> (Data, HTTPURLResponse) {
+      let delegate = PinningTaskDelegate(settings: settings)
+      do {
+        let (data, response) = try await session(for: settings.manager).data(for: request, delegate: delegate)
+        guard let http = response as? HTTPURLResponse else { throw CNPinnedSessionError.invalidResponse(host: settings.host, reason: "not HTTP") }
+        return (data, http)
+      } catch let error as CNPinnedSessionError {
+        throw error
+      } catch {
+        throw delegate.rejection ?? Self.map(error, host: settings.host, timeout: configuration.timeoutIntervalForRequest)
+      }
+    }
+
+    private func session(for manager: CNPinningManager?) -> URLSession {
+      sessions.withLock { current in
+        let identity = manager.map(ObjectIdentifier.init)
+        if let current, current.manager == identity { return current.session }
+        current?.session.finishTasksAndInvalidate()
+        let settings = URLSessionConfiguration.ephemeral
+        settings.urlCache = nil
+        settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        settings.timeoutIntervalForRequest = configuration.timeoutIntervalForRequest
+        settings.timeoutIntervalForResource = configuration.timeoutIntervalForResource
+        settings.httpAdditionalHeaders = configuration.httpAdditionalHeaders
+        settings.tlsMinimumSupportedProtocolVersion = configuration.minimumTLSVersion == .tls13 ? .TLSv13 : .TLSv12
+        let session = URLSession(configuration: settings, delegate: RedirectRefusal(), delegateQueue: nil)
+        current = (identity, session)
+        return session
+      }
+    }
+
+    private static func map(_ error: Error, host: String, timeout: TimeInterval) -> CNPinnedSessionError {
+      guard let error = error as? URLError else { return .transferFailed(host: host, reason: "\(error)") }
+      switch error.code {
+      case .cancelled: return .cancelled
+      case .timedOut: return .timedOut(host: host, seconds: timeout)
+      case .cannotFindHost, .dnsLookupFailed: return .cannotResolveHost(host: host)
+      case .cannotConnectToHost: return .cannotConnect(host: host, reason: error.localizedDescription)
+      case .networkConnectionLost: return .connectionLost(host: host, reason: error.localizedDescription)
+      case .secureConnectionFailed: return .tlsHandshakeFailed(host: host, reason: error.localizedDescription)
+      case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
+        .serverCertificateNotYetValid:
+        return .untrustedChain(host: host, reason: error.localizedDescription)
+      case .appTransportSecurityRequiresSecureConnection: return .transportSecurity(.insecureHTTP(host: host))
+      default: return .transferFailed(host: host, reason: error.localizedDescription)
+      }
+    }
+  }
+
+  /// What a task's delegate needs.
+  struct TaskSettings: Sendable {
+    let host: String
+    let manager: CNPinningManager?
+    let trust: CNTrust
+    let unpinnedHosts: CNUnpinnedHostPolicy
+  }
+
+  /// Returns 3xx responses to the caller instead of following them.
+  private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+      _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+      newRequest request: URLRequest
+    ) async -> URLRequest? { nil }
+  }
+
+  /// Judges one task's server-trust challenges with the shared decision.
+  private final class PinningTaskDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    private let settings: TaskSettings
+    private let recorded = Locked<CNPinnedSessionError?>(nil)
+
+    init(settings: TaskSettings) { self.settings = settings }
+
+    var rejection: CNPinnedSessionError? { recorded.withLock { $0 } }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) async
+      -> (URLSession.AuthChallengeDisposition, URLCredential?)
+    {
+      let space = challenge.protectionSpace
+      guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust, let trust = space.serverTrust else {
+        return (.performDefaultHandling, nil)
+      }
+      let evaluate = { () -> CNTrustEvaluation in
+        switch self.settings.trust {
+        case .system: return CNSecTrust.evaluate(trust, host: space.host)
+        case .customAnchors(let anchors): return CNSecTrust.evaluate(trust, host: space.host, anchors: anchors, anchorsOnly: true)
+        case .systemAndCustomAnchors(let anchors):
+          return CNSecTrust.evaluate(trust, host: space.host, anchors: anchors, anchorsOnly: false)
+        }
+      }
+      let decision =
+        settings.manager?.decide(authenticationMethod: space.authenticationMethod, host: space.host, port: space.port) {
+          evaluate()
+        } ?? .notPinned
+      switch decision {
+      case .notServerTrust:
+        return (.performDefaultHandling, nil)
+      case .performDefaultHandling:
+        // Custom anchors were applied to this trust; the system's default handling would drop them.
+        return settings.trust == .system ? (.performDefaultHandling, nil) : (.useCredential, URLCredential(trust: trust))
+      case .notPinned:
+        if settings.unpinnedHosts == .deny { return refuse(.hostNotPinned(host: space.host)) }
+        if settings.trust == .system { return (.performDefaultHandling, nil) }
+        guard case .trusted = evaluate() else { return refuse(.untrustedChain(host: space.host, reason: "not trusted by the custom anchors")) }
+        return (.useCredential, URLCredential(trust: trust))
+      case .cancel(.pinMismatch(let failure)):
+        return refuse(.pinMismatch(failure))
+      case .cancel(let rejection):
+        return refuse(.untrustedChain(host: space.host, reason: rejection.description))
+      }
+    }
+
+    private func refuse(_ error: CNPinnedSessionError) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
+      recorded.withLock { $0 = error }
+      return (.cancelAuthenticationChallenge, nil)
+    }
+  }
+#endif

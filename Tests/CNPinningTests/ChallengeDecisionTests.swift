@@ -1,0 +1,80 @@
+import CNPinning
+import CNPinningTestKit
+import Foundation
+import Testing
+
+/// The decision path the Apple glue calls (`validate(challenge:…)` converts a SecTrust into
+/// these values and the decision into a disposition), exercised on Linux with plain values.
+@Suite("Challenge decisions")
+struct ChallengeDecisionTests {
+  static let pki = try! TestPKIChain()
+  static let method = CNPinningManager.serverTrustAuthenticationMethod
+
+  struct TestPKIChain {
+    let genuine: [CNCertificate]
+    let rogue: [CNCertificate]
+    init() throws {
+      genuine = try TestIdentity.root("Test Root X1").issueIntermediate("R11").issueLeaf("api.test").chain
+      rogue = try TestIdentity.root("Rogue Root").issueIntermediate("R11").issueLeaf("api.test").chain
+    }
+  }
+
+  static func manager(enforce: Bool = true) throws -> CNPinningManager {
+    try CNPinningManager(configuration: [
+      "api.test": CNConfiguration(
+        chains: [try CNChain([CNChainLink(.prefixWithNumber, "Test Root X"), CNChainLink(.prefixWithNumber, "R"), CNChainLink(.exact, "api.test")])],
+        enforce: enforce)
+    ])
+  }
+
+  @Test func otherChallengesAndUnpinnedHostsAreNotEvaluated() throws {
+    let manager = try Self.manager()
+    var evaluations = 0
+    let evaluate = { () -> CNTrustEvaluation? in
+      evaluations += 1
+      return .trusted(Self.pki.genuine)
+    }
+    #expect(manager.decide(authenticationMethod: "NSURLAuthenticationMethodHTTPBasic", host: "api.test", port: 443, evaluateTrust: evaluate) == .notServerTrust)
+    #expect(manager.decide(authenticationMethod: Self.method, host: "other.test", port: 443, evaluateTrust: evaluate) == .notPinned)
+    #expect(evaluations == 0)
+  }
+
+  @Test func pinnedHostsAreJudgedOnTheEvaluatedChain() throws {
+    let manager = try Self.manager()
+    guard case .performDefaultHandling(.accepted)? = Optional(manager.decide(authenticationMethod: Self.method, host: "API.test", port: 443, evaluateTrust: { .trusted(Self.pki.genuine) })) else {
+      Issue.record("the genuine chain should be accepted")
+      return
+    }
+    guard case .cancel(.pinMismatch(let failure)) = manager.decide(authenticationMethod: Self.method, host: "api.test", port: 443, evaluateTrust: { .trusted(Self.pki.rogue) }) else {
+      Issue.record("the rogue chain should be refused")
+      return
+    }
+    #expect(failure.presentedCommonNames == ["Rogue Root", "R11", "api.test"])
+  }
+
+  @Test func failedOrMissingTrustEvaluationIsRefusedWithItsReason() throws {
+    let manager = try Self.manager()
+    #expect(manager.decide(authenticationMethod: Self.method, host: "api.test", port: 443, evaluateTrust: { .untrusted("-67602 host name mismatch") }) == .cancel(.untrusted("-67602 host name mismatch")))
+    #expect(manager.decide(authenticationMethod: Self.method, host: "api.test", port: 443, evaluateTrust: { nil }) == .cancel(.missingServerTrust))
+  }
+
+  @Test func reportOnlyIsAllowedAndReported() throws {
+    let manager = try Self.manager(enforce: false)
+    let reports = Locked(0)
+    manager.setFailureReportHandler { _ in reports.withLock { $0 += 1 } }
+    guard case .performDefaultHandling(.reportOnly) = manager.decide(authenticationMethod: Self.method, host: "api.test", port: 8443, evaluateTrust: { .trusted(Self.pki.rogue) }) else {
+      Issue.record("report-only must allow the connection")
+      return
+    }
+    #expect(waitUntil { reports.withLock { $0 } == 1 })
+  }
+
+  @Test func invalidHostNamesAreRefusedNotTreatedAsUnpinned() throws {
+    let manager = try Self.manager()
+    guard case .cancel(.pinMismatch(let failure)) = manager.decide(authenticationMethod: Self.method, host: "bad host", port: 443, evaluateTrust: { .trusted(Self.pki.genuine) }) else {
+      Issue.record("an invalid host must be refused")
+      return
+    }
+    #expect(failure.reason == .invalidHost("contains whitespace"))
+  }
+}
