@@ -6,12 +6,14 @@ import PackageDescription
 let libraries: [Target.Dependency] = [
   .product(name: "CNPinning", package: "CNPinning"),
   .product(name: "CNPinningTestKit", package: "CNPinning"),
+  "FuzzDriver",
 ]
 
 let package = Package(
   name: "CNPinningFuzz",
   dependencies: [.package(name: "CNPinning", path: "..")],
   targets: [
+    .target(name: "FuzzDriver"),
     .executableTarget(name: "FuzzCertificate", dependencies: libraries),
     .executableTarget(name: "FuzzConfiguration", dependencies: libraries),
     .executableTarget(name: "FuzzPolicy", dependencies: libraries),

@@ -29,10 +29,14 @@ do {
   let genuine = try root.issueIntermediate("R11").issueLeaf("api.test", dnsNames: ["api.test"])
   let rogueRoot = try TestIdentity.root("Rogue Root")
   let rogue = try rogueRoot.issueIntermediate("R11").issueLeaf("api.test", dnsNames: ["api.test"])
+  // The servers run in this process; they keep no request log, so what grows is the client's.
   var genuineSetup = LocalTLSServer.Configuration(identity: genuine)
   genuineSetup.keepAlive = false
+  genuineSetup.recordsRequests = false
+  var rogueSetup = LocalTLSServer.Configuration(identity: rogue)
+  rogueSetup.recordsRequests = false
   let genuineServer = try LocalTLSServer.start(genuineSetup)
-  let rogueServer = try LocalTLSServer.start(LocalTLSServer.Configuration(identity: rogue))
+  let rogueServer = try LocalTLSServer.start(rogueSetup)
   defer {
     genuineServer.stop()
     rogueServer.stop()

@@ -97,6 +97,9 @@ extension LocalTLSServer {
     public var keepAlive = true
     /// Seconds an open connection may stay silent before the server closes it.
     public var idleTimeout: Int = 60
+    /// Whether `requests` keeps every request (a long soak turns this off so that the server's
+    /// own log does not count as the client's memory growth).
+    public var recordsRequests = true
     public var behavior: Behavior = .normal
     /// Answers each request.
     public var handler: @Sendable (Request) -> Response

@@ -213,7 +213,7 @@ final class LocalTLSServerCore: @unchecked Sendable {
   private func exchange(_ connection: inout HTTPConnection, serverName: String?) {
     for _ in 0..<1000 {
       guard !isStopped, let request = connection.readRequest(serverName: serverName) else { break }
-      state.withLock { $0.requests.append(request) }
+      if configuration.recordsRequests { state.withLock { $0.requests.append(request) } }
       let response = configuration.handler(request)  // runs on this server's thread
       if response.delay > 0 { sleepUnlessStopped(response.delay) }
       let keepAlive = configuration.keepAlive && request.header("Connection")?.lowercased() != "close"
