@@ -298,3 +298,17 @@ struct ConfigurationLoadingTests {
     }
   }
 }
+
+@Suite("Warning hook")
+struct WarningHookTests {
+  @Test func appsReceiveWarningsThroughTheirHandler() throws {
+    let source = "hook-test-\(UUID().uuidString).json"
+    let received = Locked<[String]>([])
+    CNPinningLog.setHandler { message in received.withLock { $0.append(message) } }
+    defer { CNPinningLog.setHandler(nil) }
+    let json = jsonConfiguration(#"{"includesSubdomains": false, "chainSet": [[{"value": "Root"}]]}"#)
+    _ = try CNPinningManager(data: Data(json.utf8), source: source)
+    let mine = received.withLock { $0 }.filter { $0.hasPrefix(source) }
+    #expect(mine == [#"\#(source): PinnedDomains["api.example.com"].chainSet[0][0]: link has no "type"; it is treated as "exact""#])
+  }
+}
