@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets in Fuzz/ and runs each for SECONDS (default 60), starting from the
 # committed seed corpus and regression inputs. Prints the executions per target; exits 1 on the
-# first crash, leak of an invariant or hang, leaving the input under Fuzz/.build/fuzz-artifacts.
+# first crash, broken invariant or hang, leaving the input under Fuzz/.build/fuzz-artifacts.
+# FUZZ_SEED fixes libFuzzer's random seed (CI does, so that a run can be repeated exactly).
 set -euo pipefail
 seconds=${1:-60}
 cd "$(dirname "$0")/../Fuzz"
@@ -28,7 +29,7 @@ for target in FuzzCertificate FuzzConfiguration FuzzPolicy FuzzHostName; do
   [ -d "Regressions/$target" ] && inputs+=("Regressions/$target")
   log="$work/$target.log"
   if ! SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 timeout $((seconds + 120)) \
-    ".build/fuzz/debug/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+    ".build/fuzz/debug/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -seed="${FUZZ_SEED:-0}" \
     -artifact_prefix=".build/fuzz-artifacts/$target/" "$work/$target" "${inputs[@]}" >"$log" 2>&1; then
     tail -n 30 "$log" >&2
     echo "fuzz: $target failed; the input is in Fuzz/.build/fuzz-artifacts/$target/" >&2

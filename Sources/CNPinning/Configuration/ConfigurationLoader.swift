@@ -334,13 +334,15 @@ struct ConfigurationLoader {
     }
   }
 
-  /// A date: a property-list date, or an ISO 8601 string such as 2027-01-31T00:00:00Z.
+  /// A date: a property-list date, or an ISO 8601 string such as 2027-01-31T00:00:00Z. Kept to
+  /// the whole second, so that a configuration converts between formats without change (binary
+  /// property lists store dates as floating-point numbers).
   mutating func loadDate(_ value: ConfigValue, path: String) -> Date? {
     switch value {
     case .date(let date):
-      return date
+      return Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     case .string(let text):
-      if let date = ISO8601.date(from: text) { return date }
+      if let date = ISO8601.date(from: text) { return Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)) }
       fail(path, .invalidValue(text, reason: "is not an ISO 8601 date such as 2027-01-31T00:00:00Z"))
       return nil
     default:
