@@ -13,7 +13,6 @@ int cnp_sk_X509_push(STACK_OF(X509) *stack, X509 *certificate) { return sk_X509_
 int cnp_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
 X509 *cnp_sk_X509_value(const STACK_OF(X509) *stack, int index) { return sk_X509_value(stack, index); }
 void cnp_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
-void cnp_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
 
 long cnp_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 void cnp_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
@@ -40,16 +39,7 @@ CURLcode cnp_curl_setopt_ssl_ctx_callback(CURL *handle, cnp_curl_ssl_ctx_callbac
 CURLcode cnp_curl_setopt_prereq_callback(CURL *handle, cnp_curl_prereq_callback callback) {
   return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
 }
-CURLcode cnp_curl_setopt_xferinfo_callback(CURL *handle, cnp_curl_xferinfo_callback callback) {
-  return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
-}
 CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-  return curl_easy_getinfo(handle, info, value);
-}
-CURLcode cnp_curl_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
-  return curl_easy_getinfo(handle, info, value);
-}
-CURLcode cnp_curl_getinfo_string(CURL *handle, CURLINFO info, char **value) {
   return curl_easy_getinfo(handle, info, value);
 }
 SSL *cnp_curl_ssl_pointer(CURL *handle) {
@@ -73,7 +63,6 @@ void cnp_SSL_CTX_disable_session_resumption(SSL_CTX *context) {
 long cnp_SSL_CTX_add_extra_chain_cert(SSL_CTX *context, X509 *certificate) {
   return SSL_CTX_add_extra_chain_cert(context, certificate);
 }
-long cnp_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return SSL_set_tlsext_host_name(ssl, name); }
 int cnp_SSL_session_reused(const SSL *ssl) { return (int)SSL_session_reused(ssl); }
 void cnp_SSL_CTX_set_message_callback(SSL_CTX *context, cnp_ssl_message_callback callback, void *argument) {
   SSL_CTX_set_msg_callback(context, callback);

@@ -19,8 +19,6 @@ int cnp_sk_X509_num(const STACK_OF(X509) *stack);
 X509 *cnp_sk_X509_value(const STACK_OF(X509) *stack, int index);
 /// Frees the stack without freeing the certificates it points to.
 void cnp_sk_X509_free(STACK_OF(X509) *stack);
-/// Frees the stack and every certificate in it.
-void cnp_sk_X509_pop_free(STACK_OF(X509) *stack);
 
 long cnp_BIO_get_mem_data(BIO *bio, char **data);
 void cnp_OPENSSL_free(void *pointer);
@@ -34,8 +32,6 @@ typedef size_t (*cnp_curl_data_callback)(char *data, size_t size, size_t count, 
 typedef CURLcode (*cnp_curl_ssl_ctx_callback)(CURL *handle, void *ssl_ctx, void *context);
 typedef int (*cnp_curl_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port,
                                         int local_port);
-typedef int (*cnp_curl_xferinfo_callback)(void *context, curl_off_t download_total, curl_off_t downloaded,
-                                          curl_off_t upload_total, curl_off_t uploaded);
 
 CURLcode cnp_curl_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode cnp_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
@@ -44,10 +40,7 @@ CURLcode cnp_curl_setopt_string(CURL *handle, CURLoption option, const char *val
 CURLcode cnp_curl_setopt_data_callback(CURL *handle, CURLoption option, cnp_curl_data_callback callback);
 CURLcode cnp_curl_setopt_ssl_ctx_callback(CURL *handle, cnp_curl_ssl_ctx_callback callback);
 CURLcode cnp_curl_setopt_prereq_callback(CURL *handle, cnp_curl_prereq_callback callback);
-CURLcode cnp_curl_setopt_xferinfo_callback(CURL *handle, cnp_curl_xferinfo_callback callback);
 CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
-CURLcode cnp_curl_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
-CURLcode cnp_curl_getinfo_string(CURL *handle, CURLINFO info, char **value);
 /// The OpenSSL SSL* of the connection a transfer uses, or NULL.
 SSL *cnp_curl_ssl_pointer(CURL *handle);
 /// CURLMsg's union member `result`.
@@ -59,7 +52,6 @@ int cnp_SSL_CTX_set_max_proto_version(SSL_CTX *context, int version);
 /// Turns off session caching and tickets, so every connection runs a full handshake.
 void cnp_SSL_CTX_disable_session_resumption(SSL_CTX *context);
 long cnp_SSL_CTX_add_extra_chain_cert(SSL_CTX *context, X509 *certificate);
-long cnp_SSL_set_tlsext_host_name(SSL *ssl, const char *name);
 int cnp_SSL_session_reused(const SSL *ssl);
 
 typedef void (*cnp_ssl_message_callback)(int write_p, int version, int content_type, const void *buffer, size_t length,
