@@ -32,8 +32,8 @@ struct NetworkOptions {
       throw .usage("--resolve: \(error)")
     }
     if let text = arguments.value("--timeout") {
-      guard let seconds = TimeInterval(text), seconds > 0, seconds.isFinite else {
-        throw .usage("--timeout needs a positive number of seconds, not \"\(text)\"")
+      guard let seconds = TimeInterval(text), seconds > 0, seconds <= 86_400 else {
+        throw .usage("--timeout needs a number of seconds between 0 and 86400, not \"\(text)\"")
       }
       configuration.timeoutIntervalForRequest = seconds
       configuration.timeoutIntervalForResource = max(seconds, 60)

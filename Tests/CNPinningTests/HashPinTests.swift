@@ -112,6 +112,9 @@ struct HashPinTests {
     #expect(throws: CNParseError.noPinsDefined) { try CNConfiguration() }
     #expect(throws: CNParseError.invalidDigest("AAAA", reason: "decodes to 3 bytes; a SHA-256 digest has 32")) { try CNSPKIPin(sha256Base64: "AAAA") }
     #expect(throws: CNParseError.invalidDigest("not base64!", reason: "is not valid base64")) { try CNCertificatePin(sha256Base64: "not base64!") }
+    #expect(throws: CNParseError.self) {
+      try CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "A")])], expirationDate: Date(timeIntervalSince1970: 1e300))
+    }
     #expect(throws: CNParseError.invalidValue("http://r.test/", reason: "is not an https URL")) {
       try CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "A")])], reportURI: URL(string: "http://r.test/"))
     }

@@ -340,6 +340,11 @@ struct ConfigurationLoader {
   mutating func loadDate(_ value: ConfigValue, path: String) -> Date? {
     switch value {
     case .date(let date):
+      // Binary property lists store any double; only years 1 to 9999 are dates here.
+      guard ISO8601.validRange.contains(date.timeIntervalSince1970) else {
+        fail(path, .invalidValue("\(date.timeIntervalSince1970) seconds since 1970", reason: "is not a date between the years 1 and 9999"))
+        return nil
+      }
       return Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     case .string(let text):
       if let date = ISO8601.date(from: text) { return Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)) }

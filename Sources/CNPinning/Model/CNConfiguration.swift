@@ -45,6 +45,9 @@ public struct CNConfiguration: Sendable, Equatable {
     if chains.isEmpty && spkiPins.count + certificatePins.count < 2 && !allowsSingleHashPin {
       throw CNParseError.noBackupPin
     }
+    if let expirationDate, !ISO8601.validRange.contains(expirationDate.timeIntervalSince1970) {
+      throw CNParseError.invalidValue("\(expirationDate)", reason: "is not a date between the years 1 and 9999")
+    }
     if let reportURI, reportURI.scheme?.lowercased() != "https" || reportURI.host == nil {
       throw CNParseError.invalidValue(reportURI.absoluteString, reason: "is not an https URL")
     }

@@ -135,13 +135,18 @@
 
       // Timeouts: connecting (TLS included) and stalls use the request timeout; the whole exchange
       // the resource timeout.
-      if timeout.isFinite {
-        try set(CURLOPT_CONNECTTIMEOUT_MS, Int(timeout * 1000))
+      // Timeouts beyond a year are treated as a year (and non-positive ones as none), which also
+      // keeps the conversions to integers from overflowing.
+      let year: TimeInterval = 365 * 24 * 3600
+      if timeout.isFinite, timeout > 0 {
+        let seconds = min(timeout, year)
+        try set(CURLOPT_CONNECTTIMEOUT_MS, Int(seconds * 1000))
         try set(CURLOPT_LOW_SPEED_LIMIT, 1)
-        try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(timeout.rounded(.up))))
+        try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(seconds.rounded(.up))))
       }
-      if configuration.timeoutIntervalForResource.isFinite {
-        try set(CURLOPT_TIMEOUT_MS, Int(configuration.timeoutIntervalForResource * 1000))
+      let resource = configuration.timeoutIntervalForResource
+      if resource.isFinite, resource > 0 {
+        try set(CURLOPT_TIMEOUT_MS, Int(min(resource, year) * 1000))
       }
 
       for override in configuration.resolve {
