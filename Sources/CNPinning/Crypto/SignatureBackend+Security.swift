@@ -34,11 +34,11 @@
     /// SecKeyCreateWithData takes the key inside the SPKI: PKCS #1 RSAPublicKey for RSA, the X9.63
     /// point for EC.
     private static func key(_ der: [UInt8]) -> SecKey? {
-      guard let kind = try? PublicKeyKind(subjectPublicKeyInfo: der), let bits = PublicKeyKind.subjectPublicKey(der) else {
-        return nil
-      }
+      guard let spki = try? der.withUnsafeBufferPointer({ bytes throws(CNCertificateError) in try PublicKeyKind.read(bytes) })
+      else { return nil }
+      let bits = Array(der[spki.key])
       let attributes: [CFString: Any]
-      switch kind {
+      switch spki.kind {
       case .rsa(let size):
         attributes = [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: kSecAttrKeyClassPublic, kSecAttrKeySizeInBits: size]
       case .ec(let curve) where curve != .other:

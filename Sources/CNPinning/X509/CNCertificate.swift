@@ -46,6 +46,8 @@ public struct CNCertificate: Sendable, Hashable {
   public let notValidBefore: Date
   /// The end of the validity period.
   public let notValidAfter: Date
+  /// The type and size of the certificate's public key, read (and checked) with the certificate.
+  public let publicKeyKind: PublicKeyKind
 
   let subjectRange: Range<Int>
   let issuerRange: Range<Int>
@@ -68,6 +70,7 @@ public struct CNCertificate: Sendable, Hashable {
     self.signatureAlgorithmRange = parsed.signatureAlgorithm
     self.notValidBefore = parsed.notBefore
     self.notValidAfter = parsed.notAfter
+    self.publicKeyKind = parsed.publicKeyKind
     self.subjectCommonNames = parsed.subjectCommonNames.map(\.display)
     self.issuerCommonNames = parsed.issuerCommonNames.map(\.display)
     self.subjectCommonNameValues = parsed.subjectCommonNames.map(\.strict)
@@ -122,8 +125,6 @@ public struct CNCertificate: Sendable, Hashable {
   /// The certificate in PEM form.
   public var pemEncoded: String { PEM.encode(derEncoded, label: "CERTIFICATE") }
 
-  /// The type and size of the certificate's public key (nil when the key cannot be read).
-  public var publicKeyKind: PublicKeyKind? { try? PublicKeyKind(subjectPublicKeyInfo: subjectPublicKeyInfo) }
 
   /// The hash the issuer signed this certificate with.
   public var signatureHash: SignatureHash { SignatureHash(algorithmIdentifier: Array(derEncoded[signatureAlgorithmRange])) }

@@ -23,6 +23,7 @@ struct CertificateParser {
     var subject: Range<Int>
     var issuer: Range<Int>
     var subjectPublicKeyInfo: Range<Int>
+    var publicKeyKind: PublicKeyKind
     var notBefore: Date
     var notAfter: Date
     var subjectCommonNames: [CommonNameValue]
@@ -78,13 +79,7 @@ struct CertificateParser {
     try key.expectEnd("tbsCertificate.subjectPublicKeyInfo")
     // Keys of known types must be canonically encoded, so that the SPKI hash is the one the
     // openssl pipeline gives (OpenSSL re-encodes what it reads).
-    do {
-      _ = try PublicKeyKind(subjectPublicKeyInfo: Array(bytes[spki.whole]))
-    } catch let error as CNCertificateError {
-      throw error
-    } catch {
-      throw .invalidContent(field: "tbsCertificate.subjectPublicKeyInfo", reason: "cannot be read")
-    }
+    let publicKeyKind = try PublicKeyKind.read(UnsafeBufferPointer(rebasing: bytes[spki.whole])).kind
     for (primitive, constructed) in [(UInt8(0x81), UInt8(0xA1)), (0x82, 0xA2)] {
       if fields.nextTag == primitive || fields.nextTag == constructed {
         _ = try fields.readAny("tbsCertificate.uniqueIdentifier")
@@ -96,7 +91,7 @@ struct CertificateParser {
     try fields.expectEnd("tbsCertificate")
 
     return Parsed(
-      subject: subject.whole, issuer: issuer.whole, subjectPublicKeyInfo: spki.whole,
+      subject: subject.whole, issuer: issuer.whole, subjectPublicKeyInfo: spki.whole, publicKeyKind: publicKeyKind,
       notBefore: notBefore, notAfter: notAfter,
       subjectCommonNames: subjectCommonNames, issuerCommonNames: issuerCommonNames,
       signatureAlgorithm: signatureAlgorithm.content)

@@ -42,21 +42,6 @@ public enum PublicKeyKind: Sendable, Hashable, CustomStringConvertible {
     [0x2B, 0x81, 0x04, 0x00, 0x23]: .p521,
   ]
 
-  /// The key bits inside a SubjectPublicKeyInfo's BIT STRING (the RSAPublicKey, or the EC point),
-  /// or nil when the SPKI is malformed.
-  static func subjectPublicKey(_ der: [UInt8]) -> [UInt8]? {
-    der.withUnsafeBufferPointer { bytes -> [UInt8]? in
-      var top = DERReader(bytes, range: 0..<bytes.count)
-      guard let spki = try? top.read(DERReader.sequence, "SubjectPublicKeyInfo"), top.isAtEnd else { return nil }
-      var fields = top.reader(inside: spki)
-      guard (try? fields.read(DERReader.sequence, "algorithm")) != nil,
-        let key = try? fields.read(DERReader.bitString, "subjectPublicKey"), key.end - key.contentStart >= 2,
-        bytes[key.contentStart] == 0
-      else { return nil }
-      return Array(bytes[(key.contentStart + 1)..<key.end])
-    }
-  }
-
   /// Whether INTEGER content is positive and has no needless leading zero byte.
   private static func isMinimalPositive(_ content: some Collection<UInt8>) -> Bool {
     guard let first = content.first else { return false }
@@ -66,62 +51,67 @@ public enum PublicKeyKind: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// Reads a DER SubjectPublicKeyInfo. Throws `CNCertificateError` when it is malformed.
-  public init(subjectPublicKeyInfo der: [UInt8]) throws {
-    self = try der.withUnsafeBufferPointer { bytes throws(CNCertificateError) in
-      var top = DERReader(bytes, range: 0..<bytes.count)
-      let spki = try top.read(DERReader.sequence, "SubjectPublicKeyInfo")
-      try top.expectEnd("SubjectPublicKeyInfo")
-      var fields = top.reader(inside: spki)
-      let algorithm = try fields.read(DERReader.sequence, "SubjectPublicKeyInfo.algorithm")
-      let key = try fields.read(DERReader.bitString, "SubjectPublicKeyInfo.subjectPublicKey")
-      try fields.expectEnd("SubjectPublicKeyInfo")
-      var algorithmFields = fields.reader(inside: algorithm)
-      let oid = try algorithmFields.read(DERReader.objectIdentifier, "SubjectPublicKeyInfo.algorithm")
-      let oidBytes = Array(bytes[oid.content])
-      guard key.end - key.contentStart >= 2, bytes[key.contentStart] == 0 else {
-        throw .invalidContent(field: "SubjectPublicKeyInfo.subjectPublicKey", reason: "is not a whole number of bytes")
+  public init(subjectPublicKeyInfo der: [UInt8]) throws(CNCertificateError) {
+    self = try der.withUnsafeBufferPointer { bytes throws(CNCertificateError) in try Self.read(bytes).kind }
+  }
+
+  /// Reads the DER SubjectPublicKeyInfo that fills `bytes`: the key's kind, and where the key
+  /// itself (the RSAPublicKey, or the EC point, inside the BIT STRING) lies in `bytes`.
+  static func read(_ bytes: UnsafeBufferPointer<UInt8>) throws(CNCertificateError) -> (kind: PublicKeyKind, key: Range<Int>) {
+    var top = DERReader(bytes, range: 0..<bytes.count)
+    let spki = try top.read(DERReader.sequence, "SubjectPublicKeyInfo")
+    try top.expectEnd("SubjectPublicKeyInfo")
+    var fields = top.reader(inside: spki)
+    let algorithm = try fields.read(DERReader.sequence, "SubjectPublicKeyInfo.algorithm")
+    let key = try fields.read(DERReader.bitString, "SubjectPublicKeyInfo.subjectPublicKey")
+    try fields.expectEnd("SubjectPublicKeyInfo")
+    var algorithmFields = fields.reader(inside: algorithm)
+    let oid = try algorithmFields.read(DERReader.objectIdentifier, "SubjectPublicKeyInfo.algorithm")
+    let oidBytes = Array(bytes[oid.content])
+    guard key.end - key.contentStart >= 2, bytes[key.contentStart] == 0 else {
+      throw .invalidContent(field: "SubjectPublicKeyInfo.subjectPublicKey", reason: "is not a whole number of bytes")
+    }
+    let keyBits = (key.contentStart + 1)..<key.end
+    switch oidBytes {
+    case Self.rsaEncryption:
+      // DER requires the NULL parameter, and positive, minimally encoded integers.
+      let parameters = try algorithmFields.read(0x05, "SubjectPublicKeyInfo.algorithm.parameters")
+      guard parameters.end == parameters.contentStart else {
+        throw .invalidContent(field: "SubjectPublicKeyInfo.algorithm.parameters", reason: "is not NULL")
       }
-      switch oidBytes {
-      case Self.rsaEncryption:
-        // DER requires the NULL parameter, and positive, minimally encoded integers.
-        let parameters = try algorithmFields.read(0x05, "SubjectPublicKeyInfo.algorithm.parameters")
-        guard parameters.end == parameters.contentStart else {
-          throw .invalidContent(field: "SubjectPublicKeyInfo.algorithm.parameters", reason: "is not NULL")
+      try algorithmFields.expectEnd("SubjectPublicKeyInfo.algorithm")
+      var inner = DERReader(bytes, range: keyBits)
+      let sequence = try inner.read(DERReader.sequence, "RSAPublicKey")
+      try inner.expectEnd("RSAPublicKey")
+      var numbers = inner.reader(inside: sequence)
+      let modulus = try numbers.read(DERReader.integer, "RSAPublicKey.modulus")
+      let exponent = try numbers.read(DERReader.integer, "RSAPublicKey.publicExponent")
+      try numbers.expectEnd("RSAPublicKey")
+      for (number, field) in [(modulus, "RSAPublicKey.modulus"), (exponent, "RSAPublicKey.publicExponent")] {
+        guard Self.isMinimalPositive(bytes[number.content]) else {
+          throw .invalidContent(field: field, reason: "is not a positive, minimally encoded integer")
         }
-        try algorithmFields.expectEnd("SubjectPublicKeyInfo.algorithm")
-        var inner = DERReader(bytes, range: (key.contentStart + 1)..<key.end)
-        let sequence = try inner.read(DERReader.sequence, "RSAPublicKey")
-        try inner.expectEnd("RSAPublicKey")
-        var numbers = inner.reader(inside: sequence)
-        let modulus = try numbers.read(DERReader.integer, "RSAPublicKey.modulus")
-        let exponent = try numbers.read(DERReader.integer, "RSAPublicKey.publicExponent")
-        try numbers.expectEnd("RSAPublicKey")
-        for (number, field) in [(modulus, "RSAPublicKey.modulus"), (exponent, "RSAPublicKey.publicExponent")] {
-          guard Self.isMinimalPositive(bytes[number.content]) else {
-            throw .invalidContent(field: field, reason: "is not a positive, minimally encoded integer")
-          }
-        }
-        let start = bytes[modulus.contentStart] == 0 ? modulus.contentStart + 1 : modulus.contentStart
-        let leading = bytes[start]
-        return .rsa(bits: (modulus.end - start - 1) * 8 + (8 - leading.leadingZeroBitCount))
-      case Self.ecPublicKey:
-        let parameters = try algorithmFields.read(DERReader.objectIdentifier, "SubjectPublicKeyInfo.algorithm.namedCurve")
-        try algorithmFields.expectEnd("SubjectPublicKeyInfo.algorithm")
-        let curve = Self.curves[Array(bytes[parameters.content])] ?? .other
-        let point = key.end - key.contentStart - 1
-        guard curve == .other || (point == 1 + 2 * curve.coordinateSize && bytes[key.contentStart + 1] == 0x04) else {
-          throw .invalidContent(field: "SubjectPublicKeyInfo.subjectPublicKey", reason: "is not an uncompressed \(curve.rawValue) point")
-        }
-        return .ec(curve: curve)
-      case Self.ed25519OID:
-        try algorithmFields.expectEnd("SubjectPublicKeyInfo.algorithm")
-        guard key.end - key.contentStart == 33 else {
-          throw .invalidContent(field: "SubjectPublicKeyInfo.subjectPublicKey", reason: "is not a 32-byte Ed25519 key")
-        }
-        return .ed25519
-      default:
-        return .other(oid: oidBytes)
       }
+      let start = bytes[modulus.contentStart] == 0 ? modulus.contentStart + 1 : modulus.contentStart
+      let leading = bytes[start]
+      return (.rsa(bits: (modulus.end - start - 1) * 8 + (8 - leading.leadingZeroBitCount)), keyBits)
+    case Self.ecPublicKey:
+      let parameters = try algorithmFields.read(DERReader.objectIdentifier, "SubjectPublicKeyInfo.algorithm.namedCurve")
+      try algorithmFields.expectEnd("SubjectPublicKeyInfo.algorithm")
+      let curve = Self.curves[Array(bytes[parameters.content])] ?? .other
+      let point = key.end - key.contentStart - 1
+      guard curve == .other || (point == 1 + 2 * curve.coordinateSize && bytes[key.contentStart + 1] == 0x04) else {
+        throw .invalidContent(field: "SubjectPublicKeyInfo.subjectPublicKey", reason: "is not an uncompressed \(curve.rawValue) point")
+      }
+      return (.ec(curve: curve), keyBits)
+    case Self.ed25519OID:
+      try algorithmFields.expectEnd("SubjectPublicKeyInfo.algorithm")
+      guard key.end - key.contentStart == 33 else {
+        throw .invalidContent(field: "SubjectPublicKeyInfo.subjectPublicKey", reason: "is not a 32-byte Ed25519 key")
+      }
+      return (.ed25519, keyBits)
+    default:
+      return (.other(oid: oidBytes), keyBits)
     }
   }
 }

@@ -347,7 +347,7 @@
       switch code {
       case X509_V_ERR_EE_KEY_TOO_SMALL, X509_V_ERR_CA_KEY_TOO_SMALL:
         let subject = code == X509_V_ERR_EE_KEY_TOO_SMALL ? X509_STORE_CTX_get0_cert(storeContext).flatMap { Self.certificate($0) } : certificate
-        return .leafKey(host: host, found: subject?.publicKeyKind?.description ?? "a key that is too small")
+        return .leafKey(host: host, found: subject?.publicKeyKind.description ?? "a key that is too small")
       case X509_V_ERR_CA_MD_TOO_WEAK:
         return .signatureHash(
           host: host, certificate: "\"\(certificate?.commonName ?? "a certificate")\"",
@@ -361,10 +361,10 @@
     private func certificateViolation(_ chain: [CNCertificate]) -> CNTransportSecurityViolation? {
       guard let leaf = chain.first else { return .leafKey(host: host, found: "no certificate") }
       switch leaf.publicKeyKind {
-      case .rsa(let bits)? where bits >= 2048: break
-      case .ec(let curve)? where curve.bits >= 256: break
-      case .ed25519?: break
-      case let kind: return .leafKey(host: host, found: kind?.description ?? "an unreadable key")
+      case .rsa(let bits) where bits >= 2048: break
+      case .ec(let curve) where curve.bits >= 256: break
+      case .ed25519: break
+      case let kind: return .leafKey(host: host, found: kind.description)
       }
       for certificate in chain.dropLast() where !certificate.signatureHash.isSHA256OrStronger {
         return .signatureHash(
