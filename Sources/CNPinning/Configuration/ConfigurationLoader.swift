@@ -338,6 +338,7 @@ struct ConfigurationLoader {
   /// the whole second, so that a configuration converts between formats without change (binary
   /// property lists store dates as floating-point numbers).
   mutating func loadDate(_ value: ConfigValue, path: String) -> Date? {
+    let seconds: TimeInterval
     switch value {
     case .date(let date):
       // Binary property lists store any double; only years 1 to 9999 are dates here.
@@ -345,15 +346,18 @@ struct ConfigurationLoader {
         fail(path, .invalidValue("\(date.timeIntervalSince1970) seconds since 1970", reason: "is not a date between the years 1 and 9999"))
         return nil
       }
-      return Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+      seconds = date.timeIntervalSince1970
     case .string(let text):
-      if let date = ISO8601.date(from: text) { return Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)) }
-      fail(path, .invalidValue(text, reason: "is not an ISO 8601 date such as 2027-01-31T00:00:00Z"))
-      return nil
+      guard let date = ISO8601.date(from: text) else {
+        fail(path, .invalidValue(text, reason: "is not an ISO 8601 date such as 2027-01-31T00:00:00Z"))
+        return nil
+      }
+      seconds = date.timeIntervalSince1970
     default:
       fail(path, .wrongType(expected: "a date", found: value.typeName))
       return nil
     }
+    return Date(timeIntervalSince1970: seconds.rounded(.down))
   }
 
   /// Reads an array of chains (each root → leaf), reporting every problem under `path`.
@@ -387,17 +391,18 @@ struct ConfigurationLoader {
       fail(path, .wrongType(expected: "an array of links (root → leaf)", found: value.typeName))
       return nil
     }
-    guard !linkValues.isEmpty else {
-      fail(path, .emptyChain)
-      return nil
-    }
     var links: [CNChainLink] = []
     links.reserveCapacity(linkValues.count)
     for (index, linkValue) in linkValues.enumerated() {
       if let link = loadLink(linkValue, path: "\(path)[\(index)]") { links.append(link) }
     }
     guard links.count == linkValues.count else { return nil }
-    return try? CNChain(links)
+    do {
+      return try CNChain(links)
+    } catch {
+      fail(path, error)
+      return nil
+    }
   }
 
   private mutating func loadLink(_ value: ConfigValue, path: String) -> CNChainLink? {
@@ -432,11 +437,13 @@ struct ConfigurationLoader {
       fail("\(path).value", .missingValue("value"))
       return nil
     case .string(let text)?:
-      guard !text.isEmpty else {
-        fail("\(path).value", .emptyValue)
+      do {
+        let link = try CNChainLink(type, text)
+        return valid ? link : nil
+      } catch {
+        fail("\(path).value", error)
         return nil
       }
-      return valid ? try? CNChainLink(type, text) : nil
     case let other?:
       fail("\(path).value", .wrongType(expected: "a string", found: other.typeName))
       return nil

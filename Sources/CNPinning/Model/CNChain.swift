@@ -7,8 +7,8 @@ public struct CNChain: Hashable, Sendable {
   public let links: [CNChainLink]
 
   /// Creates a chain from links written root → leaf. Throws `CNParseError.emptyChain` when empty.
-  public init(_ links: [CNChainLink]) throws {
-    guard !links.isEmpty else { throw CNParseError.emptyChain }
+  public init(_ links: [CNChainLink]) throws(CNParseError) {
+    guard !links.isEmpty else { throw .emptyChain }
     self.links = links
   }
 }

@@ -21,8 +21,8 @@ public struct CNChainLink: Hashable, Sendable, Codable {
   public let value: String
 
   /// Creates a link. Throws `CNParseError.emptyValue` for an empty value, which would match anything.
-  public init(_ type: LinkType, _ value: String) throws {
-    guard !value.isEmpty else { throw CNParseError.emptyValue }
+  public init(_ type: LinkType, _ value: String) throws(CNParseError) {
+    guard !value.isEmpty else { throw .emptyValue }
     self.type = type
     self.value = value
   }
