@@ -58,9 +58,17 @@ public enum SignatureHash: Sendable, Hashable, CustomStringConvertible {
       let oidBytes = Array(bytes[oid.content])
       guard oidBytes == Self.rsassaPSS else { return Self.byOID[oidBytes] ?? .unknown(Self.dotted(oidBytes)) }
       // RSASSA-PSS-params ::= SEQUENCE { hashAlgorithm [0] HashAlgorithm DEFAULT sha1, … }
-      guard let parameters = try? reader.read(DERReader.sequence, "parameters") else { return .sha1 }
+      // Absent parameters or hashAlgorithm mean SHA-1; malformed ones name no hash at all.
+      if reader.isAtEnd { return .sha1 }
+      guard let parameters = try? reader.read(DERReader.sequence, "parameters") else { return .unknown("PSS") }
       var fields = reader.reader(inside: parameters)
-      guard let hashWrapper = try? fields.readOptional(0xA0, "hashAlgorithm") else { return .sha1 }
+      let wrapper: DERElement?
+      do {
+        wrapper = try fields.readOptional(0xA0, "hashAlgorithm")
+      } catch {
+        return .unknown("PSS")
+      }
+      guard let hashWrapper = wrapper else { return .sha1 }
       var inner = fields.reader(inside: hashWrapper)
       guard let algorithm = try? inner.read(DERReader.sequence, "hashAlgorithm") else { return .unknown("PSS") }
       var algorithmFields = inner.reader(inside: algorithm)
