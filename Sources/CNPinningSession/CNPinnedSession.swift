@@ -164,11 +164,11 @@ public final class CNPinnedSession: Sendable {
       let outcome: TransferOutcome
       do {
         outcome = try await perform(request, bodyFile: file?.handle)
+        try Self.close(file?.handle, host: request.url?.host ?? "")
       } catch {
         if let file { try? FileManager.default.removeItem(at: file.url) }
         throw error
       }
-      try? file?.handle.close()
       if configuration.followsRedirects, let next = try RedirectPolicy.nextRequest(after: outcome.response, for: request) {
         if let file { try? FileManager.default.removeItem(at: file.url) }
         redirects += 1
@@ -209,11 +209,26 @@ public final class CNPinnedSession: Sendable {
       guard !connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
       let settings = TaskSettings(host: host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts)
       let (data, response) = try await transport.perform(request, settings: settings)
-      if let bodyFile { try? bodyFile.write(contentsOf: data) }
+      if let bodyFile {
+        do {
+          try bodyFile.write(contentsOf: data)
+        } catch {
+          throw .transferFailed(host: host, reason: "cannot write the download: \(error.localizedDescription)")
+        }
+      }
       return TransferOutcome(response: response, body: bodyFile == nil ? data : Data())
     #else
       throw .unsupportedRequest("this platform has no pinned transport")
     #endif
+  }
+
+  /// Closes a finished download, so that a failed final write is an error rather than a short file.
+  private static func close(_ handle: FileHandle?, host: String) throws(CNPinnedSessionError) {
+    do {
+      try handle?.close()
+    } catch {
+      throw .transferFailed(host: host, reason: "cannot write the download: \(error.localizedDescription)")
+    }
   }
 
   private static func temporaryFile() throws(CNPinnedSessionError) -> (url: URL, handle: FileHandle) {
