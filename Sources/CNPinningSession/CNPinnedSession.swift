@@ -24,6 +24,8 @@ public final class CNPinnedSession: Sendable {
   private let state: Locked<State>
   /// Uploads failure reports; nil for the session that uploads them (no recursion).
   private let uploader: ReportUploader?
+  /// `configuration.transportSecurity`, indexed; nil when it is off.
+  private let transportSecurity: IndexedTransportSecurity?
   #if canImport(CCurl)
     private let trustStore: TrustStore
     private let loop: CurlMultiLoop
@@ -56,6 +58,7 @@ public final class CNPinnedSession: Sendable {
     self.trust = trust
     self.unpinnedHosts = unpinnedHosts
     self.configuration = configuration
+    self.transportSecurity = try configuration.transportSecurity.indexed()
     self.state = Locked(State(manager: manager, observer: nil))
     #if canImport(CCurl)
       self.trustStore = try TrustStore(trust)
@@ -193,7 +196,7 @@ public final class CNPinnedSession: Sendable {
     let isPinned = manager?.configuration(for: host) != nil
     if !isPinned && unpinnedHosts == .deny { throw .hostNotPinned(host: host) }
     if isPinned && scheme == "http" { throw .insecureConnectionToPinnedHost(host: host) }
-    let requirements = configuration.transportSecurity.requirements(for: host)
+    let requirements = transportSecurity?.requirements(for: host)
     if scheme == "http", let requirements, !requirements.rules.allowsInsecureHTTPLoads {
       throw .transportSecurity(.insecureHTTP(host: host))
     }

@@ -17,18 +17,38 @@ public struct CNTransportSecurity: Sendable, Equatable {
   /// No transport-security requirements beyond TLS itself.
   public static var disabled: CNTransportSecurity { CNTransportSecurity(isEnabled: false) }
 
-  /// What applies to `host` — the rules, and whether they come from an exception — or nil when
-  /// the policy is off.
-  func requirements(for host: String) -> (rules: CNTransportSecurityException, isException: Bool)? {
+  /// The policy ready for lookups, or nil when it is off. Throws `invalidArgument` for an
+  /// exception whose key is not a host name, rather than ignoring it.
+  func indexed() throws(CNPinnedSessionError) -> IndexedTransportSecurity? {
     guard isEnabled else { return nil }
-    guard case .success(let name) = HostName.parse(host) else { return (CNTransportSecurityException(), false) }
     var index = HostIndex<CNTransportSecurityException>()
-    for (key, exception) in exceptions {
-      if case .success(let configured) = HostName.parse(key) {
-        index.insert(configured, includesSubdomains: exception.includesSubdomains, exception)
+    var seen: [String: String] = [:]
+    for (key, exception) in exceptions.sorted(by: { $0.key < $1.key }) {
+      let name: HostName
+      switch HostName.parse(key) {
+      case .success(let parsed): name = parsed
+      case .failure(let invalid): throw .invalidArgument("transport-security exception \"\(key)\": \(invalid.reason)")
       }
+      if let other = seen.updateValue(key, forKey: name.normalized) {
+        throw .invalidArgument("transport-security exceptions \"\(other)\" and \"\(key)\" name the same host")
+      }
+      index.insert(name, includesSubdomains: exception.includesSubdomains, exception)
     }
-    return index.lookup(name).map { ($0, true) } ?? (CNTransportSecurityException(), false)
+    return IndexedTransportSecurity(exceptions: index)
+  }
+}
+
+/// An enabled transport-security policy with its exceptions indexed by host name, built once per
+/// session.
+struct IndexedTransportSecurity: Sendable {
+  let exceptions: HostIndex<CNTransportSecurityException>
+
+  /// What applies to `host`: the exception that covers it, else the policy's own rules.
+  func requirements(for host: String) -> (rules: CNTransportSecurityException, isException: Bool) {
+    guard case .success(let name) = HostName.parse(host), let exception = exceptions.lookup(name) else {
+      return (CNTransportSecurityException(), false)
+    }
+    return (exception, true)
   }
 }
 

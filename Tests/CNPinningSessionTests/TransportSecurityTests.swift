@@ -121,4 +121,18 @@ struct TransportSecurityTests {
     let disabled = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]), configuration: configuration)
     #expect(try await disabled.data(from: legacy.url("/", hostName: "v1.api.test")).1.statusCode == 200)
   }
+
+  @Test func anExceptionThatNamesNoHostIsRefusedAtCreation() throws {
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.transportSecurity.exceptions = ["legacy..test": CNTransportSecurityException(allowsInsecureHTTPLoads: true)]
+    #expect(throws: CNPinnedSessionError.invalidArgument("transport-security exception \"legacy..test\": has an empty label (\"..\" or a leading dot)")) {
+      _ = try CNPinnedSession(manager: nil, configuration: configuration)
+    }
+    configuration.transportSecurity.exceptions = [
+      "Legacy.test": CNTransportSecurityException(), "legacy.test.": CNTransportSecurityException(allowsInsecureHTTPLoads: true),
+    ]
+    #expect(throws: CNPinnedSessionError.invalidArgument("transport-security exceptions \"Legacy.test\" and \"legacy.test.\" name the same host")) {
+      _ = try CNPinnedSession(manager: nil, configuration: configuration)
+    }
+  }
 }
