@@ -5,7 +5,6 @@ struct CompactJWS {
   let algorithm: JWSAlgorithm
   let payload: [UInt8]
 
-
   /// Parses `token`, checks its header and verifies its signature with `key`; the payload is
   /// returned only when the signature is valid.
   static func verify(_ token: Data, key: CNPolicySigningKey) throws(CNPolicyError) -> CompactJWS {
