@@ -8,9 +8,13 @@ public struct CNConnectionEvent: Sendable {
   public let port: Int
   /// Whether an existing connection was reused (its verified chain was judged again).
   public let isReusedConnection: Bool
+  /// Whether a new connection resumed an earlier TLS session: the server sent no certificates,
+  /// and the chain verified when the session was made was judged again.
+  public let isResumedSession: Bool
   /// The chain OpenSSL verified, leaf first, ending with the trust anchor; empty when trust failed.
   public let verifiedChain: [CNCertificate]
-  /// The certificates the server sent, in the order it sent them (empty for a reused connection).
+  /// The certificates the server sent, in the order it sent them (empty for a reused connection
+  /// or a resumed session, and unless an observer was set when the connection was made).
   public let presentedChain: [CNCertificate]
   /// The pin decision; nil when trust or host-name verification failed first.
   public let pinning: CNPinningResult?

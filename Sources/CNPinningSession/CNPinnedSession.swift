@@ -62,7 +62,7 @@ public final class CNPinnedSession: Sendable {
     self.state = Locked(State(manager: manager, observer: nil))
     #if canImport(CCurl)
       self.trustStore = try TrustStore(trust)
-      self.loop = try CurlMultiLoop()
+      self.loop = try CurlMultiLoop(resolve: configuration.resolve)
     #elseif canImport(Security)
       self.transport = URLSessionTransport(configuration: configuration)
     #endif
@@ -84,7 +84,8 @@ public final class CNPinnedSession: Sendable {
     set { state.withLock { $0.manager = newValue } }
   }
 
-  /// Receives one event per connection judged (new or reused), on the session's network thread.
+  /// Receives one event per request judged (on a new, reused or resumed connection), from the
+  /// requesting task after the verdict, before the request returns; never on the network thread.
   public func setConnectionObserver(_ observer: (@Sendable (CNConnectionEvent) -> Void)?) {
     state.withLock { $0.observer = observer }
   }
@@ -193,20 +194,28 @@ public final class CNPinnedSession: Sendable {
     guard let url = request.url, let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
       scheme == "https" || scheme == "http"
     else { throw .invalidURL(request.url?.absoluteString ?? "") }
-    let isPinned = manager?.configuration(for: host) != nil
+    // Parsed once; the pins and the transport-security exceptions are looked up with it.
+    let name = try? HostName.parse(host).get()
+    let isPinned = name.flatMap { manager?.configuration(for: $0) } != nil
     if !isPinned && unpinnedHosts == .deny { throw .hostNotPinned(host: host) }
     if isPinned && scheme == "http" { throw .insecureConnectionToPinnedHost(host: host) }
-    let requirements = transportSecurity?.requirements(for: host)
+    let requirements = transportSecurity?.requirements(for: name)
     if scheme == "http", let requirements, !requirements.rules.allowsInsecureHTTPLoads {
       throw .transportSecurity(.insecureHTTP(host: host))
     }
     #if canImport(CCurl)
-      let settings = TransferSettings(
-        manager: manager, unpinnedHosts: unpinnedHosts, trustStore: trustStore, configuration: configuration,
-        observer: observer, uploader: uploader, transportSecurity: requirements?.rules,
-        transportSecurityException: requirements?.isException ?? false)
-      let transfer = try CurlTransfer(request: request, settings: settings, bodyFile: bodyFile, connectOnly: connectOnly)
-      return try await loop.perform(transfer)
+      let plan = try RequestPlan(request: request, configuration: configuration, connectOnly: connectOnly)
+      let policy = RequestPolicy(
+        host: plan.host, hostName: name, port: plan.port, trust: ObjectIdentifier(trustStore), manager: manager,
+        unpinnedHosts: unpinnedHosts, transportSecurity: requirements?.rules,
+        transportSecurityIsException: requirements?.isException ?? false, wantsPresentedChain: observer != nil)
+      let transfer = CurlTransfer(
+        plan: plan, policy: policy, trustStore: trustStore,
+        minimumTLSVersion: policy.minimumTLSVersion(session: configuration.minimumTLSVersion), bodyFile: bodyFile)
+      let report = await loop.perform(transfer)
+      emitEffects(of: report.judgements, under: policy, observer: observer)
+      // The response object is made here, in the requesting task, not on the network thread.
+      return try report.result.get().outcome(for: plan)
     #elseif canImport(Security)
       // Apple platforms: ATS applies the transport-security rules; no handshake-only probe.
       guard !connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
@@ -224,6 +233,29 @@ public final class CNPinnedSession: Sendable {
       throw .unsupportedRequest("this platform has no pinned transport")
     #endif
   }
+
+  #if canImport(CCurl)
+    /// What follows a verdict, outside every C callback: an observer event per judgement, and
+    /// each pin failure (or expiry) reported to the manager's handler and, with a `reportURI`,
+    /// uploaded.
+    private func emitEffects(
+      of judgements: [Judgement], under policy: RequestPolicy, observer: (@Sendable (CNConnectionEvent) -> Void)?
+    ) {
+      for judgement in judgements {
+        observer?(
+          CNConnectionEvent(
+            host: policy.host, port: policy.port, isReusedConnection: judgement.use == .reused,
+            isResumedSession: judgement.use == .resumed, verifiedChain: judgement.verifiedChain,
+            presentedChain: judgement.presentedChain, pinning: judgement.pinning, error: judgement.rejection))
+        guard let uploader, let manager = policy.manager, let pinning = judgement.pinning,
+          let report = manager.report(pinning, host: policy.host, port: policy.port, chain: judgement.verifiedChain)
+        else { continue }
+        if let target = manager.configuration(for: policy.host)?.configuration.reportURI, manager.shouldUpload(report) {
+          uploader.upload(report, to: target)
+        }
+      }
+    }
+  #endif
 
   /// Closes a finished download, so that a failed final write is an error rather than a short file.
   private static func close(_ handle: FileHandle?, host: String) throws(CNPinnedSessionError) {

@@ -44,10 +44,8 @@ struct IndexedTransportSecurity: Sendable {
   let exceptions: HostIndex<CNTransportSecurityException>
 
   /// What applies to `host`: the exception that covers it, else the policy's own rules.
-  func requirements(for host: String) -> (rules: CNTransportSecurityException, isException: Bool) {
-    guard case .success(let name) = HostName.parse(host), let exception = exceptions.lookup(name) else {
-      return (CNTransportSecurityException(), false)
-    }
+  func requirements(for host: HostName?) -> (rules: CNTransportSecurityException, isException: Bool) {
+    guard let host, let exception = exceptions.lookup(host) else { return (CNTransportSecurityException(), false) }
     return (exception, true)
   }
 }

@@ -4,42 +4,66 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// Collects a response's status line and header fields as libcurl hands them over line by line.
-/// A new status line (after a `100 Continue`, say) starts over.
+/// Collects a response's status line and header lines as libcurl hands them over, as bytes, and
+/// parses them once when the response is complete. A new status line (after a `100 Continue`,
+/// say) starts over.
 struct ResponseHead {
-  private(set) var statusCode: Int?
-  private(set) var httpVersion = "HTTP/1.1"
-  private(set) var fields: [(name: String, value: String)] = []
+  private var bytes: [UInt8] = []
 
-  mutating func consume(line raw: String) {
-    let line = raw.trimmingCharacters(in: CharacterSet(charactersIn: "\r\n"))
-    guard !line.isEmpty else { return }
-    if line.hasPrefix("HTTP/") {
-      let parts = line.split(separator: " ", maxSplits: 2)
-      statusCode = parts.count >= 2 ? Int(parts[1]) : nil
-      httpVersion = String(parts[0])
-      fields = []
-    } else if let colon = line.firstIndex(of: ":") {
-      let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-      fields.append((name, value))
-    }
+  /// Adds one header line (with its line ending) as received.
+  mutating func consume(line: UnsafeRawBufferPointer) {
+    if line.starts(with: Self.statusPrefix) { bytes.removeAll(keepingCapacity: true) }
+    bytes.append(contentsOf: line)
   }
 
-  /// The header fields with repeated names joined by ", " (as URLSession reports them).
-  var headerFields: [String: String] {
-    var result: [String: String] = [:]
-    var canonicalNames: [String: String] = [:]
-    for (name, value) in fields {
-      let key = canonicalNames[name.lowercased(), default: name]
-      canonicalNames[name.lowercased()] = key
-      result[key] = result[key].map { "\($0), \(value)" } ?? value
+  private static let statusPrefix = Array("HTTP/".utf8)
+
+  /// The status code, HTTP version and header fields, or nil without a status line. Repeated
+  /// field names are joined by ", " (as URLSession reports them), under the first spelling seen.
+  func parsed() -> (statusCode: Int, httpVersion: String, fields: [String: String])? {
+    var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).makeIterator()
+    guard let statusLine = lines.next().map(Self.trimmed), statusLine.starts(with: Self.statusPrefix) else { return nil }
+    let parts = statusLine.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: true)
+    guard parts.count >= 2, let statusCode = Int(String(decoding: parts[1], as: UTF8.self)), (100...999).contains(statusCode)
+    else { return nil }
+    let httpVersion = String(decoding: parts[0], as: UTF8.self)
+
+    // Repeated names are joined in place, in order of arrival: linear in the size of the head.
+    var fields: [(name: String, value: String)] = []
+    var positions: [String: Int] = [:]
+    while let raw = lines.next() {
+      let line = Self.trimmed(raw)
+      guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+      let nameBytes = Self.trimmed(line[..<colon])
+      let name = String(decoding: nameBytes, as: UTF8.self)
+      let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
+      let key = nameBytes.contains(where: { (0x41...0x5A).contains($0) })
+        ? String(decoding: nameBytes.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self) : name
+      if let position = positions[key] {
+        fields[position].value += ", " + value
+      } else {
+        positions[key] = fields.count
+        fields.append((name, value))
+      }
     }
-    return result
+    var dictionary: [String: String] = [:]
+    dictionary.reserveCapacity(fields.count)
+    for field in fields { dictionary[field.name] = field.value }
+    return (statusCode, httpVersion, dictionary)
   }
 
+  /// The response for `url`, or nil without a status line.
   func response(for url: URL) -> HTTPURLResponse? {
-    guard let statusCode else { return nil }
-    return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+    guard let (statusCode, httpVersion, fields) = parsed() else { return nil }
+    return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: fields)
+  }
+
+  /// The bytes without leading and trailing spaces, tabs, CR and LF.
+  private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+    let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+    guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+      return bytes[bytes.startIndex..<bytes.startIndex]
+    }
+    return bytes[first...last]
   }
 }

@@ -42,6 +42,12 @@ CURLcode cnp_curl_setopt_prereq_callback(CURL *handle, cnp_curl_prereq_callback 
 CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
   return curl_easy_getinfo(handle, info, value);
 }
+CURLMcode cnp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+  return curl_multi_setopt(multi, option, value);
+}
+CURLSHcode cnp_curl_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
+  return curl_share_setopt(share, option, value);
+}
 SSL *cnp_curl_ssl_pointer(CURL *handle) {
   struct curl_tlssessioninfo *info = NULL;
   if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) return NULL;
@@ -56,9 +62,16 @@ int cnp_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version) {
 int cnp_SSL_CTX_set_max_proto_version(SSL_CTX *context, int version) {
   return (int)SSL_CTX_set_max_proto_version(context, version);
 }
-void cnp_SSL_CTX_disable_session_resumption(SSL_CTX *context) {
-  SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_OFF);
-  SSL_CTX_set_options(context, SSL_OP_NO_TICKET);
+void cnp_SSL_CTX_refuse_renegotiation(SSL_CTX *context) { SSL_CTX_set_options(context, SSL_OP_NO_RENEGOTIATION); }
+void cnp_SSL_CTX_accept_session_tickets(SSL_CTX *context) { SSL_CTX_clear_options(context, SSL_OP_NO_TICKET); }
+int cnp_SSL_CTX_new_ex_index(cnp_ex_free_callback free) {
+  return CRYPTO_get_ex_new_index(CRYPTO_EX_INDEX_SSL_CTX, 0, NULL, NULL, NULL, free);
+}
+int cnp_SSL_SESSION_new_ex_index(cnp_ex_dup_callback dup, cnp_ex_free_callback free) {
+  return CRYPTO_get_ex_new_index(CRYPTO_EX_INDEX_SSL_SESSION, 0, NULL, NULL, dup, free);
+}
+long cnp_SSL_CTX_set_ticket_keys(SSL_CTX *context, unsigned char *keys) {
+  return SSL_CTX_set_tlsext_ticket_keys(context, keys, 80);
 }
 long cnp_SSL_CTX_add_extra_chain_cert(SSL_CTX *context, X509 *certificate) {
   return SSL_CTX_add_extra_chain_cert(context, certificate);

@@ -78,6 +78,11 @@ extension LocalTLSServer {
     case closeAfterHandshake
   }
 
+  /// Random session-ticket keys to give several servers, so that they resume each other's sessions.
+  public static func randomTicketKeys() -> [UInt8] {
+    (0..<80).map { _ in UInt8.random(in: 0...255) }
+  }
+
   /// How the server is set up.
   public struct Configuration: Sendable {
     /// The server certificate and its key.
@@ -95,6 +100,14 @@ extension LocalTLSServer {
     public var securityLevel: Int32?
     /// Whether connections stay open for further requests.
     public var keepAlive = true
+    /// How many requests one connection may carry before the server closes it.
+    public var maximumRequestsPerConnection = 100_000
+    /// The 80 bytes of session-ticket keys; servers given the same keys resume each other's
+    /// sessions (nil: a random key per server, OpenSSL's default).
+    public var sessionTicketKeys: [UInt8]?
+    /// After each response, the server starts a TLS 1.2 renegotiation (HelloRequest) on the
+    /// connection and carries on reading. Needs `maximumTLSVersion` `.tls12`.
+    public var renegotiatesAfterEachResponse = false
     /// Seconds an open connection may stay silent before the server closes it.
     public var idleTimeout: Int = 60
     /// Whether `requests` keeps every request (a long soak turns this off so that the server's

@@ -28,6 +28,12 @@ public final class LocalTLSServer: Sendable {
   public var resumedHandshakes: Int { core.resumedHandshakes }
   /// Handshakes the client (or the server) aborted.
   public var failedHandshakes: Int { core.failedHandshakes }
+  /// ClientHellos that offered to resume a session (a TLS 1.3 pre_shared_key or a TLS 1.2
+  /// session ticket), whether or not the server accepted.
+  public var resumptionOffers: Int { core.resumptionOffers }
+  /// Renegotiations the server started, and those the client went through with.
+  public var renegotiationsRequested: Int { core.renegotiationsRequested }
+  public var renegotiationsCompleted: Int { core.renegotiationsCompleted }
   /// TCP connections accepted.
   public var connections: Int { core.connections }
 
@@ -54,6 +60,10 @@ public final class LocalTLSServer: Sendable {
 
   /// Stops accepting, closes open connections and waits for every server thread to end.
   public func stop() { core.stop() }
+
+  /// Serves another identity (a renewed certificate, say) on the connections accepted from now
+  /// on; open connections keep theirs. `configuration` still shows the identity it started with.
+  public func replaceIdentity(_ identity: TestIdentity) throws { try core.replaceIdentity(identity) }
 }
 
 /// The server's sockets, TLS context, state and threads.
@@ -65,7 +75,8 @@ final class LocalTLSServerCore: @unchecked Sendable {
   let configuration: Configuration
   let port: Int
   private let listener: Int32
-  private let context: OpaquePointer
+  /// The TLS context new connections use; `replaceIdentity` swaps it.
+  private let currentContext: Locked<OpaquePointer>
   private let state = Locked(ServerState())
   private let threads = DispatchGroup()
 
@@ -76,6 +87,9 @@ final class LocalTLSServerCore: @unchecked Sendable {
     var resumedHandshakes = 0
     var failedHandshakes = 0
     var connections = 0
+    var resumptionOffers = 0
+    var renegotiationsRequested = 0
+    var renegotiationsCompleted = 0
     var openSockets: Set<Int32> = []
   }
 
@@ -84,17 +98,22 @@ final class LocalTLSServerCore: @unchecked Sendable {
   var resumedHandshakes: Int { state.withLock { $0.resumedHandshakes } }
   var failedHandshakes: Int { state.withLock { $0.failedHandshakes } }
   var connections: Int { state.withLock { $0.connections } }
+  var resumptionOffers: Int { state.withLock { $0.resumptionOffers } }
+  var renegotiationsRequested: Int { state.withLock { $0.renegotiationsRequested } }
+  var renegotiationsCompleted: Int { state.withLock { $0.renegotiationsCompleted } }
 
   init(_ configuration: Configuration) throws {
     signal(SIGPIPE, SIG_IGN)  // a client that hangs up must not kill the test process
     self.configuration = configuration
-    self.context = try Self.makeContext(configuration)
+    let context = try Self.makeContext(configuration)
+    self.currentContext = Locked(context)
     do {
       (listener, port) = try Self.listen(on: configuration.address)
     } catch {
       SSL_CTX_free(context)
       throw error
     }
+    installHooks(context)
     threads.enter()
     let thread = Thread { [self] in
       acceptLoop()
@@ -106,7 +125,27 @@ final class LocalTLSServerCore: @unchecked Sendable {
 
   deinit {
     stop()
-    SSL_CTX_free(context)
+    SSL_CTX_free(currentContext.withLock { $0 })
+  }
+
+  /// Contexts belong to this object, and connections (which hold their context) end before it
+  /// does, so the hooks' pointer to this object cannot outlive it.
+  private func installHooks(_ context: OpaquePointer) {
+    SSL_CTX_set_client_hello_cb(context, countResumptionOffer, Unmanaged.passUnretained(self).toOpaque())
+  }
+
+  /// Serves `identity` on connections accepted from now on (open ones keep theirs).
+  func replaceIdentity(_ identity: TestIdentity) throws {
+    var replacement = configuration
+    replacement.identity = identity
+    replacement.chain = nil
+    let context = try Self.makeContext(replacement)
+    installHooks(context)
+    let previous = currentContext.withLock { current in
+      defer { current = context }
+      return current
+    }
+    SSL_CTX_free(previous)  // connections using it hold their own reference
   }
 
   /// Stops accepting, closes open connections and waits for every server thread to end.
@@ -178,7 +217,7 @@ final class LocalTLSServerCore: @unchecked Sendable {
       exchange(&connection, serverName: nil)
       return
     }
-    guard let ssl = SSL_new(context) else { return }
+    guard let ssl = currentContext.withLock({ SSL_new($0) }) else { return }
     defer { SSL_free(ssl) }
     SSL_set_fd(ssl, socket)
     guard SSL_accept(ssl) == 1 else {
@@ -204,21 +243,51 @@ final class LocalTLSServerCore: @unchecked Sendable {
         if count <= 0 { ERR_clear_error() }
         return Int(count)
       })
-    exchange(&connection, serverName: serverName)
+    var renegotiating = false
+    exchange(
+      &connection, serverName: serverName, afterRequest: { renegotiationCheck(ssl, &renegotiating) },
+      afterResponse: { renegotiate(ssl, &renegotiating) })
     SSL_shutdown(ssl)
     ERR_clear_error()
   }
 
-  /// Answers requests on one connection until it closes (at most 1,000 of them).
-  private func exchange(_ connection: inout HTTPConnection, serverName: String?) {
-    for _ in 0..<1000 {
+  /// Answers requests on one connection until it closes (at most `maximumRequestsPerConnection`).
+  private func exchange(
+    _ connection: inout HTTPConnection, serverName: String?, afterRequest: () -> Void = {}, afterResponse: () -> Void = {}
+  ) {
+    for _ in 0..<configuration.maximumRequestsPerConnection {
       guard !isStopped, let request = connection.readRequest(serverName: serverName) else { break }
+      afterRequest()
       if configuration.recordsRequests { state.withLock { $0.requests.append(request) } }
       let response = configuration.handler(request)  // runs on this server's thread
       if response.delay > 0 { sleepUnlessStopped(response.delay) }
       let keepAlive = configuration.keepAlive && request.header("Connection")?.lowercased() != "close"
       guard connection.write(response, keepAlive: keepAlive), keepAlive else { break }
+      afterResponse()
     }
+  }
+
+  /// Starts a renegotiation when the configuration asks for one: sends a HelloRequest and
+  /// returns; the client's answer arrives with its next request.
+  private func renegotiate(_ ssl: OpaquePointer, _ outstanding: inout Bool) {
+    guard configuration.renegotiatesAfterEachResponse, SSL_renegotiate_pending(ssl) == 0 else { return }
+    guard SSL_renegotiate(ssl) == 1, SSL_do_handshake(ssl) == 1 else {
+      ERR_clear_error()
+      return
+    }
+    state.withLock { $0.renegotiationsRequested += 1 }
+    outstanding = true
+  }
+
+  /// Counts a renegotiation the client completed before sending the request just read.
+  private func renegotiationCheck(_ ssl: OpaquePointer, _ outstanding: inout Bool) {
+    guard outstanding, SSL_renegotiate_pending(ssl) == 0 else { return }
+    outstanding = false
+    state.withLock { $0.renegotiationsCompleted += 1 }
+  }
+
+  fileprivate func recordResumptionOffer() {
+    state.withLock { $0.resumptionOffers += 1 }
   }
 
   private func sleepUnlessStopped(_ seconds: TimeInterval) {
@@ -250,6 +319,11 @@ final class LocalTLSServerCore: @unchecked Sendable {
       else { throw TestKitError("cannot set the TLS versions") }
       if let list = configuration.cipherList, SSL_CTX_set_cipher_list(context, list) != 1 {
         throw TestKitError("cannot set the cipher list \(list)")
+      }
+      if var keys = configuration.sessionTicketKeys {
+        guard keys.count == 80, cnp_SSL_CTX_set_ticket_keys(context, &keys) == 1 else {
+          throw TestKitError("session-ticket keys must be 80 bytes")
+        }
       }
       return context
     } catch {
@@ -296,6 +370,20 @@ final class LocalTLSServerCore: @unchecked Sendable {
     }
     return (listener, Int(UInt16(bigEndian: port)))
   }
+}
+
+/// Counts ClientHellos that offer to resume a session: a TLS 1.3 pre_shared_key extension (41)
+/// or a non-empty TLS 1.2 session_ticket extension (35).
+private let countResumptionOffer: SSL_client_hello_cb_fn = { ssl, _, argument in
+  guard let ssl, let argument else { return SSL_CLIENT_HELLO_SUCCESS }
+  var data: UnsafePointer<UInt8>?
+  var length = 0
+  let offersPSK = SSL_client_hello_get0_ext(ssl, 41, &data, &length) == 1
+  let offersTicket = SSL_client_hello_get0_ext(ssl, 35, &data, &length) == 1 && length > 0
+  if offersPSK || offersTicket {
+    Unmanaged<LocalTLSServerCore>.fromOpaque(argument).takeUnretainedValue().recordResumptionOffer()
+  }
+  return SSL_CLIENT_HELLO_SUCCESS
 }
 
 /// HTTP/1.1 framing over one connection (TLS or plain): requests with Content-Length bodies,

@@ -154,26 +154,6 @@ struct PinningTests {
     #expect(try await session.data(from: url).1.statusCode == 200)
   }
 
-  @Test func sessionResumptionNeverSkipsTheCheck() async throws {
-    let pki = try TestPKI()
-    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
-    setup.keepAlive = false
-    let server = try LocalTLSServer.start(setup)
-    let session = try CNPinnedSession(
-      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
-    let judged = Locked(0)
-    session.setConnectionObserver { event in if !event.isReusedConnection { judged.withLock { $0 += 1 } } }
-    for _ in 0..<3 { #expect(try await session.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200) }
-    #expect(server.handshakes == 3)
-    #expect(server.resumedHandshakes == 0)
-    #expect(judged.withLock { $0 } == 3)
-
-    // Control: the same server does resume sessions for a client that offers them.
-    let output = try runOpenSSLReconnect(port: server.port, anchor: pki.root.certificate)
-    #expect(output.contains("Reused"), "openssl s_client should have resumed a session")
-    #expect(server.resumedHandshakes > 0)
-  }
-
   @Test func unpinnedHostsAreRefusedUnderDenyWithoutConnecting() async throws {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
@@ -191,22 +171,4 @@ struct PinningTests {
     let session = try CNPinnedSession(manager: try matchingPins())
     #expect(await error { _ = try await session.data(from: URL(string: "http://api.test:1/")!) } == .insecureConnectionToPinnedHost(host: "api.test"))
   }
-}
-
-/// `openssl s_client -reconnect`: five reconnections offering the first session.
-func runOpenSSLReconnect(port: Int, anchor: CNCertificate) throws -> String {
-  let file = FileManager.default.temporaryDirectory.appendingPathComponent("anchor-\(UUID().uuidString).pem")
-  try anchor.pemEncoded.write(to: file, atomically: true, encoding: .utf8)
-  defer { try? FileManager.default.removeItem(at: file) }
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-  process.arguments = ["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-tls1_2", "-reconnect", "-CAfile", file.path]
-  let output = Pipe()
-  process.standardOutput = output
-  process.standardError = output
-  process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-  try process.run()
-  let data = output.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return String(decoding: data, as: UTF8.self)
 }

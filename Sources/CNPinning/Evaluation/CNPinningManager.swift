@@ -81,8 +81,13 @@ public final class CNPinningManager: Sendable {
   /// The configured domain and configuration that apply to `host`, or nil when it is not pinned
   /// (or is not a valid host name).
   public func configuration(for host: String) -> (domain: String, configuration: CNConfiguration)? {
-    guard case .success(let name) = HostName.parse(host), let pinned = index.lookup(name) else { return nil }
-    return (pinned.domain, pinned.configuration)
+    guard case .success(let name) = HostName.parse(host) else { return nil }
+    return configuration(for: name)
+  }
+
+  /// `configuration(for:)` for a host name already parsed (transports parse once per request).
+  package func configuration(for name: HostName) -> (domain: String, configuration: CNConfiguration)? {
+    index.lookup(name).map { ($0.domain, $0.configuration) }
   }
 
   /// Judges a verified chain, given leaf first and ending with the trust anchor, for `host`, at
@@ -105,6 +110,11 @@ public final class CNPinningManager: Sendable {
           presentedCertificateHashes: rootFirst.map { Data($0.sha256).base64EncodedString() },
           reason: .invalidHost(invalid.reason), enterpriseMismatches: []))
     }
+    return evaluate(name, chain: chain, at: date)
+  }
+
+  /// `evaluate(host:chain:at:)` for a host name already parsed.
+  package func evaluate(_ name: HostName, chain: [CNCertificate], at date: Date? = nil) -> CNPinningResult {
     guard let pinned = index.lookup(name) else { return .notPinned }
     let configuration = pinned.configuration
     if let expiration = configuration.expirationDate, (date ?? Date()) >= expiration { return .notPinned }

@@ -56,6 +56,15 @@ extension CNPinningManager {
     -> (result: CNPinningResult, report: CNPinningFailureReport?)
   {
     let result = evaluate(host: host, chain: chain, at: date)
+    return (result, report(result, host: host, port: port, chain: chain, at: date))
+  }
+
+  /// Reports what needs reporting about a result `evaluate` returned: a failure (to the
+  /// handler), and the first evaluation of a host whose pins expired. Returns the report so that
+  /// a transport can upload it. Transports call this after their verdict, outside any TLS callback.
+  package func report(_ result: CNPinningResult, host: String, port: Int, chain: [CNCertificate], at date: Date? = nil)
+    -> CNPinningFailureReport?
+  {
     var report: CNPinningFailureReport?
     if let failure = result.failure, failure.domain != nil {
       report = CNPinningFailureReport(failure: failure, port: port, time: date ?? Date(), chain: chain)
@@ -67,7 +76,7 @@ extension CNPinningManager {
       CNPinningLog.warn(report!.reason)
     }
     if let report { reporting.deliver(report) }
-    return (result, report)
+    return report
   }
 
   /// Whether a transport should upload `report` to its configuration's `reportURI` now: uploads

@@ -2,8 +2,9 @@
 enum IPAddress {
   /// `a.b.c.d` with four decimal octets and no leading zeros, or nil.
   static func canonicalIPv4(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String? {
-    guard let octets = parseIPv4(bytes) else { return nil }
-    return octets.map(String.init).joined(separator: ".")
+    // Only the canonical form parses (decimal, no leading zeros), so it is its own text.
+    guard parseIPv4(bytes) != nil else { return nil }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   static func parseIPv4(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> [UInt8]? {

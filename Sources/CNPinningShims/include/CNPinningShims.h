@@ -41,6 +41,8 @@ CURLcode cnp_curl_setopt_data_callback(CURL *handle, CURLoption option, cnp_curl
 CURLcode cnp_curl_setopt_ssl_ctx_callback(CURL *handle, cnp_curl_ssl_ctx_callback callback);
 CURLcode cnp_curl_setopt_prereq_callback(CURL *handle, cnp_curl_prereq_callback callback);
 CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLMcode cnp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+CURLSHcode cnp_curl_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
 /// The OpenSSL SSL* of the connection a transfer uses, or NULL.
 SSL *cnp_curl_ssl_pointer(CURL *handle);
 /// CURLMsg's union member `result`.
@@ -49,8 +51,23 @@ CURLcode cnp_curl_message_result(const CURLMsg *message);
 // ---- OpenSSL macros used by the session ----
 int cnp_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version);
 int cnp_SSL_CTX_set_max_proto_version(SSL_CTX *context, int version);
-/// Turns off session caching and tickets, so every connection runs a full handshake.
-void cnp_SSL_CTX_disable_session_resumption(SSL_CTX *context);
+/// Refuses renegotiation (SSL_OP_NO_RENEGOTIATION): a connection is verified once, by one handshake.
+void cnp_SSL_CTX_refuse_renegotiation(SSL_CTX *context);
+/// Accepts TLS 1.2 session tickets (libcurl turns them off; TLS 1.3 tickets are unaffected).
+void cnp_SSL_CTX_accept_session_tickets(SSL_CTX *context);
+
+typedef void (*cnp_ex_free_callback)(void *parent, void *pointer, CRYPTO_EX_DATA *data, int index, long argl,
+                                     void *argp);
+typedef int (*cnp_ex_dup_callback)(CRYPTO_EX_DATA *to, const CRYPTO_EX_DATA *from, void **pointer, int index,
+                                   long argl, void *argp);
+/// A new ex_data index on SSL_CTX objects whose values `free` releases; -1 on failure.
+int cnp_SSL_CTX_new_ex_index(cnp_ex_free_callback free);
+/// A new ex_data index on SSL_SESSION objects whose values `dup` retains and `free` releases.
+int cnp_SSL_SESSION_new_ex_index(cnp_ex_dup_callback dup, cnp_ex_free_callback free);
+
+/// Server side (test kit): the 80-byte ticket keys, so that servers sharing them resume each
+/// other's sessions.
+long cnp_SSL_CTX_set_ticket_keys(SSL_CTX *context, unsigned char *keys);
 long cnp_SSL_CTX_add_extra_chain_cert(SSL_CTX *context, X509 *certificate);
 int cnp_SSL_session_reused(const SSL *ssl);
 

@@ -1,0 +1,108 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// One HTTP request, checked and reduced to what libcurl is told: built on the caller's thread
+/// without touching libcurl, so that a malformed request fails before anything is queued.
+struct RequestPlan: Sendable {
+  enum Method: Sendable, Equatable {
+    case get
+    case head
+    /// POST, or another method with a body (possibly empty).
+    case withBody(name: String, body: Data)
+  }
+
+  let url: URL
+  /// The URL's host, lower-cased, without IPv6 brackets: what TLS verifies and pins are looked up for.
+  let host: String
+  let port: Int
+  let isHTTPS: Bool
+  /// Whether `host` is an IP address (checked against IP SANs) rather than a DNS name.
+  let hostIsIPAddress: Bool
+  let method: Method
+  /// Header lines in curl's form ("Name: value", or "Name;" for an empty value).
+  let headerLines: [String]
+  /// Seconds to connect or to wait for data (infinite when none).
+  let timeout: TimeInterval
+  /// Seconds the whole exchange may take (infinite when none).
+  let resourceTimeout: TimeInterval
+  /// Whether the transfer stops after the TLS handshake (a probe), sending no request.
+  let connectOnly: Bool
+
+  init(request: URLRequest, configuration: CNPinnedSessionConfiguration, connectOnly: Bool = false)
+    throws(CNPinnedSessionError)
+  {
+    guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+      let rawHost = url.host, !rawHost.isEmpty
+    else { throw .invalidURL(request.url?.absoluteString ?? "") }
+    self.url = url
+    isHTTPS = scheme == "https"
+    port = url.port ?? (isHTTPS ? 443 : 80)
+    let bare = rawHost.hasPrefix("[") && rawHost.hasSuffix("]") ? String(rawHost.dropFirst().dropLast()) : rawHost
+    host = bare.lowercased()
+    hostIsIPAddress = bare.contains(":") || bare.allSatisfy { $0.isNumber || $0 == "." }
+    self.connectOnly = connectOnly
+    let requested = request.timeoutInterval > 0 ? request.timeoutInterval : .infinity
+    timeout = min(requested, configuration.timeoutIntervalForRequest)
+    resourceTimeout = configuration.timeoutIntervalForResource
+    if connectOnly {
+      method = .get
+      headerLines = []
+    } else {
+      method = try Self.method(of: request)
+      headerLines = try Self.headerLines(request, additional: configuration.httpAdditionalHeaders)
+    }
+  }
+
+  /// The method and body; `httpBodyStream` is not supported.
+  private static func method(of request: URLRequest) throws(CNPinnedSessionError) -> Method {
+    let name = request.httpMethod ?? "GET"
+    guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter) else {
+      throw .invalidArgument("\"\(name)\" is not a valid HTTP method")
+    }
+    guard request.httpBodyStream == nil else { throw .unsupportedRequest("httpBodyStream (set httpBody instead)") }
+    switch (name, request.httpBody) {
+    case ("GET", nil): return .get
+    case ("HEAD", _): return .head
+    case (_, let body): return .withBody(name: name, body: body ?? Data())
+    }
+  }
+
+  /// The request's headers over the configuration's, compared case-insensitively, sorted by name.
+  /// `Expect` is sent empty unless set, so that libcurl never waits for a `100 Continue`.
+  private static func headerLines(_ request: URLRequest, additional: [String: String]) throws(CNPinnedSessionError)
+    -> [String]
+  {
+    // Keyed by the ASCII lower-case name (valid names are ASCII tokens; others fail below).
+    var fields: [String: (name: String, value: String)] = [:]
+    for (name, value) in additional.sorted(by: { $0.key < $1.key }) { fields[lowercasedASCII(name)] = (name, value) }
+    for (name, value) in request.allHTTPHeaderFields ?? [:] { fields[lowercasedASCII(name)] = (name, value) }
+    if fields["expect"] == nil { fields["expect"] = ("Expect", "") }
+    var lines: [String] = []
+    lines.reserveCapacity(fields.count)
+    for (key, (name, value)) in fields.sorted(by: { $0.key < $1.key }) {
+      guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter),
+        !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
+      else { throw .invalidArgument("the header \"\(name)\" has an invalid name or value") }
+      // "Name;" sends an empty header; "Name:" would remove curl's own.
+      lines.append(value.isEmpty && key != "expect" ? "\(name);" : "\(name): \(value)")
+    }
+    return lines
+  }
+
+  private static func lowercasedASCII(_ name: String) -> String {
+    guard name.utf8.contains(where: { (0x41...0x5A).contains($0) }) else { return name }
+    return String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+  }
+
+  private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+      return true
+    default:
+      return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+    }
+  }
+}

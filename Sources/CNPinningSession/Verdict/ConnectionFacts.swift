@@ -1,0 +1,151 @@
+import CNPinning
+
+/// What the transport learnt about the TLS connection a request is about to use: collected by
+/// the TLS hooks, judged by `ConnectionVerdict`. Plain values; nothing here points at C state.
+struct ConnectionFacts: Sendable {
+  /// How the request came by its connection.
+  enum Use: Sendable, Equatable {
+    /// A new connection with a full handshake, verified just now.
+    case new
+    /// An open connection an earlier request used (HTTP/1.1 keep-alive or an HTTP/2 stream).
+    case reused
+    /// A new connection that resumed a TLS session: no certificates were sent, so the chain is
+    /// the one verified when the session was first made.
+    case resumed
+  }
+
+  var use: Use
+  /// The negotiated protocol version (0x0303 is TLS 1.2).
+  var protocolVersion: Int
+  /// The negotiated cipher suite; nil when it cannot be read.
+  var cipher: NegotiatedCipher?
+  /// The chain OpenSSL verified for this TLS session; nil when there is none.
+  var verified: VerifiedChain?
+}
+
+/// A cipher suite as far as the transport-security policy cares.
+struct NegotiatedCipher: Sendable, Equatable {
+  var name: String
+  /// An AEAD cipher: AES-GCM or ChaCha20-Poly1305.
+  var isAuthenticatedEncryption: Bool
+  /// ECDHE key exchange (forward secrecy in TLS 1.2).
+  var isForwardSecret: Bool
+}
+
+/// A chain OpenSSL verified in a full handshake, kept with the TLS session so that a resumed
+/// session is judged on it. Immutable.
+final class VerifiedChain: Sendable {
+  /// The host name (or IP address) and port it was verified for.
+  let host: String
+  let port: Int
+  /// The trust it was verified against (the session's trust store).
+  let trust: ObjectIdentifier
+  /// Leaf first, ending with the trust anchor.
+  let certificates: [CNCertificate]
+  /// What the server sent, in its order; empty unless an observer wanted it.
+  let presented: [CNCertificate]
+  /// What the transport-security policy would refuse in the chain (a small leaf key, a weak
+  /// signature below the anchor), read once here rather than for every request.
+  let weakness: CertificateWeakness?
+
+  init(host: String, port: Int, trust: ObjectIdentifier, certificates: [CNCertificate], presented: [CNCertificate]) {
+    self.host = host
+    self.port = port
+    self.trust = trust
+    self.certificates = certificates
+    self.presented = presented
+    self.weakness = CertificateWeakness(certificates)
+  }
+}
+
+/// The first thing the transport-security policy refuses in a verified chain (leaf first).
+enum CertificateWeakness: Sendable, Equatable {
+  /// The leaf's key is not RSA ≥ 2048, EC ≥ 256 or Ed25519 (`found` names it, e.g. `RSA-1024`).
+  case leafKey(found: String)
+  /// A certificate below the anchor is signed with a hash weaker than SHA-256.
+  case signatureHash(certificate: String, found: String)
+
+  init?(_ chain: [CNCertificate]) {
+    guard let leaf = chain.first else {
+      self = .leafKey(found: "no certificate")
+      return
+    }
+    switch leaf.publicKeyKind {
+    case .rsa(let bits) where bits >= 2048: break
+    case .ec(let curve) where curve.bits >= 256: break
+    case .ed25519: break
+    case let kind:
+      self = .leafKey(found: kind.description)
+      return
+    }
+    for certificate in chain.dropLast() where !certificate.signatureHash.isSHA256OrStronger {
+      self = .signatureHash(certificate: "\"\(certificate.commonName ?? "a certificate")\"", found: certificate.signatureHash.description)
+      return
+    }
+    return nil
+  }
+}
+
+/// Why OpenSSL refused a chain, translated from its error code by the TLS hooks.
+enum VerificationFailure: Sendable, Equatable {
+  case hostnameMismatch
+  case expired
+  case notYetValid
+  /// The leaf's key is below OpenSSL's security level.
+  case leafKeyTooSmall(found: String)
+  /// A CA certificate's signature uses a digest below OpenSSL's security level.
+  case weakSignatureHash(certificate: String, found: String)
+  /// Any other reason, in OpenSSL's words.
+  case untrusted(reason: String)
+}
+
+/// What the TLS hooks saw of a handshake that did not complete.
+struct HandshakeFailureFacts: Sendable {
+  /// The protocol version of the server's ServerHello, when one arrived.
+  var serverHelloVersion: Int?
+  /// Whether the server answered with a protocol_version alert (it shares no version with us).
+  var serverRefusedVersions = false
+  /// OpenSSL's refusal of the chain, when verification ran and failed.
+  var verificationFailure: VerificationFailure?
+  /// What the server sent, when an observer wanted it.
+  var presented: [CNCertificate] = []
+}
+
+/// The session's rules for one request, captured when the request starts.
+struct RequestPolicy: Sendable {
+  /// The URL's host, lower-cased, without IPv6 brackets.
+  let host: String
+  /// The host parsed for pin lookups; nil when it is not a valid host name (the pins then
+  /// refuse it, naming why).
+  let hostName: HostName?
+  let port: Int
+  let trust: ObjectIdentifier
+  let manager: CNPinningManager?
+  let unpinnedHosts: CNUnpinnedHostPolicy
+  /// The transport-security requirements for the host; nil when the policy is off.
+  let transportSecurity: CNTransportSecurityException?
+  /// Whether those requirements come from an exception configured for the host.
+  let transportSecurityIsException: Bool
+  /// Whether the observer wants the certificates the server presented.
+  let wantsPresentedChain: Bool
+
+  /// The lowest TLS version a handshake may offer: the session's, unless a transport-security
+  /// exception for the host sets its own.
+  func minimumTLSVersion(session: CNTLSVersion) -> CNTLSVersion {
+    guard transportSecurityIsException, let transportSecurity else { return session }
+    return transportSecurity.minimumTLSVersion
+  }
+}
+
+/// A verdict on one request's connection, with what the effects (observer events, failure
+/// reports) need.
+struct Judgement: Sendable {
+  let use: ConnectionFacts.Use
+  /// The verified chain, leaf first; empty when trust failed.
+  let verifiedChain: [CNCertificate]
+  let presentedChain: [CNCertificate]
+  /// The pin decision; nil when the connection was refused before the pins were consulted.
+  let pinning: CNPinningResult?
+  /// Why the request may not use the connection; nil when it may.
+  let rejection: CNPinnedSessionError?
+}

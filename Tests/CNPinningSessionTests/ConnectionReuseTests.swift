@@ -1,0 +1,102 @@
+import CNPinning
+import CNPinningSession
+import CNPinningTestKit
+import Foundation
+import Testing
+
+/// Connections used for request after request, by one task and by many, and a server that tries
+/// to renegotiate. A debug build stops the moment a libcurl callback reaches a finished request,
+/// so a lifetime error here is a crash on every run, not one run in three.
+@Suite("Connection reuse")
+struct ConnectionReuseTests {
+  /// Counts events by how the request came by its connection.
+  final class EventCounter: Sendable {
+    private let counts = Locked<(new: Int, reused: Int, resumed: Int, refused: Int)>((0, 0, 0, 0))
+    func record(_ event: CNConnectionEvent) {
+      counts.withLock { counts in
+        if event.isReusedConnection {
+          counts.reused += 1
+        } else if event.isResumedSession {
+          counts.resumed += 1
+        } else {
+          counts.new += 1
+        }
+        if event.error != nil { counts.refused += 1 }
+      }
+    }
+    var value: (new: Int, reused: Int, resumed: Int, refused: Int) { counts.withLock { $0 } }
+  }
+
+  @Test func aThousandRequestsShareOneKeepAliveConnectionAndEachIsJudged() async throws {
+    let pki = try TestPKI()
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.recordsRequests = false
+    let server = try LocalTLSServer.start(setup)
+    let session = try CNPinnedSession(
+      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+    let events = EventCounter()
+    session.setConnectionObserver { events.record($0) }
+    let url = server.url("/", hostName: "api.test")
+    var statuses: [Int: Int] = [:]
+    for _ in 0..<1000 { statuses[try await session.data(from: url).1.statusCode, default: 0] += 1 }
+    #expect(statuses == [200: 1000])
+    #expect(server.connections == 1)
+    #expect(server.handshakes == 1)
+    let counted = events.value
+    #expect(counted.new == 1 && counted.reused == 999 && counted.resumed == 0 && counted.refused == 0, "\(counted)")
+  }
+
+  @Test func eightTasksShareKeepAliveConnectionsForAThousandRequests() async throws {
+    let pki = try TestPKI()
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.recordsRequests = false
+    let server = try LocalTLSServer.start(setup)
+    let session = try CNPinnedSession(
+      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+    let events = EventCounter()
+    session.setConnectionObserver { events.record($0) }
+    let url = server.url("/", hostName: "api.test")
+    let succeeded = try await withThrowingTaskGroup(of: Int.self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          var count = 0
+          for _ in 0..<125 where try await session.data(from: url).1.statusCode == 200 { count += 1 }
+          return count
+        }
+      }
+      return try await group.reduce(0, +)
+    }
+    #expect(succeeded == 1000)
+    // HTTP/1.1 carries one request at a time, so at most one connection per task.
+    #expect(server.connections <= 8)
+    let counted = events.value
+    #expect(counted.new + counted.resumed == server.connections && counted.reused == 1000 - server.connections, "\(counted)")
+    #expect(counted.refused == 0)
+  }
+
+  @Test func renegotiationIsRefusedAndEveryRequestIsStillJudged() async throws {
+    let pki = try TestPKI()
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.maximumTLSVersion = .tls12
+    setup.renegotiatesAfterEachResponse = true
+    let server = try LocalTLSServer.start(setup)
+    let session = try CNPinnedSession(
+      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+    let events = EventCounter()
+    session.setConnectionObserver { events.record($0) }
+    let url = server.url("/", hostName: "api.test")
+    var outcomes: [String: Int] = [:]
+    for _ in 0..<50 {
+      do {
+        outcomes["\(try await session.data(from: url).1.statusCode)", default: 0] += 1
+      } catch let error as CNPinnedSessionError {
+        outcomes["\(error)", default: 0] += 1
+      }
+    }
+    #expect(server.renegotiationsRequested > 0)
+    #expect(server.renegotiationsCompleted == 0)
+    #expect(outcomes == ["200": 50], "\(outcomes)")
+    let counted = events.value
+    #expect(counted.new + counted.reused + counted.resumed >= 50 && counted.refused == 0, "\(counted)")
+  }
+}
