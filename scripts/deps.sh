@@ -4,6 +4,9 @@
 set -euo pipefail
 
 debian_packages=(libssl-dev libcurl4-openssl-dev pkg-config openssl ca-certificates)
+# Peers for tests and benchmarks: nginx (keep-alive, HTTP/2, session tickets, as users run it)
+# and the curl command-line tool that `make bench-peers` compares against.
+debian_packages+=(nginx-light curl)
 # Independent JOSE signers for the enterprise-policy interoperability tests.
 python_packages=("PyJWT[crypto]>=2.6")
 
@@ -17,6 +20,12 @@ done
 if ((${#missing[@]})); then
   if [ "$(id -u)" = 0 ]; then
     echo "Installing Debian packages: ${missing[*]}"
+    # Packages with a service (nginx) must not start it: tests start their own on loopback.
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+      chmod +x /usr/sbin/policy-rc.d
+      trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+    fi
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   else

@@ -1,0 +1,210 @@
+// The test kit is built on OpenSSL, which only the Linux build links.
+#if canImport(COpenSSL)
+// The C modules bring glibc's socket types (SOCK_STREAM), which Glibc's module map misses in
+// release builds.
+internal import CNPinningShims
+import CNPinning
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Debian's nginx on the loopback interface, serving a test identity: the server many users
+/// actually have, with keep-alive, HTTP/2 and TLS session tickets as nginx does them. Runs in the
+/// foreground as one process with its files in a private directory; `stop()` (or releasing it)
+/// ends it. Needs `nginx` (Debian's `nginx-light`, which `make deps` installs).
+public final class NginxServer: @unchecked Sendable {
+  /// What the server offers.
+  public struct Configuration: Sendable {
+    /// The certificates served, leaf first.
+    public var chain: [CNCertificate]
+    /// The leaf's private key, PEM-encoded.
+    public var privateKeyPEM: String
+    /// Keep connections open between requests (nginx's `keepalive_timeout 60s`, else `0`).
+    public var keepAlive = true
+    /// Offer HTTP/2 by ALPN as well as HTTP/1.1.
+    public var http2 = true
+    /// The body of every response (`200`, `text/plain`).
+    public var body = "hello\n"
+    /// Write one line per request (`$server_protocol $connection $connection_requests`) to
+    /// `accessLog`.
+    public var logsRequests = false
+
+    public init(chain: [CNCertificate], privateKeyPEM: String) {
+      self.chain = chain
+      self.privateKeyPEM = privateKeyPEM
+    }
+
+    /// Serves `identity`'s certificate and its issuers below the root.
+    public init(identity: TestIdentity) throws {
+      self.init(chain: Array(identity.chain.dropLast()), privateKeyPEM: try identity.privateKey.pemEncoded)
+    }
+  }
+
+  public let configuration: Configuration
+  public let port: Int
+  /// The private directory with the configuration, certificate, key and logs.
+  public let directory: URL
+  private let process: Process
+  private let stopped = Locked(false)
+
+  /// `https://127.0.0.1:PORT`.
+  public var baseURL: URL { URL(string: "https://127.0.0.1:\(port)")! }
+  /// The URL of `path`, reached through `hostName` (pair it with a resolve override).
+  public func url(_ path: String = "/", hostName: String = "127.0.0.1") -> URL {
+    URL(string: "https://\(hostName):\(port)\(path)")!
+  }
+
+  /// Where request lines go when `logsRequests` is on.
+  public var accessLog: URL { directory.appendingPathComponent("access.log") }
+
+  /// The nginx executable, or nil when it is not installed.
+  public static var executable: String? {
+    ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
+  }
+
+  /// Starts nginx on a free loopback port and waits (at most 10 s) until it accepts connections.
+  public static func start(_ configuration: Configuration) throws -> NginxServer {
+    guard let executable else {
+      throw TestKitError(message: "nginx is not installed (run `make deps`, which installs Debian's nginx-light)")
+    }
+    var lastError: Error?
+    for _ in 0..<3 {  // a free port can be taken between choosing it and nginx binding it
+      do {
+        return try NginxServer(configuration, executable: executable, port: try freePort())
+      } catch {
+        lastError = error
+      }
+    }
+    throw lastError!
+  }
+
+  private init(_ configuration: Configuration, executable: String, port: Int) throws {
+    self.configuration = configuration
+    self.port = port
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let chain = configuration.chain.map(\.pemEncoded).joined()
+    try chain.write(to: directory.appendingPathComponent("chain.pem"), atomically: true, encoding: .utf8)
+    try configuration.privateKeyPEM.write(to: directory.appendingPathComponent("key.pem"), atomically: true, encoding: .utf8)
+    try Self.configurationText(configuration, directory: directory.path, port: port)
+      .write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+
+    process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path]
+    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+    process.standardError = try FileHandle(forWritingTo: Self.touch(directory.appendingPathComponent("stderr.log")))
+    try process.run()
+    let deadline = Date().addingTimeInterval(10)
+    while !Self.accepts(port: port) {
+      guard process.isRunning, Date() < deadline else {
+        stop()
+        let log = (try? String(contentsOf: directory.appendingPathComponent("stderr.log"), encoding: .utf8)) ?? ""
+        throw TestKitError(message: "nginx did not start on port \(port): \(log)")
+      }
+      usleep(20_000)
+    }
+  }
+
+  deinit { stop() }
+
+  /// Ends nginx and removes its directory.
+  public func stop() {
+    let first = stopped.withLock { stopped -> Bool in
+      defer { stopped = true }
+      return !stopped
+    }
+    guard first else { return }
+    if process.isRunning {
+      // A single-process nginx keeps the signal mask it inherits, and threads that start
+      // processes here block SIGTERM; it holds nothing worth a graceful stop.
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// The lines of the access log (with `logsRequests`).
+  public func loggedRequests() -> [String] {
+    ((try? String(contentsOf: accessLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+  }
+
+  private static func configurationText(_ configuration: Configuration, directory: String, port: Int) -> String {
+    let body = configuration.body.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+      .replacingOccurrences(of: "\n", with: "\\n")
+    return """
+      daemon off;
+      master_process off;
+      worker_processes 1;
+      pid \(directory)/nginx.pid;
+      error_log \(directory)/error.log warn;
+      events { worker_connections 1024; }
+      http {
+        default_type text/plain;
+        client_body_temp_path \(directory)/body;
+        proxy_temp_path \(directory)/proxy;
+        fastcgi_temp_path \(directory)/fastcgi;
+        uwsgi_temp_path \(directory)/uwsgi;
+        scgi_temp_path \(directory)/scgi;
+        log_format requests '$server_protocol $connection $connection_requests';
+        access_log \(configuration.logsRequests ? "\(directory)/access.log requests" : "off");
+        keepalive_timeout \(configuration.keepAlive ? "60s" : "0");
+        keepalive_requests 1000000;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_session_cache shared:TLS:1m;
+        ssl_session_tickets on;
+        server {
+          listen 127.0.0.1:\(port) ssl\(configuration.http2 ? " http2" : "");
+          ssl_certificate \(directory)/chain.pem;
+          ssl_certificate_key \(directory)/key.pem;
+          location / { return 200 "\(body)"; }
+        }
+      }
+
+      """
+  }
+
+  private static func touch(_ url: URL) throws -> URL {
+    guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+      throw TestKitError(message: "cannot create \(url.path)")
+    }
+    return url
+  }
+
+  /// A port nothing listens on right now.
+  private static func freePort() throws -> Int {
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard listener >= 0 else { throw TestKitError(message: "socket() failed: errno \(errno)") }
+    defer { close(listener) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+    }
+    guard bound == 0 else { throw TestKitError(message: "bind() failed: errno \(errno)") }
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+
+  /// Whether something accepts TCP connections on the loopback port.
+  private static func accepts(port: Int) -> Bool {
+    let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard client >= 0 else { return false }
+    defer { close(client) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    } == 0
+  }
+}
+#endif

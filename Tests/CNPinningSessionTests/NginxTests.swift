@@ -1,0 +1,86 @@
+import CNPinning
+import CNPinningSession
+import CNPinningTestKit
+import Foundation
+import Testing
+
+/// Against Debian's nginx on loopback (installed by `make deps`): HTTP/2 with concurrent streams,
+/// keep-alive, and TLS 1.3 session tickets as a server people run does them.
+@Suite("nginx")
+struct NginxTests {
+  static func session(for server: NginxServer, pki: TestPKI, manager: CNPinningManager?) throws -> CNPinnedSession {
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.resolve = [CNHostOverride(host: "api.test", port: server.port, address: "127.0.0.1")]
+    configuration.timeoutIntervalForRequest = 10
+    return try CNPinnedSession(manager: manager, trust: .customAnchors([pki.root.certificate]), configuration: configuration)
+  }
+
+  @Test func eightTasksShareOneHTTP2ConnectionForAThousandRequests() async throws {
+    let pki = try TestPKI()
+    var setup = try NginxServer.Configuration(identity: pki.leaf)
+    setup.logsRequests = true
+    let server = try NginxServer.start(setup)
+    let session = try Self.session(for: server, pki: pki, manager: try matchingPins())
+    let events = ConnectionReuseTests.EventCounter()
+    session.setConnectionObserver { events.record($0) }
+    let url = server.url("/", hostName: "api.test")
+    let bodies = try await withThrowingTaskGroup(of: [String].self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          var bodies: [String] = []
+          for _ in 0..<125 {
+            let (data, response) = try await session.data(from: url)
+            bodies.append("\(response.statusCode) \(String(data))")
+          }
+          return bodies
+        }
+      }
+      return try await group.reduce(into: []) { $0 += $1 }
+    }
+    #expect(bodies.count == 1000 && Set(bodies) == ["200 hello\n"])
+    let counted = events.value
+    #expect(counted.new == 1 && counted.resumed == 0 && counted.reused == 999 && counted.refused == 0, "\(counted)")
+    let log = server.loggedRequests()
+    #expect(log.count == 1000)
+    #expect(Set(log.map { $0.split(separator: " ").first.map(String.init) ?? "" }) == ["HTTP/2.0"])
+    #expect(Set(log.map { $0.split(separator: " ").dropFirst().first.map(String.init) ?? "" }).count == 1, "one connection")
+  }
+
+  @Test func pinsChangedMidStreamRefuseTheNextStream() async throws {
+    let pki = try TestPKI()
+    let server = try NginxServer.start(try .init(identity: pki.leaf))
+    let session = try Self.session(for: server, pki: pki, manager: try matchingPins())
+    let url = server.url("/", hostName: "api.test")
+    #expect(try await session.data(from: url).1.statusCode == 200)
+    session.manager = try pins("api.test", [(.exact, "Another Root"), (.prefixWithNumber, "R"), (.exact, "api.test")])
+    let failure = await error { _ = try await session.data(from: url) }
+    guard case .pinMismatch? = failure else {
+      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
+      return
+    }
+    session.manager = try matchingPins()
+    #expect(try await session.data(from: url).1.statusCode == 200)
+  }
+
+  @Test func newConnectionsResumeTheirTLSSessionAndAreJudged() async throws {
+    let pki = try TestPKI()
+    var setup = try NginxServer.Configuration(identity: pki.leaf)
+    setup.keepAlive = false
+    setup.http2 = false
+    let server = try NginxServer.start(setup)
+    let session = try Self.session(for: server, pki: pki, manager: try matchingPins())
+    let events = ConnectionReuseTests.EventCounter()
+    session.setConnectionObserver { events.record($0) }
+    for _ in 0..<20 { #expect(try await session.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200) }
+    let counted = events.value
+    #expect(counted.new == 1 && counted.resumed == 19 && counted.reused == 0 && counted.refused == 0, "\(counted)")
+
+    session.manager = try pins("api.test", [(.exact, "Another Root"), (.prefixWithNumber, "R"), (.exact, "api.test")])
+    let failure = await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
+    guard case .pinMismatch? = failure else {
+      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
+      return
+    }
+    #expect(events.value.resumed == 20)
+  }
+}
