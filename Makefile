@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # ld.gold prints one harmless line per sanitizer symbol; keep the output readable.
 QUIET_LINKER := grep -v "Cannot export local symbol" || true
 
-.PHONY: deps build demo test bench leaks soak asan tsan fuzz clean
+.PHONY: deps build demo test bench bench-peers leaks soak asan tsan fuzz clean
 
 deps:
 	@scripts/deps.sh
@@ -32,6 +32,27 @@ bench: deps
 	.build/release/CNPinningBenchmarks
 	.build/release/CNPinningSoak 10000 5
 
+# CNPinnedSession against the tools people would use instead, each timed as a whole process in
+# alternating rounds on the same nginx (Debian's nginx-light, a test and benchmark dependency that
+# make deps installs; skipped with a message when it cannot start): the curl CLI with
+# --pinnedpubkey, and Foundation's URLSession (unpinned; it gets the test root through a private
+# mount namespace, which needs root). Then 10,000 requests on one reused connection, with the
+# resident-memory target. ROUNDS alternating rounds (10 by default).
+ROUNDS ?= 10
+# The client is linked with the Swift runtime static, as Swift server deployments on Linux are.
+PEERS_DIR := .build/bench-peers
+PEERS_BUILD := --build-path .build/static -c release --static-swift-stdlib
+PEERS_RUN := .build/static/release/CNPinningPeerBenchmarks run $(PEERS_DIR) .build/static/release/CNPinningPeerClient $(ROUNDS)
+bench-peers: deps
+	$(SWIFT) build $(PEERS_BUILD) --product CNPinningPeerClient $(STRICT)
+	$(SWIFT) build $(PEERS_BUILD) --product CNPinningPeerBenchmarks $(STRICT)
+	.build/static/release/CNPinningPeerBenchmarks prepare $(PEERS_DIR)
+	if [ "$$(id -u)" = 0 ] && command -v unshare >/dev/null; then \
+	  unshare -m sh -c 'mount --bind $(PEERS_DIR)/root.pem /etc/ssl/certs/ca-certificates.crt && exec $(PEERS_RUN)'; \
+	else \
+	  $(PEERS_RUN); \
+	fi
+
 # 1,000 pinned requests (half rejected) under LeakSanitizer; any leak fails the target.
 leaks: deps
 	$(SWIFT) build --build-path .build/asan --product CNPinningSoak --sanitize=address 2>&1 | $(QUIET_LINKER)
@@ -47,9 +68,9 @@ asan: deps
 	$(SWIFT) build --build-tests --build-path .build/asan --sanitize=address 2>&1 | $(QUIET_LINKER)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp $(SWIFT) test --skip-build --build-path .build/asan --sanitize=address
 
-# The concurrency tests under ThreadSanitizer: concurrent evaluations, requests, cancellations and
-# enterprise apply/refresh/signOut races.
-TSAN_TESTS := concurrent|Concurrent|racing|Racing|cancelling|EnterpriseSession|changingPins
+# The concurrency tests under ThreadSanitizer: concurrent evaluations, requests, cancellations,
+# enterprise apply/refresh/signOut races, connection reuse, resumption and HTTP/2 streams.
+TSAN_TESTS := concurrent|Concurrent|racing|Racing|cancelling|EnterpriseSession|changingPins|ConnectionReuseTests|ResumptionTests|NginxTests
 tsan: deps
 	$(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread --filter "$(TSAN_TESTS)"

@@ -68,6 +68,16 @@ let package = Package(
       dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"],
       path: "Benchmarks/CNPinningSoak"
     ),
+    .executableTarget(
+      name: "CNPinningPeerClient",
+      dependencies: ["CNPinning", "CNPinningSession"],
+      path: "Benchmarks/PeerClient"
+    ),
+    .executableTarget(
+      name: "CNPinningPeerBenchmarks",
+      dependencies: ["CNPinning", "CNPinningTestKit"],
+      path: "Benchmarks/PeerBenchmarks"
+    ),
     .testTarget(name: "CNPinningTests", dependencies: ["CNPinning", "CNPinningTestKit"]),
     .testTarget(name: "CNPinningTestKitTests", dependencies: ["CNPinning", "CNPinningTestKit"]),
     .testTarget(name: "cnpinTests", dependencies: ["cnpin", "CNPinning", "CNPinningTestKit"]),

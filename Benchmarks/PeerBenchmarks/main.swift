@@ -1,0 +1,215 @@
+#if os(Linux)
+import CNPinning
+import CNPinningTestKit
+import Foundation
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// CNPinnedSession against the tools people would use instead, on the same nginx, each timed as a
+// whole process in alternating rounds: the curl CLI with --pinnedpubkey, and Foundation's
+// URLSession (unpinned). Prints medians, ratios and targets; then 10,000 requests on one
+// reused connection with the resident-memory target.
+//
+// Usage: CNPinningPeerBenchmarks prepare DIR             writes a test PKI and pins into DIR
+//        CNPinningPeerBenchmarks run DIR CLIENT [ROUNDS]   CLIENT: the CNPinningPeerClient executable
+//        CNPinningPeerBenchmarks serve DIR SECONDS        the two nginx servers, for profiling
+//
+// URLSession reads only the system CA bundle, so `make bench-peers` runs `run` in a private mount
+// namespace with DIR/root.pem bound over it (as root); without that, URLSession is skipped.
+
+let arguments = CommandLine.arguments
+func usage() -> Never {
+  print("usage: CNPinningPeerBenchmarks prepare DIR | run DIR CLIENT [ROUNDS] | serve DIR SECONDS")
+  exit(2)
+}
+guard arguments.count >= 3 else { usage() }
+let directory = URL(fileURLWithPath: arguments[2])
+let rootFile = directory.appendingPathComponent("root.pem")
+let pinsFile = directory.appendingPathComponent("pins.json")
+let leafFile = directory.appendingPathComponent("leaf.der")
+let leafKeyFile = directory.appendingPathComponent("leaf-key.pem")
+let intermediateFile = directory.appendingPathComponent("intermediate.der")
+
+func skip(_ why: String) -> Never {
+  print("bench-peers skipped: \(why)")
+  exit(0)
+}
+
+/// Runs a command to completion with its output discarded; returns its wall time in seconds.
+/// Started with posix_spawn and reaped with waitpid, so the harness adds as little as it can
+/// (Foundation's Process costs tens of milliseconds per launch here, which would blur every
+/// ratio towards 1). A failure is run once more through Process to show its output.
+func timed(_ command: [String]) throws -> Double {
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+  let arguments = command.map { strdup($0) } + [nil]
+  defer { for argument in arguments { free(argument) } }
+  var pid: pid_t = 0
+  let start = DispatchTime.now().uptimeNanoseconds
+  guard posix_spawn(&pid, command[0], &actions, nil, arguments, environ) == 0 else {
+    throw TestKitError(message: "cannot start \(command[0])")
+  }
+  var status: Int32 = 0
+  while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+  let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+  guard status == 0 else { throw TestKitError(message: "\(command.prefix(3).joined(separator: " ")) … failed: \(output(of: command))") }
+  return seconds
+}
+
+/// What a command writes to standard error (to explain a failure).
+func output(of command: [String]) -> String {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: command[0])
+  process.arguments = Array(command.dropFirst())
+  let errors = Pipe()
+  process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+  process.standardError = errors
+  guard (try? process.run()) != nil else { return "cannot start it" }
+  let data = errors.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return String(decoding: data, as: UTF8.self)
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+/// A private PKI; the leaf names 127.0.0.1 so that every client uses the same URL.
+func prepare() throws {
+  try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  let root = try TestIdentity.root("Bench Root X1")
+  let intermediate = try root.issueIntermediate("R11")
+  let leaf = try intermediate.issueLeaf("bench.test", dnsNames: ["bench.test"], ipAddresses: ["127.0.0.1"])
+  try root.certificate.pemEncoded.write(to: rootFile, atomically: true, encoding: .utf8)
+  try Data(intermediate.certificate.derEncoded).write(to: intermediateFile)
+  try Data(leaf.certificate.derEncoded).write(to: leafFile)
+  try leaf.privateKey.pemEncoded.write(to: leafKeyFile, atomically: true, encoding: .utf8)
+  try """
+    {"CNPinningManager": {"PinnedDomains": {"127.0.0.1": {"includesSubdomains": false, "chainSet": [[
+      {"type": "prefixWithNumber", "value": "Bench Root X"}, {"type": "prefixWithNumber", "value": "R"},
+      {"type": "exact", "value": "bench.test"}]]}}}}
+    """.write(to: pinsFile, atomically: true, encoding: .utf8)
+}
+
+/// The two servers: keep-alive off (HTTP/1.1), and keep-alive with HTTP/2.
+func startServers() throws -> (newConnections: NginxServer, keepAlive: NginxServer, leaf: CNCertificate) {
+  let intermediate = try CNCertificate(derEncoded: Data(contentsOf: intermediateFile))
+  let leaf = try CNCertificate(derEncoded: Data(contentsOf: leafFile))
+  let served = NginxServer.Configuration(chain: [leaf, intermediate], privateKeyPEM: try String(contentsOf: leafKeyFile, encoding: .utf8))
+  var closing = served
+  closing.keepAlive = false
+  closing.http2 = false
+  return (try NginxServer.start(closing), try NginxServer.start(served), leaf)
+}
+
+/// Every workload, side by side; returns the number of targets missed.
+func runAll(client clientPath: String, rounds: Int) throws -> Int {
+  guard let curl = ["/usr/bin/curl", "/usr/local/bin/curl"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
+    skip("the curl command-line tool is not installed")
+  }
+  let (newConnections, keepAlive, leaf) = try startServers()
+  defer {
+    newConnections.stop()
+    keepAlive.stop()
+  }
+  let spkiPin = "sha256//" + leaf.spkiSHA256Base64
+  // URLSession trusts the test root only when this process runs with it bound over the system bundle.
+  let systemBundle = try? String(contentsOfFile: "/etc/ssl/certs/ca-certificates.crt", encoding: .utf8)
+  let withURLSession = try systemBundle == String(contentsOf: rootFile, encoding: .utf8)
+  if !withURLSession {
+    print("note: URLSession skipped: it trusts only the system CA bundle (make bench-peers binds the test root over it as root)")
+  }
+
+  struct Workload {
+    let name: String
+    let server: NginxServer
+    let count: Int
+    let concurrency: Int
+    let target: Double
+  }
+  let workloads = [
+    Workload(name: "(a) 200 sequential, new connection each", server: newConnections, count: 200, concurrency: 1, target: 1.0),
+    Workload(name: "(b) 200 sequential, keep-alive", server: keepAlive, count: 200, concurrency: 1, target: 1.0),
+    Workload(name: "(c) 400 at concurrency 8, HTTP/2", server: keepAlive, count: 400, concurrency: 8, target: 1.2),
+  ]
+
+  print("bench-peers: nginx \(keepAlive.port) (keep-alive, HTTP/2) and \(newConnections.port) (keep-alive off); \(rounds) alternating rounds, whole processes, medians")
+  var missed = 0
+  for workload in workloads {
+    let url = "https://127.0.0.1:\(workload.server.port)/"
+    let curlConfig = directory.appendingPathComponent("curl-\(workload.server.port)-\(workload.count).conf")
+    try String(repeating: "url = \"\(url)\"\noutput = \"/dev/null\"\n", count: workload.count)
+      .write(to: curlConfig, atomically: true, encoding: .utf8)
+    var commands: [(String, [String])] = [
+      ("CNPinnedSession", ([clientPath, "pinned", rootFile.path, pinsFile.path, url, "\(workload.count)", "\(workload.concurrency)"])),
+      ("curl", (
+        [curl, "-s", "-f", "--cacert", rootFile.path, "--pinnedpubkey", spkiPin, "-K", curlConfig.path]
+          + (workload.concurrency > 1 ? ["-Z", "--parallel-max", "\(workload.concurrency)"] : []))),
+    ]
+    if withURLSession {
+      commands.append(("URLSession", ([clientPath, "urlsession", "-", "-", url, "\(workload.count)", "\(workload.concurrency)"])))
+    }
+    for (_, command) in commands { _ = try timed(command) }  // warm-up: page cache, nginx workers
+    var times: [String: [Double]] = [:]
+    for round in 0..<rounds {
+      let order = round % 2 == 0 ? commands : commands.reversed()
+      for (name, command) in order { times[name, default: []].append(try timed(command)) }
+    }
+    let ours = median(times["CNPinnedSession"]!)
+    let theirs = median(times["curl"]!)
+    let ratio = ours / theirs
+    let met = ratio <= workload.target
+    print(String(format: "%@: CNPinnedSession %.3f s, curl %.3f s → ratio %.2f (target ≤ %.1f) %@",
+                 workload.name, ours, theirs, ratio, workload.target, met ? "MET" : "MISSED"))
+    if !met { missed += 1 }
+    if let urlSession = times["URLSession"].map(median) {
+      let faster = urlSession / ours
+      print(String(format: "    URLSession %.3f s → CNPinnedSession %.1f× faster (target ≥ 2) %@", urlSession, faster, faster >= 2 ? "MET" : "MISSED"))
+      if faster < 2 { missed += 1 }
+    }
+  }
+
+  // Resident memory over 10,000 requests on one reused connection.
+  let soak = Process()
+  soak.executableURL = URL(fileURLWithPath: clientPath)
+  soak.arguments = ["pinned", rootFile.path, pinsFile.path, "https://127.0.0.1:\(keepAlive.port)/", "10000", "1", "--soak"]
+  let output = Pipe()
+  soak.standardOutput = output
+  try soak.run()
+  let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+  soak.waitUntilExit()
+  let growth = text.split(separator: " ").last.flatMap { Double($0) } ?? .infinity
+  let soakMet = soak.terminationStatus == 0 && growth < 1.0
+  print("10,000 requests on one reused connection: \(text) (target < 1 MB) \(soakMet ? "MET" : "MISSED")")
+  if !soakMet { missed += 1 }
+  return missed
+}
+
+do {
+  switch arguments[1] {
+  case "prepare":
+    try prepare()
+  case "serve" where arguments.count >= 4:
+    let (newConnections, keepAlive, _) = try startServers()
+    print("nginx: keep-alive off on \(newConnections.port), keep-alive and HTTP/2 on \(keepAlive.port)")
+    Thread.sleep(forTimeInterval: Double(arguments[3]) ?? 60)
+    newConnections.stop()
+    keepAlive.stop()
+  case "run" where arguments.count >= 4:
+    guard NginxServer.executable != nil else { skip("nginx is not installed (make deps installs Debian's nginx-light)") }
+    let missed = try runAll(client: arguments[3], rounds: arguments.count > 4 ? Int(arguments[4]) ?? 10 : 10)
+    print(missed == 0 ? "All bench-peers targets met." : "\(missed) bench-peers targets missed.")
+    exit(missed == 0 ? 0 : 1)
+  default:
+    usage()
+  }
+} catch {
+  print("bench-peers failed: \(error)")
+  exit(2)
+}
+#else
+  print("The peer benchmarks run on Linux.")
+#endif

@@ -1,0 +1,99 @@
+#if os(Linux)
+import CNPinning
+import CNPinningSession
+import Foundation
+import FoundationNetworking
+
+// One benchmark client process: COUNT GET requests to URL, CONCURRENCY at a time, through a pinned
+// CNPinnedSession or Foundation's URLSession. Timed from outside as a whole process by
+// CNPinningPeerBenchmarks. Exits 1 on the first failed request.
+//
+// Usage: CNPinningPeerClient pinned ROOT.pem PINS.json URL COUNT CONCURRENCY [--soak]
+//        CNPinningPeerClient urlsession - - URL COUNT CONCURRENCY
+// With --soak: 200 requests to warm up, then COUNT more; prints the growth of resident memory.
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 7, ["pinned", "urlsession"].contains(arguments[1]), let url = URL(string: arguments[4]),
+  let count = Int(arguments[5]), count > 0, let concurrency = Int(arguments[6]), concurrency > 0
+else {
+  FileHandle.standardError.write(Data("usage: CNPinningPeerClient pinned|urlsession ROOT.pem PINS.json URL COUNT CONCURRENCY [--soak]\n".utf8))
+  exit(2)
+}
+let soak = arguments.dropFirst(7).contains("--soak")
+
+/// One GET; throws unless the answer is a 200 with a body.
+typealias Fetch = @Sendable () async throws -> Void
+
+struct BadResponse: Error, CustomStringConvertible {
+  let description: String
+}
+
+func makeFetch() throws -> Fetch {
+  if arguments[1] == "urlsession" {
+    let session = URLSession(configuration: .default)
+    return {
+      let (data, response) = try await session.data(from: url)
+      guard (response as? HTTPURLResponse)?.statusCode == 200, !data.isEmpty else { throw BadResponse(description: "\(response)") }
+    }
+  }
+  let anchors = try CNCertificate.certificates(pemEncoded: String(contentsOfFile: arguments[2], encoding: .utf8))
+  let manager = try CNPinningManager(contentsOf: URL(fileURLWithPath: arguments[3]))
+  let session = try CNPinnedSession(manager: manager, trust: .customAnchors(anchors), unpinnedHosts: .deny)
+  return {
+    let (data, response) = try await session.data(from: url)
+    guard response.statusCode == 200, !data.isEmpty else { throw BadResponse(description: "status \(response.statusCode)") }
+  }
+}
+
+/// COUNT requests, CONCURRENCY tasks each taking the next request until none are left.
+func run(_ fetch: @escaping Fetch, count: Int) async throws {
+  if concurrency == 1 {
+    for _ in 0..<count { try await fetch() }
+    return
+  }
+  let next = Counter()
+  try await withThrowingTaskGroup(of: Void.self) { group in
+    for _ in 0..<concurrency {
+      group.addTask {
+        while next.take() < count { try await fetch() }
+      }
+    }
+    try await group.waitForAll()
+  }
+}
+
+final class Counter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = 0
+  func take() -> Int {
+    lock.lock()
+    defer { lock.unlock() }
+    value += 1
+    return value - 1
+  }
+}
+
+func residentMegabytes() -> Double {
+  guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+  let pages = Double(statm.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0)
+  return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+}
+
+do {
+  let fetch = try makeFetch()
+  if soak {
+    try await run(fetch, count: 200)
+    let before = residentMegabytes()
+    try await run(fetch, count: count)
+    let after = residentMegabytes()
+    print(String(format: "resident %.2f MB -> %.2f MB, growth in MB: %.3f", before, after, after - before))
+  } else {
+    try await run(fetch, count: count)
+  }
+} catch {
+  FileHandle.standardError.write(Data("request failed: \(error)\n".utf8))
+  exit(1)
+}
+#else
+  print("The peer benchmark client runs on Linux.")
+#endif
