@@ -27,7 +27,9 @@ struct ConnectionReuseTests {
     var value: (new: Int, reused: Int, resumed: Int, refused: Int) { counts.withLock { $0 } }
   }
 
-  @Test func aThousandRequestsShareOneKeepAliveConnectionAndEachIsJudged() async throws {
+  /// A keep-alive server that keeps no request log, and a session with matching pins whose
+  /// events are counted.
+  static func keepAliveFixture() throws -> (LocalTLSServer, CNPinnedSession, EventCounter) {
     let pki = try TestPKI()
     var setup = LocalTLSServer.Configuration(identity: pki.leaf)
     setup.recordsRequests = false
@@ -36,6 +38,11 @@ struct ConnectionReuseTests {
       manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
     let events = EventCounter()
     session.setConnectionObserver { events.record($0) }
+    return (server, session, events)
+  }
+
+  @Test func aThousandRequestsShareOneKeepAliveConnectionAndEachIsJudged() async throws {
+    let (server, session, events) = try Self.keepAliveFixture()
     let url = server.url("/", hostName: "api.test")
     var statuses: [Int: Int] = [:]
     for _ in 0..<1000 { statuses[try await session.data(from: url).1.statusCode, default: 0] += 1 }
@@ -47,14 +54,7 @@ struct ConnectionReuseTests {
   }
 
   @Test func eightTasksShareKeepAliveConnectionsForAThousandRequests() async throws {
-    let pki = try TestPKI()
-    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
-    setup.recordsRequests = false
-    let server = try LocalTLSServer.start(setup)
-    let session = try CNPinnedSession(
-      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
-    let events = EventCounter()
-    session.setConnectionObserver { events.record($0) }
+    let (server, session, events) = try Self.keepAliveFixture()
     let url = server.url("/", hostName: "api.test")
     let succeeded = try await withThrowingTaskGroup(of: Int.self) { group in
       for _ in 0..<8 {

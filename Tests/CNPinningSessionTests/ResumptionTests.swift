@@ -44,12 +44,8 @@ struct ResumptionTests {
     let url = server.url("/", hostName: "api.test")
     #expect(try await session.data(from: url).1.statusCode == 200)
 
-    session.manager = try pins("api.test", [(.exact, "Another Root"), (.prefixWithNumber, "R"), (.exact, "api.test")])
-    let failure = await error { _ = try await session.data(from: url) }
-    guard case .pinMismatch(let details)? = failure else {
-      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
-      return
-    }
+    session.manager = try otherRootPins()
+    let details = try #require(await expectPinMismatch { _ = try await session.data(from: url) })
     #expect(details.presentedCommonNames == ["Test Root X1", "R11", "api.test"])
     #expect(await eventually { server.handshakes == 2 })
     #expect(server.resumedHandshakes == 1, "the refused request resumed the session")

@@ -68,6 +68,22 @@ func error(of body: () async throws -> Void) async -> CNPinnedSessionError? {
   }
 }
 
+/// Pins for `api.test` that the default TestPKI does not satisfy (another root).
+func otherRootPins() throws -> CNPinningManager {
+  try pins("api.test", [(.exact, "Another Root"), (.prefixWithNumber, "R"), (.exact, "api.test")])
+}
+
+/// Runs a request that must fail with a pin mismatch; records an issue (and returns nil) otherwise.
+@discardableResult
+func expectPinMismatch(_ body: () async throws -> Void) async -> CNPinningFailure? {
+  let failure = await error(of: body)
+  guard case .pinMismatch(let details)? = failure else {
+    Issue.record("expected a pin mismatch, got \(String(describing: failure))")
+    return nil
+  }
+  return details
+}
+
 /// Waits (at most `seconds`) until `condition` holds.
 func eventually(within seconds: TimeInterval = 5, _ condition: () -> Bool) async -> Bool {
   let deadline = Date().addingTimeInterval(seconds)
