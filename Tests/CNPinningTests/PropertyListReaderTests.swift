@@ -123,6 +123,11 @@ struct PropertyListReaderTests {
     ("overflowing trailer", Data(Array("bplist00".utf8) + [UInt8](repeating: 0xFF, count: 40)), "a number is too large"),
     ("inconsistent trailer", Data(Array("bplist00".utf8) + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 1, 1] + [UInt8](repeating: 0, count: 24)), "the trailer is inconsistent"),
     ("too short", Data("bplist00".utf8), "no bplist00 header"),
+    // An 8-byte reference of all ones once became index -1 and crashed the loader.
+    ("all-ones reference", binary([[0xA1] + [UInt8](repeating: 0xFF, count: 8)], referenceSize: 8),
+     "a reference to object 18446744073709551615, which does not exist"),
+    ("reference past Int.max", binary([[0xA1, 0x80, 0, 0, 0, 0, 0, 0, 0]], referenceSize: 8),
+     "a reference to object 9223372036854775808, which does not exist"),
   ])
   func malformedBinaryListsAreRefused(_ name: String, _ data: Data, _ message: String) {
     do {
@@ -131,6 +136,47 @@ struct PropertyListReaderTests {
     } catch {
       #expect(error.message == message, "\(name)")
     }
+  }
+
+  /// Objects that each reference the next twice: 22 levels make 4 million values from a file
+  /// of 130 bytes. Shared references are legitimate (Foundation's writer shares equal strings),
+  /// so what is bounded is what the file expands to.
+  @Test func sharedReferencesCannotExpandWithoutBound() throws {
+    let levels = 22
+    let objects = (0..<levels).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] } + [[0x09]]
+    let data = Self.binary(objects)
+    #expect(data.count < 140)
+    #expect(throws: BinaryPropertyList.FormatError.self) { _ = try BinaryPropertyList.parse(data) }
+    do {
+      _ = try BinaryPropertyList.parse(data)
+    } catch {
+      #expect(error.message.contains("expands to more than"), "\(error.message)")
+    }
+  }
+
+  @Test func theManagerRefusesThemWithAnErrorNotACrash() {
+    let allOnes = Self.binary([[0xA1] + [UInt8](repeating: 0xFF, count: 8)], referenceSize: 8)
+    let doubling = Self.binary((0..<22).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] } + [[0x09]])
+    for data in [allOnes, doubling] {
+      #expect(throws: CNConfigurationError.self) { _ = try CNPinningManager(data: data, source: "hostile.plist") }
+    }
+  }
+
+  @Test func largeDocumentsWithSharedStringsStillLoad() throws {
+    var hosts: [String: Any] = [:]
+    for index in 0..<2000 {
+      let link: [String: String] = ["type": "prefixWithNumber", "value": "ISRG Root X"]
+      hosts["host\(index).example.com"] = ["includesSubdomains": false, "chainSet": [[link, link, ["type": "exact", "value": "host\(index).example.com"]]]]
+    }
+    let data = try PropertyListSerialization.data(
+      fromPropertyList: ["CNPinningManager": ["PinnedDomains": hosts]], format: .binary, options: 0)
+    guard case .dictionary(let top) = try BinaryPropertyList.parse(data), case .dictionary(let manager)? = top.first?.value,
+      case .dictionary(let pinned)? = manager.first?.value
+    else {
+      Issue.record("unexpected shape")
+      return
+    }
+    #expect(pinned.count == 2000)
   }
 
   @Test func truncationsAndCorruptionsOfARealFileNeverCrash() throws {

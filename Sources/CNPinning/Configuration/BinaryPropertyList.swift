@@ -12,6 +12,20 @@ struct BinaryPropertyList {
 
   static let maximumDepth = 64
 
+  /// What one document may expand to. Objects may be referenced many times (Foundation's writer
+  /// shares equal strings), so the file's size does not bound the values it describes: a chain
+  /// of objects that each reference the next twice doubles with every level. The budget is
+  /// proportional to the file, with a floor for small ones.
+  struct Budget {
+    var values: Int
+    var bytes: Int
+
+    init(fileSize: Int) {
+      values = max(4096, 4 * fileSize)
+      bytes = max(64 * 1024, 8 * fileSize)
+    }
+  }
+
   private let bytes: [UInt8]
   private let offsets: [Int]
   private let referenceSize: Int
@@ -39,7 +53,8 @@ struct BinaryPropertyList {
     }
     let reader = BinaryPropertyList(bytes: bytes, offsets: offsets, referenceSize: referenceSize, objectAreaEnd: tableStart)
     var path: Set<Int> = []
-    return try reader.object(top, depth: 0, path: &path)
+    var budget = Budget(fileSize: bytes.count)
+    return try reader.object(UInt64(top), depth: 0, path: &path, budget: &budget)
   }
 
   private static func number(_ bytes: [UInt8], at start: Int, size: Int) throws(FormatError) -> Int {
@@ -50,9 +65,18 @@ struct BinaryPropertyList {
     return Int(value)
   }
 
-  private func object(_ index: Int, depth: Int, path: inout Set<Int>) throws(FormatError) -> ConfigValue {
+  private func object(_ reference: UInt64, depth: Int, path: inout Set<Int>, budget: inout Budget) throws(FormatError)
+    -> ConfigValue
+  {
     guard depth < Self.maximumDepth else { throw FormatError(message: "nesting deeper than \(Self.maximumDepth) levels") }
-    guard index < offsets.count else { throw FormatError(message: "a reference to object \(index), which does not exist") }
+    guard reference < UInt64(offsets.count) else {
+      throw FormatError(message: "a reference to object \(reference), which does not exist")
+    }
+    budget.values -= 1
+    guard budget.values >= 0 else {
+      throw FormatError(message: "the document expands to more than \(Budget(fileSize: bytes.count).values) values (objects referenced over and over)")
+    }
+    let index = Int(reference)
     let start = offsets[index]
     let marker = bytes[start]
     let low = Int(marker & 0x0F)
@@ -81,9 +105,11 @@ struct BinaryPropertyList {
       return .date(Date(timeIntervalSinceReferenceDate: seconds))
     case 0x4:
       let (count, contentStart) = try length(low, at: start, object: index)
+      try spend(count, of: &budget)
       return .data(Data(try slice(contentStart, count, object: index)))
     case 0x5:
       let (count, contentStart) = try length(low, at: start, object: index)
+      try spend(count, of: &budget)
       let content = try slice(contentStart, count, object: index)
       guard content.allSatisfy({ $0 < 0x80 }) else { throw FormatError(message: "object \(index) is an ASCII string with 8-bit bytes") }
       return .string(String(decoding: content, as: UTF8.self))
@@ -91,6 +117,7 @@ struct BinaryPropertyList {
       let (count, contentStart) = try length(low, at: start, object: index)
       let (byteCount, overflow) = count.multipliedReportingOverflow(by: 2)
       guard !overflow else { throw FormatError(message: "object \(index) is too long") }
+      try spend(byteCount, of: &budget)
       let content = try slice(contentStart, byteCount, object: index)
       let units = stride(from: content.startIndex, to: content.endIndex, by: 2).map {
         UInt16(content[$0]) << 8 | UInt16(content[$0 + 1])
@@ -114,17 +141,17 @@ struct BinaryPropertyList {
       if marker >> 4 == 0xA {
         var elements: [ConfigValue] = []
         elements.reserveCapacity(count)
-        for reference in references { elements.append(try object(reference, depth: depth + 1, path: &path)) }
+        for reference in references { elements.append(try object(reference, depth: depth + 1, path: &path, budget: &budget)) }
         return .array(elements)
       }
       var entries: [(key: String, value: ConfigValue)] = []
       var keys = Set<String>()
       for position in 0..<count {
-        guard case .string(let key) = try object(references[position], depth: depth + 1, path: &path) else {
+        guard case .string(let key) = try object(references[position], depth: depth + 1, path: &path, budget: &budget) else {
           throw FormatError(message: "a dictionary key in object \(index) is not a string")
         }
         guard keys.insert(key).inserted else { throw FormatError(message: "duplicate key \"\(key)\" in a dictionary") }
-        entries.append((key, try object(references[count + position], depth: depth + 1, path: &path)))
+        entries.append((key, try object(references[count + position], depth: depth + 1, path: &path, budget: &budget)))
       }
       entries.sort { $0.key < $1.key }
       return .dictionary(entries)
@@ -154,12 +181,22 @@ struct BinaryPropertyList {
     return bytes[start..<(start + count)]
   }
 
-  private func references(_ start: Int, count: Int, object index: Int) throws(FormatError) -> [Int] {
+  /// The object references of a container, as unsigned numbers (an 8-byte reference can exceed
+  /// `Int.max`; `object` refuses any that names no object).
+  private func references(_ start: Int, count: Int, object index: Int) throws(FormatError) -> [UInt64] {
     let (byteCount, overflow) = count.multipliedReportingOverflow(by: referenceSize)
     guard !overflow else { throw FormatError(message: "object \(index) has too many elements") }
     let content = try slice(start, byteCount, object: index)
     return stride(from: content.startIndex, to: content.endIndex, by: referenceSize).map { offset in
-      content[offset..<(offset + referenceSize)].reduce(0) { $0 << 8 | Int($1) }
+      content[offset..<(offset + referenceSize)].reduce(0) { $0 << 8 | UInt64($1) }
+    }
+  }
+
+  /// Takes `count` decoded bytes from the budget.
+  private func spend(_ count: Int, of budget: inout Budget) throws(FormatError) {
+    budget.bytes -= count
+    guard budget.bytes >= 0 else {
+      throw FormatError(message: "the document expands to more than \(Budget(fileSize: bytes.count).bytes) bytes of text and data (objects referenced over and over)")
     }
   }
 }
