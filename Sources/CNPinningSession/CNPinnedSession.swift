@@ -54,7 +54,9 @@ public final class CNPinnedSession: Sendable {
     manager: CNPinningManager?, trust: CNTrust, unpinnedHosts: CNUnpinnedHostPolicy = .allow,
     configuration: CNPinnedSessionConfiguration, reportsFailures: Bool
   ) throws {
-    self.uploader = reportsFailures ? ReportUploader(trust: trust, manager: manager, configuration: configuration) : nil
+    self.uploader =
+      reportsFailures
+      ? ReportUploader(trust: trust, manager: manager, unpinnedHosts: unpinnedHosts, configuration: configuration) : nil
     self.trust = trust
     self.unpinnedHosts = unpinnedHosts
     self.configuration = configuration

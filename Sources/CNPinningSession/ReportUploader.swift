@@ -11,15 +11,26 @@ import Foundation
 final class ReportUploader: Sendable {
   private let trust: CNTrust
   private let manager: CNPinningManager?
+  private let unpinnedHosts: CNUnpinnedHostPolicy
   private let configuration: CNPinnedSessionConfiguration
   private let session = Locked<CNPinnedSession?>(nil)
 
-  /// Uploads go through a session like the reporting one (same trust, pins and settings) that
-  /// does not follow redirects and does not report.
-  init(trust: CNTrust, manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration) {
+  /// Uploads go through a session with the reporting one's trust, pins, unpinned-host rule and
+  /// transport settings, but nothing of what the app sends: no additional headers (they may hold
+  /// credentials), no redirects, no reports of its own.
+  init(
+    trust: CNTrust, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
+    configuration reporting: CNPinnedSessionConfiguration
+  ) {
     self.trust = trust
     self.manager = manager
-    var configuration = configuration
+    self.unpinnedHosts = unpinnedHosts
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.minimumTLSVersion = reporting.minimumTLSVersion
+    configuration.transportSecurity = reporting.transportSecurity
+    configuration.timeoutIntervalForRequest = reporting.timeoutIntervalForRequest
+    configuration.timeoutIntervalForResource = reporting.timeoutIntervalForResource
+    configuration.resolve = reporting.resolve
     configuration.followsRedirects = false
     self.configuration = configuration
   }
@@ -40,7 +51,8 @@ final class ReportUploader: Sendable {
   private func uploadingSession() throws -> CNPinnedSession {
     try session.withLock { existing in
       if let existing { return existing }
-      let created = try CNPinnedSession(manager: manager, trust: trust, configuration: configuration, reportsFailures: false)
+      let created = try CNPinnedSession(
+        manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, configuration: configuration, reportsFailures: false)
       existing = created
       return created
     }

@@ -14,7 +14,10 @@ struct ReportingTests {
     let handled = Locked<[CNPinningFailureReport]>([])
 
     /// api.test (pins that fail, or report-only) reports to reports.test, a loopback collector.
-    init(enforce: Bool = true, pinCollector: Bool = false) throws {
+    init(
+      enforce: Bool = true, pinCollector: Bool = false, headers: [String: String] = [:],
+      unpinnedHosts: CNUnpinnedHostPolicy = .allow
+    ) throws {
       let pki = try TestPKI()
       let collectorPKI = try TestPKI(root: "Collector Root", intermediate: "Collector CA", leaf: "reports.test", dnsNames: ["reports.test"])
       api = try LocalTLSServer.start(.init(identity: pki.leaf))
@@ -31,9 +34,10 @@ struct ReportingTests {
       manager = try CNPinningManager(configuration: configuration)
       var sessionConfiguration = resolving(["api.test"], to: api)
       sessionConfiguration.resolve += resolving(["reports.test"], to: collector).resolve
+      sessionConfiguration.httpAdditionalHeaders = headers
       session = try CNPinnedSession(
         manager: manager, trust: .customAnchors([pki.root.certificate, collectorPKI.root.certificate]),
-        configuration: sessionConfiguration)
+        unpinnedHosts: unpinnedHosts, configuration: sessionConfiguration)
       let handled = self.handled
       manager.setFailureReportHandler { report in handled.withLock { $0.append(report) } }
     }
@@ -65,6 +69,23 @@ struct ReportingTests {
     try await Task.sleep(nanoseconds: 1_000_000_000)
     #expect(fixture.collector.requests.count == 1)
     #expect(fixture.api.requests.isEmpty)
+  }
+
+  @Test func anUploadCarriesNoneOfTheAppsHeaders() async throws {
+    let secrets = ["Authorization": "Bearer secret", "Cookie": "session=1", "X-Api-Key": "key"]
+    let fixture = try Fixture(headers: secrets)
+    _ = await error(of: { _ = try await fixture.session.data(from: fixture.api.url("/", hostName: "api.test")) })
+    #expect(await eventually(within: 30) { fixture.collector.requests.count == 1 })
+    let upload = try #require(fixture.collector.requests.first)
+    for name in secrets.keys { #expect(upload.header(name) == nil, "the report carried \(name)") }
+  }
+
+  @Test func anUploadObeysTheSessionsUnpinnedHostRule() async throws {
+    let fixture = try Fixture(unpinnedHosts: .deny)
+    _ = await error(of: { _ = try await fixture.session.data(from: fixture.api.url("/", hostName: "api.test")) })
+    #expect(await eventually(within: 30) { fixture.handled.withLock { $0.count } == 1 })
+    try await Task.sleep(nanoseconds: 1_000_000_000)
+    #expect(fixture.collector.connections == 0, "the report went to a host the session refuses")
   }
 
   @Test func reportOnlyLetsTheRequestThroughAndReports() async throws {

@@ -172,6 +172,24 @@ struct HashPinTests {
     #expect(manager.shouldUpload(try #require(otherPort), at: now))
   }
 
+  /// An interceptor that presents a fresh chain on every connection makes every report distinct;
+  /// uploads for one domain are still limited, and what is remembered stays bounded.
+  @Test func distinctReportsAreRateLimitedPerDomainWithBoundedMemory() throws {
+    let pki = try Self.pki()
+    let manager = try Self.manager(CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "Elsewhere")])]))
+    let now = Date()
+    var allowed = 0
+    for port in 1...5000 {
+      let report = try #require(manager.evaluateAndReport(host: "api.test", port: port, chain: pki.leaf.chain).report)
+      if manager.shouldUpload(report, at: now) { allowed += 1 }
+    }
+    #expect(allowed == CNPinningManager.uploadsPerDomainPerHour)
+    #expect(manager.rememberedUploadCount <= CNPinningManager.maximumRememberedUploads)
+    // An hour later the domain may upload again.
+    let later = try #require(manager.evaluateAndReport(host: "api.test", port: 9999, chain: pki.leaf.chain).report)
+    #expect(manager.shouldUpload(later, at: now.addingTimeInterval(3601)))
+  }
+
   @Test func reportsEncodeAsDocumentedJSON() throws {
     let pki = try Self.pki()
     let manager = try Self.manager(CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "Elsewhere")])]))

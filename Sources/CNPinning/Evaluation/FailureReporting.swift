@@ -5,11 +5,19 @@ import Foundation
 final class FailureReporting: Sendable {
   /// Identical reports are uploaded at most once in this many seconds per process.
   static let uploadInterval: TimeInterval = 24 * 3600
+  /// Distinct reports for one configured domain are uploaded at most this often per hour: an
+  /// interceptor presenting a fresh chain on every connection would otherwise cause one upload
+  /// per connection.
+  static let uploadsPerDomainPerHour = 10
+  /// How many uploaded reports are remembered for de-duplication; the oldest are forgotten first.
+  static let maximumRememberedUploads = 1000
 
   private struct State {
     var handler: (@Sendable (CNPinningFailureReport) -> Void)?
     var expiredDomains: Set<String> = []
     var lastUpload: [String: Date] = [:]
+    /// Upload times in the last hour, by configured domain.
+    var recentUploads: [String: [Date]] = [:]
   }
 
   private let state = Locked(State())
@@ -36,10 +44,29 @@ final class FailureReporting: Sendable {
   func claimUpload(of report: CNPinningFailureReport, at date: Date) -> Bool {
     state.withLock { state in
       if let last = state.lastUpload[report.identity], date.timeIntervalSince(last) < Self.uploadInterval { return false }
+      let domain = report.configuration.domain
+      var recent = (state.recentUploads[domain] ?? []).filter { date.timeIntervalSince($0) < 3600 }
+      guard recent.count < Self.uploadsPerDomainPerHour else {
+        state.recentUploads[domain] = recent
+        return false
+      }
+      recent.append(date)
+      state.recentUploads[domain] = recent
       state.lastUpload[report.identity] = date
+      if state.lastUpload.count > Self.maximumRememberedUploads {
+        state.lastUpload = state.lastUpload.filter { date.timeIntervalSince($0.value) < Self.uploadInterval }
+        while state.lastUpload.count > Self.maximumRememberedUploads,
+          let oldest = state.lastUpload.min(by: { $0.value < $1.value })
+        {
+          state.lastUpload[oldest.key] = nil
+        }
+      }
       return true
     }
   }
+
+  /// How many uploaded reports are remembered (for tests of the bound).
+  var rememberedUploadCount: Int { state.withLock { $0.lastUpload.count } }
 }
 
 extension CNPinningManager {
@@ -79,8 +106,16 @@ extension CNPinningManager {
     return report
   }
 
+  /// Distinct reports one configured domain may upload per hour.
+  package static var uploadsPerDomainPerHour: Int { FailureReporting.uploadsPerDomainPerHour }
+  /// How many uploaded reports a manager remembers for de-duplication.
+  package static var maximumRememberedUploads: Int { FailureReporting.maximumRememberedUploads }
+  /// How many uploaded reports this manager remembers now.
+  package var rememberedUploadCount: Int { reporting.rememberedUploadCount }
+
   /// Whether a transport should upload `report` to its configuration's `reportURI` now: uploads
-  /// of identical reports are limited to one per 24 hours per process.
+  /// of identical reports are limited to one per 24 hours per process, and distinct reports of one
+  /// configured domain to ten per hour.
   public func shouldUpload(_ report: CNPinningFailureReport, at date: Date = Date()) -> Bool {
     reporting.claimUpload(of: report, at: date)
   }
