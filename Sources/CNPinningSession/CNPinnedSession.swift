@@ -161,15 +161,20 @@ public final class CNPinnedSession: Sendable {
 
   /// Runs one request and its redirects. With `toFile`, the returned data is the path of the
   /// downloaded body.
+  /// Credentials (request headers or `httpAdditionalHeaders`) go only to the original origin:
+  /// once a hop leaves it they are dropped for the rest of the chain.
   private func exchange(_ original: URLRequest, toFile: Bool) async throws(CNPinnedSessionError) -> (Data, HTTPURLResponse) {
     var request = original
     var redirects = 0
+    let credentials = CredentialHeaders(additional: configuration.credentialHeaders)
+    let origin = original.url.map(RedirectPolicy.origin(of:))
+    var leftOrigin = false
     while true {
       try Task.checkCancellation(or: .cancelled)
       let file = toFile ? try Self.temporaryFile() : nil
       let outcome: TransferOutcome
       do {
-        outcome = try await perform(request, bodyFile: file?.handle)
+        outcome = try await perform(request, bodyFile: file?.handle, withheld: leftOrigin ? credentials : nil)
         try Self.close(file?.handle, host: request.url?.host ?? "")
       } catch {
         if let file { try? FileManager.default.removeItem(at: file.url) }
@@ -179,7 +184,8 @@ public final class CNPinnedSession: Sendable {
         if let file { try? FileManager.default.removeItem(at: file.url) }
         redirects += 1
         guard redirects <= configuration.maximumRedirects else { throw .tooManyRedirects(configuration.maximumRedirects) }
-        request = next
+        if next.url.map(RedirectPolicy.origin(of:)) != origin { leftOrigin = true }
+        request = leftOrigin ? credentials.removed(from: next) : next
         continue
       }
       return (file.map { Data($0.url.path.utf8) } ?? outcome.body, outcome.response)
@@ -187,9 +193,10 @@ public final class CNPinnedSession: Sendable {
   }
 
   /// One HTTP exchange, after the checks that need no network.
+  /// `withheld`: credential headers that must not be sent (the configuration's included).
   private func perform(
-    _ request: URLRequest, bodyFile: FileHandle?, observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil,
-    connectOnly: Bool = false
+    _ request: URLRequest, bodyFile: FileHandle?, withheld: CredentialHeaders? = nil,
+    observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil, connectOnly: Bool = false
   ) async throws(CNPinnedSessionError) -> TransferOutcome {
     let (manager, sessionObserver) = state.withLock { ($0.manager, $0.observer) }
     let observer = explicitObserver ?? sessionObserver
@@ -206,7 +213,7 @@ public final class CNPinnedSession: Sendable {
       throw .transportSecurity(.insecureHTTP(host: host))
     }
     #if canImport(CCurl)
-      let plan = try RequestPlan(request: request, configuration: configuration, connectOnly: connectOnly)
+      let plan = try RequestPlan(request: request, configuration: configuration, withheld: withheld, connectOnly: connectOnly)
       let policy = RequestPolicy(
         host: plan.host, hostName: name, port: plan.port, trust: ObjectIdentifier(trustStore), manager: manager,
         unpinnedHosts: unpinnedHosts, transportSecurity: requirements?.rules,
@@ -222,7 +229,13 @@ public final class CNPinnedSession: Sendable {
       // Apple platforms: ATS applies the transport-security rules; no handshake-only probe.
       guard !connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
       let settings = TaskSettings(host: host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts)
-      let (data, response) = try await transport.perform(request, settings: settings)
+      // The configuration's headers are added here, per hop, so that withheld credentials stay out.
+      var merged = request
+      for (name, value) in configuration.httpAdditionalHeaders
+      where merged.value(forHTTPHeaderField: name) == nil && withheld?.contains(name) != true {
+        merged.setValue(value, forHTTPHeaderField: name)
+      }
+      let (data, response) = try await transport.perform(merged, settings: settings)
       if let bodyFile {
         do {
           try bodyFile.write(contentsOf: data)

@@ -18,6 +18,11 @@ public struct CNPinnedSessionConfiguration: Sendable {
   public var maximumRedirects = 16
   /// Headers added to every request that does not set them itself.
   public var httpAdditionalHeaders: [String: String] = [:]
+  /// Names of headers that carry credentials, beyond `Authorization`, `Proxy-Authorization` and
+  /// `Cookie` (compared case-insensitively). All of them go only to the origin of the original
+  /// request: once a redirect leaves it, they are dropped for the rest of the chain, whether the
+  /// request or `httpAdditionalHeaders` set them.
+  public var credentialHeaders: [String] = []
   /// Fixed addresses for host names, like curl's `--resolve host:port:address`. The URL's host is
   /// still the name that TLS verifies and pins are looked up for.
   public var resolve: [CNHostOverride] = []

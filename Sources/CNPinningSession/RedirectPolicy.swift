@@ -5,6 +5,8 @@ import Foundation
 #endif
 
 /// The request that follows a redirect response, with the rules browsers and URLSession apply.
+/// Credentials are the exchange's business (`CredentialHeaders`): they depend on the original
+/// origin, not on one hop.
 enum RedirectPolicy {
   static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
@@ -30,17 +32,35 @@ enum RedirectPolicy {
       next.setValue(nil, forHTTPHeaderField: "Content-Type")
       next.setValue(nil, forHTTPHeaderField: "Content-Length")
     }
-    if origin(of: base) != origin(of: target) {
-      for credential in ["Authorization", "Proxy-Authorization", "Cookie"] {
-        next.setValue(nil, forHTTPHeaderField: credential)
-      }
-    }
     return next
   }
 
-  private static func origin(of url: URL) -> String {
+  /// Scheme, lower-cased host and port: where credentials may go.
+  static func origin(of url: URL) -> String {
     let scheme = url.scheme?.lowercased() ?? ""
     let port = url.port ?? (scheme == "https" ? 443 : 80)
     return "\(scheme)://\((url.host ?? "").lowercased()):\(port)"
+  }
+}
+
+/// Headers that carry credentials: `Authorization`, `Proxy-Authorization`, `Cookie`, and the names
+/// a configuration adds. They go only to the origin of a request's first hop.
+struct CredentialHeaders: Sendable {
+  /// Lower-cased names.
+  let names: Set<String>
+
+  init(additional: [String]) {
+    names = Set(["authorization", "proxy-authorization", "cookie"] + additional.map { $0.lowercased() })
+  }
+
+  func contains(_ name: String) -> Bool { names.contains(name.lowercased()) }
+
+  /// `request` without any credential header.
+  func removed(from request: URLRequest) -> URLRequest {
+    var stripped = request
+    for name in (request.allHTTPHeaderFields ?? [:]).keys where contains(name) {
+      stripped.setValue(nil, forHTTPHeaderField: name)
+    }
+    return stripped
   }
 }

@@ -87,6 +87,35 @@ struct HTTPBehaviourTests {
     #expect(server.requests.last?.header("Authorization") == "Bearer secret")  // same origin throughout
   }
 
+  /// Credentials go only to the original origin, whether the request or the configuration set
+  /// them; once a redirect leaves the origin they stay behind for the rest of the chain.
+  @Test func credentialsNeverFollowARedirectToAnotherOrigin() async throws {
+    let (server, session) = try Self.fixture(handler: { request in
+      let port = request.header("Host")!.split(separator: ":").last!
+      switch request.target {
+      case "/start": return .redirect(to: "https://localhost.test:\(port)/elsewhere")
+      case "/elsewhere": return .redirect(to: "https://api.test:\(port)/back")
+      default: return .text("done")
+      }
+    }) { configuration in
+      configuration.resolve += configuration.resolve.map { CNHostOverride(host: "localhost.test", port: $0.port, address: $0.address) }
+      configuration.httpAdditionalHeaders = ["Authorization": "Bearer app", "Cookie": "session=1", "X-Api-Key": "key", "X-Trace": "7"]
+      configuration.credentialHeaders = ["x-api-key"]
+    }
+    var request = URLRequest(url: server.url("/start", hostName: "api.test"))
+    request.setValue("Bearer request", forHTTPHeaderField: "Proxy-Authorization")
+    #expect(try await session.data(for: request).1.statusCode == 200)
+    let hops = server.requests
+    #expect(hops.map(\.target) == ["/start", "/elsewhere", "/back"])
+    #expect(hops[0].header("Authorization") == "Bearer app" && hops[0].header("X-Api-Key") == "key")
+    for hop in hops.dropFirst() {
+      for name in ["Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key"] {
+        #expect(hop.header(name) == nil, "\(name) reached \(hop.target)")
+      }
+      #expect(hop.header("X-Trace") == "7", "other headers still go everywhere")
+    }
+  }
+
   @Test func redirectLoopsStop() async throws {
     let (server, session) = try Self.fixture(handler: { _ in .redirect(to: "/again") }) { $0.maximumRedirects = 3 }
     #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .tooManyRedirects(3))

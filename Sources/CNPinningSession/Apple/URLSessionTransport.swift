@@ -42,7 +42,8 @@
         settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         settings.timeoutIntervalForRequest = configuration.timeoutIntervalForRequest
         settings.timeoutIntervalForResource = configuration.timeoutIntervalForResource
-        settings.httpAdditionalHeaders = configuration.httpAdditionalHeaders
+        // The session adds httpAdditionalHeaders to each request itself (credentials stay behind
+        // when a redirect leaves the origin), so the URLSession gets none.
         settings.tlsMinimumSupportedProtocolVersion = configuration.minimumTLSVersion == .tls13 ? .TLSv13 : .TLSv12
         let session = URLSession(configuration: settings, delegate: RedirectRefusal(), delegateQueue: nil)
         current = (identity, session)

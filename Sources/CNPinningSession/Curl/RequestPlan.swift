@@ -31,9 +31,11 @@ struct RequestPlan: Sendable {
   /// Whether the transfer stops after the TLS handshake (a probe), sending no request.
   let connectOnly: Bool
 
-  init(request: URLRequest, configuration: CNPinnedSessionConfiguration, connectOnly: Bool = false)
-    throws(CNPinnedSessionError)
-  {
+  /// `withheld`: credential headers not to send, from the request or the configuration.
+  init(
+    request: URLRequest, configuration: CNPinnedSessionConfiguration, withheld: CredentialHeaders? = nil,
+    connectOnly: Bool = false
+  ) throws(CNPinnedSessionError) {
     guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
       let rawHost = url.host, !rawHost.isEmpty
     else { throw .invalidURL(request.url?.absoluteString ?? "") }
@@ -52,7 +54,7 @@ struct RequestPlan: Sendable {
       headerLines = []
     } else {
       method = try Self.method(of: request)
-      headerLines = try Self.headerLines(request, additional: configuration.httpAdditionalHeaders)
+      headerLines = try Self.headerLines(request, additional: configuration.httpAdditionalHeaders, withheld: withheld)
     }
   }
 
@@ -72,13 +74,14 @@ struct RequestPlan: Sendable {
 
   /// The request's headers over the configuration's, compared case-insensitively, sorted by name.
   /// `Expect` is sent empty unless set, so that libcurl never waits for a `100 Continue`.
-  private static func headerLines(_ request: URLRequest, additional: [String: String]) throws(CNPinnedSessionError)
-    -> [String]
+  private static func headerLines(_ request: URLRequest, additional: [String: String], withheld: CredentialHeaders?)
+    throws(CNPinnedSessionError) -> [String]
   {
     // Keyed by the ASCII lower-case name (valid names are ASCII tokens; others fail below).
     var fields: [String: (name: String, value: String)] = [:]
     for (name, value) in additional.sorted(by: { $0.key < $1.key }) { fields[lowercasedASCII(name)] = (name, value) }
     for (name, value) in request.allHTTPHeaderFields ?? [:] { fields[lowercasedASCII(name)] = (name, value) }
+    if let withheld { fields = fields.filter { !withheld.contains($0.key) } }
     if fields["expect"] == nil { fields["expect"] = ("Expect", "") }
     var lines: [String] = []
     lines.reserveCapacity(fields.count)
