@@ -171,7 +171,7 @@ public final class CNPinnedSession: Sendable {
     var leftOrigin = false
     while true {
       try Task.checkCancellation(or: .cancelled)
-      let file = toFile ? try Self.temporaryFile() : nil
+      let file = toFile ? try DownloadFile.create() : nil
       let outcome: TransferOutcome
       do {
         outcome = try await perform(request, bodyFile: file?.handle, withheld: leftOrigin ? credentials : nil)
@@ -279,14 +279,6 @@ public final class CNPinnedSession: Sendable {
     } catch {
       throw .transferFailed(host: host, reason: "cannot write the download: \(error.localizedDescription)")
     }
-  }
-
-  private static func temporaryFile() throws(CNPinnedSessionError) -> (url: URL, handle: FileHandle) {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("CNPinnedSession-\(UUID().uuidString)")
-    guard FileManager.default.createFile(atPath: url.path, contents: nil),
-      let handle = try? FileHandle(forWritingTo: url)
-    else { throw .transferFailed(host: "", reason: "cannot create a temporary file for the download") }
-    return (url, handle)
   }
 }
 

@@ -141,6 +141,10 @@ struct HTTPBehaviourTests {
     defer { try? FileManager.default.removeItem(at: file) }
     #expect(response.statusCode == 200)
     #expect(try Data(contentsOf: file) == body)
+    // Only this user may read the body, or enter the directory that holds it.
+    let mode = { (path: String) in ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int) ?? -1 }
+    #expect(mode(file.path) == 0o600)
+    #expect(mode(file.deletingLastPathComponent().path) == 0o700)
   }
 
   @Test func fiftyConcurrentRequestsAllSucceed() async throws {
