@@ -203,9 +203,15 @@ public final class CNPinnedSession: Sendable {
     guard let url = request.url, let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
       scheme == "https" || scheme == "http"
     else { throw .invalidURL(request.url?.absoluteString ?? "") }
-    // Parsed once; the pins and the transport-security exceptions are looked up with it.
-    let name = try? HostName.parse(host).get()
-    let isPinned = name.flatMap { manager?.configuration(for: $0) } != nil
+    // Parsed once; the pins and the transport-security exceptions are looked up with it. A host
+    // that cannot be parsed (127.1, 2130706433, …) is refused here, saying why, not left to fail
+    // somewhere in OpenSSL.
+    let name: HostName
+    switch HostName.parse(host) {
+    case .success(let parsed): name = parsed
+    case .failure(let invalid): throw .invalidHost(host: host, reason: invalid.reason)
+    }
+    let isPinned = manager?.configuration(for: name) != nil
     if !isPinned && unpinnedHosts == .deny { throw .hostNotPinned(host: host) }
     if isPinned && scheme == "http" { throw .insecureConnectionToPinnedHost(host: host) }
     let requirements = transportSecurity?.requirements(for: name)

@@ -7,6 +7,9 @@ import Foundation
 public enum CNPinnedSessionError: Error, Sendable, Equatable {
   /// The URL is not an absolute http or https URL with a host.
   case invalidURL(String)
+  /// The URL's host cannot be verified or pinned as written (a shortened IPv4 address such as
+  /// `127.1`, say); nothing was sent.
+  case invalidHost(host: String, reason: String)
   /// A session argument is malformed.
   case invalidArgument(String)
   /// The request uses a feature this session does not support (what).
@@ -67,6 +70,7 @@ extension CNPinnedSessionError: CustomStringConvertible {
   public var description: String {
     switch self {
     case .invalidURL(let url): return "invalid URL \"\(url)\": an absolute http or https URL with a host is required"
+    case .invalidHost(let host, let reason): return "\"\(host)\" is not a host name to connect to: \(reason)"
     case .invalidArgument(let why): return "invalid argument: \(why)"
     case .unsupportedRequest(let what): return "unsupported request: \(what)"
     case .untrustedChain(let host, let reason): return "\(host): the certificate chain is not trusted: \(reason)"

@@ -116,6 +116,19 @@ struct HTTPBehaviourTests {
     }
   }
 
+  /// Shortened and numeric IPv4 forms fail closed, and the error says what is wrong with them
+  /// (they were reported as an untrusted chain: "error signaled by ssl ctx callback").
+  @Test(arguments: ["127.1", "2130706433", "0x7f.0.0.1", "127.0.0.01"])
+  func numericIPv4FormsAreRefusedBeforeConnecting(_ host: String) async throws {
+    let session = try CNPinnedSession(manager: nil)
+    let failure = await error { _ = try await session.data(from: URL(string: "https://\(host):1/")!) }
+    guard case .invalidHost(host: host, let reason)? = failure else {
+      Issue.record("expected invalidHost, got \(String(describing: failure))")
+      return
+    }
+    #expect(reason.contains("dotted-decimal"), "\(reason)")
+  }
+
   @Test func redirectLoopsStop() async throws {
     let (server, session) = try Self.fixture(handler: { _ in .redirect(to: "/again") }) { $0.maximumRedirects = 3 }
     #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .tooManyRedirects(3))
