@@ -103,6 +103,50 @@ struct PolicyLifecycleTests {
     try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload()))
   }
 
+  /// Anti-rollback remembers the newest policy accepted, across signOut: a stolen older policy
+  /// (still inside its window) cannot be applied after a sign-out, and a policy re-issued with
+  /// the same `iat` must be the same policy.
+  @Test func rollbackIsRefusedAcrossSignOut() throws {
+    let manager = try Self.manager()
+    let older = try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-120), Self.inspection))
+    let newer = try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-60), Self.inspection))
+    try manager.applyEnterprisePolicy(with: newer)
+    manager.signOut()
+    guard case .olderThanAcceptedPolicy? = policyError({ try manager.applyEnterprisePolicy(with: older) }) else {
+      Issue.record("an older policy was applied after signOut")
+      return
+    }
+    #expect(manager.enterprisePolicy == nil)
+    try manager.applyEnterprisePolicy(with: newer)  // the same policy again is fine
+    #expect(manager.enterprisePolicyIssuedAt != nil)
+  }
+
+  @Test func aPolicyReissuedWithTheSameIssueTimeMustBeTheSame() throws {
+    let manager = try Self.manager()
+    let issuedAt = Date().addingTimeInterval(-60)
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: issuedAt, Self.inspection)))
+    let other = try Self.keys.sign(policyPayload(issuedAt: issuedAt, #""api.test": [[{"type": "exact", "value": "Other Root"}]]"#))
+    guard case .reissuedWithDifferentContent? = policyError({ try manager.refreshEnterprisePolicy(with: other) }) else {
+      Issue.record("a different policy with the same iat replaced the applied one")
+      return
+    }
+    try manager.refreshEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: issuedAt, Self.inspection)))
+  }
+
+  @Test func aPersistedHighWaterMarkCarriesOverToANewManager() throws {
+    let first = try Self.manager()
+    try first.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-60), Self.inspection)))
+    let mark = try #require(first.policyHighWaterMark)
+    let restored = try JSONDecoder().decode(CNPolicyHighWaterMark.self, from: try JSONEncoder().encode(mark))
+    let second = try Self.manager()
+    second.raisePolicyHighWaterMark(to: restored)
+    let older = try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-120), Self.inspection))
+    guard case .olderThanAcceptedPolicy? = policyError({ try second.applyEnterprisePolicy(with: older) }) else {
+      Issue.record("the restored mark was ignored")
+      return
+    }
+  }
+
   @Test func managersWithoutAKeyRefusePolicies() throws {
     let manager = try CNPinningManager(configuration: ["api.test": CNConfiguration([try CNChain([CNChainLink(.exact, "A")])])])
     #expect(policyError { try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload())) } == .noSigningKey)

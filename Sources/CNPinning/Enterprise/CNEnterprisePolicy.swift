@@ -19,6 +19,9 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
   public let chains: [String: [CNChain]]
   /// Remarks such as links without a type.
   public let warnings: [CNConfigurationWarning]
+  /// SHA-256 of the policy's content in a canonical form (window and chains, hosts sorted),
+  /// base64: tells two policies with the same `iat` apart, however their JSON was formatted.
+  public let contentSHA256: String
   /// A host's chains as written and leaf first (the order verified chains arrive in).
   struct HostChains: Sendable {
     let chains: [CNChain]
@@ -59,8 +62,22 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
     self.warnings = reader.loader.warnings
     self.byHost = reader.byHost
     self.wildcard = reader.chains["*"].map(HostChains.init)
+    self.contentSHA256 = Self.contentDigest(issuedAt: issuedAt, expiry: expiry, notBefore: reader.notBefore, chains: reader.chains)
     if date < start - clockSkew { throw .notYetValid(start) }
     if date >= expiry + clockSkew { throw .expired(expiry) }
+  }
+
+  /// SHA-256 of a canonical text of the content: one line per fact, hosts sorted, chains in order.
+  private static func contentDigest(issuedAt: Date, expiry: Date, notBefore: Date?, chains: [String: [CNChain]]) -> String {
+    var lines = ["iat \(issuedAt.timeIntervalSince1970)", "exp \(expiry.timeIntervalSince1970)"]
+    if let notBefore { lines.append("nbf \(notBefore.timeIntervalSince1970)") }
+    for host in chains.keys.sorted() {
+      for chain in chains[host]! {
+        lines.append("\(host.count):\(host) " + chain.links.map { "\($0.type.rawValue) \($0.value.utf8.count):\($0.value)" }.joined(separator: " "))
+      }
+    }
+    let text = Array(lines.joined(separator: "\n").utf8)
+    return Data(text.withUnsafeBytes { SHA256Digest.hash($0) }).base64EncodedString()
   }
 
   /// The start of the window: the later of `iat` and `nbf`.
@@ -142,5 +159,27 @@ private struct PayloadReader {
       return nil
     }
     return Date(timeIntervalSince1970: seconds)
+  }
+}
+
+/// The newest enterprise policy a manager has accepted: its issue time and payload hash. It only
+/// rises, and survives `signOut`, so an older policy (a stolen one still inside its window) is
+/// never accepted again. Persist it (it is `Codable`) and give it back with
+/// `raisePolicyHighWaterMark(to:)` to keep that promise across launches.
+public struct CNPolicyHighWaterMark: Sendable, Equatable, Codable {
+  public let issuedAt: Date
+  /// SHA-256 of the policy's content in canonical form (`CNEnterprisePolicy.contentSHA256`).
+  public let contentSHA256: String
+
+  public init(issuedAt: Date, contentSHA256: String) {
+    self.issuedAt = issuedAt
+    self.contentSHA256 = contentSHA256
+  }
+
+  /// Why `policy` may not be accepted once this mark is reached; nil when it may.
+  func refusal(of policy: CNEnterprisePolicy) -> CNPolicyError? {
+    if policy.issuedAt < issuedAt { return .olderThanAcceptedPolicy(accepted: issuedAt, offered: policy.issuedAt) }
+    if policy.issuedAt == issuedAt, policy.contentSHA256 != contentSHA256 { return .reissuedWithDifferentContent(issuedAt: issuedAt) }
+    return nil
   }
 }

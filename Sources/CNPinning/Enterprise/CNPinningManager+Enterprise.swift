@@ -44,11 +44,13 @@ extension CNPinningManager {
   /// Verifies and applies a signed policy (the raw JWS). Throws `CNPolicyError`, for example
   /// `policyAlreadyApplied` when a policy is applied (refresh it instead); state is unchanged
   /// when it throws.
+  /// A policy older than one already accepted (or with the same `iat` and other content) is
+  /// refused, even after `signOut`: see `policyHighWaterMark`.
   public func applyEnterprisePolicy(with signedPolicy: Data, at date: Date = Date()) throws {
     let (support, policy) = try verify(signedPolicy, at: date)
-    try support.policy.withLock { current in
-      guard current == nil else { throw CNPolicyError.policyAlreadyApplied }
-      current = policy
+    try support.state.withLock { state in
+      guard state.policy == nil else { throw CNPolicyError.policyAlreadyApplied }
+      try state.accept(policy)
     }
   }
 
@@ -57,22 +59,34 @@ extension CNPinningManager {
   /// issued before the applied one; state is unchanged when it throws.
   public func refreshEnterprisePolicy(with signedPolicy: Data, at date: Date = Date()) throws {
     let (support, policy) = try verify(signedPolicy, at: date)
-    try support.policy.withLock { current in
-      guard let applied = current else { throw CNPolicyError.noPolicyApplied }
+    try support.state.withLock { state in
+      guard let applied = state.policy else { throw CNPolicyError.noPolicyApplied }
       guard policy.issuedAt >= applied.issuedAt else {
         throw CNPolicyError.olderThanAppliedPolicy(applied: applied.issuedAt, offered: policy.issuedAt)
       }
-      current = policy
+      try state.accept(policy)
     }
   }
 
-  /// Drops the applied policy (on logout); evaluation falls back to the app's own pins.
+  /// Drops the applied policy (on logout); evaluation falls back to the app's own pins. The
+  /// anti-rollback mark stays.
   public func signOut() {
-    enterprise?.policy.withLock { $0 = nil }
+    enterprise?.state.withLock { $0.policy = nil }
   }
 
   /// The applied policy, if any (whether or not its window includes now).
-  public var enterprisePolicy: CNEnterprisePolicy? { enterprise?.policy.withLock { $0 } }
+  public var enterprisePolicy: CNEnterprisePolicy? { enterprise?.state.withLock { $0.policy } }
+
+  /// The newest policy this manager has accepted (nil before the first, or without a signing
+  /// key). Persist it to keep refusing older policies after the app restarts.
+  public var policyHighWaterMark: CNPolicyHighWaterMark? { enterprise?.state.withLock { $0.highWaterMark } }
+
+  /// Restores a persisted mark; it only ever rises (a lower mark changes nothing).
+  public func raisePolicyHighWaterMark(to mark: CNPolicyHighWaterMark) {
+    enterprise?.state.withLock { state in
+      if state.highWaterMark.map({ mark.issuedAt > $0.issuedAt }) ?? true { state.highWaterMark = mark }
+    }
+  }
 
   /// When the applied policy was issued; nil when none is applied.
   public var enterprisePolicyIssuedAt: Date? { enterprisePolicy?.issuedAt }
@@ -85,5 +99,14 @@ extension CNPinningManager {
     let policy = try CNEnterprisePolicy(token: token, key: enterprise.key, at: date, clockSkew: enterprise.clockSkew)
     for warning in policy.warnings { CNPinningLog.warn("enterprise policy: \(warning)") }
     return (enterprise, policy)
+  }
+}
+
+extension CNPinningManager.EnterpriseState {
+  /// Applies `policy` unless the mark refuses it, and raises the mark.
+  mutating func accept(_ policy: CNEnterprisePolicy) throws(CNPolicyError) {
+    if let refusal = highWaterMark?.refusal(of: policy) { throw refusal }
+    self.policy = policy
+    highWaterMark = CNPolicyHighWaterMark(issuedAt: policy.issuedAt, contentSHA256: policy.contentSHA256)
   }
 }

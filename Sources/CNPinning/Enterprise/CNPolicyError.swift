@@ -45,6 +45,11 @@ public enum CNPolicyError: Error, Sendable, Equatable {
   case noPolicyApplied
   /// The new policy was issued before the applied one (a rollback).
   case olderThanAppliedPolicy(applied: Date, offered: Date)
+  /// The policy was issued before the newest one this manager has accepted (a rollback, even
+  /// after `signOut`).
+  case olderThanAcceptedPolicy(accepted: Date, offered: Date)
+  /// A policy with the same `iat` as one already accepted, but other content.
+  case reissuedWithDifferentContent(issuedAt: Date)
   /// The manager was created without a policy-signing key.
   case noSigningKey
 }
@@ -72,6 +77,10 @@ extension CNPolicyError: CustomStringConvertible {
     case .noPolicyApplied: return "no policy is applied to refresh"
     case .olderThanAppliedPolicy(let applied, let offered):
       return "the policy was issued at \(Self.format(offered)), before the applied one (\(Self.format(applied)))"
+    case .olderThanAcceptedPolicy(let accepted, let offered):
+      return "the policy was issued at \(Self.format(offered)), before one already accepted (\(Self.format(accepted))); older policies are never accepted again, signOut or not"
+    case .reissuedWithDifferentContent(let issuedAt):
+      return "a different policy with the same issue time (\(Self.format(issuedAt))) was already accepted; a new policy needs a later iat"
     case .noSigningKey: return "this manager has no policy-signing key"
     }
   }

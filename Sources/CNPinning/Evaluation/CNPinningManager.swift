@@ -30,7 +30,13 @@ public final class CNPinningManager: Sendable {
     let authenticationHost: HostName
     let key: CNPolicySigningKey
     let clockSkew: TimeInterval
-    let policy = Locked<CNEnterprisePolicy?>(nil)
+    /// The applied policy and the anti-rollback mark, changed together.
+    let state = Locked<EnterpriseState>(EnterpriseState())
+  }
+
+  struct EnterpriseState: Sendable {
+    var policy: CNEnterprisePolicy?
+    var highWaterMark: CNPolicyHighWaterMark?
   }
 
   /// Creates a manager from configurations keyed by host name. Throws `CNConfigurationError`
@@ -189,7 +195,7 @@ public final class CNPinningManager: Sendable {
   /// The applied policy's chains for a host, when a policy applies to it at `date`.
   private func enterpriseChains(for host: HostName, at date: Date?) -> CNEnterprisePolicy.HostChains? {
     guard let enterprise, host != enterprise.authenticationHost,
-      let policy = enterprise.policy.withLock({ $0 }), policy.isValid(at: date ?? Date(), clockSkew: enterprise.clockSkew)
+      let policy = enterprise.state.withLock({ $0.policy }), policy.isValid(at: date ?? Date(), clockSkew: enterprise.clockSkew)
     else { return nil }
     return policy.chains(for: host)
   }
