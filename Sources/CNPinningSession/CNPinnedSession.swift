@@ -219,7 +219,8 @@ public final class CNPinnedSession: Sendable {
       throw .transportSecurity(.insecureHTTP(host: host))
     }
     #if canImport(CCurl)
-      let plan = try RequestPlan(request: request, configuration: configuration, withheld: withheld, connectOnly: connectOnly)
+      let plan = try RequestPlan(
+        request: request, configuration: configuration, withheld: withheld, toFile: bodyFile != nil, connectOnly: connectOnly)
       let policy = RequestPolicy(
         host: plan.host, hostName: name, port: plan.port, trust: ObjectIdentifier(trustStore), manager: manager,
         unpinnedHosts: unpinnedHosts, transportSecurity: requirements?.rules,

@@ -45,6 +45,8 @@ public enum CNPinnedSessionError: Error, Sendable, Equatable {
   case connectionLost(host: String, reason: String)
   /// The server's response is not valid HTTP.
   case invalidResponse(host: String, reason: String)
+  /// The response body (decoded) exceeds the configuration's limit for it, in bytes.
+  case responseTooLarge(host: String, limit: Int)
   /// More redirects than the configuration allows.
   case tooManyRedirects(Int)
   /// The caller cancelled the task.
@@ -89,6 +91,8 @@ extension CNPinnedSessionError: CustomStringConvertible {
     case .timedOut(let host, let seconds): return "\(host): timed out after \(seconds) s"
     case .connectionLost(let host, let reason): return "\(host): the connection was lost: \(reason)"
     case .invalidResponse(let host, let reason): return "\(host): invalid HTTP response: \(reason)"
+    case .responseTooLarge(let host, let limit):
+      return "\(host): the response body is larger than the limit of \(limit) bytes (after decoding)"
     case .tooManyRedirects(let count): return "stopped after \(count) redirects"
     case .cancelled: return "the request was cancelled"
     case .sessionInvalidated: return "the session was invalidated"

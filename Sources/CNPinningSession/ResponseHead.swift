@@ -10,10 +10,16 @@ import Foundation
 struct ResponseHead {
   private var bytes: [UInt8] = []
 
-  /// Adds one header line (with its line ending) as received.
-  mutating func consume(line: UnsafeRawBufferPointer) {
+  /// The most bytes a response head may have (status line and fields).
+  static let maximumSize = 256 * 1024
+
+  /// Adds one header line (with its line ending) as received; false when the head would exceed
+  /// `maximumSize`.
+  mutating func consume(line: UnsafeRawBufferPointer) -> Bool {
     if line.starts(with: Self.statusPrefix) { bytes.removeAll(keepingCapacity: true) }
+    guard bytes.count + line.count <= Self.maximumSize else { return false }
     bytes.append(contentsOf: line)
+    return true
   }
 
   private static let statusPrefix = Array("HTTP/".utf8)

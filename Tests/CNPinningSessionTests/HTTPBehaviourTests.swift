@@ -160,6 +160,69 @@ struct HTTPBehaviourTests {
     #expect(mode(file.deletingLastPathComponent().path) == 0o700)
   }
 
+  /// 48 MiB of zeros, gzip-compressed to about 48 KiB by the system's gzip.
+  static let gzipBomb: Data = {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["gzip", "-c", "-9"]
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try! process.run()
+    let writer = Thread {
+      input.fileHandleForWriting.write(Data(count: 48 << 20))
+      try? input.fileHandleForWriting.close()
+    }
+    writer.start()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return data
+  }()
+
+  /// A server that answers everything with the gzip bomb.
+  static func bombServer(_ configure: (inout CNPinnedSessionConfiguration) -> Void = { _ in }) throws -> (LocalTLSServer, CNPinnedSession) {
+    let bomb = gzipBomb
+    return try fixture(handler: { _ in LocalTLSServer.Response(headers: [("Content-Encoding", "gzip")], body: bomb) }, configure: configure)
+  }
+
+  @Test func bodiesAreLimitedOnTheirDecodedSize() async throws {
+    #expect(Self.gzipBomb.count < 128 * 1024)
+    let (server, session) = try Self.bombServer { $0.maximumResponseBodySize = 1 << 20 }
+    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
+      == .responseTooLarge(host: "api.test", limit: 1 << 20))
+  }
+
+  @Test func theDefaultLimitStopsADecompressionBombInMemory() async throws {
+    // The default for data(for:) is 32 MiB; the bomb decodes to 48 MiB.
+    let (server, session) = try Self.bombServer()
+    #expect(CNPinnedSessionConfiguration().maximumResponseBodySize == 32 << 20)
+    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
+      == .responseTooLarge(host: "api.test", limit: 32 << 20))
+  }
+
+  @Test func downloadsHaveTheirOwnLimit() async throws {
+    let (server, session) = try Self.bombServer { $0.maximumDownloadSize = 4 << 20 }
+    #expect(await error { _ = try await session.download(from: server.url("/", hostName: "api.test")) }
+      == .responseTooLarge(host: "api.test", limit: 4 << 20))
+    // Within the limit the same body downloads whole (downloads allow far more by default).
+    let (unlimited, defaultSession) = try Self.bombServer()
+    let (file, _) = try await defaultSession.download(from: unlimited.url("/", hostName: "api.test"))
+    defer { try? FileManager.default.removeItem(at: file) }
+    #expect(((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int) == 48 << 20)
+  }
+
+  @Test func responseHeadsAreLimited() async throws {
+    let many = (0..<20_000).map { (name: "X-Repeated", value: "value \($0)") }
+    let (server, session) = try Self.fixture { _ in LocalTLSServer.Response(headers: many, body: Data("ok".utf8)) }
+    let failure = await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
+    guard case .invalidResponse(host: "api.test", let reason)? = failure else {
+      Issue.record("expected invalidResponse, got \(String(describing: failure))")
+      return
+    }
+    #expect(reason.contains("256 KiB"), "\(reason)")
+  }
+
   @Test func fiftyConcurrentRequestsAllSucceed() async throws {
     let (server, session) = try Self.fixture { request in .text("reply to \(request.target)") }
     let replies = try await withThrowingTaskGroup(of: String.self) { group in

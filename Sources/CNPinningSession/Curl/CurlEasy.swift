@@ -195,8 +195,7 @@
 
   private let receiveHeader: cnp_curl_data_callback = { data, size, count, context in
     guard let transfer = CurlEasy.transfer(for: context) else { return 0 }
-    transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
-    return size * count
+    return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
   }
 
   private let configureTLS: cnp_curl_ssl_ctx_callback = { _, sslContext, context in

@@ -28,6 +28,10 @@
     private(set) var judgements: [Judgement] = []
     private(set) var head = ResponseHead()
     private(set) var body = Data()
+    /// Decoded body bytes received so far.
+    private var bodyBytes = 0
+    /// Why the transfer stopped reading the response, when it did.
+    private var refusedResponse: CNPinnedSessionError?
     private let bodyFile: FileHandle?
     /// Receives the report, once; set by `CurlMultiLoop.perform`.
     var completion: (@Sendable (TransferReport) -> Void)?
@@ -75,7 +79,13 @@
       return true
     }
 
+    /// Takes body bytes (decoded by libcurl); false stops the transfer.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+      bodyBytes += bytes.count
+      guard bodyBytes <= plan.bodyLimit else {
+        refusedResponse = .responseTooLarge(host: plan.host, limit: plan.bodyLimit)
+        return false
+      }
       guard let bodyFile else {
         body.append(contentsOf: bytes)
         return true
@@ -88,8 +98,14 @@
       }
     }
 
-    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-      head.consume(line: bytes)
+    /// Takes a header line; false stops the transfer.
+    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+      guard head.consume(line: bytes) else {
+        refusedResponse = .invalidResponse(
+          host: plan.host, reason: "the response headers exceed \(ResponseHead.maximumSize / 1024) KiB")
+        return false
+      }
+      return true
     }
 
     // MARK: - Outcome (loop thread)
@@ -97,6 +113,7 @@
     /// What the request produced, given libcurl's result and what the hooks recorded.
     func outcome(_ result: CurlResult) -> Result<CurlResponse, CNPinnedSessionError> {
       if let rejection = judgements.last?.rejection { return .failure(rejection) }
+      if let refusedResponse { return .failure(refusedResponse) }
       guard result.isSuccess else {
         if let refused = refusedChainJudgement?.rejection { return .failure(refused) }
         return .failure(CurlErrorMapping.error(for: result, transfer: self))

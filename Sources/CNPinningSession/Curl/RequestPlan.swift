@@ -30,11 +30,13 @@ struct RequestPlan: Sendable {
   let resourceTimeout: TimeInterval
   /// Whether the transfer stops after the TLS handshake (a probe), sending no request.
   let connectOnly: Bool
+  /// The most decoded body bytes to accept.
+  let bodyLimit: Int
 
   /// `withheld`: credential headers not to send, from the request or the configuration.
   init(
     request: URLRequest, configuration: CNPinnedSessionConfiguration, withheld: CredentialHeaders? = nil,
-    connectOnly: Bool = false
+    toFile: Bool = false, connectOnly: Bool = false
   ) throws(CNPinnedSessionError) {
     guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
       let rawHost = url.host, !rawHost.isEmpty
@@ -46,6 +48,7 @@ struct RequestPlan: Sendable {
     host = bare.lowercased()
     hostIsIPAddress = bare.contains(":") || bare.allSatisfy { $0.isNumber || $0 == "." }
     self.connectOnly = connectOnly
+    bodyLimit = toFile ? configuration.maximumDownloadSize : configuration.maximumResponseBodySize
     let requested = request.timeoutInterval > 0 ? request.timeoutInterval : .infinity
     timeout = min(requested, configuration.timeoutIntervalForRequest)
     resourceTimeout = configuration.timeoutIntervalForResource

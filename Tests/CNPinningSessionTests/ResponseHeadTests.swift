@@ -1,0 +1,43 @@
+@testable import CNPinningSession
+import Foundation
+import Testing
+
+/// The response head, parsed from the bytes libcurl hands over.
+@Suite("Response head")
+struct ResponseHeadTests {
+  static func head(_ lines: [String]) -> ResponseHead {
+    var head = ResponseHead()
+    for line in lines {
+      let accepted = Array(line.utf8).withUnsafeBytes { head.consume(line: $0) }
+      #expect(accepted)
+    }
+    return head
+  }
+
+  @Test func fieldsAreTrimmedAndRepeatsJoinedUnderTheFirstSpelling() throws {
+    let parsed = try #require(
+      Self.head(["HTTP/1.1 200 OK\r\n", "Set-Cookie: a=1\r\n", "set-cookie:b=2 \r\n", "X-Empty:\r\n", "\r\n"]).parsed())
+    #expect(parsed.statusCode == 200 && parsed.httpVersion == "HTTP/1.1")
+    #expect(parsed.fields == ["Set-Cookie": "a=1, b=2", "X-Empty": ""])
+  }
+
+  @Test func aNewStatusLineStartsOver() throws {
+    let parsed = try #require(Self.head(["HTTP/1.1 100 Continue\r\n", "X-A: 1\r\n", "\r\n", "HTTP/2 204\r\n", "X-B: 2\r\n"]).parsed())
+    #expect(parsed.statusCode == 204 && parsed.httpVersion == "HTTP/2")
+    #expect(parsed.fields == ["X-B": "2"])
+  }
+
+  @Test func tenThousandRepeatsJoinInOnePass() throws {
+    let lines = ["HTTP/1.1 200 OK\r\n"] + (0..<10_000).map { "X-R: \($0)\r\n" }
+    let parsed = try #require(Self.head(lines).parsed())
+    #expect(parsed.fields["X-R"]?.split(separator: ",").count == 10_000)
+  }
+
+  @Test func headsWithoutAStatusLineOrBeyondTheLimitAreRefused() {
+    #expect(Self.head(["X-A: 1\r\n"]).parsed() == nil)
+    #expect(Self.head(["HTTP/1.1 abc\r\n"]).parsed() == nil)
+    var head = ResponseHead()
+    let big = Array(("X-Big: " + String(repeating: "x", count: ResponseHead.maximumSize) + "\r\n").utf8)
+    #expect(!big.withUnsafeBytes { head.consume(line: $0) })
+  }
+}
