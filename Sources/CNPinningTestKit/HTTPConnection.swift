@@ -1,0 +1,92 @@
+// The test kit is built on OpenSSL, which only the Linux build links.
+#if canImport(COpenSSL)
+import Foundation
+
+/// HTTP/1.1 framing over one connection (TLS or plain): requests with Content-Length bodies,
+/// responses with Content-Length.
+struct HTTPConnection {
+  /// Reads into the buffer; returns the byte count, or 0 or less when the connection ends.
+  let read: (UnsafeMutableRawBufferPointer) -> Int
+  /// Writes bytes; returns the count written, or 0 or less on failure.
+  let write: (UnsafeRawBufferPointer) -> Int
+  private var buffer: [UInt8] = []
+
+  static let maximumHeadSize = 64 * 1024
+  static let maximumBodySize = 16 * 1024 * 1024
+
+  init(read: @escaping (UnsafeMutableRawBufferPointer) -> Int, write: @escaping (UnsafeRawBufferPointer) -> Int) {
+    self.read = read
+    self.write = write
+  }
+
+  mutating func readRequest(serverName: String?) -> LocalTLSServer.Request? {
+    var headEnd: Int?
+    while headEnd == nil {
+      headEnd = buffer.firstRange(of: [13, 10, 13, 10])?.upperBound
+      if headEnd == nil {
+        guard buffer.count < Self.maximumHeadSize, fill() else { return nil }
+      }
+    }
+    let head = String(decoding: buffer[..<headEnd!], as: UTF8.self)
+    buffer.removeFirst(headEnd!)
+    let lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+    guard let requestLine = lines.first else { return nil }
+    let parts = requestLine.split(separator: " ")
+    guard parts.count == 3 else { return nil }
+    let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+      guard let colon = line.firstIndex(of: ":") else { return nil }
+      return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+    }
+    let length =
+      headers.first { $0.name.caseInsensitiveCompare("Content-Length") == .orderedSame }.flatMap { Int($0.value) } ?? 0
+    guard length >= 0, length <= Self.maximumBodySize else { return nil }
+    while buffer.count < length {
+      guard fill() else { return nil }
+    }
+    let body = Data(buffer[..<length])
+    buffer.removeFirst(length)
+    return LocalTLSServer.Request(
+      method: String(parts[0]), target: String(parts[1]), headers: headers, body: body, serverName: serverName)
+  }
+
+  private mutating func fill() -> Bool {
+    var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+    let count = chunk.withUnsafeMutableBytes { read($0) }
+    guard count > 0 else { return false }
+    buffer.append(contentsOf: chunk[..<count])
+    return true
+  }
+
+  func write(_ response: LocalTLSServer.Response, keepAlive: Bool) -> Bool {
+    let write = self.write
+    var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
+    for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
+    head += "Content-Length: \(response.body.count)\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+    let bytes = Array(head.utf8) + response.body
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes[offset...].withUnsafeBytes { write($0) }
+      guard written > 0 else { return false }
+      offset += written
+    }
+    return true
+  }
+
+  private static func reason(_ status: Int) -> String {
+    switch status {
+    case 200: return "OK"
+    case 201: return "Created"
+    case 204: return "No Content"
+    case 301: return "Moved Permanently"
+    case 302: return "Found"
+    case 303: return "See Other"
+    case 307: return "Temporary Redirect"
+    case 308: return "Permanent Redirect"
+    case 400: return "Bad Request"
+    case 404: return "Not Found"
+    case 500: return "Internal Server Error"
+    default: return "Status"
+    }
+  }
+}
+#endif
