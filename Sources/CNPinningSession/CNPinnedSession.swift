@@ -272,7 +272,7 @@ public final class CNPinnedSession: Sendable {
         guard let uploader, let manager = policy.manager, let pinning = judgement.pinning,
           let report = manager.report(pinning, host: policy.host, port: policy.port, chain: judgement.verifiedChain)
         else { continue }
-        if let target = manager.configuration(for: policy.host)?.configuration.reportURI, manager.shouldUpload(report) {
+        if let target = manager.configuration(for: policy.hostName)?.configuration.reportURI, manager.shouldUpload(report) {
           uploader.upload(report, to: target)
         }
       }

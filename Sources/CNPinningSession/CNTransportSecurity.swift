@@ -44,8 +44,8 @@ struct IndexedTransportSecurity: Sendable {
   let exceptions: HostIndex<CNTransportSecurityException>
 
   /// What applies to `host`: the exception that covers it, else the policy's own rules.
-  func requirements(for host: HostName?) -> (rules: CNTransportSecurityException, isException: Bool) {
-    guard let host, let exception = exceptions.lookup(host) else { return (CNTransportSecurityException(), false) }
+  func requirements(for host: HostName) -> (rules: CNTransportSecurityException, isException: Bool) {
+    guard let exception = exceptions.lookup(host) else { return (CNTransportSecurityException(), false) }
     return (exception, true)
   }
 }

@@ -32,7 +32,7 @@ struct ConnectionVerdictTests {
     transportSecurity: CNTransportSecurityException? = CNTransportSecurityException()
   ) -> RequestPolicy {
     RequestPolicy(
-      host: "api.test", hostName: try? HostName.parse("api.test").get(), port: 443, trust: Self.trust, manager: manager, unpinnedHosts: unpinned,
+      host: "api.test", hostName: try! HostName.parse("api.test").get(), port: 443, trust: Self.trust, manager: manager, unpinnedHosts: unpinned,
       transportSecurity: transportSecurity, transportSecurityIsException: false, wantsPresentedChain: false)
   }
 

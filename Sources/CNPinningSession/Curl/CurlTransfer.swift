@@ -50,10 +50,7 @@
 
     /// Sets up the TLS context of a connection this request is opening.
     func configureTLS(_ context: OpaquePointer) -> Bool {
-      switch TLSHooks.configure(
-        context, host: plan.host, hostIsIPAddress: plan.hostIsIPAddress, port: plan.port, trustStore: trustStore,
-        minimumTLSVersion: minimumTLSVersion, policy: policy)
-      {
+      switch TLSHooks.configure(context, for: policy, trustStore: trustStore, minimumTLSVersion: minimumTLSVersion) {
       case .success(let state):
         createdConnection = state
         return true

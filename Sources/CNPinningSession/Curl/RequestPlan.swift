@@ -19,8 +19,6 @@ struct RequestPlan: Sendable {
   let host: String
   let port: Int
   let isHTTPS: Bool
-  /// Whether `host` is an IP address (checked against IP SANs) rather than a DNS name.
-  let hostIsIPAddress: Bool
   let method: Method
   /// Header lines in curl's form ("Name: value", or "Name;" for an empty value).
   let headerLines: [String]
@@ -46,7 +44,6 @@ struct RequestPlan: Sendable {
     port = url.port ?? (isHTTPS ? 443 : 80)
     let bare = rawHost.hasPrefix("[") && rawHost.hasSuffix("]") ? String(rawHost.dropFirst().dropLast()) : rawHost
     host = bare.lowercased()
-    hostIsIPAddress = bare.contains(":") || bare.allSatisfy { $0.isNumber || $0 == "." }
     self.connectOnly = connectOnly
     bodyLimit = toFile ? configuration.maximumDownloadSize : configuration.maximumResponseBodySize
     let requested = request.timeoutInterval > 0 ? request.timeoutInterval : .infinity

@@ -53,9 +53,9 @@
     /// the lowest version, no renegotiation, session tickets, and the hooks. Returns the
     /// connection's state, or why the context cannot be used.
     static func configure(
-      _ context: OpaquePointer, host: String, hostIsIPAddress: Bool, port: Int, trustStore: TrustStore,
-      minimumTLSVersion: CNTLSVersion, policy: RequestPolicy
+      _ context: OpaquePointer, for policy: RequestPolicy, trustStore: TrustStore, minimumTLSVersion: CNTLSVersion
     ) -> Result<TLSConnectionState, TLSSetupFailure> {
+      let host = policy.host
       guard connectionIndex >= 0, sessionIndex >= 0 else { return .failure(.init("OpenSSL has no ex_data slot left")) }
       // libcurl makes one SSL_CTX per connection; a shared one would mix connections' facts.
       guard SSL_CTX_get_ex_data(context, connectionIndex) == nil else {
@@ -75,7 +75,7 @@
       X509_VERIFY_PARAM_set_hostflags(
         parameters, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT))
       let named =
-        hostIsIPAddress ? X509_VERIFY_PARAM_set1_ip_asc(parameters, host) : X509_VERIFY_PARAM_set1_host(parameters, host, 0)
+        policy.hostName.isIPAddress ? X509_VERIFY_PARAM_set1_ip_asc(parameters, host) : X509_VERIFY_PARAM_set1_host(parameters, host, 0)
       guard named == 1 else {
         ERR_clear_error()
         return .failure(.init("\"\(host)\" is not a host name or IP address that OpenSSL can verify"))
@@ -84,7 +84,7 @@
       SSL_CTX_set_cert_verify_callback(context, verifyChain, nil)
       if policy.transportSecurity != nil { cnp_SSL_CTX_set_message_callback(context, recordMessage, nil) }
       let state = TLSConnectionState(
-        host: host, port: port, trust: policy.trust, wantsPresentedChain: policy.wantsPresentedChain)
+        host: host, port: policy.port, trust: policy.trust, wantsPresentedChain: policy.wantsPresentedChain)
       state.storeSession = SSL_CTX_sess_get_new_cb(context)
       SSL_CTX_sess_set_new_cb(context, keepSession)
       guard SSL_CTX_set_ex_data(context, connectionIndex, Unmanaged.passRetained(state).toOpaque()) == 1 else {

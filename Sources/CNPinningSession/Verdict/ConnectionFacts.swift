@@ -115,9 +115,9 @@ struct HandshakeFailureFacts: Sendable {
 struct RequestPolicy: Sendable {
   /// The URL's host, lower-cased, without IPv6 brackets.
   let host: String
-  /// The host parsed for pin lookups; nil when it is not a valid host name (the pins then
-  /// refuse it, naming why).
-  let hostName: HostName?
+  /// The host parsed for pin and exception lookups (the session refuses a host that does not
+  /// parse before anything else).
+  let hostName: HostName
   let port: Int
   let trust: ObjectIdentifier
   let manager: CNPinningManager?

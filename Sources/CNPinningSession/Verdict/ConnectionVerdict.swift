@@ -14,15 +14,14 @@ enum ConnectionVerdict {
       return refuse(facts, .untrustedChain(host: policy.host, reason: "the connection carries no verified chain"))
     }
     let presented = facts.use == .new ? verified.presented : []
-    func refusal(_ error: CNPinnedSessionError, pinning: CNPinningResult? = nil) -> Judgement {
-      Judgement(
-        use: facts.use, verifiedChain: verified.certificates, presentedChain: presented, pinning: pinning, rejection: error)
+    func refusal(_ error: CNPinnedSessionError) -> Judgement {
+      Judgement(use: facts.use, verifiedChain: verified.certificates, presentedChain: presented, pinning: nil, rejection: error)
     }
     guard verified.host == policy.host, verified.port == policy.port, verified.trust == policy.trust else {
       return refusal(
         .untrustedChain(
           host: policy.host,
-          reason: "the TLS session was verified for \(verified.host):\(verified.port) under other trust, not for this request"))
+          reason: "the TLS session was verified for another host, port or trust (\(verified.host):\(verified.port)), not for this request"))
     }
     if let validity = validityFailure(verified.certificates, host: policy.host, at: now) { return refusal(validity) }
     if let requirements = policy.transportSecurity,
@@ -31,12 +30,7 @@ enum ConnectionVerdict {
     {
       return refusal(.transportSecurity(violation))
     }
-    let pinning: CNPinningResult
-    switch (policy.manager, policy.hostName) {
-    case (nil, _): pinning = .notPinned
-    case (let manager?, let name?): pinning = manager.evaluate(name, chain: verified.certificates, at: now)
-    case (let manager?, nil): pinning = manager.evaluate(host: policy.host, chain: verified.certificates, at: now)
-    }
+    let pinning = policy.manager?.evaluate(policy.hostName, chain: verified.certificates, at: now) ?? .notPinned
     let rejection: CNPinnedSessionError?
     switch pinning {
     case .accepted, .reportOnly: rejection = nil
