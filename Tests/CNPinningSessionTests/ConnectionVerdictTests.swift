@@ -90,15 +90,20 @@ struct ConnectionVerdictTests {
     #expect(judgement.pinning == nil, "the pins are not consulted for a chain verified for someone else")
   }
 
+  /// Every certificate of the chain counts: the window is from the latest `notBefore` to the
+  /// earliest `notAfter` (the CAs here were issued a moment before the leaf, so in a different
+  /// second the leaf's own dates are not the chain's).
   @Test func datesAreCheckedAtTheTimeOfTheRequest() throws {
-    let leaf = pki.leaf.certificate
+    let lastStart = try #require(chain.map(\.notValidBefore).max())
+    let firstEnd = try #require(chain.map(\.notValidAfter).min())
     let policy = policy(manager: try matchingPins())
-    #expect(ConnectionVerdict.judge(facts(.resumed), under: policy, at: leaf.notValidAfter).rejection == nil)
+    #expect(ConnectionVerdict.judge(facts(.resumed), under: policy, at: firstEnd).rejection == nil)
+    #expect(ConnectionVerdict.judge(facts(.resumed), under: policy, at: lastStart).rejection == nil)
     #expect(
-      ConnectionVerdict.judge(facts(.resumed), under: policy, at: leaf.notValidAfter.addingTimeInterval(1)).rejection
+      ConnectionVerdict.judge(facts(.resumed), under: policy, at: firstEnd.addingTimeInterval(1)).rejection
         == .certificateExpired(host: "api.test"))
     #expect(
-      ConnectionVerdict.judge(facts(.reused), under: policy, at: leaf.notValidBefore.addingTimeInterval(-1)).rejection
+      ConnectionVerdict.judge(facts(.reused), under: policy, at: lastStart.addingTimeInterval(-1)).rejection
         == .certificateNotYetValid(host: "api.test"))
   }
 
