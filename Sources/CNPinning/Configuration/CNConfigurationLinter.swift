@@ -54,11 +54,12 @@ public enum CNConfigurationLinter {
   /// The findings for a loaded document.
   public static func lint(_ document: CNPinningDocument, now: Date = Date()) -> [CNLintFinding] {
     var findings = document.warnings.map { CNLintFinding(severity: .warning, path: $0.path, message: $0.message) }
+    let parents = SubdomainParents(document)
     for entry in document.entries {
       let path = "PinnedDomains[\(ConfigurationLoader.quoted(entry.host))]"
       findings += lint(entry, path: path)
       findings += expiry(entry.configuration, path: "\(path).expirationDate", now: now)
-      findings += shadowing(entry, in: document)
+      findings += shadowing(entry, parents: parents)
     }
     return findings.enumerated().sorted { ($0.element.severity, $0.offset) < ($1.element.severity, $1.offset) }
       .map(\.element)
@@ -141,14 +142,35 @@ public enum CNConfigurationLinter {
     return []
   }
 
+  /// The entries that include their subdomains, by normalised name, so that each host's parents
+  /// are found by walking its own labels rather than by comparing it with every entry.
+  private struct SubdomainParents {
+    private var byName: [String: [(index: Int, entry: CNPinningDocument.Entry)]] = [:]
+
+    init(_ document: CNPinningDocument) {
+      for (index, entry) in document.entries.enumerated()
+      where entry.configuration.includesSubdomains && !entry.name.isIPAddress {
+        byName[entry.name.normalized, default: []].append((index, entry))
+      }
+    }
+
+    /// The entries `host` is a subdomain of, in document order.
+    func of(_ host: String) -> [CNPinningDocument.Entry] {
+      var found: [(index: Int, entry: CNPinningDocument.Entry)] = []
+      var rest = host[...]
+      while let dot = rest.firstIndex(of: ".") {
+        rest = rest[rest.index(after: dot)...]
+        found += byName[String(rest)] ?? []
+      }
+      return found.sorted { $0.index < $1.index }.map(\.entry)
+    }
+  }
+
   /// A configured host below a domain that includes subdomains takes that subtree for itself.
-  private static func shadowing(_ entry: CNPinningDocument.Entry, in document: CNPinningDocument) -> [CNLintFinding] {
+  private static func shadowing(_ entry: CNPinningDocument.Entry, parents: SubdomainParents) -> [CNLintFinding] {
     guard !entry.name.isIPAddress else { return [] }
     let host = entry.name.normalized
-    return document.entries.compactMap { parent in
-      guard parent.configuration.includesSubdomains, !parent.name.isIPAddress,
-        host.hasSuffix("." + parent.name.normalized)
-      else { return nil }
+    return parents.of(host).map { parent in
       let subtree = entry.configuration.includesSubdomains ? "\(host) and its subdomains use" : "\(host) uses"
       return CNLintFinding(
         severity: .note, path: "PinnedDomains[\(ConfigurationLoader.quoted(entry.host))]",
