@@ -92,6 +92,9 @@ struct HostTests {
     ("fe80::1%eth0", "IPv6 zone identifiers (%…) are not supported"),
     ("1:2:3:4:5:6:7:8:9", "contains a port or is not a valid IPv6 address"),
     ("[1::2::3]", "is not a valid IPv6 address"),
+    // Length is checked before anything else reads the text (a long IPv6 literal once took
+    // minutes to refuse).
+    ("[" + String(repeating: "0:", count: 200) + "1]", "longer than 253 characters"),
   ])
   func invalidHostNamesAreConfigurationErrors(_ host: String, _ reason: String) {
     let configuration = Self.configuration(false, "x")

@@ -19,6 +19,11 @@ package struct HostName: Hashable, Sendable {
 
   private static func parse(bytes: UnsafeBufferPointer<UInt8>, original: String) -> Result<HostName, Invalid> {
     guard !bytes.isEmpty else { return .failure(Invalid(reason: "empty host name")) }
+    // Nothing that names a host is longer (a trailing dot aside), IPv6 literals included: checked
+    // first, so that no later step ever sees more than this many bytes.
+    guard bytes.count <= maximumLength + 1 else {
+      return .failure(Invalid(reason: "longer than \(maximumLength) characters"))
+    }
     if let problem = structuralProblem(bytes) { return .failure(Invalid(reason: problem)) }
     if bytes.first == UInt8(ascii: "[") || bytes.contains(UInt8(ascii: ":")) {
       return parseIPv6(bytes)
