@@ -52,8 +52,12 @@ struct XMLPropertyList {
   }
 
   private func startsWith(_ text: String) -> Bool {
-    let needle = Array(text.utf8)
-    return bytes.count - position >= needle.count && bytes[position..<(position + needle.count)].elementsEqual(needle)
+    var index = position
+    for byte in text.utf8 {
+      guard index < bytes.count, bytes[index] == byte else { return false }
+      index += 1
+    }
+    return true
   }
 
   private mutating func skip(past terminator: String, what: String) throws(SyntaxError) {
@@ -145,7 +149,7 @@ struct XMLPropertyList {
     var runStart = position
     func flush(_ end: Int) { result += String(decoding: bytes[runStart..<end], as: UTF8.self) }
     while position < bytes.count {
-      if startsWith("<![CDATA[") {
+      if bytes[position] == UInt8(ascii: "<"), startsWith("<![CDATA[") {
         flush(position)
         position += 9
         let start = position
@@ -154,7 +158,7 @@ struct XMLPropertyList {
         runStart = position
         continue
       }
-      if startsWith("<!--") {
+      if bytes[position] == UInt8(ascii: "<"), startsWith("<!--") {
         flush(position)
         try skip(past: "-->", what: "comment")
         runStart = position
