@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # ld.gold prints one harmless line per sanitizer symbol; keep the output readable.
 QUIET_LINKER := grep -v "Cannot export local symbol" || true
 
-.PHONY: deps build demo test bench bench-peers leaks soak asan tsan fuzz clean
+.PHONY: deps build demo test bench bench-peers leaks soak asan tsan fuzz fuzz-long clean
 
 deps:
 	@scripts/deps.sh
@@ -76,10 +76,16 @@ tsan: deps
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread --filter "$(TSAN_TESTS)"
 
 # Coverage-guided fuzzing of the certificate reader, configuration loaders, JWS verifier and
-# host-name handling (Fuzz/), SECONDS per target.
+# host-name handling (Fuzz/), raw and structure-aware: SECONDS per target, then the budget check.
 SECONDS ?= 60
 fuzz: deps
 	scripts/fuzz.sh $(SECONDS)
+
+# Every fuzz target for RUNS executions (10 million by default; hours on two cores), then the
+# budget check and each target's line coverage (scripts/fuzz-coverage.sh).
+RUNS ?= 10000000
+fuzz-long: deps
+	scripts/fuzz.sh long $(RUNS)
 
 clean:
 	rm -rf .build Fuzz/.build

@@ -75,6 +75,30 @@ public final class TestPrivateKey: @unchecked Sendable {
   /// The DER SubjectPublicKeyInfo of the public key.
   public var subjectPublicKeyInfo: [UInt8] { OpenSSLEncoding.der { i2d_PUBKEY(pointer, $0) } }
 
+  /// Signs `message` with `digest` (PKCS #1 v1.5 or, with `pss`, PSS with a digest-sized salt for
+  /// RSA; DER ECDSA). For tests and fuzzers that need signatures over bytes of their choosing.
+  public func signature(of message: [UInt8], digest: TestDigest, pss: Bool = false) throws -> [UInt8] {
+    defer { ERR_clear_error() }
+    guard let context = EVP_MD_CTX_new() else { throw TestKitError("out of memory") }
+    defer { EVP_MD_CTX_free(context) }
+    var keyContext: OpaquePointer? = nil
+    guard EVP_DigestSignInit(context, &keyContext, signingDigest(digest), nil, pointer) == 1 else {
+      throw TestKitError("a \(type) key cannot sign")
+    }
+    if pss {
+      guard let keyContext, EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
+        EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1
+      else { throw TestKitError("a \(type) key cannot sign with PSS") }
+    }
+    var length = 0
+    guard EVP_DigestSign(context, nil, &length, message, message.count) == 1 else { throw TestKitError("signing failed") }
+    var signature = [UInt8](repeating: 0, count: length)
+    guard EVP_DigestSign(context, &signature, &length, message, message.count) == 1 else {
+      throw TestKitError("signing failed")
+    }
+    return Array(signature[..<length])
+  }
+
   /// The digest to sign with: none for Ed25519, which hashes internally.
   func signingDigest(_ digest: TestDigest) -> OpaquePointer? {
     type == .ed25519 ? nil : digest.openSSL

@@ -1,3 +1,5 @@
 import FuzzDriver
+import FuzzKit
 
-runFuzzing(fuzzCertificate)
+// The certificate reader on raw bytes (DER as found, or anything at all).
+runFuzzing(Oracles.certificate)

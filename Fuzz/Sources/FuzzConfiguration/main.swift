@@ -1,3 +1,5 @@
 import FuzzDriver
+import FuzzKit
 
-runFuzzing(fuzzConfiguration)
+// The configuration loaders on raw bytes: any file an app might be handed.
+runFuzzing(Oracles.configuration)

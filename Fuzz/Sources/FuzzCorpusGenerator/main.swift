@@ -1,8 +1,17 @@
 import CNPinning
 import CNPinningTestKit
 import Foundation
+import FuzzKit
 
 // Writes small seed corpora for the fuzz targets, made by the test kit. Usage: FuzzCorpusGenerator DIR
+// `FuzzCorpusGenerator render INPUT OUTPUT` writes the document that FuzzConfigurationStructure
+// makes of INPUT, so that what it found can be kept as a regression input of the raw target
+// (generator inputs change meaning when the generator changes; documents do not).
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "render" {
+  var input = FuzzInput([UInt8](try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[2]))))
+  try Data(ConfigurationDocuments.generate(&input)).write(to: URL(fileURLWithPath: CommandLine.arguments[3]))
+  exit(0)
+}
 let directory = URL(fileURLWithPath: CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "Corpus")
 
 func write(_ target: String, _ name: String, _ data: Data) throws {
