@@ -11,14 +11,16 @@
 # (counted by FuzzDriver). The budget check then runs the worst inputs we know how to write
 # (FuzzBudget): no input under 1 MiB may take a loader more than a second or 64 MiB.
 # Exits 1 on the first crash, broken invariant, budget overrun or hang, leaving the input under
-# Fuzz/.build/fuzz-artifacts/TARGET. FUZZ_SEED fixes libFuzzer's random seed (CI does).
+# Fuzz/.build/fuzz-artifacts/TARGET; libFuzzer's output is in Fuzz/.build/fuzz-logs. FUZZ_SEED fixes libFuzzer's random seed (CI does).
 set -euo pipefail
 mode=smoke
 if [ "${1:-}" = long ]; then mode=long; runs=${2:-10000000}; else seconds=${1:-60}; fi
 cd "$(dirname "$0")/../Fuzz"
 
 raw_targets=(FuzzCertificate FuzzConfiguration FuzzPolicy FuzzHostName)
-targets=("${raw_targets[@]}" FuzzCertificateStructure FuzzConfigurationStructure FuzzPolicyStructure)
+# Fastest first, so that a long run that is stopped early has finished the most targets.
+targets=(FuzzCertificate FuzzHostName FuzzConfiguration FuzzCertificateStructure FuzzConfigurationStructure FuzzPolicy
+  FuzzPolicyStructure)
 toolchain=$(dirname "$(readlink -f "$(command -v swift)")")
 runtime=$(ls "$toolchain"/../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a 2>/dev/null | head -n 1)
 if [ -z "$runtime" ]; then
@@ -37,6 +39,8 @@ limits=(-timeout=1 -rss_limit_mb=4096 -malloc_limit_mb=64)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+logs=.build/fuzz-logs
+mkdir -p "$logs"
 
 # Runs one target; prints "TARGET EXECUTIONS SECONDS" on success.
 fuzz_one() {
@@ -48,7 +52,7 @@ fuzz_one() {
   [ -d "Regressions/$target" ] && inputs+=("Regressions/$target")
   local dictionary=()
   [ -f "Dictionaries/$target.dict" ] && dictionary=(-dict="Dictionaries/$target.dict")
-  local log="$work/$target.log" started
+  local log="$logs/$target.log" started
   started=$(date +%s)
   if ! "$bin/$target" "${limits[@]}" "${dictionary[@]}" -seed="${FUZZ_SEED:-0}" -print_final_stats=1 \
     -artifact_prefix=".build/fuzz-artifacts/$target/" "$@" "$corpus" "${inputs[@]}" >"$log" 2>&1; then
