@@ -26,10 +26,10 @@ public final class CNPinnedSession: Sendable {
   private let uploader: ReportUploader?
   /// `configuration.transportSecurity`, indexed; nil when it is off.
   private let transportSecurity: IndexedTransportSecurity?
-  #if canImport(CCurl)
+  #if os(Linux) && !CNPINNING_APPLE_CHECK
     private let trustStore: TrustStore
     private let loop: CurlMultiLoop
-  #elseif canImport(Security)
+  #else
     private let transport: URLSessionTransport
   #endif
 
@@ -62,18 +62,18 @@ public final class CNPinnedSession: Sendable {
     self.configuration = configuration
     self.transportSecurity = try configuration.transportSecurity.indexed()
     self.state = Locked(State(manager: manager, observer: nil))
-    #if canImport(CCurl)
+    #if os(Linux) && !CNPINNING_APPLE_CHECK
       self.trustStore = try TrustStore(trust)
       self.loop = try CurlMultiLoop(resolve: configuration.resolve)
-    #elseif canImport(Security)
+    #else
       self.transport = URLSessionTransport(configuration: configuration)
     #endif
   }
 
   deinit {
-    #if canImport(CCurl)
+    #if os(Linux) && !CNPINNING_APPLE_CHECK
       loop.shutdown()
-    #elseif canImport(Security)
+    #else
       transport.invalidate()
     #endif
   }
@@ -143,7 +143,7 @@ public final class CNPinnedSession: Sendable {
 
   /// The name of the session's network thread (`CNPSession-N`), for diagnostics.
   public var threadName: String {
-      #if canImport(CCurl)
+      #if os(Linux) && !CNPINNING_APPLE_CHECK
       loop.name
     #else
       ""
@@ -152,9 +152,9 @@ public final class CNPinnedSession: Sendable {
 
   /// Fails every request in flight with `sessionInvalidated` and refuses new ones.
   public func invalidateAndCancel() {
-    #if canImport(CCurl)
+    #if os(Linux) && !CNPINNING_APPLE_CHECK
       loop.shutdown()
-    #elseif canImport(Security)
+    #else
       transport.invalidate()
     #endif
   }
@@ -218,7 +218,7 @@ public final class CNPinnedSession: Sendable {
     if scheme == "http", let requirements, !requirements.rules.allowsInsecureHTTPLoads {
       throw .transportSecurity(.insecureHTTP(host: host))
     }
-    #if canImport(CCurl)
+    #if os(Linux) && !CNPINNING_APPLE_CHECK
       let plan = try RequestPlan(
         request: request, configuration: configuration, withheld: withheld, toFile: bodyFile != nil, connectOnly: connectOnly)
       let policy = RequestPolicy(
@@ -232,7 +232,7 @@ public final class CNPinnedSession: Sendable {
       emitEffects(of: report.judgements, under: policy, observer: observer)
       // The response object is made here, in the requesting task, not on the network thread.
       return try report.result.get().outcome(for: plan)
-    #elseif canImport(Security)
+    #else
       // Apple platforms: ATS applies the transport-security rules; no handshake-only probe.
       guard !connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
       let settings = TaskSettings(host: host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts)
@@ -251,12 +251,10 @@ public final class CNPinnedSession: Sendable {
         }
       }
       return TransferOutcome(response: response, body: bodyFile == nil ? data : Data())
-    #else
-      throw .unsupportedRequest("this platform has no pinned transport")
     #endif
   }
 
-  #if canImport(CCurl)
+  #if os(Linux) && !CNPINNING_APPLE_CHECK
     /// What follows a verdict, outside every C callback: an observer event per judgement, and
     /// each pin failure (or expiry) reported to the manager's handler and, with a `reportURI`,
     /// uploaded.

@@ -1,4 +1,4 @@
-#if canImport(Security)
+#if !os(Linux) || CNPINNING_APPLE_CHECK
   import Foundation
   import Security
 

@@ -1,4 +1,4 @@
-#if !canImport(COpenSSL) && canImport(CryptoKit)
+#if !os(Linux) || CNPINNING_APPLE_CHECK
   import CryptoKit
 
   /// SHA-256 through CryptoKit.

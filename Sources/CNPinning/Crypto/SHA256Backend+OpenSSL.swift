@@ -1,4 +1,4 @@
-#if canImport(COpenSSL)
+#if os(Linux) && !CNPINNING_APPLE_CHECK
   internal import COpenSSL
 
   /// SHA-256 through OpenSSL's one-shot EVP digest.

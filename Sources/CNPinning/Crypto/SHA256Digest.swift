@@ -27,7 +27,7 @@ protocol PolicySigning {
 }
 
 // One typealias per API chooses the backend.
-#if canImport(COpenSSL)
+#if os(Linux) && !CNPINNING_APPLE_CHECK
   typealias SHA256Backend = OpenSSLSHA256
   typealias SignatureBackend = OpenSSLSignatures
   typealias SigningBackend = OpenSSLSignatures

@@ -1,4 +1,4 @@
-#if canImport(COpenSSL)
+#if os(Linux) && !CNPINNING_APPLE_CHECK
   internal import COpenSSL
 
   /// JWS signature verification and signing through OpenSSL's EVP interface.

@@ -1,4 +1,4 @@
-#if canImport(CCurl)
+#if os(Linux) && !CNPINNING_APPLE_CHECK
   internal import CCurl
   internal import CNPinningShims
   import CNPinning

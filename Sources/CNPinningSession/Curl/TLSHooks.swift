@@ -1,4 +1,4 @@
-#if canImport(CCurl)
+#if os(Linux) && !CNPINNING_APPLE_CHECK
   internal import COpenSSL
   internal import CNPinningShims
   import CNPinning
