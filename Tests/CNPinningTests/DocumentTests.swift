@@ -47,3 +47,20 @@ struct DocumentTests {
     #expect(findings == [CNLintFinding(severity: .error, path: "PinnedDomains", message: "PinnedDomains is empty: this configuration would pin nothing")])
   }
 }
+
+/// The Info.plist as `Bundle.main.infoDictionary` hands it over (what `CNPinningManager()` reads
+/// on Apple platforms), loaded by the same loader as the file.
+@Suite struct InfoDictionaryTests {
+  @Test func anInfoDictionaryLoadsLikeTheFileItCameFrom() throws {
+    let json = #"{"CFBundleIdentifier": "com.example.app", "CNPinningManager": {"PinnedDomains": {"api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "ISRG Root X"}, {"type": "exact", "value": "api.example.com"}]]}}}}"#
+    let fromFile = try CNPinningDocument(data: Data(json.utf8))
+    let dictionary = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    #expect(try CNPinningDocument(infoDictionary: dictionary) == fromFile)
+  }
+
+  @Test func aMissingInfoPlistSaysSo() {
+    #expect(throws: CNConfigurationError(source: "Info.plist", problems: [.init(path: "", error: .malformedDocument("the main bundle has no Info.plist"))])) {
+      try CNPinningDocument(infoDictionary: [:])
+    }
+  }
+}

@@ -17,6 +17,31 @@ struct PolicyKeyTests {
     #expect(try CNPolicySigningKey(jwk: Data(jwk.utf8)) == fromPEM)
   }
 
+  /// The forms Apple's SecKeyCopyExternalRepresentation gives (PKCS #1 for RSA, the X9.63 point
+  /// for EC), as an independent implementation writes them, read into the same key.
+  @Test(arguments: [TestKeyType.rsa2048, .p256, .p384, .p521])
+  func securityFrameworkExternalRepresentationsLoad(_ type: TestKeyType) throws {
+    let key = try TestPrivateKey.shared(type, slot: 41)
+    let isRSA = type == .rsa2048
+    let hex = try python(
+      "import sys; from cryptography.hazmat.primitives import serialization as s; k = s.load_pem_public_key(sys.argv[1].encode()); "
+        + (isRSA
+          ? "print(k.public_bytes(s.Encoding.DER, s.PublicFormat.PKCS1).hex())"
+          : "print(k.public_bytes(s.Encoding.X962, s.PublicFormat.UncompressedPoint).hex())"),
+      [try key.publicKeyPEM])
+    let bytes = stride(from: 0, to: hex.count, by: 2).map { offset in
+      UInt8(hex[hex.index(hex.startIndex, offsetBy: offset)...].prefix(2), radix: 16)!
+    }
+    let loaded = try CNPolicySigningKey(externalRepresentation: bytes, type: isRSA ? .rsa : .ellipticCurve)
+    #expect(loaded == (try CNPolicySigningKey(derEncoded: key.subjectPublicKeyInfo)))
+  }
+
+  @Test func externalRepresentationsOfOtherShapesAreRefused() {
+    #expect(throws: CNPolicyError.self) { try CNPolicySigningKey(externalRepresentation: [0x04] + [UInt8](repeating: 1, count: 40), type: .ellipticCurve) }
+    #expect(throws: CNPolicyError.self) { try CNPolicySigningKey(externalRepresentation: [0x02] + [UInt8](repeating: 1, count: 64), type: .ellipticCurve) }
+    #expect(throws: CNPolicyError.self) { try CNPolicySigningKey(externalRepresentation: [0x30, 0x00], type: .rsa) }
+  }
+
   @Test func privateKeysAreRefused() throws {
     let key = try TestPrivateKey.shared(.p256, slot: 41)
     #expect(throws: CNPolicyError.privateKeyGiven) { try CNPolicySigningKey(pemEncoded: try key.pemEncoded) }

@@ -1,4 +1,4 @@
-#if canImport(Security) && canImport(ObjectiveC)
+#if !os(Linux) || CNPINNING_APPLE_CHECK
   import Foundation
   import ObjectiveC
   import Security
@@ -7,9 +7,10 @@
   /// `CNPinningManager.decide` (shared, tested on Linux) decide, and maps the decision to a
   /// disposition.
   extension CNPinningManager {
-    /// Reads the configuration from the app's Info.plist.
+    /// Reads the configuration from the app's Info.plist (`Bundle.main.infoDictionary`, so a
+    /// command-line tool's embedded Info.plist works too).
     public convenience init() throws {
-      try self.init(contentsOf: try Self.mainInfoPlist())
+      self.init(document: try CNPinningDocument(infoDictionary: Bundle.main.infoDictionary ?? [:]), source: "Info.plist")
     }
 
     /// Reads the configuration from the app's Info.plist and accepts enterprise policies.
@@ -17,17 +18,8 @@
       throws
     {
       try self.init(
-        authenticationHost: authenticationHost, policySigningKey: policySigningKey, contentsOf: try Self.mainInfoPlist(),
-        clockSkew: clockSkew)
-    }
-
-    static func mainInfoPlist() throws -> URL {
-      let bundle = Bundle.main.bundleURL
-      let candidates = [bundle.appendingPathComponent("Info.plist"), bundle.appendingPathComponent("Contents/Info.plist")]
-      guard let url = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) else {
-        throw CNConfigurationError(problems: [.init(path: "", error: .malformedDocument("the main bundle has no Info.plist"))])
-      }
-      return url
+        authenticationHost: authenticationHost, policySigningKey: policySigningKey,
+        document: try CNPinningDocument(infoDictionary: Bundle.main.infoDictionary ?? [:]), clockSkew: clockSkew)
     }
 
     /// Handles a server-trust challenge for a pinned host and returns true; returns false, with

@@ -56,6 +56,25 @@ public struct CNPinningDocument: Sendable, Equatable {
     try self.init(data: data, source: url.path, baseDirectory: url.deletingLastPathComponent())
   }
 
+  /// Reads an Info.plist as `Bundle.infoDictionary` gives it (an app's, or the one a command-line
+  /// tool embeds in its binary). The dictionary is written as a binary property list and read by
+  /// the same strict loader as a file.
+  public init(infoDictionary: [String: Any], source: String = "Info.plist") throws {
+    guard !infoDictionary.isEmpty else {
+      throw CNConfigurationError(
+        source: source, problems: [.init(path: "", error: .malformedDocument("the main bundle has no Info.plist"))])
+    }
+    let data: Data
+    do {
+      data = try PropertyListSerialization.data(fromPropertyList: infoDictionary, format: .binary, options: 0)
+    } catch {
+      throw CNConfigurationError(
+        source: source,
+        problems: [.init(path: "", error: .malformedDocument("the Info.plist cannot be written as a property list: \(error)"))])
+    }
+    try self.init(data: data, source: source)
+  }
+
   /// A document holding `configuration`, keyed by host name.
   public init(configuration: [String: CNConfiguration]) throws {
     try self.init(loader: ConfigurationLoader(configurations: configuration), source: nil)
