@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # ld.gold prints one harmless line per sanitizer symbol; keep the output readable.
 QUIET_LINKER := grep -v "Cannot export local symbol" || true
 
-.PHONY: deps build demo test bench bench-peers leaks soak asan tsan fuzz fuzz-long clean
+.PHONY: deps build demo test bench bench-peers leaks soak asan tsan apple-check fuzz fuzz-long clean
 
 deps:
 	@scripts/deps.sh
@@ -74,6 +74,11 @@ TSAN_TESTS := concurrent|Concurrent|racing|Racing|cancelling|EnterpriseSession|c
 tsan: deps
 	$(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread --filter "$(TSAN_TESTS)"
+
+# The Apple code (Security, CryptoKit and URLSession glue, the seed README's code) type-checked on
+# Linux against stubs of Apple's SDK (AppleCheck/), then a self-test that deliberate mistakes fail.
+apple-check: deps
+	scripts/apple-check.sh --self-test
 
 # Coverage-guided fuzzing of the certificate reader, configuration loaders, JWS verifier and
 # host-name handling (Fuzz/), raw and structure-aware: SECONDS per target, then the budget check.

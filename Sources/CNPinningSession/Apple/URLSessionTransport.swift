@@ -1,4 +1,4 @@
-#if !canImport(CCurl) && canImport(Security)
+#if !os(Linux) || CNPINNING_APPLE_CHECK
   import CNPinning
   import Foundation
   import Security
@@ -78,7 +78,7 @@
   }
 
   /// Returns 3xx responses to the caller instead of following them.
-  private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+  final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
     func urlSession(
       _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
       newRequest request: URLRequest
@@ -86,7 +86,7 @@
   }
 
   /// Judges one task's server-trust challenges with the shared decision.
-  private final class PinningTaskDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+  final class PinningTaskDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     private let settings: TaskSettings
     private let recorded = Locked<CNPinnedSessionError?>(nil)
 

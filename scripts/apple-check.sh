@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Type-checks CNPinning's Apple code on Linux (`make apple-check`): the Apple branches of
+# CNPinning and CNPinningSession (compiled with CNPINNING_APPLE_CHECK, which selects them here),
+# the delegate conformance assertions, and the seed README's code, against stub modules that
+# declare Apple's signatures (AppleCheck/Stubs, each saying where its signatures come from).
+#   scripts/apple-check.sh              the check
+#   scripts/apple-check.sh --self-test  also shows that it catches deliberate mistakes
+# What it cannot see: availability, Objective-C rules, Apple-SDK Sendable annotations, linking,
+# and anything at run time.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$root/.build/apple-check
+swiftc=(swiftc -swift-version 6 -parse-as-library -wmo -I "$out")
+# Apple's Foundation has these names; every file sees them, as on Apple.
+deltas=(-Xfrontend -import-module -Xfrontend AppleFoundationDeltas)
+apple=(-D CNPINNING_APPLE_CHECK -package-name CNPinning "${deltas[@]}")
+
+build_stubs() {
+  rm -rf "$out"
+  mkdir -p "$out"
+  for module in Security ObjectiveC CryptoKit AppleFoundationDeltas; do
+    "${swiftc[@]}" -emit-module -module-name "$module" -emit-module-path "$out/$module.swiftmodule" \
+      "$root/AppleCheck/Stubs/$module.swift"
+  done
+}
+
+# check SOURCES_ROOT: type-checks the package sources under SOURCES_ROOT (the repo, or a mutated copy).
+check() {
+  # Every step says `|| return 1`: set -e does not apply inside a function called as a condition.
+  local sources=$1
+  "${swiftc[@]}" -typecheck -module-name CNPinning "${apple[@]}" $(find "$sources/Sources/CNPinning" -name '*.swift' | sort) ||
+    return 1
+  "${swiftc[@]}" -emit-module -module-name CNPinning "${apple[@]}" -emit-module-path "$out/CNPinning.swiftmodule" \
+    $(find "$sources/Sources/CNPinning" -name '*.swift' | sort) || return 1
+  "${swiftc[@]}" -typecheck -module-name CNPinningSession "${apple[@]}" \
+    $(find "$sources/Sources/CNPinningSession" -name '*.swift' | sort) "$sources/AppleCheck/DelegateConformances.swift" ||
+    return 1
+  "${swiftc[@]}" -typecheck -module-name SeedREADME "${deltas[@]}" -module-alias CNPinning_Apple=CNPinning \
+    "$sources/AppleCheck/SeedREADME.swift" || return 1
+}
+
+build_stubs
+check "$root"
+echo "apple-check: the Apple code of CNPinning and CNPinningSession, the delegate conformances and the seed README type-check"
+
+if [ "${1:-}" = --self-test ]; then
+  # Each mistake must make the check fail: the stubs are only worth something if they refuse
+  # what Apple's SDK refuses.
+  mistakes=(
+    "Sources/CNPinningSession/Apple/URLSessionTransport.swift|didReceive challenge: URLAuthenticationChallenge) async|didReceive challenge: URLAuthenticationChallenge, context: Int) async|a delegate method with an extra label"
+    "Sources/CNPinning/Apple/CNPolicySigningKey+SecKey.swift|var error: Unmanaged<CFError>?|var error: Unmanaged<CFError>|a non-optional CFError out-parameter"
+    "Sources/CNPinning/Apple/CNPinningManager+URLSession.swift|space.serverTrust.map|space.serverTrusts.map|a misspelled property"
+    "Sources/CNPinningSession/Apple/URLSessionTransport.swift|willPerformHTTPRedirection response: HTTPURLResponse,|willPerformHTTPRedirection response: URLResponse,|a redirect delegate with a wrong parameter type"
+    "AppleCheck/SeedREADME.swift|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void\n    ) {|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential) -> Void\n    ) {|a seed delegate with a non-optional credential"
+  )
+  for mistake in "${mistakes[@]}"; do
+    IFS='|' read -r file from to what <<<"$mistake"
+    copy=$(mktemp -d)
+    cp -r "$root/Sources" "$root/AppleCheck" "$copy/"
+    python3 - "$copy/$file" "$from" "$to" <<'PY'
+import sys
+path, old, new = sys.argv[1], sys.argv[2].replace("\\n", "\n"), sys.argv[3].replace("\\n", "\n")
+text = open(path).read()
+if old not in text:
+    sys.exit(f"apple-check self-test: {path} no longer contains the text to break: {old!r}")
+open(path, "w").write(text.replace(old, new, 1))
+PY
+    if (check "$copy") >"$copy/log" 2>&1; then
+      echo "apple-check self-test: $what was NOT caught" >&2
+      exit 1
+    fi
+    echo "apple-check self-test: caught $what: $(grep -m1 'error:' "$copy/log" | sed 's/.*error: //')"
+    rm -rf "$copy"
+  done
+  build_stubs
+fi
