@@ -36,6 +36,10 @@ public final class CNPinnedSession: Sendable {
   private struct State {
     var manager: CNPinningManager?
     var observer: (@Sendable (CNConnectionEvent) -> Void)?
+    /// Set by `invalidateAndCancel`; every later request fails with `sessionInvalidated`, on
+    /// every platform, before it reaches a transport (an invalidated URLSession raises an
+    /// Objective-C exception when asked for a task).
+    var invalidated = false
   }
 
   /// Creates a session. `manager` nil pins nothing (every host is unpinned).
@@ -152,6 +156,7 @@ public final class CNPinnedSession: Sendable {
 
   /// Fails every request in flight with `sessionInvalidated` and refuses new ones.
   public func invalidateAndCancel() {
+    state.withLock { $0.invalidated = true }
     #if os(Linux) && !CNPINNING_APPLE_CHECK
       loop.shutdown()
     #else
@@ -198,7 +203,8 @@ public final class CNPinnedSession: Sendable {
     _ request: URLRequest, bodyFile: FileHandle?, withheld: CredentialHeaders? = nil,
     observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil, connectOnly: Bool = false
   ) async throws(CNPinnedSessionError) -> TransferOutcome {
-    let (manager, sessionObserver) = state.withLock { ($0.manager, $0.observer) }
+    let (manager, sessionObserver, invalidated) = state.withLock { ($0.manager, $0.observer, $0.invalidated) }
+    guard !invalidated else { throw .sessionInvalidated }
     let observer = explicitObserver ?? sessionObserver
     guard let url = request.url, let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
       scheme == "https" || scheme == "http"

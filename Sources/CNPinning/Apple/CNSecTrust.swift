@@ -5,14 +5,25 @@
   /// The only conversion the Apple glue needs: a `SecTrust` evaluated with an SSL policy for the
   /// host becomes a `CNTrustEvaluation` holding the chain it built, as `CNCertificate`s.
   public enum CNSecTrust {
-    /// Evaluates `trust` for `host` (`SecPolicyCreateSSL`, never a basic X.509 policy). With
-    /// `anchors`, they are the only anchors (`anchorsOnly`) or added to the system's.
+    /// Evaluates `trust` for `host`. The trust's own policies (the SSL policy URLSession set for
+    /// the host, with any the system added) are kept; an SSL policy for `host` is set only when
+    /// the trust has none. With `anchors`, they are the only anchors (`anchorsOnly`) or added to
+    /// the system's; an anchor Security cannot read makes the evaluation fail, never shrinks the set.
     public static func evaluate(
       _ trust: SecTrust, host: String, anchors: [CNCertificate]? = nil, anchorsOnly: Bool = true
     ) -> CNTrustEvaluation {
-      SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString))
+      var policies: CFArray?
+      if SecTrustCopyPolicies(trust, &policies) != 0 || ((policies as? [SecPolicy])?.isEmpty ?? true) {
+        SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString))
+      }
       if let anchors {
-        let certificates = anchors.compactMap { SecCertificateCreateWithData(nil, Data($0.derEncoded) as CFData) }
+        var certificates: [SecCertificate] = []
+        for anchor in anchors {
+          guard let certificate = SecCertificateCreateWithData(nil, Data(anchor.derEncoded) as CFData) else {
+            return .untrusted("Security cannot read the anchor \"\(anchor.subjectCommonNames.last ?? "without a CN")\"")
+          }
+          certificates.append(certificate)
+        }
         SecTrustSetAnchorCertificates(trust, certificates as CFArray)
         SecTrustSetAnchorCertificatesOnly(trust, anchorsOnly)
       }

@@ -13,7 +13,7 @@ public enum CNPinningLog {
     handler.withLock { $0 = newHandler ?? defaultHandler }
   }
 
-  static func warn(_ message: String) {
+  package static func warn(_ message: String) {
     let current = handler.withLock { $0 }
     current(message)
   }

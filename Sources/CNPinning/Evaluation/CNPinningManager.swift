@@ -20,6 +20,8 @@ public final class CNPinningManager: Sendable {
   /// without a type). Also sent to `CNPinningLog` when loaded from a file.
   public let warnings: [CNConfigurationWarning]
   private let index: HostIndex<PinnedDomain>
+  /// Every host's `expirationDate`, sorted: the moments at which the pins in force change.
+  let expiryDates: [Date]
   /// Enterprise policy support; nil for a manager without a policy-signing key.
   let enterprise: EnterpriseSupport?
   /// Failure-report handler and rate limits.
@@ -35,8 +37,12 @@ public final class CNPinningManager: Sendable {
   }
 
   struct EnterpriseState: Sendable {
-    var policy: CNEnterprisePolicy?
+    var policy: CNEnterprisePolicy? {
+      didSet { changes += 1 }
+    }
     var highWaterMark: CNPolicyHighWaterMark?
+    /// How many times `policy` was set (see `PolicyGeneration`).
+    var changes: UInt64 = 0
   }
 
   /// Creates a manager from configurations keyed by host name. Throws `CNConfigurationError`
@@ -79,6 +85,7 @@ public final class CNPinningManager: Sendable {
       configuration[entry.name.normalized] = entry.configuration
     }
     self.index = index
+    self.expiryDates = entries.compactMap(\.configuration.expirationDate).sorted()
     self.configuration = configuration
     self.warnings = warnings
     self.enterprise = enterprise

@@ -5,11 +5,19 @@
 
   /// CNPinnedSession's transport on Apple platforms: an ephemeral URLSession (no cache) whose
   /// per-task delegate runs the shared `CNPinningManager.decide`. Redirects come back to the
-  /// session's own loop, so each hop is judged by its own host. A new URLSession is made when the
-  /// manager changes, so that no open connection carries old pins.
+  /// session's own loop, so each hop is judged by its own host. URLSession does not judge a
+  /// reused connection again, so a new one is made whenever the pins in force may have changed:
+  /// another manager (held strongly, so a new one at a freed address is not mistaken for it), or
+  /// a new `PolicyGeneration` of the same one (enterprise policy changes, pin expiry).
   final class URLSessionTransport: Sendable {
     private let configuration: CNPinnedSessionConfiguration
-    private let sessions = Locked<(manager: ObjectIdentifier?, session: URLSession)?>(nil)
+    private let sessions = Locked<Current?>(nil)
+
+    private struct Current {
+      let manager: CNPinningManager?
+      let generation: PolicyGeneration?
+      let session: URLSession
+    }
 
     init(configuration: CNPinnedSessionConfiguration) {
       self.configuration = configuration
@@ -33,9 +41,9 @@
     }
 
     private func session(for manager: CNPinningManager?) -> URLSession {
-      sessions.withLock { current in
-        let identity = manager.map(ObjectIdentifier.init)
-        if let current, current.manager == identity { return current.session }
+      let generation = manager?.policyGeneration()
+      return sessions.withLock { current in
+        if let current, current.manager === manager, current.generation == generation { return current.session }
         current?.session.finishTasksAndInvalidate()
         let settings = URLSessionConfiguration.ephemeral
         settings.urlCache = nil
@@ -44,10 +52,22 @@
         settings.timeoutIntervalForResource = configuration.timeoutIntervalForResource
         // The session adds httpAdditionalHeaders to each request itself (credentials stay behind
         // when a redirect leaves the origin), so the URLSession gets none.
-        settings.tlsMinimumSupportedProtocolVersion = configuration.minimumTLSVersion == .tls13 ? .TLSv13 : .TLSv12
+        settings.tlsMinimumSupportedProtocolVersion = Self.protocolVersion(configuration.minimumTLSVersion)
         let session = URLSession(configuration: settings, delegate: RedirectRefusal(), delegateQueue: nil)
-        current = (identity, session)
+        current = Current(manager: manager, generation: generation, session: session)
         return session
+      }
+    }
+
+    /// The configured minimum as is; below TLS 1.2 it is said, since App Transport Security
+    /// refuses such connections unless the app's Info.plist makes an exception.
+    private static func protocolVersion(_ version: CNTLSVersion) -> tls_protocol_version_t {
+      switch version {
+      case .tls10, .tls11:
+        CNPinningLog.warn("minimumTLSVersion \(version): App Transport Security refuses TLS below 1.2 unless the Info.plist makes an exception (NSExceptionMinimumTLSVersion)")
+        return version == .tls10 ? .TLSv10 : .TLSv11
+      case .tls12: return .TLSv12
+      case .tls13: return .TLSv13
       }
     }
 

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Which pins are in force, as a value that changes whenever they may have: an enterprise policy
+/// applied, refreshed or signed out, or a moment passed at which a host's pins expire or an
+/// applied policy's window opens or closes. A transport that keeps connections open and does not
+/// judge reused ones (Apple's URLSession) starts afresh when it changes, so that every request
+/// is judged against the pins in force.
+package struct PolicyGeneration: Hashable, Sendable {
+  /// Enterprise policy changes so far.
+  let enterpriseChanges: UInt64
+  /// How many of the manager's time boundaries lie at or before the moment asked about.
+  let boundariesPassed: Int
+}
+
+extension CNPinningManager {
+  /// The generation of the pins in force at `date`.
+  package func policyGeneration(at date: Date = Date()) -> PolicyGeneration {
+    let (changes, policy) = enterprise?.state.withLock { ($0.changes, $0.policy) } ?? (0, nil)
+    var passed = expiryDates.prefix { $0 <= date }.count
+    if let policy, let skew = enterprise?.clockSkew {
+      // The window as `isValid(at:clockSkew:)` judges it: open from start − skew, closed from
+      // expiry + skew.
+      passed += [policy.start - skew, policy.expiry + skew].filter { $0 <= date }.count
+    }
+    return PolicyGeneration(enterpriseChanges: changes, boundariesPassed: passed)
+  }
+}

@@ -1,0 +1,57 @@
+@testable import CNPinning
+import CNPinningTestKit
+import Foundation
+import Testing
+
+/// The value a connection-keeping transport (Apple's URLSession) keys its sessions on: it must
+/// change whenever the pins in force may have changed, and only then.
+@Suite struct PolicyGenerationTests {
+  static let keys = try! PolicyKeyPair(.p256, slot: 44)
+  static let chain = try! CNChain([CNChainLink(.prefix, "Genuine Root"), CNChainLink(.suffix, ".test")])
+
+  @Test func enterpriseApplyRefreshAndSignOutEachChangeIt() throws {
+    let manager = try CNPinningManager(
+      authenticationHost: "auth.test", policySigningKey: Self.keys.publicKey,
+      configuration: ["api.test": CNConfiguration([Self.chain])])
+    let now = Date()
+    let initial = manager.policyGeneration(at: now)
+    #expect(manager.policyGeneration(at: now) == initial)
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: now.addingTimeInterval(-60))), at: now)
+    let applied = manager.policyGeneration(at: now)
+    #expect(applied != initial)
+    try manager.refreshEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: now.addingTimeInterval(-30))), at: now)
+    let refreshed = manager.policyGeneration(at: now)
+    #expect(refreshed != applied)
+    manager.signOut()
+    #expect(manager.policyGeneration(at: now) != refreshed)
+    // A refused policy changes nothing.
+    let beforeRefusal = manager.policyGeneration(at: now)
+    #expect(throws: CNPolicyError.self) { try manager.applyEnterprisePolicy(with: Data("not a token".utf8), at: now) }
+    #expect(manager.policyGeneration(at: now) == beforeRefusal)
+  }
+
+  @Test func itChangesWhenAHostsPinsExpireAndNotBefore() throws {
+    let expiry = Date(timeIntervalSince1970: 1_900_000_000)
+    let manager = try CNPinningManager(configuration: [
+      "api.test": CNConfiguration(chains: [Self.chain], expirationDate: expiry),
+      "other.test": CNConfiguration([Self.chain]),
+    ])
+    let before = manager.policyGeneration(at: expiry.addingTimeInterval(-1))
+    #expect(manager.policyGeneration(at: expiry.addingTimeInterval(-3600)) == before)
+    // Evaluation treats the host as unpinned from the expiry on; the generation changes with it.
+    #expect(manager.evaluate(host: "api.test", chain: [], at: expiry) == .notPinned)
+    #expect(manager.policyGeneration(at: expiry) != before)
+    #expect(manager.policyGeneration(at: expiry.addingTimeInterval(3600)) == manager.policyGeneration(at: expiry))
+  }
+
+  @Test func itChangesWhenAnAppliedPolicysWindowCloses() throws {
+    let manager = try CNPinningManager(
+      authenticationHost: "auth.test", policySigningKey: Self.keys.publicKey,
+      configuration: ["api.test": CNConfiguration([Self.chain])])
+    let issued = Date().addingTimeInterval(-60)
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: issued, lifetime: 3600)))
+    let open = manager.policyGeneration(at: issued.addingTimeInterval(10))
+    #expect(manager.policyGeneration(at: issued.addingTimeInterval(3599)) == open)
+    #expect(manager.policyGeneration(at: issued.addingTimeInterval(3600)) != open)
+  }
+}
