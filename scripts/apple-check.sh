@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Type-checks CNPinning's Apple code on Linux (`make apple-check`): the Apple branches of
 # CNPinning and CNPinningSession (compiled with CNPINNING_APPLE_CHECK, which selects them here),
-# the delegate conformance assertions, and the seed README's code, against stub modules that
-# declare Apple's signatures (AppleCheck/Stubs, each saying where its signatures come from).
+# the delegate conformance assertions, the seed README's code and the test targets as a Mac
+# builds them, against stub modules that declare Apple's signatures (AppleCheck/Stubs, each
+# saying where its signatures come from). The cnpin tool is not checked: its demo needs the
+# OpenSSL test kit.
 #   scripts/apple-check.sh              the check
 #   scripts/apple-check.sh --self-test  also shows that it catches deliberate mistakes
 # What it cannot see: availability, Objective-C rules, Apple-SDK Sendable annotations, linking,
@@ -30,18 +32,29 @@ check() {
   local sources=$1
   "${swiftc[@]}" -typecheck -module-name CNPinning "${apple[@]}" $(find "$sources/Sources/CNPinning" -name '*.swift' | sort) ||
     return 1
-  "${swiftc[@]}" -emit-module -module-name CNPinning "${apple[@]}" -emit-module-path "$out/CNPinning.swiftmodule" \
-    $(find "$sources/Sources/CNPinning" -name '*.swift' | sort) || return 1
+  "${swiftc[@]}" -emit-module -enable-testing -module-name CNPinning "${apple[@]}" \
+    -emit-module-path "$out/CNPinning.swiftmodule" $(find "$sources/Sources/CNPinning" -name '*.swift' | sort) || return 1
   "${swiftc[@]}" -typecheck -module-name CNPinningSession "${apple[@]}" \
     $(find "$sources/Sources/CNPinningSession" -name '*.swift' | sort) "$sources/AppleCheck/DelegateConformances.swift" ||
     return 1
   "${swiftc[@]}" -typecheck -module-name SeedREADME "${deltas[@]}" -module-alias CNPinning_Apple=CNPinning \
     "$sources/AppleCheck/SeedREADME.swift" || return 1
+  # The test targets, as a Mac would build them: what needs the OpenSSL test kit or the Linux
+  # transport is guarded out; the platform-neutral tests must compile (and then run on a Mac).
+  "${swiftc[@]}" -emit-module -enable-testing -module-name CNPinningSession "${apple[@]}" \
+    -emit-module-path "$out/CNPinningSession.swiftmodule" $(find "$sources/Sources/CNPinningSession" -name '*.swift' | sort) ||
+    return 1
+  "${swiftc[@]}" -emit-module -module-name CNPinningTestKit "${apple[@]}" -emit-module-path "$out/CNPinningTestKit.swiftmodule" \
+    $(find "$sources/Sources/CNPinningTestKit" -name '*.swift' | sort) || return 1
+  for target in CNPinningTests CNPinningSessionTests CNPinningTestKitTests; do
+    "${swiftc[@]}" -typecheck -module-name "$target" "${apple[@]}" $(find "$sources/Tests/$target" -name '*.swift' | sort) ||
+      return 1
+  done
 }
 
 build_stubs
 check "$root"
-echo "apple-check: the Apple code of CNPinning and CNPinningSession, the delegate conformances and the seed README type-check"
+echo "apple-check: the Apple code of CNPinning and CNPinningSession, the delegate conformances, the seed README and the platform-neutral tests type-check"
 
 if [ "${1:-}" = --self-test ]; then
   # Each mistake must make the check fail: the stubs are only worth something if they refuse
@@ -56,7 +69,7 @@ if [ "${1:-}" = --self-test ]; then
   for mistake in "${mistakes[@]}"; do
     IFS='|' read -r file from to what <<<"$mistake"
     copy=$(mktemp -d)
-    cp -r "$root/Sources" "$root/AppleCheck" "$copy/"
+    cp -r "$root/Sources" "$root/Tests" "$root/AppleCheck" "$copy/"
     python3 - "$copy/$file" "$from" "$to" <<'PY'
 import sys
 path, old, new = sys.argv[1], sys.argv[2].replace("\\n", "\n"), sys.argv[3].replace("\\n", "\n")

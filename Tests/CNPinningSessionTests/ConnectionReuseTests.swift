@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningSession
 import CNPinningTestKit
@@ -100,3 +102,4 @@ struct ConnectionReuseTests {
     #expect(counted.new + counted.reused + counted.resumed >= 50 && counted.refused == 0, "\(counted)")
   }
 }
+#endif

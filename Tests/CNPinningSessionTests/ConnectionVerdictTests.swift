@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 @testable import CNPinningSession
 import CNPinningTestKit
@@ -180,3 +182,4 @@ struct ConnectionVerdictTests {
         == nil)
   }
 }
+#endif

@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningSession
 import CNPinningTestKit
@@ -46,3 +48,4 @@ struct EnterpriseSessionTests {
     #expect(proxy.requests.count == 1)
   }
 }
+#endif

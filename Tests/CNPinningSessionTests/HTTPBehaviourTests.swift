@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningSession
 import CNPinningTestKit
@@ -298,3 +300,4 @@ struct HTTPBehaviourTests {
     #expect(throws: CNPinnedSessionError.self) { try CNHostOverride("api.test:99999:127.0.0.1") }
   }
 }
+#endif

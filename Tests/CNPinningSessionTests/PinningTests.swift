@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningSession
 import CNPinningTestKit
@@ -172,3 +174,4 @@ struct PinningTests {
     #expect(await error { _ = try await session.data(from: URL(string: "http://api.test:1/")!) } == .insecureConnectionToPinnedHost(host: "api.test"))
   }
 }
+#endif

@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningSession
 import CNPinningTestKit
@@ -152,3 +154,4 @@ func runOpenSSL(_ arguments: [String], input: String? = nil) throws -> String {
   process.waitUntilExit()
   return String(decoding: data, as: UTF8.self)
 }
+#endif

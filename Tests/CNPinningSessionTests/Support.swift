@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningSession
 import CNPinningTestKit
@@ -97,3 +99,4 @@ func eventually(within seconds: TimeInterval = 5, _ condition: () -> Bool) async
 extension String {
   init(_ data: Data) { self.init(decoding: data, as: UTF8.self) }
 }
+#endif

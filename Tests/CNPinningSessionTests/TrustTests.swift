@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningSession
 import CNPinningTestKit
@@ -128,3 +130,4 @@ struct TrustTests {
     #expect(String(try await session.data(from: server.baseURL).0) == "hello")
   }
 }
+#endif

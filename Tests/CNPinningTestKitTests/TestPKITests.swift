@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningTestKit
 import Foundation
@@ -47,3 +49,4 @@ struct TestPKITests {
     #expect(try TestPrivateKey.shared(.p256, slot: 7) !== TestPrivateKey.shared(.p256, slot: 8))
   }
 }
+#endif

@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningTestKit
 import Foundation
@@ -70,3 +72,4 @@ func runShell(_ command: String, input: Data) throws -> String {
   #expect(process.terminationStatus == 0)
   return String(decoding: output, as: UTF8.self)
 }
+#endif

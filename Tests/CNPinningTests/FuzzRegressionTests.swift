@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningTestKit
 import Foundation
@@ -60,3 +62,4 @@ struct FuzzRegressionTests {
     #expect(odd.certificate.commonName == nil)
   }
 }
+#endif

@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 @testable import CNPinning
 import CNPinningTestKit
 import Foundation
@@ -55,3 +57,4 @@ import Testing
     #expect(manager.policyGeneration(at: issued.addingTimeInterval(3600)) != open)
   }
 }
+#endif

@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningTestKit
 import Foundation
@@ -46,3 +48,4 @@ struct PolicyPayloadTests {
     #expect(policyError { _ = try CNEnterprisePolicy(token: token, key: keys.publicKey, at: expiry.addingTimeInterval(31), clockSkew: 30) } == .expired(expiry))
   }
 }
+#endif

@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningTestKit
 import Foundation
@@ -71,3 +73,4 @@ func base64url(_ data: Data) -> String {
   data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
     .replacingOccurrences(of: "=", with: "")
 }
+#endif

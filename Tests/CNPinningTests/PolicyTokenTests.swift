@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningTestKit
 import Foundation
@@ -147,3 +149,4 @@ struct PolicyTokenTests {
     #expect(try CNEnterprisePolicy(token: Data(derToken.utf8), key: keys.publicKey).algorithm == .es384)
   }
 }
+#endif

@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningTestKit
 import Testing
@@ -40,3 +42,4 @@ struct ReadmeExampleTests {
     )
   }
 }
+#endif

@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningTestKit
 import Foundation
@@ -160,3 +162,4 @@ struct OtherCommandTests {
     #expect(command == "demo" || run.stdout.contains("Example"))
   }
 }
+#endif

@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningTestKit
 import Foundation
@@ -121,3 +123,4 @@ struct PinsCommandTests {
     #expect(run.stderr.contains("TLS handshake failed"))
   }
 }
+#endif

@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningTestKit
 import Foundation
@@ -54,3 +56,4 @@ struct PolicyCommandTests {
     #expect(badAlg.stderr.contains("the policy is signed with RS256, which a EC P-256 key cannot verify"))
   }
 }
+#endif

@@ -1,3 +1,5 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
 import CNPinningTestKit
 import Foundation
@@ -126,3 +128,4 @@ struct Fixture {
     return try directory.file("pins.json", #"{"PinnedDomains": {"# + entries.joined(separator: ", ") + "}}")
   }
 }
+#endif
