@@ -1,5 +1,6 @@
 #include "FuzzAllocationBudget.h"
 #include <stdatomic.h>
+#include <time.h>
 
 // The sanitizer allocator's interface, declared weak: present in address-sanitizer builds,
 // absent in the coverage build.
@@ -8,6 +9,7 @@ int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile
 size_t __sanitizer_get_allocated_size(const volatile void *pointer) __attribute__((weak));
 
 static _Atomic size_t live_bytes;
+static struct timespec cpu_start;
 static _Atomic size_t peak_bytes;
 
 static void on_allocate(const volatile void *pointer, size_t size) {
@@ -27,10 +29,21 @@ int fuzz_budget_install(void) {
   return __sanitizer_install_malloc_and_free_hooks(on_allocate, on_free) != 0;
 }
 
+static double thread_cpu_seconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
 size_t fuzz_budget_begin(void) {
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_start);
   size_t live = atomic_load_explicit(&live_bytes, memory_order_relaxed);
   atomic_store_explicit(&peak_bytes, live, memory_order_relaxed);
   return live;
 }
 
 size_t fuzz_budget_peak(void) { return atomic_load_explicit(&peak_bytes, memory_order_relaxed); }
+
+double fuzz_budget_cpu_seconds(void) {
+  return thread_cpu_seconds() - ((double)cpu_start.tv_sec + (double)cpu_start.tv_nsec / 1e9);
+}

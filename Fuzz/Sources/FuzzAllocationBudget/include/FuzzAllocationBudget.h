@@ -9,5 +9,8 @@ int fuzz_budget_install(void);
 size_t fuzz_budget_begin(void);
 /// The most bytes allocated at once since fuzz_budget_begin.
 size_t fuzz_budget_peak(void);
+/// CPU seconds the calling thread spent since fuzz_budget_begin (not wall time, so that a
+/// loaded machine does not make an input look slow).
+double fuzz_budget_cpu_seconds(void);
 
 #endif
