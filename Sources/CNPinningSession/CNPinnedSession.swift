@@ -248,15 +248,11 @@ public final class CNPinnedSession: Sendable {
       where merged.value(forHTTPHeaderField: name) == nil && withheld?.contains(name) != true {
         merged.setValue(value, forHTTPHeaderField: name)
       }
-      let (data, response) = try await transport.perform(merged, settings: settings)
       if let bodyFile {
-        do {
-          try bodyFile.write(contentsOf: data)
-        } catch {
-          throw .transferFailed(host: host, reason: "cannot write the download: \(error.localizedDescription)")
-        }
+        return TransferOutcome(response: try await transport.download(merged, settings: settings, to: bodyFile), body: Data())
       }
-      return TransferOutcome(response: response, body: bodyFile == nil ? data : Data())
+      let (data, response) = try await transport.perform(merged, settings: settings)
+      return TransferOutcome(response: response, body: data)
     #endif
   }
 

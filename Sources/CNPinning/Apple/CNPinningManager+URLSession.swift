@@ -42,18 +42,30 @@
 
     /// `(.performDefaultHandling, nil)` when the pins match, `(.cancelAuthenticationChallenge, nil)`
     /// when they do not or trust fails; throws `CNPinningError.notPinned` for an unpinned host.
+    /// The trust is evaluated with `SecTrustEvaluateAsyncWithError`, off the caller's threads.
     public func validate(challenge: URLAuthenticationChallenge) async throws -> (URLSession.AuthChallengeDisposition, URLCredential?) {
-      switch decision(for: challenge) {
+      let space = challenge.protectionSpace
+      var evaluation: CNTrustEvaluation?
+      if space.authenticationMethod == NSURLAuthenticationMethodServerTrust, let trust = space.serverTrust,
+        configuration(for: space.host) != nil
+      {
+        evaluation = await CNSecTrust.evaluate(trust, host: space.host)
+      }
+      switch decision(for: challenge, evaluation: { evaluation }) {
       case .notPinned: throw CNPinningError.notPinned
       case .notServerTrust, .performDefaultHandling: return (.performDefaultHandling, nil)
       case .cancel: return (.cancelAuthenticationChallenge, nil)
       }
     }
 
-    func decision(for challenge: URLAuthenticationChallenge) -> CNChallengeDecision {
+    /// The shared decision; `evaluation` defaults to evaluating the challenge's trust on this
+    /// thread (the completion-handler form must answer synchronously whether it handled it).
+    func decision(
+      for challenge: URLAuthenticationChallenge, evaluation: (() -> CNTrustEvaluation?)? = nil
+    ) -> CNChallengeDecision {
       let space = challenge.protectionSpace
       let decision = decide(authenticationMethod: space.authenticationMethod, host: space.host, port: space.port) {
-        space.serverTrust.map { CNSecTrust.evaluate($0, host: space.host) }
+        evaluation?() ?? space.serverTrust.map { CNSecTrust.evaluate($0, host: space.host) }
       }
       if case .cancel(let rejection) = decision { CNPinningLog.warn("\(space.host): \(rejection)") }
       return decision

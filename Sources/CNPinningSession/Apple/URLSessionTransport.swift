@@ -32,12 +32,52 @@
       do {
         let (data, response) = try await session(for: settings.manager).data(for: request, delegate: delegate)
         guard let http = response as? HTTPURLResponse else { throw CNPinnedSessionError.invalidResponse(host: settings.host, reason: "not HTTP") }
+        guard data.count <= configuration.maximumResponseBodySize else {
+          throw CNPinnedSessionError.responseTooLarge(host: settings.host, limit: configuration.maximumResponseBodySize)
+        }
         return (data, http)
       } catch let error as CNPinnedSessionError {
         throw error
       } catch {
         throw delegate.rejection ?? Self.map(error, host: settings.host, timeout: configuration.timeoutIntervalForRequest)
       }
+    }
+
+    /// Downloads `request`'s body to a file of URLSession's and copies it, in chunks, into
+    /// `destination` (the session's private download file): the body is never held in memory.
+    /// Fails with `responseTooLarge` beyond `maximumDownloadSize`.
+    func download(_ request: URLRequest, settings: TaskSettings, to destination: FileHandle) async throws(CNPinnedSessionError)
+      -> HTTPURLResponse
+    {
+      let delegate = PinningTaskDelegate(settings: settings)
+      let file: URL
+      let response: URLResponse
+      do {
+        (file, response) = try await session(for: settings.manager).download(for: request, delegate: delegate)
+      } catch let error as CNPinnedSessionError {
+        throw error
+      } catch {
+        throw delegate.rejection ?? Self.map(error, host: settings.host, timeout: configuration.timeoutIntervalForRequest)
+      }
+      defer { try? FileManager.default.removeItem(at: file) }
+      guard let http = response as? HTTPURLResponse else { throw .invalidResponse(host: settings.host, reason: "not HTTP") }
+      do {
+        let source = try FileHandle(forReadingFrom: file)
+        defer { try? source.close() }
+        var copied = 0
+        while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty {
+          copied += chunk.count
+          guard copied <= configuration.maximumDownloadSize else {
+            throw CNPinnedSessionError.responseTooLarge(host: settings.host, limit: configuration.maximumDownloadSize)
+          }
+          try destination.write(contentsOf: chunk)
+        }
+      } catch let error as CNPinnedSessionError {
+        throw error
+      } catch {
+        throw .transferFailed(host: settings.host, reason: "cannot write the download: \(error.localizedDescription)")
+      }
+      return http
     }
 
     private func session(for manager: CNPinningManager?) -> URLSession {
@@ -121,17 +161,13 @@
       guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust, let trust = space.serverTrust else {
         return (.performDefaultHandling, nil)
       }
-      let evaluate = { () -> CNTrustEvaluation in
-        switch self.settings.trust {
-        case .system: return CNSecTrust.evaluate(trust, host: space.host)
-        case .customAnchors(let anchors): return CNSecTrust.evaluate(trust, host: space.host, anchors: anchors, anchorsOnly: true)
-        case .systemAndCustomAnchors(let anchors):
-          return CNSecTrust.evaluate(trust, host: space.host, anchors: anchors, anchorsOnly: false)
-        }
-      }
+      // Evaluated once, off the caller's threads (it may fetch revocation data), and only when
+      // something will use it: pinned hosts, and unpinned ones under custom anchors.
+      let needsEvaluation = settings.manager?.configuration(for: space.host) != nil || settings.trust != .system
+      let evaluation: CNTrustEvaluation? = needsEvaluation ? await evaluate(trust, host: space.host) : nil
       let decision =
         settings.manager?.decide(authenticationMethod: space.authenticationMethod, host: space.host, port: space.port) {
-          evaluate()
+          evaluation
         } ?? .notPinned
       switch decision {
       case .notServerTrust:
@@ -142,12 +178,21 @@
       case .notPinned:
         if settings.unpinnedHosts == .deny { return refuse(.hostNotPinned(host: space.host)) }
         if settings.trust == .system { return (.performDefaultHandling, nil) }
-        guard case .trusted = evaluate() else { return refuse(.untrustedChain(host: space.host, reason: "not trusted by the custom anchors")) }
+        guard case .trusted? = evaluation else { return refuse(.untrustedChain(host: space.host, reason: "not trusted by the custom anchors")) }
         return (.useCredential, URLCredential(trust: trust))
       case .cancel(.pinMismatch(let failure)):
         return refuse(.pinMismatch(failure))
       case .cancel(let rejection):
         return refuse(.untrustedChain(host: space.host, reason: rejection.description))
+      }
+    }
+
+    private func evaluate(_ trust: SecTrust, host: String) async -> CNTrustEvaluation {
+      switch settings.trust {
+      case .system: return await CNSecTrust.evaluate(trust, host: host)
+      case .customAnchors(let anchors): return await CNSecTrust.evaluate(trust, host: host, anchors: anchors, anchorsOnly: true)
+      case .systemAndCustomAnchors(let anchors):
+        return await CNSecTrust.evaluate(trust, host: host, anchors: anchors, anchorsOnly: false)
       }
     }
 
