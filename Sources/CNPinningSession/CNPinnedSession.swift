@@ -235,13 +235,23 @@ public final class CNPinnedSession: Sendable {
         plan: plan, policy: policy, trustStore: trustStore,
         minimumTLSVersion: policy.minimumTLSVersion(session: configuration.minimumTLSVersion), bodyFile: bodyFile)
       let report = await loop.perform(transfer)
-      emitEffects(of: report.judgements, under: policy, observer: observer)
+      emitEffects(
+        of: report.judgements, host: policy.host, port: policy.port, hostName: policy.hostName, manager: policy.manager,
+        observer: observer)
       // The response object is made here, in the requesting task, not on the network thread.
       return try report.result.get().outcome(for: plan)
     #else
       // Apple platforms: ATS applies the transport-security rules; no handshake-only probe.
       guard !connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
-      let settings = TaskSettings(host: host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts)
+      let judgements = JudgementLog()
+      let settings = TaskSettings(
+        host: host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, judgements: judgements)
+      // Observer events and reports for every challenge answered, whatever the request's outcome.
+      defer {
+        emitEffects(
+          of: judgements.all, host: host, port: url.port ?? (scheme == "https" ? 443 : 80), hostName: name, manager: manager,
+          observer: observer)
+      }
       // The configuration's headers are added here, per hop, so that withheld credentials stay out.
       var merged = request
       for (name, value) in configuration.httpAdditionalHeaders
@@ -256,28 +266,27 @@ public final class CNPinnedSession: Sendable {
     #endif
   }
 
-  #if os(Linux) && !CNPINNING_APPLE_CHECK
-    /// What follows a verdict, outside every C callback: an observer event per judgement, and
-    /// each pin failure (or expiry) reported to the manager's handler and, with a `reportURI`,
-    /// uploaded.
-    private func emitEffects(
-      of judgements: [Judgement], under policy: RequestPolicy, observer: (@Sendable (CNConnectionEvent) -> Void)?
-    ) {
-      for judgement in judgements {
-        observer?(
-          CNConnectionEvent(
-            host: policy.host, port: policy.port, isReusedConnection: judgement.use == .reused,
-            isResumedSession: judgement.use == .resumed, verifiedChain: judgement.verifiedChain,
-            presentedChain: judgement.presentedChain, pinning: judgement.pinning, error: judgement.rejection))
-        guard let uploader, let manager = policy.manager, let pinning = judgement.pinning,
-          let report = manager.report(pinning, host: policy.host, port: policy.port, chain: judgement.verifiedChain)
-        else { continue }
-        if let target = manager.configuration(for: policy.hostName)?.configuration.reportURI, manager.shouldUpload(report) {
-          uploader.upload(report, to: target)
-        }
+  /// What follows a verdict, outside every C callback and every delegate: an observer event per
+  /// judgement, and each pin failure (or expiry) reported to the manager's handler and, with a
+  /// `reportURI`, uploaded. The same on every platform.
+  private func emitEffects(
+    of judgements: [Judgement], host: String, port: Int, hostName: HostName, manager: CNPinningManager?,
+    observer: (@Sendable (CNConnectionEvent) -> Void)?
+  ) {
+    for judgement in judgements {
+      observer?(
+        CNConnectionEvent(
+          host: host, port: port, isReusedConnection: judgement.use == .reused,
+          isResumedSession: judgement.use == .resumed, verifiedChain: judgement.verifiedChain,
+          presentedChain: judgement.presentedChain, pinning: judgement.pinning, error: judgement.rejection))
+      guard let uploader, let manager, let pinning = judgement.pinning,
+        let report = manager.report(pinning, host: host, port: port, chain: judgement.verifiedChain)
+      else { continue }
+      if let target = manager.configuration(for: hostName)?.configuration.reportURI, manager.shouldUpload(report) {
+        uploader.upload(report, to: target)
       }
     }
-  #endif
+  }
 
   /// Closes a finished download, so that a failed final write is an error rather than a short file.
   private static func close(_ handle: FileHandle?, host: String) throws(CNPinnedSessionError) {

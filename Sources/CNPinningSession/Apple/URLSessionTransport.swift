@@ -135,6 +135,8 @@
     let manager: CNPinningManager?
     let trust: CNTrust
     let unpinnedHosts: CNUnpinnedHostPolicy
+    /// Where the delegate records each challenge it answers (for observer events and reports).
+    let judgements: JudgementLog
   }
 
   /// Returns 3xx responses to the caller instead of following them.
@@ -169,21 +171,35 @@
         settings.manager?.decide(authenticationMethod: space.authenticationMethod, host: space.host, port: space.port) {
           evaluation
         } ?? .notPinned
+      let (answer, rejection) = answer(decision, trust: trust, evaluation: evaluation, host: space.host)
+      if let rejection { recorded.withLock { $0 = rejection } }
+      settings.judgements.append(
+        .challenge(host: space.host, evaluation: evaluation, manager: settings.manager, rejection: rejection))
+      return answer
+    }
+
+    /// The disposition for the shared decision, and why the connection is refused (nil: accepted).
+    private func answer(_ decision: CNChallengeDecision, trust: SecTrust, evaluation: CNTrustEvaluation?, host: String)
+      -> ((URLSession.AuthChallengeDisposition, URLCredential?), CNPinnedSessionError?)
+    {
+      let refuse = (URLSession.AuthChallengeDisposition.cancelAuthenticationChallenge, URLCredential?.none)
       switch decision {
       case .notServerTrust:
-        return (.performDefaultHandling, nil)
+        return ((.performDefaultHandling, nil), nil)
       case .performDefaultHandling:
         // Custom anchors were applied to this trust; the system's default handling would drop them.
-        return settings.trust == .system ? (.performDefaultHandling, nil) : (.useCredential, URLCredential(trust: trust))
+        return (settings.trust == .system ? (.performDefaultHandling, nil) : (.useCredential, URLCredential(trust: trust)), nil)
       case .notPinned:
-        if settings.unpinnedHosts == .deny { return refuse(.hostNotPinned(host: space.host)) }
-        if settings.trust == .system { return (.performDefaultHandling, nil) }
-        guard case .trusted? = evaluation else { return refuse(.untrustedChain(host: space.host, reason: "not trusted by the custom anchors")) }
-        return (.useCredential, URLCredential(trust: trust))
+        if settings.unpinnedHosts == .deny { return (refuse, .hostNotPinned(host: host)) }
+        if settings.trust == .system { return ((.performDefaultHandling, nil), nil) }
+        guard case .trusted? = evaluation else {
+          return (refuse, .untrustedChain(host: host, reason: "not trusted by the custom anchors"))
+        }
+        return ((.useCredential, URLCredential(trust: trust)), nil)
       case .cancel(.pinMismatch(let failure)):
-        return refuse(.pinMismatch(failure))
+        return (refuse, .pinMismatch(failure))
       case .cancel(let rejection):
-        return refuse(.untrustedChain(host: space.host, reason: rejection.description))
+        return (refuse, .untrustedChain(host: host, reason: rejection.description))
       }
     }
 
@@ -194,11 +210,6 @@
       case .systemAndCustomAnchors(let anchors):
         return await CNSecTrust.evaluate(trust, host: host, anchors: anchors, anchorsOnly: false)
       }
-    }
-
-    private func refuse(_ error: CNPinnedSessionError) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
-      recorded.withLock { $0 = error }
-      return (.cancelAuthenticationChallenge, nil)
     }
   }
 #endif
