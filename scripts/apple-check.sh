@@ -2,9 +2,8 @@
 # Type-checks CNPinning's Apple code on Linux (`make apple-check`): the Apple branches of
 # CNPinning and CNPinningSession (compiled with CNPINNING_APPLE_CHECK, which selects them here),
 # the delegate conformance assertions, the seed README's code and the test targets as a Mac
-# builds them, against stub modules that declare Apple's signatures (AppleCheck/Stubs, each
-# saying where its signatures come from). The cnpin tool is not checked: its demo needs the
-# OpenSSL test kit.
+# builds them, and the cnpin tool, against stub modules that declare Apple's signatures
+# (AppleCheck/Stubs, each saying where its signatures come from).
 #   scripts/apple-check.sh              the check
 #   scripts/apple-check.sh --self-test  also shows that it catches deliberate mistakes
 # What it cannot see: availability, Objective-C rules, Apple-SDK Sendable annotations, linking,
@@ -46,7 +45,10 @@ check() {
     return 1
   "${swiftc[@]}" -emit-module -module-name CNPinningTestKit "${apple[@]}" -emit-module-path "$out/CNPinningTestKit.swiftmodule" \
     $(find "$sources/Sources/CNPinningTestKit" -name '*.swift' | sort) || return 1
-  for target in CNPinningTests CNPinningSessionTests CNPinningTestKitTests; do
+  # cnpin (a tool with a top-level main.swift, so without -parse-as-library); its demo is Linux-only.
+  swiftc -swift-version 6 -wmo -I "$out" -emit-module -enable-testing -module-name cnpin "${apple[@]}" \
+    -emit-module-path "$out/cnpin.swiftmodule" $(find "$sources/Sources/cnpin" -name '*.swift' | sort) || return 1
+  for target in CNPinningTests CNPinningSessionTests CNPinningTestKitTests cnpinTests; do
     "${swiftc[@]}" -typecheck -module-name "$target" "${apple[@]}" $(find "$sources/Tests/$target" -name '*.swift' | sort) ||
       return 1
   done
@@ -54,7 +56,7 @@ check() {
 
 build_stubs
 check "$root"
-echo "apple-check: the Apple code of CNPinning and CNPinningSession, the delegate conformances, the seed README and the platform-neutral tests type-check"
+echo "apple-check: the Apple code of CNPinning and CNPinningSession, the delegate conformances, the seed README, cnpin and the platform-neutral tests type-check"
 
 if [ "${1:-}" = --self-test ]; then
   # Each mistake must make the check fail: the stubs are only worth something if they refuse

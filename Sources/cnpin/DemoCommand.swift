@@ -2,7 +2,7 @@ import CNPinning
 import CNPinningSession
 import Foundation
 
-#if os(Linux)
+#if os(Linux) && !CNPINNING_APPLE_CHECK
   import CNPinningTestKit
 #endif
 
@@ -23,7 +23,7 @@ enum DemoCommand {
 
   static func run(_ words: [String]) async throws(CLIError) {
     _ = try spec.parse(words)
-    #if os(Linux)
+    #if os(Linux) && !CNPINNING_APPLE_CHECK
       do {
         try await demo()
       } catch let error as CLIError {
@@ -36,7 +36,7 @@ enum DemoCommand {
     #endif
   }
 
-  #if os(Linux)
+  #if os(Linux) && !CNPINNING_APPLE_CHECK
   private static func demo() async throws {
     var unexpected: [String] = []
     func step(_ title: String) { Output.print("\n== \(title)") }
