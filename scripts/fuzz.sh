@@ -40,8 +40,10 @@ export SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0
 limits=(-timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=64)
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# A failing target stops the run; the targets still running in the background stop with it.
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 logs=.build/fuzz-logs
+rm -rf "$logs"
 mkdir -p "$logs"
 
 # Runs one target; prints "TARGET EXECUTIONS SECONDS" on success.
