@@ -45,11 +45,12 @@ public protocol AppleAsyncRedirectHandling {
   ) async -> URLRequest?
 }
 
-/// URLSessionDelegate's completion-handler form of the session-level challenge
+/// URLSessionDelegate's completion-handler form of the session-level challenge, with the
+/// `@Sendable` handler of Apple's current declaration
 /// (developer.apple.com/documentation/foundation/urlsessiondelegate/urlsession(_:didreceive:completionhandler:)),
 /// which the seed's README implements.
 public protocol AppleSessionChallengeHandling {
   func urlSession(
     _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
-    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
+    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
 }
