@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes generated values as XML property lists and as JSON, with the input choosing every
 /// spelling the formats allow (escapes, entities, CDATA, comments, number forms, whitespace) and,
 /// rarely, a mistake (an unclosed or mismatched element, a stray byte, a trailing comma).
@@ -152,24 +154,10 @@ public struct TextWriter {
   }
 }
 
-/// `YYYY-MM-DDTHH:MM:SSZ` for seconds since 1970 (proleptic Gregorian calendar).
+/// `YYYY-MM-DDTHH:MM:SSZ` for seconds since 1970 (clamped to years Foundation can format).
 func isoDate(_ seconds: Double) -> String {
-  let total = Int64(seconds.isFinite ? max(-1e12, min(1e12, seconds)) : 0)
-  let days = total >= 0 ? total / 86400 : (total - 86399) / 86400
-  let second = total - days * 86400
-  // Days to civil date (Howard Hinnant's algorithm, as published).
-  let z = days + 719_468
-  let era = (z >= 0 ? z : z - 146_096) / 146_097
-  let dayOfEra = z - era * 146_097
-  let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-  let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-  let monthIndex = (5 * dayOfYear + 2) / 153
-  let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-  let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-  let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-  func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-  let yearText = year >= 0 && year < 10000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : "\(year)"
-  return "\(yearText)-\(two(month))-\(two(day))T\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))Z"
+  let clamped = seconds.isFinite ? max(-62_135_596_800, min(253_402_300_799, seconds)) : 0
+  return Date(timeIntervalSince1970: clamped.rounded(.down)).formatted(.iso8601)
 }
 
 private let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
