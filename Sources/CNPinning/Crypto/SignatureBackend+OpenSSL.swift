@@ -4,15 +4,11 @@
   /// JWS signature verification and signing through OpenSSL's EVP interface.
   enum OpenSSLSignatures: SignatureVerifying, PolicySigning {
     static func canUse(subjectPublicKeyInfo der: [UInt8]) -> Bool {
-      guard let key = publicKey(der) else { return false }
-      EVP_PKEY_free(key)
-      return true
+      PublicKeyCache.shared.withKey(der) { _ in true } ?? false
     }
 
     static func verify(_ algorithm: JWSAlgorithm, key der: [UInt8], message: [UInt8], signature: [UInt8]) -> Bool {
       defer { ERR_clear_error() }
-      guard let key = publicKey(der) else { return false }
-      defer { EVP_PKEY_free(key) }
       let candidates: [[UInt8]]
       switch algorithm.family {
       case .ecdsa(let curve):
@@ -21,7 +17,9 @@
       case .rsaPKCS1, .rsaPSS:
         candidates = [signature]
       }
-      return candidates.contains { verifyOnce(algorithm, key: key, message: message, signature: $0) }
+      return PublicKeyCache.shared.withKey(der) { key in
+        candidates.contains { verifyOnce(algorithm, key: key, message: message, signature: $0) }
+      } ?? false
     }
 
     private static func verifyOnce(_ algorithm: JWSAlgorithm, key: OpaquePointer, message: [UInt8], signature: [UInt8])
@@ -95,18 +93,6 @@
       guard let key else { throw .malformedKey("not a PEM private key") }
       defer { EVP_PKEY_free(key) }
       return try body(key)
-    }
-
-    private static func publicKey(_ der: [UInt8]) -> OpaquePointer? {
-      der.withUnsafeBufferPointer { buffer in
-        var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-        let key = d2i_PUBKEY(nil, &cursor, buffer.count)
-        guard let key, cursor == buffer.baseAddress.map({ $0 + buffer.count }) else {
-          if let key { EVP_PKEY_free(key) }
-          return nil
-        }
-        return key
-      }
     }
 
     private static func digest(_ algorithm: JWSAlgorithm) -> OpaquePointer? {
