@@ -16,6 +16,17 @@ struct DocumentTests {
     #expect(reloaded.encoded(as: format) == encoded)  // stable output
   }
 
+  /// A markup character followed by a combining mark is one Swift `Character` ("<\u{0742}"), but
+  /// XML still sees a "<": escaping must work on Unicode scalars (found by FuzzConfiguration).
+  @Test(arguments: CNPinningDocument.Format.allCases)
+  func markupCharactersBeforeCombiningMarksRoundTrip(_ format: CNPinningDocument.Format) throws {
+    let value = "R<\u{0742}x>\u{0301}&\u{0301}</string>"
+    let json = #"{"PinnedDomains": {"b.test": {"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "\#(value)"}]]}}}"#
+    let document = try CNPinningDocument(data: Data(json.utf8))
+    let reloaded = try CNPinningDocument(data: document.encoded(as: format))
+    #expect(reloaded == document)
+  }
+
   @Test func managersFromDocumentsAndFromCodeAgree() throws {
     let document = try CNPinningDocument(data: Data(Self.json.utf8))
     let fromDocument = CNPinningManager(document: document)

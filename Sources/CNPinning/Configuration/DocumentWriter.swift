@@ -125,16 +125,17 @@ public enum DocumentWriter {
     return result + "\""
   }
 
-  /// `text` with XML's special characters escaped.
+  /// `text` with XML's special characters escaped. Works on Unicode scalars: "<" followed by a
+  /// combining mark is one `Character`, but XML still reads a "<".
   public static func xmlEscaped(_ text: String) -> String {
     var result = ""
-    for character in text {
-      switch character {
+    for scalar in text.unicodeScalars {
+      switch scalar {
       case "&": result += "&amp;"
       case "<": result += "&lt;"
       case ">": result += "&gt;"
       case "\"": result += "&quot;"
-      default: result.append(character)
+      default: result.unicodeScalars.append(scalar)
       }
     }
     return result
