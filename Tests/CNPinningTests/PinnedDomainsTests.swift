@@ -61,6 +61,51 @@ struct PinnedDomainsTests {
     #expect(!(try manager(ca: [Self.unrelated], leaf: [leaf])).evaluate(host: "www.example.org", chain: Self.pki.leaf.chain).allowsConnection)
   }
 
+  /// ATS accepts one identity, so it loads, with a warning (manager, log hook, lint) instead of
+  /// the refusal CNPinning's own format gives a single hash pin.
+  @Test(arguments: ["NSPinnedLeafIdentities", "NSPinnedCAIdentities"])
+  func aSingleIdentityLoadsAsATSLoadsItWithAWarning(_ key: String) throws {
+    let digest = key == "NSPinnedLeafIdentities" ? Self.pki.leaf.certificate.spkiSHA256Base64 : Self.pki.root.certificate.spkiSHA256Base64
+    let plist = Self.infoPlist("<key>www.example.org</key><dict>" + Self.identities(key, [digest]) + "</dict>")
+    let source = "single-identity-\(UUID().uuidString).plist"
+    let logged = Locked<[String]>([])
+    CNPinningLog.setHandler { message in logged.withLock { $0.append(message) } }
+    defer { CNPinningLog.setHandler(nil) }
+    let manager = try CNPinningManager(data: plist, source: source)
+
+    #expect(manager.evaluate(host: "www.example.org", chain: Self.pki.leaf.chain).allowsConnection)
+    let other = try TestIdentity.root("ATS Root").issueIntermediate("ATS CA").issueLeaf("www.example.org")
+    #expect(!manager.evaluate(host: "www.example.org", chain: other.chain).allowsConnection)
+    let path = #"NSAppTransportSecurity.NSPinnedDomains["www.example.org"]"#
+    #expect(manager.warnings.map(\.path) == [path])
+    #expect(manager.warnings.first?.message.contains("add a backup identity") == true)
+    #expect(logged.withLock { $0 }.filter { $0.hasPrefix(source) } == ["\(source): \(manager.warnings[0])"])
+    let lint = CNConfigurationLinter.lint(data: plist)
+    #expect(lint.contains { $0.severity == .warning && $0.path == path && $0.message.contains("backup") })
+    #expect(!lint.contains { $0.severity == .error })
+  }
+
+  /// Converting keeps ATS entries under NSPinnedDomains (where one identity is allowed), beside
+  /// CNPinning's own hosts, so what loads converts and loads again unchanged.
+  @Test(arguments: CNPinningDocument.Format.allCases)
+  func pinnedDomainsRoundTripUnderTheirOwnKeys(_ format: CNPinningDocument.Format) throws {
+    let plist = plistDocument(
+      "<dict><key>CNPinningManager</key><dict><key>PinnedDomains</key><dict><key>api.example.com</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>type</key><string>exact</string><key>value</key><string>A</string></dict></array></array></dict></dict></dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>example.org</key><dict><key>NSIncludesSubdomains</key><true/>"
+        + Self.identities("NSPinnedCAIdentities", [Self.unrelated, Self.pki.root.certificate.spkiSHA256Base64])
+        + Self.identities("NSPinnedLeafIdentities", [Self.pki.leaf.certificate.spkiSHA256Base64])
+        + "</dict><key>one.example.org</key><dict>" + Self.identities("NSPinnedLeafIdentities", [Self.unrelated])
+        + "</dict></dict></dict></dict>")
+    let document = try CNPinningDocument(data: plist)
+    let encoded = document.encoded(as: format)
+    let reloaded = try CNPinningDocument(data: encoded)
+    #expect(reloaded == document)
+    #expect(reloaded.warnings == document.warnings)
+    #expect(String(decoding: encoded, as: UTF8.self).contains("NSPinnedLeafIdentities"))
+    let onlyATS = try CNPinningDocument(data: Self.infoPlist("<key>one.example.org</key><dict>" + Self.identities("NSPinnedCAIdentities", [Self.unrelated]) + "</dict>"))
+    #expect(try CNPinningDocument(data: onlyATS.encoded(as: format)) == onlyATS)
+    #expect(!String(decoding: onlyATS.encoded(as: format), as: UTF8.self).contains("CNPinningManager"))
+  }
+
   @Test func pinnedDomainsSitBesideCNPinningManager() throws {
     let plist = plistDocument(
       "<dict><key>CNPinningManager</key><dict><key>PinnedDomains</key><dict><key>api.example.com</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>type</key><string>exact</string><key>value</key><string>A</string></dict></array></array></dict></dict></dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>example.org</key><dict>"
@@ -81,8 +126,6 @@ struct PinnedDomainsTests {
     ("<key>example.org</key><dict><key>NSPinnedCAIdentity</key><array/></dict>",
      [.init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"].NSPinnedCAIdentity"#, error: .unknownKey("NSPinnedCAIdentity", suggestion: "NSPinnedCAIdentities")),
       .init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"]"#, error: .missingValue("NSPinnedCAIdentities or NSPinnedLeafIdentities"))]),
-    ("<key>example.org</key><dict>" + identities("NSPinnedLeafIdentities", [unrelated]) + "</dict>",
-     [.init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"]"#, error: .noBackupPin)]),
   ])
   func problemsNameTheElement(_ domains: String, _ expected: [CNConfigurationProblem]) {
     #expect(problems(Self.infoPlist(domains)) == expected)

@@ -51,6 +51,26 @@ struct OtherCommandTests {
     #expect(run.stdout.hasSuffix("2 error(s), 0 warning(s), 0 note(s)\n"))
   }
 
+  /// An Info.plist that ATS accepts with one identity: lint warns (exit 0), and `get` uses it.
+  @Test func aSingleNSPinnedIdentityIsAWarningForLintAndLoadsForGet() async throws {
+    let fixture = try Fixture()
+    let digest = fixture.root.certificate.spkiSHA256Base64
+    let path = try fixture.directory.file(
+      "Info.plist",
+      #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>api.test</key><dict><key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\#(digest)</string></dict></array></dict></dict></dict></dict></plist>"#)
+    let file = URL(fileURLWithPath: path)
+    let lint = try await cnpin(["lint", file.path])
+    #expect(lint.status == 0, "\(lint.stdout)\(lint.stderr)")
+    #expect(lint.stdout.contains(#"warning: NSAppTransportSecurity.NSPinnedDomains["api.test"]: only one pinned identity"#))
+    let get = try await cnpin(
+      ["get", "--config", file.path, "--cafile", fixture.caFile, "https://api.test:\(fixture.genuine.port)/"] + fixture.resolve(fixture.genuine))
+    #expect(get.status == 0, "\(get.stderr)")
+    let rogue = try await cnpin(
+      ["get", "--config", file.path, "--cafile", fixture.caFile, "https://api.test:\(fixture.rogue.port)/"] + fixture.resolve(fixture.rogue))
+    #expect(rogue.status != 0)
+    #expect(rogue.stderr.contains("api.test"), "\(rogue.stderr)")
+  }
+
   @Test func lintWarningsExit0() async throws {
     let directory = try TemporaryDirectory()
     let json = #"{"PinnedDomains": {"example.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "Root CA"}, {"type": "prefix", "value": "R"}, {"type": "suffix", "value": "example.com"}], [{"value": "Other Root"}, {"type": "suffix", "value": ".example.com"}]]}, "api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "Root X"}, {"type": "prefixWithNumber", "value": "R"}, {"type": "exact", "value": "api.example.com"}]]}}}"#

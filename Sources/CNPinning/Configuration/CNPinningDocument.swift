@@ -10,9 +10,13 @@ public struct CNPinningDocument: Sendable, Equatable {
     public let host: String
     public let configuration: CNConfiguration
     let name: HostName
+    /// Read from `NSAppTransportSecurity` › `NSPinnedDomains`, and written back there: ATS's
+    /// rules (a single identity is allowed) are not CNPinning's.
+    let isAppTransportSecurity: Bool
 
     public static func == (lhs: Entry, rhs: Entry) -> Bool {
       lhs.host == rhs.host && lhs.configuration == rhs.configuration
+        && lhs.isAppTransportSecurity == rhs.isAppTransportSecurity
     }
   }
 
@@ -82,15 +86,25 @@ public struct CNPinningDocument: Sendable, Equatable {
 
   private init(loader: ConfigurationLoader, source: String?) throws {
     guard loader.problems.isEmpty else { throw CNConfigurationError(source: source, problems: loader.problems) }
-    entries = loader.domains.map { Entry(host: $0.key, configuration: $0.configuration, name: $0.host) }
+    entries = loader.domains.map {
+      Entry(host: $0.key, configuration: $0.configuration, name: $0.host, isAppTransportSecurity: $0.isAppTransportSecurity)
+    }
     warnings = loader.warnings
+  }
+
+  private var own: [(host: String, configuration: CNConfiguration)] {
+    entries.filter { !$0.isAppTransportSecurity }.map { ($0.host, $0.configuration) }
+  }
+
+  private var appTransportSecurity: [(host: String, configuration: CNConfiguration)] {
+    entries.filter(\.isAppTransportSecurity).map { ($0.host, $0.configuration) }
   }
 
   /// The document in `format`: a complete property list or JSON file.
   public func encoded(as format: Format) -> Data {
     switch format {
-    case .propertyList: return Data(DocumentWriter.propertyList(entries.map { ($0.host, $0.configuration) }).utf8)
-    case .json: return Data(DocumentWriter.json(entries.map { ($0.host, $0.configuration) }).utf8)
+    case .propertyList: return Data(DocumentWriter.propertyList(own, pinnedDomains: appTransportSecurity).utf8)
+    case .json: return Data(DocumentWriter.json(own, pinnedDomains: appTransportSecurity).utf8)
     }
   }
 }

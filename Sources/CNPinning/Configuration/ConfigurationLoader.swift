@@ -9,6 +9,8 @@ struct ConfigurationLoader {
     let key: String
     let host: HostName
     let configuration: CNConfiguration
+    /// Read from `NSAppTransportSecurity` › `NSPinnedDomains` (and written back there).
+    var isAppTransportSecurity = false
   }
 
   private(set) var domains: [Domain] = []
@@ -88,9 +90,17 @@ struct ConfigurationLoader {
         fail("\(path)", .missingValue("NSPinnedCAIdentities or NSPinnedLeafIdentities"))
       }
       guard problems.count == problemsBefore, let host else { continue }
+      // ATS accepts a single identity; CNPinning's own format refuses one (no backup). Read it
+      // as ATS does, and say what it risks.
+      if pins.count == 1 {
+        warnings.append(
+          CNConfigurationWarning(
+            path: path,
+            message: "only one pinned identity: when that key changes every client is locked out until the app is updated; add a backup identity"))
+      }
       do {
-        let configuration = try CNConfiguration(includesSubdomains: includesSubdomains, spkiPins: pins)
-        addDomain(key: key, host: host, path: path, configuration: configuration)
+        let configuration = try CNConfiguration(includesSubdomains: includesSubdomains, spkiPins: pins, allowsSingleHashPin: true)
+        addDomain(key: key, host: host, path: path, configuration: configuration, isAppTransportSecurity: true)
       } catch {
         fail(path, (error as? CNParseError) ?? .noPinsDefined)
       }
@@ -185,12 +195,15 @@ struct ConfigurationLoader {
     }
   }
 
-  private mutating func addDomain(key: String, host: HostName, path: String, configuration: CNConfiguration) {
+  private mutating func addDomain(
+    key: String, host: HostName, path: String, configuration: CNConfiguration, isAppTransportSecurity: Bool = false
+  ) {
     if let earlier = keysByHost[host] {
       fail(path, .duplicateHost(key, sameAs: earlier))
     } else {
       keysByHost[host] = key
-      domains.append(Domain(key: key, host: host, configuration: configuration))
+      domains.append(
+        Domain(key: key, host: host, configuration: configuration, isAppTransportSecurity: isAppTransportSecurity))
     }
   }
 

@@ -2,21 +2,55 @@ import Foundation
 
 /// Writes configurations as text, in a fixed layout so that output can be diffed.
 public enum DocumentWriter {
-  /// A whole XML property list: `CNPinningManager` › `PinnedDomains` › hosts.
-  public static func propertyList(_ hosts: [(host: String, configuration: CNConfiguration)]) -> String {
+  /// A whole XML property list: `CNPinningManager` › `PinnedDomains` › hosts, then
+  /// `NSAppTransportSecurity` › `NSPinnedDomains` › `pinnedDomains` (SPKI pins scoped to CA or
+  /// leaf only), each section only when it has hosts.
+  public static func propertyList(
+    _ hosts: [(host: String, configuration: CNConfiguration)],
+    pinnedDomains: [(host: String, configuration: CNConfiguration)] = []
+  ) -> String {
     var text = """
       <?xml version="1.0" encoding="UTF-8"?>
       <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
       <plist version="1.0">
       <dict>
-      \t<key>CNPinningManager</key>
-      \t<dict>
-      \t\t<key>PinnedDomains</key>
-      \t\t<dict>
 
       """
-    for (host, configuration) in hosts { text += propertyListEntry(host: host, configuration: configuration, indent: 3) }
-    return text + "\t\t</dict>\n\t</dict>\n</dict>\n</plist>\n"
+    if !hosts.isEmpty || pinnedDomains.isEmpty {
+      text += "\t<key>CNPinningManager</key>\n\t<dict>\n\t\t<key>PinnedDomains</key>\n\t\t<dict>\n"
+      for (host, configuration) in hosts { text += propertyListEntry(host: host, configuration: configuration, indent: 3) }
+      text += "\t\t</dict>\n\t</dict>\n"
+    }
+    if !pinnedDomains.isEmpty {
+      text += "\t<key>NSAppTransportSecurity</key>\n\t<dict>\n\t\t<key>NSPinnedDomains</key>\n\t\t<dict>\n"
+      for (host, configuration) in pinnedDomains {
+        var lines: [(Int, String)] = [
+          (0, "<key>\(xmlEscaped(host))</key>"), (0, "<dict>"),
+          (1, "<key>NSIncludesSubdomains</key>"), (1, configuration.includesSubdomains ? "<true/>" : "<false/>"),
+        ]
+        for (key, digests) in identities(configuration) where !digests.isEmpty {
+          lines += [(1, "<key>\(key)</key>"), (1, "<array>")]
+          for digest in digests {
+            lines += [
+              (2, "<dict>"), (3, "<key>SPKI-SHA256-BASE64</key>"), (3, "<string>\(xmlEscaped(digest))</string>"), (2, "</dict>"),
+            ]
+          }
+          lines.append((1, "</array>"))
+        }
+        lines.append((0, "</dict>"))
+        text += lines.map { String(repeating: "\t", count: 3 + $0.0) + $0.1 + "\n" }.joined()
+      }
+      text += "\t\t</dict>\n\t</dict>\n"
+    }
+    return text + "</dict>\n</plist>\n"
+  }
+
+  /// An `NSPinnedDomains` entry's identities: its SPKI pins by scope, under ATS's keys.
+  private static func identities(_ configuration: CNConfiguration) -> [(String, [String])] {
+    [
+      ("NSPinnedCAIdentities", configuration.spkiPins.filter { $0.scope == .ca }.map(\.sha256Base64)),
+      ("NSPinnedLeafIdentities", configuration.spkiPins.filter { $0.scope == .leaf }.map(\.sha256Base64)),
+    ]
   }
 
   /// The `<key>host</key><dict>…</dict>` entry to paste under `PinnedDomains`, one element per
@@ -61,10 +95,28 @@ public enum DocumentWriter {
   }
 
   /// A whole JSON document with the same structure, two-space indented, keys in a fixed order.
-  public static func json(_ hosts: [(host: String, configuration: CNConfiguration)]) -> String {
-    let entries = hosts.map { "      \(jsonString($0.host)): " + jsonEntry($0.configuration, indent: 6) }
-    return "{\n  \"CNPinningManager\": {\n    \"PinnedDomains\": {\n" + entries.joined(separator: ",\n")
-      + "\n    }\n  }\n}\n"
+  public static func json(
+    _ hosts: [(host: String, configuration: CNConfiguration)],
+    pinnedDomains: [(host: String, configuration: CNConfiguration)] = []
+  ) -> String {
+    var sections: [String] = []
+    if !hosts.isEmpty || pinnedDomains.isEmpty {
+      let entries = hosts.map { "      \(jsonString($0.host)): " + jsonEntry($0.configuration, indent: 6) }
+      sections.append("  \"CNPinningManager\": {\n    \"PinnedDomains\": {\n" + entries.joined(separator: ",\n") + "\n    }\n  }")
+    }
+    if !pinnedDomains.isEmpty {
+      let entries = pinnedDomains.map { host, configuration in
+        var members = ["        \"NSIncludesSubdomains\": \(configuration.includesSubdomains)"]
+        for (key, digests) in identities(configuration) where !digests.isEmpty {
+          let list = digests.map { "          {\"SPKI-SHA256-BASE64\": \(jsonString($0))}" }.joined(separator: ",\n")
+          members.append("        \(jsonString(key)): [\n" + list + "\n        ]")
+        }
+        return "      \(jsonString(host)): {\n" + members.joined(separator: ",\n") + "\n      }"
+      }
+      sections.append(
+        "  \"NSAppTransportSecurity\": {\n    \"NSPinnedDomains\": {\n" + entries.joined(separator: ",\n") + "\n    }\n  }")
+    }
+    return "{\n" + sections.joined(separator: ",\n") + "\n}\n"
   }
 
   /// One host's dictionary as JSON, its closing brace indented by `indent` spaces.
