@@ -13,6 +13,7 @@ int cnp_sk_X509_push(STACK_OF(X509) *stack, X509 *certificate) { return sk_X509_
 int cnp_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
 X509 *cnp_sk_X509_value(const STACK_OF(X509) *stack, int index) { return sk_X509_value(stack, index); }
 void cnp_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+void cnp_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
 
 long cnp_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 void cnp_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }

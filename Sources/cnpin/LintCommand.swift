@@ -1,24 +1,51 @@
 import CNPinning
+import CNPinningSession
 import Foundation
 
 /// `cnpin lint FILE`: static findings that predict failing open or locking users out.
 enum LintCommand {
-  static let spec = ArgumentSpec(flags: ["--json", "--help", "-h"], positionals: 1...1, positionalName: "FILE")
+  static let spec = ArgumentSpec(
+    flags: ["--json", "--help", "-h"], options: ["--cafile", "--trust"], positionals: 1...1, positionalName: "FILE")
 
   static let help = """
-    Usage: cnpin lint FILE [--json]
+    Usage: cnpin lint FILE [--trust system|none | --cafile PEM] [--json]
 
     Reports, with the path of each element: errors (the file does not load: invalid host names,
-    unknown keys or link types, empty values, duplicate hosts, an empty configuration …) and
-    warnings (suffix links without a dot boundary, prefixes so short they accept almost any CA,
-    exact links on CA certificates, hosts with a single chain and no backup, one-link chains) and
+    unknown keys or link types, empty values, duplicate hosts, an empty configuration …; a chain
+    whose root link matches no trust anchor, with the closest anchors and a link that would match
+    them) and warnings (suffix links without a dot boundary, prefixes so short they accept almost
+    any CA, exact links on CA certificates, hosts with a single chain and no backup, one-link
+    chains, a single NSPinnedDomains identity, NSPinnedCAIdentities that are no anchor's key) and
     notes (hosts that shadow a parent domain's includesSubdomains pins, one-letter prefixWithNumber).
+
+    Options:
+      --trust system   check root links against the system trust store (the default; Linux)
+      --trust none     skip the trust-anchor checks
+      --cafile PEM     check root links against these anchors instead
 
     Exit status: 2 when there are errors, 0 otherwise (warnings included).
 
     Example:
       cnpin lint Info.plist
+      cnpin lint pins.json --cafile corporate-roots.pem
     """
+
+  /// The anchors root links are checked against; nil skips the check.
+  static func anchors(_ arguments: Arguments) throws(CLIError) -> [CNCertificate]? {
+    let trust: CNTrust
+    switch (arguments.value("--trust"), arguments.value("--cafile")) {
+    case (_?, _?): throw .usage("give --trust or --cafile, not both")
+    case (nil, let path?): trust = try NetworkOptions.anchors(inPEMFile: path)
+    case ("none"?, nil): return nil
+    case ("system"?, nil), (nil, nil): trust = .system
+    case (let other?, nil): throw .usage("--trust takes system or none, not \"\(other)\"")
+    }
+    do {
+      return try trust.anchorCertificates()
+    } catch {
+      throw .usage("cannot list the trust anchors: \(error); pass --cafile PEM or --trust none")
+    }
+  }
 
   struct Report: Encodable {
     let file: String
@@ -37,7 +64,7 @@ enum LintCommand {
     } catch {
       throw .configuration("cannot read \(path): \(error.localizedDescription)")
     }
-    let findings = CNConfigurationLinter.lint(data: data, source: path)
+    let findings = CNConfigurationLinter.lint(data: data, source: path, trustAnchors: try anchors(arguments))
     let count = { (severity: CNLintFinding.Severity) in findings.filter { $0.severity == severity }.count }
     if arguments.has("--json") {
       Output.print(

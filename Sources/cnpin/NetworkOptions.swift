@@ -9,22 +9,23 @@ struct NetworkOptions {
   let trust: CNTrust
   let configuration: CNPinnedSessionConfiguration
 
-  init(_ arguments: Arguments) throws(CLIError) {
-    if let path = arguments.value("--cafile") {
-      let text: String
-      do {
-        text = try String(contentsOfFile: path, encoding: .utf8)
-      } catch {
-        throw .usage("cannot read --cafile \(path): \(error.localizedDescription)")
-      }
-      do {
-        trust = .customAnchors(try CNCertificate.certificates(pemEncoded: text))
-      } catch {
-        throw .usage("--cafile \(path): \(error)")
-      }
-    } else {
-      trust = .system
+  /// `--cafile FILE`: only the certificates of that PEM bundle are trusted.
+  static func anchors(inPEMFile path: String) throws(CLIError) -> CNTrust {
+    let text: String
+    do {
+      text = try String(contentsOfFile: path, encoding: .utf8)
+    } catch {
+      throw .usage("cannot read --cafile \(path): \(error.localizedDescription)")
     }
+    do {
+      return .customAnchors(try CNCertificate.certificates(pemEncoded: text))
+    } catch {
+      throw .usage("--cafile \(path): \(error)")
+    }
+  }
+
+  init(_ arguments: Arguments) throws(CLIError) {
+    trust = try arguments.value("--cafile").map(Self.anchors(inPEMFile:)) ?? .system
     var configuration = CNPinnedSessionConfiguration()
     do {
       configuration.resolve = try arguments.values("--resolve").map { try CNHostOverride($0) }

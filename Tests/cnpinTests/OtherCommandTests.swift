@@ -71,10 +71,58 @@ struct OtherCommandTests {
     #expect(rogue.stderr.contains("api.test"), "\(rogue.stderr)")
   }
 
+  /// The seed README's own example pins `exact "DigiCert Global Root G"`, which no root in
+  /// Debian's store carries: lint (system trust by default) names G2 and G3 and the link that
+  /// matches them.
+  @Test func lintChecksRootLinksAgainstTheSystemTrustStore() async throws {
+    let directory = try TemporaryDirectory()
+    let plist = try directory.file(
+      "Info.plist",
+      #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>CNPinningManager</key><dict><key>PinnedDomains</key><dict><key>captive.apple.com</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>type</key><string>exact</string><key>value</key><string>DigiCert Global Root G</string></dict><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>Apple Public Server ECC CA 1 - G</string></dict><dict><key>type</key><string>suffix</string><key>value</key><string>.apple.com</string></dict></array><array><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>ISRG Root X</string></dict><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>R</string></dict><dict><key>type</key><string>suffix</string><key>value</key><string>.apple.com</string></dict></array></array></dict></dict></dict></dict></plist>"#)
+    let run = try await cnpin(["lint", plist])
+    #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
+    let errors = run.stdout.split(separator: "\n").filter { $0.contains(": error: ") }
+    #expect(errors.count == 1, "\(run.stdout)")  // the ISRG Root X chain matches ISRG Root X1/X2
+    #expect(
+      errors.first?.contains(
+        #"error: PinnedDomains["captive.apple.com"].chainSet[0][0]: root link exact "DigiCert Global Root G" matches none of the"#) == true)
+    #expect(
+      errors.first?.hasSuffix(
+        #"closest anchors: "DigiCert Global Root G2", "DigiCert Global Root G3"; prefixWithNumber "DigiCert Global Root G" would match them"#)
+        == true, "\(run.stdout)")
+    let skipped = try await cnpin(["lint", plist, "--trust", "none"])
+    #expect(skipped.status == 0, "\(skipped.stdout)")
+    let both = try await cnpin(["lint", plist, "--trust", "none", "--cafile", plist])
+    #expect(both.status == 2 && both.stderr.contains("not both"))
+  }
+
+  /// With --cafile the anchors are those of the file: root links and NSPinnedCAIdentities are
+  /// checked against them.
+  @Test func lintChecksAgainstTheAnchorsOfACAFile() async throws {
+    let fixture = try Fixture()
+    let unrelated = Data(repeating: 9, count: 32).base64EncodedString()
+    let config = try fixture.directory.file(
+      "Info.plist",
+      #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>CNPinningManager</key><dict><key>PinnedDomains</key><dict><key>api.test</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>Test Root X</string></dict><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>R</string></dict><dict><key>type</key><string>exact</string><key>value</key><string>api.test</string></dict></array><array><dict><key>type</key><string>exact</string><key>value</key><string>Rogue Root</string></dict><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>Rogue CA </string></dict><dict><key>type</key><string>exact</string><key>value</key><string>api.test</string></dict></array></array></dict></dict></dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>other.test</key><dict><key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\#(fixture.root.certificate.spkiSHA256Base64)</string></dict><dict><key>SPKI-SHA256-BASE64</key><string>\#(unrelated)</string></dict></array></dict></dict></dict></dict></plist>"#)
+    let run = try await cnpin(["lint", config, "--cafile", fixture.caFile, "--json"])
+    #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
+    let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+    let findings = (report?["findings"] as? [[String: String]]) ?? []
+    let anchorFindings = findings.filter { $0["message"]?.contains("trust anchors") == true }
+    #expect(
+      anchorFindings.map { "\($0["severity"]!) \($0["path"]!)" } == [
+        #"error PinnedDomains["api.test"].chainSet[1][0]"#,
+        #"warning NSAppTransportSecurity.NSPinnedDomains["other.test"].NSPinnedCAIdentities[1]"#,
+      ])
+    #expect(
+      anchorFindings.first?["message"]?.hasSuffix(#"closest anchors: "Rogue Root CA"; exact "Rogue Root CA" would match it"#) == true,
+      "\(anchorFindings)")
+  }
+
   @Test func lintWarningsExit0() async throws {
     let directory = try TemporaryDirectory()
     let json = #"{"PinnedDomains": {"example.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "Root CA"}, {"type": "prefix", "value": "R"}, {"type": "suffix", "value": "example.com"}], [{"value": "Other Root"}, {"type": "suffix", "value": ".example.com"}]]}, "api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "Root X"}, {"type": "prefixWithNumber", "value": "R"}, {"type": "exact", "value": "api.example.com"}]]}}}"#
-    let run = try await cnpin(["lint", try directory.file("pins.json", json), "--json"])
+    let run = try await cnpin(["lint", try directory.file("pins.json", json), "--json", "--trust", "none"])
     #expect(run.status == 0, "\(run.stdout)")
     let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
     let findings = (report?["findings"] as? [[String: String]]) ?? []

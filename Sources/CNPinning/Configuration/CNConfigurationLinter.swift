@@ -38,8 +38,12 @@ public enum CNConfigurationLinter {
   public static let expiryWarningInterval: TimeInterval = 30 * 24 * 3600
 
   /// The findings for a property-list or JSON document, errors first, then in document order.
-  /// `now` is the moment expiration dates are judged against.
-  public static func lint(data: Data, source: String? = nil, now: Date = Date()) -> [CNLintFinding] {
+  /// `now` is the moment expiration dates are judged against. With `trustAnchors`, every
+  /// chain's root link must match one of them (an error otherwise, naming the closest anchors),
+  /// and `NSPinnedCAIdentities` that are no anchor's key are warned about.
+  public static func lint(
+    data: Data, source: String? = nil, now: Date = Date(), trustAnchors: [CNCertificate]? = nil
+  ) -> [CNLintFinding] {
     let document: CNPinningDocument
     do {
       document = try CNPinningDocument(data: data, source: source)
@@ -48,21 +52,28 @@ public enum CNConfigurationLinter {
     } catch {
       return [CNLintFinding(severity: .error, path: "", message: "\(error)")]
     }
-    return lint(document, now: now)
+    return lint(document, now: now, trustAnchors: trustAnchors)
   }
 
-  /// The findings for a loaded document.
-  public static func lint(_ document: CNPinningDocument, now: Date = Date()) -> [CNLintFinding] {
+  /// The findings for a loaded document (see `lint(data:source:now:trustAnchors:)`).
+  public static func lint(_ document: CNPinningDocument, now: Date = Date(), trustAnchors: [CNCertificate]? = nil) -> [CNLintFinding] {
     var findings = document.warnings.map { CNLintFinding(severity: .warning, path: $0.path, message: $0.message) }
     let parents = SubdomainParents(document)
     for entry in document.entries {
-      let path = "PinnedDomains[\(ConfigurationLoader.quoted(entry.host))]"
+      let path = self.path(entry)
       findings += lint(entry, path: path)
       findings += expiry(entry.configuration, path: "\(path).expirationDate", now: now)
       findings += shadowing(entry, parents: parents)
+      if let trustAnchors { findings += anchorFindings(entry, path: path, anchors: trustAnchors) }
     }
     return findings.enumerated().sorted { ($0.element.severity, $0.offset) < ($1.element.severity, $1.offset) }
       .map(\.element)
+  }
+
+  /// Where an entry sits in its document.
+  private static func path(_ entry: CNPinningDocument.Entry) -> String {
+    (entry.isAppTransportSecurity ? "NSAppTransportSecurity.NSPinnedDomains" : "PinnedDomains")
+      + "[\(ConfigurationLoader.quoted(entry.host))]"
   }
 
   private static func lint(_ entry: CNPinningDocument.Entry, path: String) -> [CNLintFinding] {
@@ -173,8 +184,8 @@ public enum CNConfigurationLinter {
     return parents.of(host).map { parent in
       let subtree = entry.configuration.includesSubdomains ? "\(host) and its subdomains use" : "\(host) uses"
       return CNLintFinding(
-        severity: .note, path: "PinnedDomains[\(ConfigurationLoader.quoted(entry.host))]",
-        message: "shadows PinnedDomains[\(ConfigurationLoader.quoted(parent.host))] (includesSubdomains): \(subtree) only these pins")
+        severity: .note, path: path(entry),
+        message: "shadows \(path(parent)) (includesSubdomains): \(subtree) only these pins")
     }
   }
 }

@@ -1,5 +1,6 @@
 #if os(Linux) && !CNPINNING_APPLE_CHECK
   internal import COpenSSL
+  internal import CNPinningShims
   import CNPinning
 
   /// The OpenSSL certificate store a session verifies chains against, built once per session and
@@ -42,6 +43,22 @@
       guard X509_STORE_set_default_paths(store) == 1 else {
         ERR_clear_error()
         throw .invalidArgument("OpenSSL cannot load the system trust store")
+      }
+    }
+
+    /// Every certificate the store holds (for the system store, the bundle OpenSSL loads), as
+    /// DER. Certificates kept in a hashed directory are looked up only when needed and are not
+    /// listed.
+    func certificates() -> [[UInt8]] {
+      guard let stack = X509_STORE_get1_all_certs(store) else { return [] }
+      defer { cnp_sk_X509_pop_free(stack) }
+      return (0..<cnp_sk_X509_num(stack)).compactMap { index -> [UInt8]? in
+        guard let certificate = cnp_sk_X509_value(stack, index) else { return nil }
+        var der: UnsafeMutablePointer<UInt8>?
+        let length = i2d_X509(certificate, &der)
+        guard length > 0, let der else { return nil }
+        defer { cnp_OPENSSL_free(der) }
+        return Array(UnsafeBufferPointer(start: der, count: Int(length)))
       }
     }
 

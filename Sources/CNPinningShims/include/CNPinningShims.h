@@ -19,6 +19,8 @@ int cnp_sk_X509_num(const STACK_OF(X509) *stack);
 X509 *cnp_sk_X509_value(const STACK_OF(X509) *stack, int index);
 /// Frees the stack without freeing the certificates it points to.
 void cnp_sk_X509_free(STACK_OF(X509) *stack);
+/// Frees the stack and every certificate in it (as X509_STORE_get1_all_certs hands them out).
+void cnp_sk_X509_pop_free(STACK_OF(X509) *stack);
 
 long cnp_BIO_get_mem_data(BIO *bio, char **data);
 void cnp_OPENSSL_free(void *pointer);

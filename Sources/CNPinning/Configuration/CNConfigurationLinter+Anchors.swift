@@ -1,0 +1,57 @@
+import Foundation
+
+/// Checks that need the trust anchors: a chain's root link must name an anchor the store has,
+/// or the chain can never match and, as the only chain, locks every client out.
+extension CNConfigurationLinter {
+  static func anchorFindings(_ entry: CNPinningDocument.Entry, path: String, anchors: [CNCertificate]) -> [CNLintFinding] {
+    let names = Array(Set(anchors.compactMap(\.commonName))).sorted()
+    var findings: [CNLintFinding] = []
+    for (index, chain) in entry.configuration.chains.enumerated() {
+      guard let root = chain.links.first, !names.contains(where: root.matches) else { continue }
+      findings.append(
+        CNLintFinding(
+          severity: .error, path: "\(path).chainSet[\(index)][0]",
+          message: "root link \(root) matches none of the \(anchors.count) trust anchors, so this chain can never match; "
+            + closestAdvice(for: root, among: names)))
+    }
+    guard entry.isAppTransportSecurity else { return findings }
+    let digests = Set(anchors.map(\.spkiSHA256Base64))
+    for (index, pin) in entry.configuration.spkiPins.filter({ $0.scope == .ca }).enumerated()
+    where !digests.contains(pin.sha256Base64) {
+      findings.append(
+        CNLintFinding(
+          severity: .warning, path: "\(path).NSPinnedCAIdentities[\(index)]",
+          message: "\(pin.sha256Base64) is the key of none of the \(anchors.count) trust anchors; expected if it pins an intermediate CA, otherwise no chain can satisfy it"))
+    }
+    return findings
+  }
+
+  /// Names the anchors closest to `link` and a link that would match them.
+  private static func closestAdvice(for link: CNChainLink, among names: [String]) -> String {
+    let closest = closestNames(to: link.value, among: names)
+    guard !closest.isEmpty else { return "no anchor has a similar name" }
+    let quoted = closest.map { "\"\($0)\"" }.joined(separator: ", ")
+    guard let suggestion = suggestedLink(matching: closest) else { return "closest anchors: \(quoted)" }
+    return "closest anchors: \(quoted); \(suggestion) would match \(closest.count == 1 ? "it" : "them")"
+  }
+
+  /// The names sharing the longest start with `value` (ignoring case, at least four characters),
+  /// else the one a typo would explain, at most five.
+  private static func closestNames(to value: String, among names: [String]) -> [String] {
+    let wanted = Array(value.lowercased())
+    func shared(_ name: String) -> Int { zip(wanted, name.lowercased()).prefix { $0 == $1 }.count }
+    let best = names.map(shared).max() ?? 0
+    if best >= min(4, wanted.count) && best > 0 { return Array(names.filter { shared($0) == best }.prefix(5)) }
+    return Suggestion.closest(to: value, among: names).map { [$0] } ?? []
+  }
+
+  /// The first of prefixWithNumber, exact (one name) and prefix that matches every name.
+  private static func suggestedLink(matching names: [String]) -> CNChainLink? {
+    guard var common = names.first.map(Array.init) else { return nil }
+    for name in names.dropFirst() { common = Array(zip(common, name).prefix { $0 == $1 }.map(\.0)) }
+    let stem = String(common).reversed().drop { $0.isASCII && $0.isNumber }.reversed()
+    let candidates: [(CNChainLink.LinkType, String)] =
+      [(.prefixWithNumber, String(stem))] + (names.count == 1 ? [(.exact, names[0])] : []) + [(.prefix, String(common))]
+    return candidates.lazy.compactMap { try? CNChainLink($0.0, $0.1) }.first { link in names.allSatisfy(link.matches) }
+  }
+}
