@@ -7,6 +7,8 @@ debian_packages=(libssl-dev libcurl4-openssl-dev pkg-config openssl ca-certifica
 # Peers for tests and benchmarks: nginx (keep-alive, HTTP/2, session tickets, as users run it)
 # and the curl command-line tool that `make bench-peers` compares against.
 debian_packages+=(nginx-light curl)
+# Real proxies for the proxy tests: tinyproxy (HTTP CONNECT) and socat (TLS in front of it).
+debian_packages+=(tinyproxy-bin socat)
 # Independent JOSE signers for the enterprise-policy interoperability tests.
 python_packages=("PyJWT[crypto]>=2.6")
 

@@ -28,6 +28,9 @@ public final class CNPinnedSession: Sendable {
   private let transportSecurity: IndexedTransportSecurity?
   #if os(Linux) && !CNPINNING_APPLE_CHECK
     private let trustStore: TrustStore
+    private let proxies: ProxyRules
+    /// What HTTPS proxies are verified against, one store per distinct trust.
+    private let proxyTrustStores: [(trust: CNTrust, store: TrustStore)]
     private let loop: CurlMultiLoop
   #else
     private let transport: URLSessionTransport
@@ -68,6 +71,10 @@ public final class CNPinnedSession: Sendable {
     self.state = Locked(State(manager: manager, observer: nil))
     #if os(Linux) && !CNPINNING_APPLE_CHECK
       self.trustStore = try TrustStore(trust)
+      let proxies = try ProxyRules(
+        configuration.proxy, noProxy: configuration.noProxy, environment: ProcessInfo.processInfo.environment)
+      self.proxies = proxies
+      self.proxyTrustStores = try proxies.proxyTrusts.map { trust throws(CNPinnedSessionError) in (trust, try TrustStore(trust)) }
       self.loop = try CurlMultiLoop(resolve: configuration.resolve)
     #else
       self.transport = URLSessionTransport(configuration: configuration)
@@ -226,13 +233,17 @@ public final class CNPinnedSession: Sendable {
     }
     #if os(Linux) && !CNPINNING_APPLE_CHECK
       let plan = try RequestPlan(
-        request: request, configuration: configuration, withheld: withheld, toFile: bodyFile != nil, connectOnly: connectOnly)
+        request: request, configuration: configuration, withheld: withheld, toFile: bodyFile != nil, connectOnly: connectOnly,
+        proxies: proxies)
       let policy = RequestPolicy(
         host: plan.host, hostName: name, port: plan.port, trust: ObjectIdentifier(trustStore), manager: manager,
         unpinnedHosts: unpinnedHosts, transportSecurity: requirements?.rules,
         transportSecurityIsException: requirements?.isException ?? false, wantsPresentedChain: observer != nil)
+      let proxyTrustStore = plan.proxy.flatMap { route in
+        route.isHTTPS ? proxyTrustStores.first { $0.trust == route.trust }?.store : nil
+      }
       let transfer = CurlTransfer(
-        plan: plan, policy: policy, trustStore: trustStore,
+        plan: plan, policy: policy, trustStore: trustStore, proxyTrustStore: proxyTrustStore,
         minimumTLSVersion: policy.minimumTLSVersion(session: configuration.minimumTLSVersion), bodyFile: bodyFile)
       let report = await loop.perform(transfer)
       emitEffects(

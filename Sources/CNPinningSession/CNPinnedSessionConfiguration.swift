@@ -35,6 +35,15 @@ public struct CNPinnedSessionConfiguration: Sendable {
   /// still the name that TLS verifies and pins are looked up for.
   public var resolve: [CNHostOverride] = []
 
+  /// The proxy requests go through. `.environment` by default, as curl and Foundation's
+  /// URLSession on Linux read `https_proxy` and friends.
+  public var proxy: CNProxy = .environment
+  /// Hosts that bypass the proxy, as curl's `--noproxy`: a name matches itself and its
+  /// subdomains (a leading dot is ignored), an IP address matches only itself, `*` matches
+  /// everything. nil uses `no_proxy`/`NO_PROXY` with `.environment` and nothing otherwise; a
+  /// list (even empty) replaces them.
+  public var noProxy: [String]? = nil
+
   public init() {}
 
   /// The defaults.

@@ -53,6 +53,10 @@ public enum CNPinnedSessionError: Error, Sendable, Equatable {
   case cancelled
   /// The session was invalidated.
   case sessionInvalidated
+  /// The proxy could not be reached, or refused the tunnel (a CONNECT answered 407, say).
+  case proxyFailed(proxy: String, reason: String)
+  /// The HTTPS proxy's certificate is not trusted by the proxy's trust, or not valid for its name.
+  case untrustedProxy(proxy: String, reason: String)
   /// Another transfer failure (libcurl's message).
   case transferFailed(host: String, reason: String)
 
@@ -60,7 +64,7 @@ public enum CNPinnedSessionError: Error, Sendable, Equatable {
   public var isTrustFailure: Bool {
     switch self {
     case .untrustedChain, .hostnameMismatch, .certificateExpired, .certificateNotYetValid, .pinMismatch,
-      .hostNotPinned, .insecureConnectionToPinnedHost, .transportSecurity:
+      .hostNotPinned, .insecureConnectionToPinnedHost, .transportSecurity, .untrustedProxy:
       return true
     default:
       return false
@@ -96,6 +100,8 @@ extension CNPinnedSessionError: CustomStringConvertible {
     case .tooManyRedirects(let count): return "stopped after \(count) redirects"
     case .cancelled: return "the request was cancelled"
     case .sessionInvalidated: return "the session was invalidated"
+    case .proxyFailed(let proxy, let reason): return "proxy \(proxy): \(reason)"
+    case .untrustedProxy(let proxy, let reason): return "proxy \(proxy): its certificate is not trusted: \(reason)"
     case .transferFailed(let host, let reason): return "\(host): transfer failed: \(reason)"
     }
   }

@@ -31,6 +31,9 @@ final class ReportUploader: Sendable {
     configuration.timeoutIntervalForRequest = reporting.timeoutIntervalForRequest
     configuration.timeoutIntervalForResource = reporting.timeoutIntervalForResource
     configuration.resolve = reporting.resolve
+    // Reports take the app's route out (a corporate proxy); proxy credentials go to the proxy only.
+    configuration.proxy = reporting.proxy
+    configuration.noProxy = reporting.noProxy
     configuration.followsRedirects = false
     self.configuration = configuration
   }

@@ -72,7 +72,7 @@ public final class NginxServer: @unchecked Sendable {
     var lastError: Error?
     for _ in 0..<3 {  // a free port can be taken between choosing it and nginx binding it
       do {
-        return try NginxServer(configuration, executable: executable, port: try freePort())
+        return try NginxServer(configuration, executable: executable, port: try LoopbackPort.free())
       } catch {
         lastError = error
       }
@@ -99,7 +99,7 @@ public final class NginxServer: @unchecked Sendable {
     process.standardError = try FileHandle(forWritingTo: Self.touch(directory.appendingPathComponent("stderr.log")))
     try process.run()
     let deadline = Date().addingTimeInterval(10)
-    while !Self.accepts(port: port) {
+    while !LoopbackPort.accepts(port) {
       guard process.isRunning, Date() < deadline else {
         stop()
         let log = (try? String(contentsOf: directory.appendingPathComponent("stderr.log"), encoding: .utf8)) ?? ""
@@ -167,44 +167,11 @@ public final class NginxServer: @unchecked Sendable {
       """
   }
 
-  private static func touch(_ url: URL) throws -> URL {
+  static func touch(_ url: URL) throws -> URL {
     guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
       throw TestKitError(message: "cannot create \(url.path)")
     }
     return url
-  }
-
-  /// A port nothing listens on right now.
-  private static func freePort() throws -> Int {
-    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard listener >= 0 else { throw TestKitError(message: "socket() failed: errno \(errno)") }
-    defer { close(listener) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
-    }
-    guard bound == 0 else { throw TestKitError(message: "bind() failed: errno \(errno)") }
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
-
-  /// Whether something accepts TCP connections on the loopback port.
-  private static func accepts(port: Int) -> Bool {
-    let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard client >= 0 else { return false }
-    defer { close(client) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    return withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    } == 0
   }
 }
 #endif

@@ -63,7 +63,9 @@
       let message = errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
       var osError = 0
       if code == CURLE_COULDNT_CONNECT { _ = cnp_curl_getinfo_long(handle, CURLINFO_OS_ERRNO, &osError) }
-      return CurlResult(code: code, message: message, osError: osError)
+      var connectCode = 0
+      _ = cnp_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectCode)
+      return CurlResult(code: code, message: message, osError: osError, connectCode: connectCode)
     }
 
     /// Takes the handle back: no request, no options, no header list.
@@ -88,7 +90,7 @@
       try set(CURLOPT_URL, plan.url.absoluteString)
       try set(CURLOPT_PROTOCOLS_STR, "http,https")
       try set(CURLOPT_NOSIGNAL, 1)
-      try set(CURLOPT_PROXY, "")
+      try setProxy(plan.proxy, tunnels: plan.isHTTPS)
       try set(CURLOPT_FOLLOWLOCATION, 0)
       try set(CURLOPT_ACCEPT_ENCODING, "")
       try check(cnp_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
@@ -111,6 +113,9 @@
       // bundle for every connection only to have it thrown away.
       try check(cnp_curl_setopt_pointer(handle, CURLOPT_CAINFO, nil))
       try check(cnp_curl_setopt_pointer(handle, CURLOPT_CAPATH, nil))
+      // libcurl's CA cache would hand the store of one TLS context (an HTTPS proxy's) to the
+      // next (the origin's, inside the tunnel) after the hook set it: each context keeps its own.
+      try set(CURLOPT_CA_CACHE_TIMEOUT, 0)
       try check(cnp_curl_setopt_ssl_ctx_callback(handle, configureTLS))
       try check(cnp_curl_setopt_pointer(handle, CURLOPT_SSL_CTX_DATA, context))
 
@@ -128,6 +133,26 @@
       try setMethod(plan.method)
       for line in plan.headerLines { headerList = curl_slist_append(headerList, line) }
       if let headerList { try check(cnp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList)) }
+    }
+
+    /// The session's proxy for this request, or none: libcurl reads no proxy variable itself
+    /// (the rules were read when the session was made). An HTTPS proxy is verified against its
+    /// own store, which the TLS hook sets on its context.
+    private func setProxy(_ proxy: ProxyRoute?, tunnels: Bool) throws(CNPinnedSessionError) {
+      try set(CURLOPT_PROXY, proxy?.url ?? "")
+      try set(CURLOPT_NOPROXY, "")
+      guard let proxy else { return }
+      if tunnels { try set(CURLOPT_HTTPPROXYTUNNEL, 1) }
+      if let credentials = proxy.credentials {
+        try set(CURLOPT_PROXYUSERNAME, credentials.user)
+        try set(CURLOPT_PROXYPASSWORD, credentials.password)
+      }
+      if proxy.isHTTPS {
+        try set(CURLOPT_PROXY_SSL_VERIFYPEER, 1)
+        try set(CURLOPT_PROXY_SSL_VERIFYHOST, 2)
+        try check(cnp_curl_setopt_pointer(handle, CURLOPT_PROXY_CAINFO, nil))
+        try check(cnp_curl_setopt_pointer(handle, CURLOPT_PROXY_CAPATH, nil))
+      }
     }
 
     private static let curlVersions: [CNTLSVersion: Int] = [

@@ -17,6 +17,14 @@
     let plan: RequestPlan
     let policy: RequestPolicy
     let trustStore: TrustStore
+    /// What an HTTPS proxy's certificate is verified against; nil without one.
+    let proxyTrustStore: TrustStore?
+    /// Whether the next TLS context libcurl sets up is the HTTPS proxy's: on a new connection
+    /// libcurl sets up the proxy's TLS first, then the origin's inside the tunnel. Set again
+    /// once a request is judged, for a fresh connection should libcurl retry.
+    private var proxyHandshakeIsNext: Bool
+    /// Whether the origin's TLS context was set up (a failure before it was the proxy's).
+    private(set) var reachedOrigin = false
     /// The lowest TLS version offered.
     let minimumTLSVersion: CNTLSVersion
     /// The connection this request set up, when it made one (its handshake facts explain a failure).
@@ -38,10 +46,15 @@
     /// Set by `CurlMultiLoop.cancel`, read by the loop.
     let cancellation = Locked(false)
 
-    init(plan: RequestPlan, policy: RequestPolicy, trustStore: TrustStore, minimumTLSVersion: CNTLSVersion, bodyFile: FileHandle?) {
+    init(
+      plan: RequestPlan, policy: RequestPolicy, trustStore: TrustStore, proxyTrustStore: TrustStore?,
+      minimumTLSVersion: CNTLSVersion, bodyFile: FileHandle?
+    ) {
       self.plan = plan
       self.policy = policy
       self.trustStore = trustStore
+      self.proxyTrustStore = proxyTrustStore
+      proxyHandshakeIsNext = proxyTrustStore != nil
       self.minimumTLSVersion = minimumTLSVersion
       self.bodyFile = bodyFile
     }
@@ -50,6 +63,15 @@
 
     /// Sets up the TLS context of a connection this request is opening.
     func configureTLS(_ context: OpaquePointer) -> Bool {
+      if proxyHandshakeIsNext, let proxyTrustStore, let proxy = plan.proxy {
+        proxyHandshakeIsNext = false
+        if let failure = TLSHooks.configureProxy(context, host: proxy.host, trustStore: proxyTrustStore) {
+          setupFailure = failure
+          return false
+        }
+        return true
+      }
+      reachedOrigin = true
       switch TLSHooks.configure(context, for: policy, trustStore: trustStore, minimumTLSVersion: minimumTLSVersion) {
       case .success(let state):
         createdConnection = state
@@ -63,6 +85,7 @@
     /// Judges the connection just before the request is sent on it: the one judgement point for
     /// new, reused and resumed connections and HTTP/2 streams. `ssl` is nil for plain http.
     func judge(ssl: OpaquePointer?, at now: Date) -> Bool {
+      proxyHandshakeIsNext = proxyTrustStore != nil
       guard plan.isHTTPS else { return true }
       let facts =
         ssl.flatMap(TLSHooks.facts(of:))

@@ -30,11 +30,13 @@ struct RequestPlan: Sendable {
   let connectOnly: Bool
   /// The most decoded body bytes to accept.
   let bodyLimit: Int
+  /// The proxy the request goes through, or nil to connect directly.
+  let proxy: ProxyRoute?
 
   /// `withheld`: credential headers not to send, from the request or the configuration.
   init(
     request: URLRequest, configuration: CNPinnedSessionConfiguration, withheld: CredentialHeaders? = nil,
-    toFile: Bool = false, connectOnly: Bool = false
+    toFile: Bool = false, connectOnly: Bool = false, proxies: ProxyRules? = nil
   ) throws(CNPinnedSessionError) {
     guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
       let rawHost = url.host, !rawHost.isEmpty
@@ -44,6 +46,7 @@ struct RequestPlan: Sendable {
     port = url.port ?? (isHTTPS ? 443 : 80)
     let bare = rawHost.hasPrefix("[") && rawHost.hasSuffix("]") ? String(rawHost.dropFirst().dropLast()) : rawHost
     host = bare.lowercased()
+    proxy = proxies?.route(isHTTPS: isHTTPS, host: host)
     self.connectOnly = connectOnly
     bodyLimit = toFile ? configuration.maximumDownloadSize : configuration.maximumResponseBodySize
     let requested = request.timeoutInterval > 0 ? request.timeoutInterval : .infinity

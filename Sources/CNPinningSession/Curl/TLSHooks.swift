@@ -94,6 +94,27 @@
       return .success(state)
     }
 
+    /// Prepares an HTTPS proxy's SSL_CTX: the proxy's own trust store and host name, TLS 1.2 or
+    /// later, no renegotiation. No state and no hooks: the proxy's chain is verified, never
+    /// judged by pins, and never taken for the origin's. Returns why the context cannot be used.
+    static func configureProxy(_ context: OpaquePointer, host: String, trustStore: TrustStore) -> TLSSetupFailure? {
+      SSL_CTX_set1_cert_store(context, trustStore.store)
+      guard cnp_SSL_CTX_set_min_proto_version(context, Int32(CNTLSVersion.tls12.rawValue)) == 1,
+        let parameters = SSL_CTX_get0_param(context)
+      else { return .init("OpenSSL refused TLS 1.2 for the proxy") }
+      cnp_SSL_CTX_refuse_renegotiation(context)
+      X509_VERIFY_PARAM_set_hostflags(
+        parameters, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT))
+      let isIPAddress = (try? HostName.parse(host).get())?.isIPAddress ?? false
+      let named = isIPAddress ? X509_VERIFY_PARAM_set1_ip_asc(parameters, host) : X509_VERIFY_PARAM_set1_host(parameters, host, 0)
+      guard named == 1 else {
+        ERR_clear_error()
+        return .init("\"\(host)\" is not a proxy host name or IP address that OpenSSL can verify")
+      }
+      SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+      return nil
+    }
+
     /// The facts a request's verdict needs, read from the connection's SSL just before the request
     /// is sent. Also stops the per-record message hook: the handshake is over.
     static func facts(of ssl: OpaquePointer) -> ConnectionFacts? {

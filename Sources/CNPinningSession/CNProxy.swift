@@ -1,0 +1,32 @@
+/// How a session reaches servers: directly, or through an HTTP or HTTPS proxy. Through a proxy,
+/// https requests travel in a CONNECT tunnel, and the pins and host-name check are judged on
+/// the origin's chain inside it, never on the proxy's.
+public enum CNProxy: Sendable, Equatable {
+  /// Always connect directly, whatever the environment says.
+  case none
+  /// The proxy the environment names, read as curl (and Foundation's URLSession on Linux) reads
+  /// it: `https_proxy`/`HTTPS_PROXY` for https URLs, `http_proxy` for http URLs, else
+  /// `all_proxy`/`ALL_PROXY`; hosts listed in `no_proxy`/`NO_PROXY` go direct. Read once, when
+  /// the session is created. An `https://` proxy is verified against the system trust store.
+  /// On Apple platforms: the system's proxy settings, as URLSession uses them.
+  case environment
+  /// An HTTP proxy. Credentials go to the proxy only (`Proxy-Authorization` on the CONNECT).
+  case http(host: String, port: Int, credentials: CNProxyCredentials? = nil)
+  /// An HTTPS proxy: a TLS connection to the proxy, verified against `trust` and the proxy's own
+  /// host name (pins do not apply to it), with the tunnel to the origin inside it.
+  case https(host: String, port: Int, trust: CNTrust = .system, credentials: CNProxyCredentials? = nil)
+}
+
+/// A user name and password for a proxy's Basic authentication.
+public struct CNProxyCredentials: Sendable, Equatable, CustomStringConvertible {
+  public let user: String
+  public let password: String
+
+  public init(user: String, password: String) {
+    self.user = user
+    self.password = password
+  }
+
+  /// The user name only: the password is never printed.
+  public var description: String { "\(user):***" }
+}

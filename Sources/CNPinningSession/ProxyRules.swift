@@ -1,0 +1,110 @@
+import CNPinning
+import Foundation
+
+/// The proxy one request goes through, as the transport is told.
+struct ProxyRoute: Sendable, Equatable, CustomStringConvertible {
+  let isHTTPS: Bool
+  /// Lower-cased, IPv6 without brackets.
+  let host: String
+  let port: Int
+  let credentials: CNProxyCredentials?
+  /// What the proxy's own certificate is verified against (an HTTPS proxy).
+  let trust: CNTrust
+
+  /// `http://host:port` or `https://host:port`; credentials travel separately.
+  var url: String { "\(isHTTPS ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+  var description: String { "proxy \(url)" }
+}
+
+/// A session's proxy settings, resolved once: which proxy each request takes, or none.
+struct ProxyRules: Sendable {
+  private let forHTTPS: ProxyRoute?
+  private let forHTTP: ProxyRoute?
+  private let bypassesAll: Bool
+  private let bypass: [String]
+
+  /// Reads `proxy` (and, for `.environment`, `environment`). Throws `invalidArgument` for a proxy
+  /// that cannot be used (an unsupported scheme, no host, a bad port), naming where it came from.
+  init(_ proxy: CNProxy, noProxy: [String]?, environment: [String: String]) throws(CNPinnedSessionError) {
+    var exceptions = noProxy
+    switch proxy {
+    case .none:
+      (forHTTPS, forHTTP) = (nil, nil)
+    case .http(let host, let port, let credentials):
+      let route = try Self.route(isHTTPS: false, host: host, port: port, credentials: credentials, trust: .system, source: "the proxy")
+      (forHTTPS, forHTTP) = (route, route)
+    case .https(let host, let port, let trust, let credentials):
+      let route = try Self.route(isHTTPS: true, host: host, port: port, credentials: credentials, trust: trust, source: "the proxy")
+      (forHTTPS, forHTTP) = (route, route)
+    case .environment:
+      func variable(_ names: String...) -> (name: String, value: String)? {
+        names.lazy.compactMap { name in environment[name].flatMap { $0.isEmpty ? nil : (name, $0) } }.first
+      }
+      // curl reads only the lower-case http_proxy: a CGI server sets HTTP_PROXY from a request header.
+      let all = try variable("all_proxy", "ALL_PROXY").map(Self.parse)
+      forHTTPS = try variable("https_proxy", "HTTPS_PROXY").map(Self.parse) ?? all
+      forHTTP = try variable("http_proxy").map(Self.parse) ?? all
+      if exceptions == nil {
+        exceptions = variable("no_proxy", "NO_PROXY").map { $0.value.split(separator: ",").map(String.init) }
+      }
+    }
+    let entries = (exceptions ?? []).map(Self.normalized).filter { !$0.isEmpty }
+    bypassesAll = entries.contains("*")
+    bypass = entries
+  }
+
+  /// The proxy for a request to `host` (lower-cased, IPv6 without brackets), or nil to go direct.
+  func route(isHTTPS: Bool, host: String) -> ProxyRoute? {
+    guard let route = isHTTPS ? forHTTPS : forHTTP, !bypassesAll else { return nil }
+    let name = Self.normalized(host)
+    if bypass.contains(where: { name == $0 || (!name.contains(":") && name.hasSuffix("." + $0)) }) { return nil }
+    return route
+  }
+
+  /// Every trust an HTTPS proxy of these rules is verified against.
+  var proxyTrusts: [CNTrust] {
+    var trusts: [CNTrust] = []
+    for route in [forHTTPS, forHTTP].compactMap({ $0 }) where route.isHTTPS && !trusts.contains(route.trust) {
+      trusts.append(route.trust)
+    }
+    return trusts
+  }
+
+  private static func normalized(_ entry: String) -> String {
+    var text = entry.trimmingCharacters(in: .whitespaces).lowercased()
+    if text.hasPrefix("[") && text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
+    while text.hasPrefix(".") { text.removeFirst() }
+    if text.hasSuffix(".") { text.removeLast() }
+    return text
+  }
+
+  /// A proxy URL from the environment, as curl reads one: `host[:port]` or
+  /// `scheme://[user:password@]host[:port]`, http (port 1080 by default) or https (443).
+  private static func parse(_ variable: (name: String, value: String)) throws(CNPinnedSessionError) -> ProxyRoute {
+    let text = variable.value.contains("://") ? variable.value : "http://" + variable.value
+    guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
+      throw .invalidArgument("\(variable.name) is not a proxy URL")
+    }
+    guard scheme == "http" || scheme == "https" else {
+      throw .invalidArgument("\(variable.name): \(scheme):// proxies are not supported (only http:// and https://)")
+    }
+    let credentials = components.user.map {
+      CNProxyCredentials(user: components.percentEncodedUser?.removingPercentEncoding ?? $0,
+        password: components.percentEncodedPassword?.removingPercentEncoding ?? "")
+    }
+    return try route(
+      isHTTPS: scheme == "https", host: components.host ?? "", port: components.port ?? (scheme == "https" ? 443 : 1080),
+      credentials: credentials, trust: .system, source: variable.name)
+  }
+
+  private static func route(
+    isHTTPS: Bool, host: String, port: Int, credentials: CNProxyCredentials?, trust: CNTrust, source: String
+  ) throws(CNPinnedSessionError) -> ProxyRoute {
+    let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    if case .failure(let invalid) = HostName.parse(bare) {
+      throw .invalidArgument("\(source): \"\(bare)\" is not a proxy host: \(invalid.reason)")
+    }
+    guard (1...65535).contains(port) else { throw .invalidArgument("\(source): \(port) is not a port") }
+    return ProxyRoute(isHTTPS: isHTTPS, host: bare.lowercased(), port: port, credentials: credentials, trust: trust)
+  }
+}

@@ -1,0 +1,153 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
+import CNPinning
+import CNPinningSession
+import CNPinningTestKit
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Requests through real proxies on loopback: tinyproxy (HTTP CONNECT) and socat terminating
+/// TLS in front of it (an HTTPS proxy). The origin is 127.0.0.1, a name the proxy resolves
+/// itself; pins are judged on the origin's chain inside the tunnel.
+@Suite("Proxies")
+struct ProxyTests {
+  static let credentials = CNProxyCredentials(user: "alice", password: "s3cret")
+
+  /// Pins for 127.0.0.1 that the default TestPKI satisfies.
+  static func originPins() throws -> CNPinningManager {
+    try pins("127.0.0.1", [(.prefixWithNumber, "Test Root X"), (.prefixWithNumber, "R"), (.exact, "api.test")])
+  }
+
+  static func session(_ proxy: CNProxy, trust: TestIdentity, noProxy: [String]? = nil) throws -> CNPinnedSession {
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.proxy = proxy
+    configuration.noProxy = noProxy
+    configuration.timeoutIntervalForRequest = 10
+    return try CNPinnedSession(manager: try originPins(), trust: .customAnchors([trust.certificate]), configuration: configuration)
+  }
+
+  @Test func aGenuineOriginIsReachedThroughAnHTTPProxyTunnelWithoutTheProxyCredentials() async throws {
+    let pki = try TestPKI()
+    let origin = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let proxy = try TestProxy.start(credentials: (Self.credentials.user, Self.credentials.password))
+    let session = try Self.session(.http(host: "127.0.0.1", port: proxy.port, credentials: Self.credentials), trust: pki.root)
+    let (body, response) = try await session.data(from: URL(string: "https://127.0.0.1:\(origin.port)/")!)
+    #expect(response.statusCode == 200 && String(body) == "hello")
+    #expect(proxy.connectRequests() == ["127.0.0.1:\(origin.port)"])
+    #expect(origin.requests.count == 1)
+    #expect(origin.requests.allSatisfy { $0.header("Proxy-Authorization") == nil })
+  }
+
+  @Test func aRogueOriginBehindTheProxyIsRejectedByThePins() async throws {
+    let pki = try TestPKI()
+    let rogueRoot = try TestIdentity.root("Rogue Root CA")
+    let rogue = try LocalTLSServer.start(
+      .init(identity: try rogueRoot.issueIntermediate("Rogue CA 1").issueLeaf("api.test", ipAddresses: ["127.0.0.1"])))
+    let proxy = try TestProxy.start()
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.proxy = .http(host: "127.0.0.1", port: proxy.port)
+    let session = try CNPinnedSession(
+      manager: try Self.originPins(), trust: .customAnchors([pki.root.certificate, rogueRoot.certificate]),
+      configuration: configuration)
+    let failure = await expectPinMismatch { _ = try await session.data(from: URL(string: "https://127.0.0.1:\(rogue.port)/")!) }
+    #expect(failure?.host == "127.0.0.1")
+    #expect(proxy.connectRequests() == ["127.0.0.1:\(rogue.port)"])
+    #expect(rogue.requests.isEmpty)
+  }
+
+  @Test func theProxyRefusingTheTunnelIsAProxyFailure() async throws {
+    let pki = try TestPKI()
+    let origin = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let proxy = try TestProxy.start(credentials: (Self.credentials.user, Self.credentials.password))
+    let session = try Self.session(.http(host: "127.0.0.1", port: proxy.port), trust: pki.root)
+    let failure = await error { _ = try await session.data(from: URL(string: "https://127.0.0.1:\(origin.port)/")!) }
+    #expect(
+      failure == .proxyFailed(proxy: "127.0.0.1:\(proxy.port)", reason: "CONNECT 127.0.0.1:\(origin.port) was answered 407 (proxy authentication required)"))
+    #expect(origin.requests.isEmpty)
+    proxy.stop()
+    let closed = await error { _ = try await session.data(from: URL(string: "https://127.0.0.1:\(origin.port)/")!) }
+    #expect(closed == .proxyFailed(proxy: "127.0.0.1:\(proxy.port)", reason: "connection refused"))
+  }
+
+  /// An HTTPS proxy with its own PKI: its certificate is verified against the proxy's trust and
+  /// its own name, and never taken for the origin's (it would not match the origin's pins).
+  @Test func anHTTPSProxyIsVerifiedAgainstItsOwnTrustAndTheOriginByItsPins() async throws {
+    let pki = try TestPKI()
+    let proxyRoot = try TestIdentity.root("Proxy Root")
+    let proxyIdentity = try proxyRoot.issueLeaf("proxy.test", ipAddresses: ["127.0.0.1"])
+    let origin = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let proxy = try TestProxy.start(credentials: (Self.credentials.user, Self.credentials.password), tlsIdentity: proxyIdentity)
+    let url = URL(string: "https://127.0.0.1:\(origin.port)/")!
+
+    let session = try Self.session(
+      .https(host: "127.0.0.1", port: proxy.port, trust: .customAnchors([proxyRoot.certificate]), credentials: Self.credentials),
+      trust: pki.root)
+    let (body, _) = try await session.data(from: url)
+    #expect(String(body) == "hello")
+    #expect(origin.requests.allSatisfy { $0.header("Proxy-Authorization") == nil })
+
+    // The proxy's certificate checked against the origin's trust: refused, and said to be the proxy's.
+    let wrongTrust = try Self.session(
+      .https(host: "127.0.0.1", port: proxy.port, trust: .customAnchors([pki.root.certificate]), credentials: Self.credentials),
+      trust: pki.root)
+    let untrusted = await error { _ = try await wrongTrust.data(from: url) }
+    guard case .untrustedProxy(let name, _)? = untrusted else {
+      Issue.record("expected untrustedProxy, got \(String(describing: untrusted))")
+      return
+    }
+    #expect(name == "127.0.0.1:\(proxy.port)")
+    #expect(origin.requests.count == 1)
+  }
+
+  @Test func aRogueOriginBehindAnHTTPSProxyIsRejectedByThePins() async throws {
+    let pki = try TestPKI()
+    let proxyRoot = try TestIdentity.root("Proxy Root")
+    let proxy = try TestProxy.start(
+      tlsIdentity: try proxyRoot.issueLeaf("proxy.test", ipAddresses: ["127.0.0.1"]))
+    let rogueRoot = try TestIdentity.root("Rogue Root CA")
+    let rogue = try LocalTLSServer.start(
+      .init(identity: try rogueRoot.issueIntermediate("Rogue CA 1").issueLeaf("api.test", ipAddresses: ["127.0.0.1"])))
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.proxy = .https(host: "127.0.0.1", port: proxy.port, trust: .customAnchors([proxyRoot.certificate]))
+    let session = try CNPinnedSession(
+      manager: try Self.originPins(), trust: .customAnchors([pki.root.certificate, rogueRoot.certificate]),
+      configuration: configuration)
+    let failure = await expectPinMismatch { _ = try await session.data(from: URL(string: "https://127.0.0.1:\(rogue.port)/")!) }
+    #expect(failure?.host == "127.0.0.1")
+    #expect(rogue.requests.isEmpty)
+  }
+
+  /// Several requests through one HTTPS proxy: the reused tunnel and fresh ones are judged alike.
+  @Test func requestsThroughAnHTTPSProxyReuseTheTunnel() async throws {
+    let pki = try TestPKI()
+    let proxyRoot = try TestIdentity.root("Proxy Root")
+    let proxy = try TestProxy.start(
+      tlsIdentity: try proxyRoot.issueLeaf("proxy.test", ipAddresses: ["127.0.0.1"]))
+    let origin = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = try Self.session(
+      .https(host: "127.0.0.1", port: proxy.port, trust: .customAnchors([proxyRoot.certificate])), trust: pki.root)
+    let reused = Locked<[Bool]>([])
+    session.setConnectionObserver { event in reused.withLock { $0.append(event.isReusedConnection) } }
+    for _ in 0..<5 {
+      let (body, _) = try await session.data(from: URL(string: "https://127.0.0.1:\(origin.port)/")!)
+      #expect(String(body) == "hello")
+    }
+    #expect(reused.withLock { $0 } == [false, true, true, true, true])
+    #expect(proxy.connectRequests().count == 1)
+  }
+
+  @Test func noProxyHostsGoDirect() async throws {
+    let pki = try TestPKI()
+    let origin = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let proxy = try TestProxy.start()
+    let session = try Self.session(.http(host: "127.0.0.1", port: proxy.port), trust: pki.root, noProxy: ["127.0.0.1"])
+    _ = try await session.data(from: URL(string: "https://127.0.0.1:\(origin.port)/")!)
+    #expect(proxy.connectRequests().isEmpty)
+    #expect(origin.requests.count == 1)
+  }
+}
+#endif
