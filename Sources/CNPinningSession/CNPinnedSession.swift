@@ -77,7 +77,15 @@ public final class CNPinnedSession: Sendable {
       self.proxyTrustStores = try proxies.proxyTrusts.map { trust throws(CNPinnedSessionError) in (trust, try TrustStore(trust)) }
       self.loop = try CurlMultiLoop(resolve: configuration.resolve)
     #else
-      self.transport = URLSessionTransport(configuration: configuration)
+      // URLSession takes the system's proxy settings (or none); an explicit proxy would need
+      // platform-specific keys, so it is refused rather than silently bypassed.
+      switch configuration.proxy {
+      case .http, .https:
+        throw CNPinnedSessionError.unsupportedRequest(
+          "an explicit proxy needs the Linux transport; on Apple platforms use .environment (the system's proxy settings) or .direct")
+      case .direct, .environment:
+        self.transport = URLSessionTransport(configuration: configuration)
+      }
     #endif
   }
 

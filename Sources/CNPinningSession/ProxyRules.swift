@@ -28,13 +28,10 @@ struct ProxyRules: Sendable {
   init(_ proxy: CNProxy, noProxy: [String]?, environment: [String: String]) throws(CNPinnedSessionError) {
     var exceptions = noProxy
     switch proxy {
-    case .none:
+    case .direct:
       (forHTTPS, forHTTP) = (nil, nil)
-    case .http(let host, let port, let credentials):
-      let route = try Self.route(isHTTPS: false, host: host, port: port, credentials: credentials, trust: .system, source: "the proxy")
-      (forHTTPS, forHTTP) = (route, route)
-    case .https(let host, let port, let trust, let credentials):
-      let route = try Self.route(isHTTPS: true, host: host, port: port, credentials: credentials, trust: trust, source: "the proxy")
+    case .http, .https:
+      let route = try Self.route(proxy, source: "the proxy")
       (forHTTPS, forHTTP) = (route, route)
     case .environment:
       func variable(_ names: String...) -> (name: String, value: String)? {
@@ -78,23 +75,20 @@ struct ProxyRules: Sendable {
     return text
   }
 
-  /// A proxy URL from the environment, as curl reads one: `host[:port]` or
-  /// `scheme://[user:password@]host[:port]`, http (port 1080 by default) or https (443).
+  /// A proxy URL from the environment, read as curl reads one.
   private static func parse(_ variable: (name: String, value: String)) throws(CNPinnedSessionError) -> ProxyRoute {
-    let text = variable.value.contains("://") ? variable.value : "http://" + variable.value
-    guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
-      throw .invalidArgument("\(variable.name) is not a proxy URL")
+    try route(CNProxy(url: variable.value, source: variable.name), source: variable.name)!
+  }
+
+  /// The route of an explicit proxy; nil for `.direct` and `.environment`.
+  private static func route(_ proxy: CNProxy, source: String) throws(CNPinnedSessionError) -> ProxyRoute? {
+    switch proxy {
+    case .direct, .environment: return nil
+    case .http(let host, let port, let credentials):
+      return try route(isHTTPS: false, host: host, port: port, credentials: credentials, trust: .system, source: source)
+    case .https(let host, let port, let trust, let credentials):
+      return try route(isHTTPS: true, host: host, port: port, credentials: credentials, trust: trust, source: source)
     }
-    guard scheme == "http" || scheme == "https" else {
-      throw .invalidArgument("\(variable.name): \(scheme):// proxies are not supported (only http:// and https://)")
-    }
-    let credentials = components.user.map {
-      CNProxyCredentials(user: components.percentEncodedUser?.removingPercentEncoding ?? $0,
-        password: components.percentEncodedPassword?.removingPercentEncoding ?? "")
-    }
-    return try route(
-      isHTTPS: scheme == "https", host: components.host ?? "", port: components.port ?? (scheme == "https" ? 443 : 1080),
-      credentials: credentials, trust: .system, source: variable.name)
   }
 
   private static func route(

@@ -10,12 +10,15 @@ enum CheckCommand {
 
   static let help = """
     Usage: cnpin check --config FILE [HOST[:PORT] ...] [--cafile PEM] [--resolve HOST:PORT:ADDRESS]
-                       [--timeout SECONDS] [--json]
+                       [--timeout SECONDS] [-x PROXY] [--json]
 
     Connects to every host the configuration pins (port 443), or to the hosts named, and reports
     PASS when the verified chain satisfies the pins, FAIL with the reason when it does not, and
     NOT PINNED for a named host that the configuration does not pin: connections to it would be
     allowed without pins (the configuration fails open for it).
+
+    Network options:
+    \(NetworkOptions.help)
 
     Exit status: 0 all PASS; 1 any FAIL or NOT PINNED; 2 bad configuration; 3 network errors only.
 

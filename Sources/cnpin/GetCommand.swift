@@ -15,13 +15,16 @@ enum GetCommand {
 
   static let help = """
     Usage: cnpin get URL --config FILE [--cafile PEM] [-X METHOD] [-H 'Name: value'] [-d DATA|@FILE]
-                     [-o FILE] [-v] [--deny-unpinned] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [--json]
+                     [-o FILE] [-v] [--deny-unpinned] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [-x PROXY] [--json]
 
     Fetches URL through CNPinnedSession with the pins of FILE: the body goes to standard output
     (or -o FILE). -d sends DATA (or the contents of FILE) and makes the default method POST.
     -v prints each connection's verified chain and pin decision, and the response head, on
     standard error. --deny-unpinned refuses hosts the configuration does not pin. --json prints a
     JSON summary (status, headers, body size, connections) instead of the body.
+
+    Network options:
+    \(NetworkOptions.help)
 
     Exit status: 0 a response arrived (whatever its status); 1 a pin or verification failed;
     2 usage or configuration error; 3 network error.

@@ -2,9 +2,22 @@ import CNPinning
 import CNPinningSession
 import Foundation
 
-/// The options every network command shares: `--cafile`, `--resolve`, `--timeout`.
+/// The options every network command shares: `--cafile`, `--resolve`, `--timeout`, and curl's
+/// proxy options `-x/--proxy`, `--noproxy`, `--proxy-cacert`.
 struct NetworkOptions {
-  static let options: Set<String> = ["--cafile", "--resolve", "--timeout"]
+  static let options: Set<String> = ["--cafile", "--resolve", "--timeout", "--proxy", "-x", "--noproxy", "--proxy-cacert"]
+
+  /// The help text for these options.
+  static let help = """
+      --cafile PEM          trust only the anchors in this file (default: the system store)
+      --resolve HOST:PORT:ADDRESS
+                            connect to ADDRESS for HOST:PORT (repeatable), as curl's
+      --timeout SECONDS     give up connecting or waiting for data after this long (default 15)
+      -x, --proxy URL       go through this proxy: [http://|https://][user:password@]host[:port];
+                            without it https_proxy, all_proxy and no_proxy are used, as curl does
+      --noproxy LIST        hosts (comma-separated, * for all) that bypass the proxy
+      --proxy-cacert PEM    trust only these anchors for an https:// proxy
+    """
 
   let trust: CNTrust
   let configuration: CNPinnedSessionConfiguration
@@ -24,6 +37,22 @@ struct NetworkOptions {
     }
   }
 
+  /// `-x/--proxy URL` (with `--proxy-cacert` for an https proxy), else the environment's.
+  private static func proxy(_ arguments: Arguments) throws(CLIError) -> CNProxy {
+    let written = arguments.values("--proxy") + arguments.values("-x")
+    guard let url = written.last else {
+      guard arguments.value("--proxy-cacert") == nil else { throw .usage("--proxy-cacert needs -x/--proxy https://…") }
+      return .environment
+    }
+    guard written.count == 1 else { throw .usage("give one -x/--proxy") }
+    let trust = try arguments.value("--proxy-cacert").map(anchors(inPEMFile:)) ?? .system
+    do {
+      return try CNProxy(url: url, trust: trust)
+    } catch {
+      throw .usage("-x/--proxy: \(error)")
+    }
+  }
+
   init(_ arguments: Arguments) throws(CLIError) {
     trust = try arguments.value("--cafile").map(Self.anchors(inPEMFile:)) ?? .system
     var configuration = CNPinnedSessionConfiguration()
@@ -31,6 +60,10 @@ struct NetworkOptions {
       configuration.resolve = try arguments.values("--resolve").map { try CNHostOverride($0) }
     } catch {
       throw .usage("--resolve: \(error)")
+    }
+    configuration.proxy = try Self.proxy(arguments)
+    if let list = arguments.value("--noproxy") {
+      configuration.noProxy = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
     if let text = arguments.value("--timeout") {
       guard let seconds = TimeInterval(text), seconds > 0, seconds <= 86_400 else {

@@ -10,7 +10,7 @@ enum PinsCommand {
 
   static let help = """
     Usage: cnpin pins HOST[:PORT] [--format names|plist|json|swift|spki] [--includes-subdomains]
-                      [--cafile PEM] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [--json]
+                      [--cafile PEM] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [-x PROXY] [--json]
 
     Connects with SNI, verifies the chain (system trust store, or only the anchors in --cafile) and
     the host name, and prints the verified chain root → leaf, including the trust anchor the server
@@ -23,6 +23,9 @@ enum PinsCommand {
       --format swift   a CNChain literal
       --format spki    each certificate's SPKI SHA-256 (base64) and Common Name
       --json           a JSON report of the chain instead
+
+    Network options:
+    \(NetworkOptions.help)
 
     Examples:
       cnpin pins example.com

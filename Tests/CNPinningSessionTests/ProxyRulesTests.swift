@@ -48,7 +48,7 @@ struct ProxyRulesTests {
   }
 
   @Test func explicitProxiesIgnoreTheEnvironment() throws {
-    #expect(try Self.route(["https_proxy": "http://p.corp:1"], proxy: .none) == nil)
+    #expect(try Self.route(["https_proxy": "http://p.corp:1"], proxy: .direct) == nil)
     #expect(try Self.route(["https_proxy": "http://other:1", "no_proxy": "*"], proxy: .http(host: "P.Corp", port: 3128)) == "http://p.corp:3128")
     #expect(try Self.route([:], proxy: .https(host: "::1", port: 8443), https: false) == "https://[::1]:8443")
   }

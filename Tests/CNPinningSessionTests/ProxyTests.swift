@@ -136,8 +136,12 @@ struct ProxyTests {
       let (body, _) = try await session.data(from: URL(string: "https://127.0.0.1:\(origin.port)/")!)
       #expect(String(body) == "hello")
     }
-    #expect(reused.withLock { $0 } == [false, true, true, true, true])
-    #expect(proxy.connectRequests().count == 1)
+    // Each new connection is one tunnel; libcurl may find a kept connection closed and retry on a
+    // fresh one (a second judgement for that request), which must get its proxy handshake right too.
+    let events = reused.withLock { $0 }
+    #expect(events.first == false)
+    #expect(events.filter { $0 }.count >= 3, "\(events)")
+    #expect(proxy.connectRequests().count == events.filter { !$0 }.count, "\(events)")
   }
 
   @Test func noProxyHostsGoDirect() async throws {

@@ -299,7 +299,8 @@ struct ConfigurationLoadingTests {
   }
 }
 
-@Suite("Warning hook")
+/// The log handler is process-wide: the tests that set it run one at a time.
+@Suite("Warning hook", .serialized)
 struct WarningHookTests {
   @Test func appsReceiveWarningsThroughTheirHandler() throws {
     let source = "hook-test-\(UUID().uuidString).json"
@@ -310,5 +311,19 @@ struct WarningHookTests {
     _ = try CNPinningManager(data: Data(json.utf8), source: source)
     let mine = received.withLock { $0 }.filter { $0.hasPrefix(source) }
     #expect(mine == [#"\#(source): PinnedDomains["api.example.com"].chainSet[0][0]: link has no "type"; it is treated as "exact""#])
+  }
+
+  /// An NSPinnedDomains entry with one identity (which ATS accepts) is logged as a warning.
+  @Test func aSingleNSPinnedIdentityIsLogged() throws {
+    let source = "single-identity-\(UUID().uuidString).plist"
+    let received = Locked<[String]>([])
+    CNPinningLog.setHandler { message in received.withLock { $0.append(message) } }
+    defer { CNPinningLog.setHandler(nil) }
+    let digest = Data(repeating: 7, count: 32).base64EncodedString()
+    let plist = plistDocument(
+      "<dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>a.example.org</key><dict><key>NSPinnedLeafIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\(digest)</string></dict></array></dict></dict></dict></dict>")
+    let manager = try CNPinningManager(data: plist, source: source)
+    #expect(manager.warnings.count == 1)
+    #expect(received.withLock { $0 }.filter { $0.hasPrefix(source) } == manager.warnings.map { "\(source): \($0)" })
   }
 }

@@ -119,6 +119,34 @@ struct OtherCommandTests {
       "\(anchorFindings)")
   }
 
+  /// curl's proxy options, and the environment's proxy when none is given, through tinyproxy.
+  @Test func getGoesThroughTheProxyOfTheOptionsOrTheEnvironment() async throws {
+    let fixture = try Fixture()
+    let proxy = try TestProxy.start()
+    let config = try fixture.configuration(["127.0.0.1"])
+    let url = "https://127.0.0.1:\(fixture.genuine.port)/"
+    let target = "127.0.0.1:\(fixture.genuine.port)"
+
+    let explicit = try await cnpin(["get", url, "--config", config, "--cafile", fixture.caFile, "-x", "127.0.0.1:\(proxy.port)"])
+    #expect(explicit.status == 0 && explicit.stdout == "hello", "\(explicit.stderr)")
+    #expect(proxy.connectRequests() == [target])
+
+    let environment = ["https_proxy": "http://127.0.0.1:\(proxy.port)", "no_proxy": ""]
+    let fromEnvironment = try await cnpin(["get", url, "--config", config, "--cafile", fixture.caFile], environment: environment)
+    #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
+    #expect(proxy.connectRequests() == [target, target])
+
+    let bypassed = try await cnpin(
+      ["get", url, "--config", config, "--cafile", fixture.caFile, "--noproxy", "localhost,127.0.0.1"], environment: environment)
+    #expect(bypassed.status == 0, "\(bypassed.stderr)")
+    #expect(proxy.connectRequests().count == 2)
+
+    let socks = try await cnpin(["get", url, "--config", config, "-x", "socks5://127.0.0.1:1080"])
+    #expect(socks.status == 2 && socks.stderr.contains("socks5:// proxies are not supported"), "\(socks.stderr)")
+    let broken = try await cnpin(["get", url, "--config", config], environment: ["https_proxy": "ftp://proxy"])
+    #expect(broken.status == 2 && broken.stderr.contains("https_proxy: ftp:// proxies are not supported"), "\(broken.stderr)")
+  }
+
   @Test func lintWarningsExit0() async throws {
     let directory = try TemporaryDirectory()
     let json = #"{"PinnedDomains": {"example.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "Root CA"}, {"type": "prefix", "value": "R"}, {"type": "suffix", "value": "example.com"}], [{"value": "Other Root"}, {"type": "suffix", "value": ".example.com"}]]}, "api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "Root X"}, {"type": "prefixWithNumber", "value": "R"}, {"type": "exact", "value": "api.example.com"}]]}}}"#

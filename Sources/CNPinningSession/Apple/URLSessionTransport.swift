@@ -93,6 +93,8 @@
         // The session adds httpAdditionalHeaders to each request itself (credentials stay behind
         // when a redirect leaves the origin), so the URLSession gets none.
         settings.tlsMinimumSupportedProtocolVersion = Self.protocolVersion(configuration.minimumTLSVersion)
+        // .environment keeps the system's proxy settings; .direct is an empty proxy dictionary.
+        if configuration.proxy == .direct { settings.connectionProxyDictionary = [:] }
         let session = URLSession(configuration: settings, delegate: RedirectRefusal(), delegateQueue: nil)
         current = Current(manager: manager, generation: generation, session: session)
         return session
