@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # ld.gold prints one harmless line per sanitizer symbol; keep the output readable.
 QUIET_LINKER := grep -v "Cannot export local symbol" || true
 
-.PHONY: deps build demo test bench bench-peers leaks soak asan tsan apple-check fuzz fuzz-long clean
+.PHONY: deps build demo test bench bench-peers leaks soak asan tsan apple-check docs fuzz fuzz-long clean
 
 deps:
 	@scripts/deps.sh
@@ -79,6 +79,11 @@ tsan: deps
 # Linux against stubs of Apple's SDK (AppleCheck/), then a self-test that deliberate mistakes fail.
 apple-check: deps
 	scripts/apple-check.sh --self-test
+
+# API documentation: a .doccarchive per module in .build/docs, from symbol graphs with the
+# toolchain's docc (warnings are errors; every public symbol needs a doc comment).
+docs: deps
+	scripts/docs.sh
 
 # Coverage-guided fuzzing of the certificate reader, configuration loaders, JWS verifier and
 # host-name handling (Fuzz/), raw and structure-aware: SECONDS per target, then the budget check.

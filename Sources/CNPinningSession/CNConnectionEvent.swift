@@ -5,6 +5,7 @@ import CNPinning
 public struct CNConnectionEvent: Sendable {
   /// The host the connection was made for.
   public let host: String
+  /// The port connected to.
   public let port: Int
   /// Whether an existing connection was reused (its verified chain was judged again).
   public let isReusedConnection: Bool

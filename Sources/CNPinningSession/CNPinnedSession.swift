@@ -20,6 +20,7 @@ public final class CNPinnedSession: Sendable {
   public let trust: CNTrust
   /// What happens to hosts without pins.
   public let unpinnedHosts: CNUnpinnedHostPolicy
+  /// The settings the session was made with.
   public let configuration: CNPinnedSessionConfiguration
   private let state: Locked<State>
   /// Uploads failure reports; nil for the session that uploads them (no recursion).
@@ -332,7 +333,9 @@ extension Task where Success == Never, Failure == Never {
 /// A failed `probe`: the error, and what was seen of the connection before it failed (the
 /// presented chain, for example) when the handshake got that far.
 public struct CNProbeError: Error, Sendable, CustomStringConvertible {
+  /// Why the probe failed.
   public let error: CNPinnedSessionError
+  /// What was seen of the connection, when it got as far as a handshake.
   public let event: CNConnectionEvent?
   public var description: String { error.description }
 }

@@ -44,6 +44,7 @@ public struct CNPinnedSessionConfiguration: Sendable {
   /// list (even empty) replaces them.
   public var noProxy: [String]? = nil
 
+  /// The defaults, as `default`.
   public init() {}
 
   /// The defaults.
@@ -52,10 +53,14 @@ public struct CNPinnedSessionConfiguration: Sendable {
 
 /// A fixed address for a host and port, as curl's `--resolve host:port:address`.
 public struct CNHostOverride: Sendable, Hashable, CustomStringConvertible {
+  /// The host name the override applies to.
   public let host: String
+  /// The port it applies to.
   public let port: Int
+  /// The IPv4 or IPv6 address to connect to instead.
   public let address: String
 
+  /// Connect to `address` for `host`:`port`.
   public init(host: String, port: Int, address: String) {
     self.host = host
     self.port = port

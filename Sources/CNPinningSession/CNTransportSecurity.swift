@@ -5,10 +5,12 @@ import CNPinning
 /// the anchor; AES-GCM or ChaCha20-Poly1305 with ECDHE (or TLS 1.3) forward secrecy; no plain
 /// `http://`. Exceptions relax it per host, like `NSExceptionDomains`.
 public struct CNTransportSecurity: Sendable, Equatable {
+  /// Whether the rules are applied at all.
   public var isEnabled: Bool
   /// Relaxations by host name; a key with `includesSubdomains` also covers the hosts below it.
   public var exceptions: [String: CNTransportSecurityException]
 
+  /// The rules, on by default, with exceptions keyed by domain.
   public init(isEnabled: Bool = true, exceptions: [String: CNTransportSecurityException] = [:]) {
     self.isEnabled = isEnabled
     self.exceptions = exceptions
@@ -53,6 +55,7 @@ struct IndexedTransportSecurity: Sendable {
 /// How one host (and, with `includesSubdomains`, the hosts below it) may fall short of the
 /// policy. The default relaxes nothing.
 public struct CNTransportSecurityException: Sendable, Equatable {
+  /// Whether the exception also covers the domain's subdomains.
   public var includesSubdomains: Bool
   /// Allows plain `http://` (NSExceptionAllowsInsecureHTTPLoads).
   public var allowsInsecureHTTPLoads: Bool
@@ -64,6 +67,7 @@ public struct CNTransportSecurityException: Sendable, Equatable {
   /// Accepts small keys and SHA-1 signatures.
   public var allowsWeakCertificates: Bool
 
+  /// An exception; each argument relaxes one rule, as the NSExceptionDomains key of the same name.
   public init(
     includesSubdomains: Bool = false, allowsInsecureHTTPLoads: Bool = false, minimumTLSVersion: CNTLSVersion = .tls12,
     requiresForwardSecrecy: Bool = true, allowsWeakCertificates: Bool = false
@@ -78,10 +82,15 @@ public struct CNTransportSecurityException: Sendable, Equatable {
 
 /// Which transport-security requirement a connection failed, and what it found instead.
 public enum CNTransportSecurityViolation: Sendable, Equatable, CustomStringConvertible {
+  /// A plain http:// request to a host that needs https.
   case insecureHTTP(host: String)
+  /// The TLS version negotiated is below the one required.
   case protocolVersion(host: String, required: String, found: String)
+  /// The cipher suite lacks forward secrecy or authenticated encryption.
   case cipherSuite(host: String, found: String)
+  /// The leaf's key is too small (RSA under 2048 bits, EC under 256).
   case leafKey(host: String, found: String)
+  /// A certificate is signed with a weak hash (MD5, SHA-1).
   case signatureHash(host: String, certificate: String, found: String)
 
   public var description: String {

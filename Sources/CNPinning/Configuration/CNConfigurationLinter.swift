@@ -2,6 +2,7 @@ import Foundation
 
 /// One lint finding about a configuration.
 public struct CNLintFinding: Sendable, Hashable, Codable, CustomStringConvertible {
+  /// How serious a finding is; errors sort first.
   public enum Severity: String, Sendable, Hashable, Codable, Comparable {
     /// The configuration does not load, or pins nothing where it seems to.
     case error
@@ -14,11 +15,14 @@ public struct CNLintFinding: Sendable, Hashable, Codable, CustomStringConvertibl
     public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
   }
 
+  /// How serious the finding is.
   public let severity: Severity
   /// The element the finding is about (empty for the whole document).
   public let path: String
+  /// What is wrong and how to fix it.
   public let message: String
 
+  /// A finding about the element at `path` (empty for the whole document).
   public init(severity: Severity, path: String, message: String) {
     self.severity = severity
     self.path = path

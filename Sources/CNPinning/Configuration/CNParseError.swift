@@ -97,6 +97,7 @@ public struct CNConfigurationProblem: Sendable, Hashable, CustomStringConvertibl
   /// What is wrong with it.
   public let error: CNParseError
 
+  /// A problem of the element at `path`.
   public init(path: String, error: CNParseError) {
     self.path = path
     self.error = error
@@ -112,6 +113,7 @@ public struct CNConfigurationError: Error, Sendable, Hashable, CustomStringConve
   /// The problems, never empty.
   public let problems: [CNConfigurationProblem]
 
+  /// An error for `problems` (at least one) found in `source`.
   public init(source: String? = nil, problems: [CNConfigurationProblem]) {
     precondition(!problems.isEmpty, "a configuration error needs at least one problem")
     self.source = source

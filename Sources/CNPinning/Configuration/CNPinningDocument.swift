@@ -8,6 +8,7 @@ public struct CNPinningDocument: Sendable, Equatable {
   public struct Entry: Sendable, Equatable {
     /// The host as written in the file.
     public let host: String
+    /// The host's pins and settings.
     public let configuration: CNConfiguration
     let name: HostName
     /// Read from `NSAppTransportSecurity` › `NSPinnedDomains`, and written back there: ATS's
@@ -22,7 +23,9 @@ public struct CNPinningDocument: Sendable, Equatable {
 
   /// The file formats.
   public enum Format: String, Sendable, CaseIterable {
+    /// An XML property list (binary ones are read too).
     case propertyList = "plist"
+    /// JSON with the same structure.
     case json
   }
 

@@ -11,9 +11,13 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
   public static let maximumTokenSize = 256 * 1024
   static let standardClaims: Set<String> = ["iat", "exp", "nbf", "iss", "sub", "aud", "jti"]
 
+  /// The algorithm the token was signed with (its `alg` header).
   public let algorithm: JWSAlgorithm
+  /// When the policy was issued (`iat`); anti-rollback compares it.
   public let issuedAt: Date
+  /// When the policy stops applying (`exp`).
   public let expiry: Date
+  /// When the policy starts applying (`nbf`), if it says.
   public let notBefore: Date?
   /// The chains per host as written in the payload (`"*"` included).
   public let chains: [String: [CNChain]]
@@ -167,10 +171,12 @@ private struct PayloadReader {
 /// never accepted again. Persist it (it is `Codable`) and give it back with
 /// `raisePolicyHighWaterMark(to:)` to keep that promise across launches.
 public struct CNPolicyHighWaterMark: Sendable, Equatable, Codable {
+  /// The `iat` of the newest policy accepted.
   public let issuedAt: Date
   /// SHA-256 of the policy's content in canonical form (`CNEnterprisePolicy.contentSHA256`).
   public let contentSHA256: String
 
+  /// A mark for a policy issued at `issuedAt` whose payload has this SHA-256 (hex).
   public init(issuedAt: Date, contentSHA256: String) {
     self.issuedAt = issuedAt
     self.contentSHA256 = contentSHA256

@@ -3,6 +3,7 @@ import Foundation
 /// Thrown by the async `validate(challenge:)` for a host that has no pins, so that the caller
 /// chooses the fallback policy (as in the seed).
 public enum CNPinningError: Error, Sendable, Equatable {
+  /// The host has no pins.
   case notPinned
 }
 

@@ -14,27 +14,43 @@ public struct CNPinningFailureReport: Codable, Sendable, Hashable {
 
   /// One certificate of the verified chain.
   public struct Certificate: Codable, Sendable, Hashable {
+    /// The subject CN, when it has a usable one.
     public let commonName: String?
+    /// Base64 of the SHA-256 of the public key.
     public let spkiSHA256: String
+    /// Base64 of the SHA-256 of the DER certificate.
     public let certificateSHA256: String
   }
 
   /// The configuration that applied, as in the configuration file.
   public struct Configuration: Codable, Sendable, Hashable {
+    /// The configured domain that applied to the host.
     public let domain: String
+    /// Whether the domain's pins cover its subdomains.
     public let includesSubdomains: Bool
+    /// The accepted CN chains, each root → leaf.
     public let chainSet: [[CNChainLink]]
+    /// The SPKI pins, as base64 digests.
     public let spkiPins: [String]
+    /// The certificate pins, as base64 digests.
     public let certificatePins: [String]
+    /// When the pins stop applying, if they do.
     public let expirationDate: Date?
+    /// Whether failures refuse connections (false: report-only).
     public let enforce: Bool
   }
 
+  /// The schema version (1).
   public var version = 1
+  /// What happened.
   public let kind: Kind
+  /// When it happened.
   public let time: Date
+  /// The host that was connected to.
   public let host: String
+  /// Its port.
   public let port: Int
+  /// The pins that applied.
   public let configuration: Configuration
   /// The verified chain, root → leaf (empty for `pinsExpired`).
   public let verifiedChain: [Certificate]

@@ -22,7 +22,9 @@ public enum CNPinScope: String, Sendable, Hashable, Codable, CaseIterable {
 /// value of the openssl pipeline in `CNCertificate.spkiSHA256Base64`). Survives certificate
 /// renewals that keep the key.
 public struct CNSPKIPin: Sendable, Hashable {
+  /// Base64 of the SHA-256 of the public key (SubjectPublicKeyInfo).
   public let sha256Base64: String
+  /// Which certificates of the verified chain the pin may match.
   public let scope: CNPinScope
 
   /// Throws `CNParseError.invalidDigest` unless `sha256Base64` is base64 of exactly 32 bytes.
@@ -42,7 +44,9 @@ public struct CNSPKIPin: Sendable, Hashable {
 /// A pin on a whole certificate: base64 of the SHA-256 of its DER encoding. Breaks at every
 /// renewal; use it for certificates you control.
 public struct CNCertificatePin: Sendable, Hashable {
+  /// Base64 of the SHA-256 of the whole DER certificate.
   public let sha256Base64: String
+  /// Which certificates of the verified chain the pin may match.
   public let scope: CNPinScope
   /// The certificate file the pin was read from, when a configuration named one (kept so that
   /// conversions between formats keep the reference; it does not take part in equality).

@@ -1,14 +1,23 @@
 /// What a SubjectPublicKeyInfo holds: the key's algorithm and size, read by the strict DER reader.
 public enum PublicKeyKind: Sendable, Hashable, CustomStringConvertible {
+  /// An RSA key of this modulus size.
   case rsa(bits: Int)
+  /// An elliptic-curve key on this named curve.
   case ec(curve: Curve)
+  /// An Ed25519 key.
   case ed25519
+  /// Another algorithm, by the DER content of its OID.
   case other(oid: [UInt8])
 
+  /// The named curves the reader knows.
   public enum Curve: String, Sendable, Hashable {
+    /// NIST P-256 (secp256r1).
     case p256 = "P-256"
+    /// NIST P-384 (secp384r1).
     case p384 = "P-384"
+    /// NIST P-521 (secp521r1).
     case p521 = "P-521"
+    /// Any other curve.
     case other = "an unsupported curve"
 
     /// Bytes in one coordinate (and in each of r and s of a raw signature).
@@ -21,6 +30,7 @@ public enum PublicKeyKind: Sendable, Hashable, CustomStringConvertible {
       }
     }
 
+    /// The curve's size in bits.
     public var bits: Int { self == .p521 ? 521 : coordinateSize * 8 }
   }
 

@@ -1,5 +1,6 @@
 /// The hash in a certificate's signature algorithm, as transport-security rules judge it.
 public enum SignatureHash: Sendable, Hashable, CustomStringConvertible {
+  /// The hash of an RSA or ECDSA signature.
   case md5, sha1, sha224, sha256, sha384, sha512
   /// Ed25519/Ed448 sign without a separate hash; they count as strong.
   case eddsa

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the API documentation with the toolchain's docc alone (no plug-in package): symbol
+# graphs of CNPinning and CNPinningSession from a debug build, a doc-comment check (every public
+# symbol documented), then one .doccarchive per module in .build/docs, warnings as errors.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=.build/docs
+graphs=$out/symbol-graphs
+# The graphs are written when the module compiles; an up-to-date build keeps the last ones.
+rm -rf "$out"/*.doccarchive
+mkdir -p "$graphs"
+swift build --target CNPinningSession --build-path .build/docs-build \
+  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" \
+  -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public 2>&1 | { grep -E "error|warning: " || true; }
+python3 scripts/doc-coverage.py "$graphs/CNPinning.symbols.json" "$graphs/CNPinningSession.symbols.json"
+docc=$(command -v docc || echo "$(dirname "$(readlink -f "$(command -v swift)")")/docc")
+for module in CNPinning CNPinningSession; do
+  rm -rf "${graphs:?}/$module"
+  mkdir -p "$graphs/$module"
+  # A module's own graph and the extensions it declares on other modules' types.
+  cp "$graphs/$module.symbols.json" "$graphs/$module"/
+  cp "$graphs/$module@"*.symbols.json "$graphs/$module"/ 2>/dev/null || true
+  "$docc" convert "Sources/$module/$module.docc" --additional-symbol-graph-dir "$graphs/$module" \
+    --fallback-display-name "$module" --fallback-bundle-identifier "org.cnpinning.$module" \
+    --output-path "$out/$module.doccarchive" --warnings-as-errors >"$out/$module.log" 2>&1 || {
+    cat "$out/$module.log" >&2
+    echo "docs: docc reported problems in $module" >&2
+    exit 1
+  }
+done
+echo "docs: .build/docs/CNPinning.doccarchive and .build/docs/CNPinningSession.doccarchive"
