@@ -21,4 +21,10 @@ public struct CNConnectionEvent: Sendable {
   public let pinning: CNPinningResult?
   /// Why the connection was refused, when it was.
   public let error: CNPinnedSessionError?
+  /// The negotiated TLS version; nil when the transport does not say (Apple platforms) or no
+  /// handshake completed.
+  public let tlsVersion: CNTLSVersion?
+  /// The HTTP version agreed by ALPN ("HTTP/2", "HTTP/1.1"); nil when the transport does not say
+  /// or the server chose none.
+  public let httpVersion: String?
 }

@@ -115,7 +115,12 @@ public final class CNPinnedSession: Sendable {
   /// Loads `request`, following redirects (each hop is judged by its own host's pins).
   /// Throws `CNPinnedSessionError`.
   public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    try await exchange(request, toFile: false)
+    try await exchange(request, toFile: false, progress: nil)
+  }
+
+  /// Loads `request` as `data(for:)` does, updating `progress` as the body arrives.
+  public func data(for request: URLRequest, progress: CNTransferProgress) async throws -> (Data, HTTPURLResponse) {
+    try await exchange(request, toFile: false, progress: progress)
   }
 
   /// Loads `url` with a GET request.
@@ -126,7 +131,13 @@ public final class CNPinnedSession: Sendable {
   /// Loads `request` into a temporary file, for bodies too large to hold in memory. The caller
   /// owns the file and should move or delete it.
   public func download(for request: URLRequest) async throws -> (URL, HTTPURLResponse) {
-    let (data, response) = try await exchange(request, toFile: true)
+    let (data, response) = try await exchange(request, toFile: true, progress: nil)
+    return (URL(fileURLWithPath: String(decoding: data, as: UTF8.self)), response)
+  }
+
+  /// Downloads `request` as `download(for:)` does, updating `progress` as the body arrives.
+  public func download(for request: URLRequest, progress: CNTransferProgress) async throws -> (URL, HTTPURLResponse) {
+    let (data, response) = try await exchange(request, toFile: true, progress: progress)
     return (URL(fileURLWithPath: String(decoding: data, as: UTF8.self)), response)
   }
 
@@ -184,7 +195,9 @@ public final class CNPinnedSession: Sendable {
   /// downloaded body.
   /// Credentials (request headers or `httpAdditionalHeaders`) go only to the original origin:
   /// once a hop leaves it they are dropped for the rest of the chain.
-  private func exchange(_ original: URLRequest, toFile: Bool) async throws(CNPinnedSessionError) -> (Data, HTTPURLResponse) {
+  private func exchange(_ original: URLRequest, toFile: Bool, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
+    -> (Data, HTTPURLResponse)
+  {
     var request = original
     var redirects = 0
     let credentials = CredentialHeaders(additional: configuration.credentialHeaders)
@@ -195,7 +208,7 @@ public final class CNPinnedSession: Sendable {
       let file = toFile ? try DownloadFile.create() : nil
       let outcome: TransferOutcome
       do {
-        outcome = try await perform(request, bodyFile: file?.handle, withheld: leftOrigin ? credentials : nil)
+        outcome = try await perform(request, bodyFile: file?.handle, withheld: leftOrigin ? credentials : nil, progress: progress)
         try Self.close(file?.handle, host: request.url?.host ?? "")
       } catch {
         if let file { try? FileManager.default.removeItem(at: file.url) }
@@ -216,7 +229,7 @@ public final class CNPinnedSession: Sendable {
   /// One HTTP exchange, after the checks that need no network.
   /// `withheld`: credential headers that must not be sent (the configuration's included).
   private func perform(
-    _ request: URLRequest, bodyFile: FileHandle?, withheld: CredentialHeaders? = nil,
+    _ request: URLRequest, bodyFile: FileHandle?, withheld: CredentialHeaders? = nil, progress: CNTransferProgress? = nil,
     observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil, connectOnly: Bool = false
   ) async throws(CNPinnedSessionError) -> TransferOutcome {
     let (manager, sessionObserver, invalidated) = state.withLock { ($0.manager, $0.observer, $0.invalidated) }
@@ -253,7 +266,8 @@ public final class CNPinnedSession: Sendable {
       }
       let transfer = CurlTransfer(
         plan: plan, policy: policy, trustStore: trustStore, proxyTrustStore: proxyTrustStore,
-        minimumTLSVersion: policy.minimumTLSVersion(session: configuration.minimumTLSVersion), bodyFile: bodyFile)
+        minimumTLSVersion: policy.minimumTLSVersion(session: configuration.minimumTLSVersion), bodyFile: bodyFile,
+        progress: progress)
       let report = await loop.perform(transfer)
       emitEffects(
         of: report.judgements, host: policy.host, port: policy.port, hostName: policy.hostName, manager: policy.manager,
@@ -279,9 +293,16 @@ public final class CNPinnedSession: Sendable {
         merged.setValue(value, forHTTPHeaderField: name)
       }
       if let bodyFile {
-        return TransferOutcome(response: try await transport.download(merged, settings: settings, to: bodyFile), body: Data())
+        let response = try await transport.download(merged, settings: settings, to: bodyFile)
+        if let progress {
+          progress.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
+          progress.add((try? bodyFile.offset()).map(Int.init) ?? 0)
+        }
+        return TransferOutcome(response: response, body: Data())
       }
       let (data, response) = try await transport.perform(merged, settings: settings)
+      progress?.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
+      progress?.add(data.count)
       return TransferOutcome(response: response, body: data)
     #endif
   }
@@ -298,7 +319,9 @@ public final class CNPinnedSession: Sendable {
         CNConnectionEvent(
           host: host, port: port, isReusedConnection: judgement.use == .reused,
           isResumedSession: judgement.use == .resumed, verifiedChain: judgement.verifiedChain,
-          presentedChain: judgement.presentedChain, pinning: judgement.pinning, error: judgement.rejection))
+          presentedChain: judgement.presentedChain, pinning: judgement.pinning, error: judgement.rejection,
+          tlsVersion: CNTLSVersion(rawValue: judgement.protocolVersion),
+          httpVersion: judgement.applicationProtocol.map { $0 == "h2" ? "HTTP/2" : $0.uppercased() }))
       guard let uploader, let manager, let pinning = judgement.pinning,
         let report = manager.report(pinning, host: host, port: port, chain: judgement.verifiedChain)
       else { continue }

@@ -58,6 +58,15 @@ struct ResponseHead {
     return (statusCode, httpVersion, dictionary)
   }
 
+  /// The body length the head announces (`Content-Length`); nil when it announces none, or when
+  /// the body is content-encoded (its decoded length, which is what arrives, is unknown).
+  var expectedBodyLength: Int? {
+    guard let fields = parsed()?.fields else { return nil }
+    let lowered = Dictionary(fields.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+    guard lowered["content-encoding"].map({ $0.lowercased() == "identity" }) ?? true else { return nil }
+    return lowered["content-length"].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+  }
+
   /// The response for `url`, or nil without a status line.
   func response(for url: URL) -> HTTPURLResponse? {
     guard let (statusCode, httpVersion, fields) = parsed() else { return nil }

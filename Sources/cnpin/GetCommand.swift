@@ -2,6 +2,10 @@ import CNPinning
 import CNPinningSession
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 #if canImport(FoundationNetworking)
   import FoundationNetworking
 #endif
@@ -75,7 +79,7 @@ enum GetCommand {
         verifiedChain: event.verifiedChain.reversed().map(\.commonName), decision: describe(event))
       connections.withLock { $0.append(report) }
       if verbose {
-        Output.error("* \(event.isReusedConnection ? "reusing connection" : "connected") to \(event.host):\(event.port)")
+        Output.error("* \(describeConnection(event))")
         if !event.verifiedChain.isEmpty {
           Output.error("*   verified chain (root → leaf): " + report.verifiedChain.map { $0 ?? "(no usable CN)" }.joined(separator: " → "))
         }
@@ -83,12 +87,33 @@ enum GetCommand {
       }
     }
 
-    let data: Data
+    var data = Data()
     let response: HTTPURLResponse
+    let bodyBytes: Int
     do {
-      (data, response) = try await session.data(for: request)
+      if let output = arguments.value("-o") {
+        // To a file: streamed to disk, with a progress meter when standard error is a terminal.
+        let progress = CNTransferProgress()
+        let meter = isatty(STDERR_FILENO) == 1 ? ProgressMeter.start(progress) : nil
+        let result: Result<(URL, HTTPURLResponse), Error>
+        do {
+          result = .success(try await session.download(for: request, progress: progress))
+        } catch {
+          result = .failure(error)
+        }
+        await meter?.finish()
+        let (file, downloaded) = try result.get()
+        response = downloaded
+        bodyBytes = progress.receivedBytes
+        try place(file, at: output)
+      } else {
+        (data, response) = try await session.data(for: request)
+        bodyBytes = data.count
+      }
     } catch let error as CNPinnedSessionError {
       throw CLIError.from(error)
+    } catch let error as CLIError {
+      throw error
     } catch {
       throw .network("\(error)")
     }
@@ -96,23 +121,36 @@ enum GetCommand {
       Output.error("< \(response.statusCode)")
       for (name, value) in response.allHeaderFields.sorted(by: { "\($0.key)" < "\($1.key)" }) { Output.error("< \(name): \(value)") }
     }
-    if let output = arguments.value("-o") {
-      do {
-        try data.write(to: URL(fileURLWithPath: output))
-      } catch {
-        throw .usage("cannot write \(output): \(error.localizedDescription)")
-      }
-    }
     if arguments.has("--json") {
       let headers = Dictionary(uniqueKeysWithValues: response.allHeaderFields.map { ("\($0.key)", "\($0.value)") })
       Output.print(
         Output.json(
           Report(
             url: response.url?.absoluteString ?? url.absoluteString, status: response.statusCode, headers: headers,
-            bodyBytes: data.count, connections: connections.withLock { $0 })))
+            bodyBytes: bodyBytes, connections: connections.withLock { $0 })))
     } else if arguments.value("-o") == nil {
       Output.write(data)
     }
+  }
+
+  /// Moves a finished download to `path`, replacing what is there (as curl -o does).
+  private static func place(_ file: URL, at path: String) throws(CLIError) {
+    let target = URL(fileURLWithPath: path)
+    do {
+      if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(at: target) }
+      try FileManager.default.moveItem(at: file, to: target)
+    } catch {
+      try? FileManager.default.removeItem(at: file)
+      throw .usage("cannot write \(path): \(error.localizedDescription)")
+    }
+  }
+
+  /// "connected to api.test:443 (new connection, TLS 1.3, HTTP/2)", "… (TLS session resumed, …)",
+  /// "reusing connection to …".
+  static func describeConnection(_ event: CNConnectionEvent) -> String {
+    let how = event.isReusedConnection ? "reused connection" : event.isResumedSession ? "TLS session resumed" : "new connection"
+    let details = [how, event.tlsVersion?.description, event.httpVersion].compactMap { $0 }.joined(separator: ", ")
+    return "\(event.isReusedConnection ? "reusing connection" : "connected") to \(event.host):\(event.port) (\(details))"
   }
 
   private static func describe(_ event: CNConnectionEvent) -> String {

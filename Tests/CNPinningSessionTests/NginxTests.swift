@@ -49,6 +49,24 @@ struct NginxTests {
     #expect(Set(log.map { $0.split(separator: " ").dropFirst().first.map(String.init) ?? "" }).count == 1, "one connection")
   }
 
+  /// Each event says the TLS version and the HTTP version ALPN chose, on new and reused connections.
+  @Test func eventsCarryTheNegotiatedTLSAndHTTPVersions() async throws {
+    let pki = try TestPKI()
+    for http2 in [true, false] {
+      var setup = try NginxServer.Configuration(identity: pki.leaf)
+      setup.http2 = http2
+      let server = try NginxServer.start(setup)
+      let session = try Self.session(for: server, pki: pki, manager: try matchingPins())
+      let events = Locked<[CNConnectionEvent]>([])
+      session.setConnectionObserver { event in events.withLock { $0.append(event) } }
+      for _ in 0..<2 { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
+      let seen = events.withLock { $0 }
+      #expect(seen.map(\.isReusedConnection) == [false, true])
+      #expect(seen.map(\.tlsVersion) == [.tls13, .tls13])
+      #expect(seen.map(\.httpVersion) == Array(repeating: http2 ? "HTTP/2" : "HTTP/1.1", count: 2))
+    }
+  }
+
   @Test func pinsChangedMidStreamRefuseTheNextStream() async throws {
     let pki = try TestPKI()
     let server = try NginxServer.start(try .init(identity: pki.leaf))

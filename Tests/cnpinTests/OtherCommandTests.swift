@@ -147,6 +147,36 @@ struct OtherCommandTests {
     #expect(broken.status == 2 && broken.stderr.contains("https_proxy: ftp:// proxies are not supported"), "\(broken.stderr)")
   }
 
+  /// `-o` streams to the file; the progress meter shows only on a terminal (a pseudo-terminal
+  /// from util-linux's `script` here), as curl's does.
+  @Test func downloadsShowProgressOnlyOnATerminal() async throws {
+    let body = String(repeating: "0123456789abcdef", count: 200_000)  // 3.1 MiB
+    let fixture = try Fixture(genuineHandler: { _ in .text(body) })
+    let output = fixture.directory.url.appendingPathComponent("body.bin").path
+    let arguments = ["get", "https://api.test:\(fixture.genuine.port)/", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "-o", output]
+      + fixture.resolve(fixture.genuine)
+    let piped = try await cnpin(arguments)
+    #expect(piped.status == 0, "\(piped.stderr)")
+    #expect(piped.stderr.isEmpty && piped.stdout.isEmpty)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: output)).count == body.utf8.count)
+
+    try FileManager.default.removeItem(atPath: output)
+    let command = ([cnpinExecutable.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+    let terminal = try await run("/usr/bin/script", ["-qec", command, "/dev/null"])
+    #expect(terminal.status == 0, "\(terminal.stdout)")
+    #expect(terminal.stdout.contains("3.1 MiB of 3.1 MiB  100%"), "\(terminal.stdout)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: output)).count == body.utf8.count)
+  }
+
+  @Test func verboseSaysHowTheConnectionWasMade() async throws {
+    let fixture = try Fixture()
+    let run = try await cnpin(
+      ["get", "https://api.test:\(fixture.genuine.port)/", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "-v"]
+        + fixture.resolve(fixture.genuine))
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr.contains("* connected to api.test:\(fixture.genuine.port) (new connection, TLS 1.3"), "\(run.stderr)")
+  }
+
   @Test func lintWarningsExit0() async throws {
     let directory = try TemporaryDirectory()
     let json = #"{"PinnedDomains": {"example.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "Root CA"}, {"type": "prefix", "value": "R"}, {"type": "suffix", "value": "example.com"}], [{"value": "Other Root"}, {"type": "suffix", "value": ".example.com"}]]}, "api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "Root X"}, {"type": "prefixWithNumber", "value": "R"}, {"type": "exact", "value": "api.example.com"}]]}}}"#

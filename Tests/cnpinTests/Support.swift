@@ -22,11 +22,16 @@ let cnpinExecutable: URL = {
   return directory.appendingPathComponent("cnpin")
 }()
 
-/// Runs `cnpin` with `arguments` (and extra environment). Waits without blocking a thread of the
-/// shared pool (the suite's other tests need them), and at most 120 s.
+/// Runs `cnpin` with `arguments` (and extra environment).
 func cnpin(_ arguments: [String], environment: [String: String] = [:]) async throws -> Run {
+  try await run(cnpinExecutable.path, arguments, environment: environment)
+}
+
+/// Runs `executable` with `arguments` (and extra environment). Waits without blocking a thread of
+/// the shared pool (the suite's other tests need them), and at most 120 s.
+func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> Run {
   let process = Process()
-  process.executableURL = cnpinExecutable
+  process.executableURL = URL(fileURLWithPath: executable)
   process.arguments = arguments
   var env = ProcessInfo.processInfo.environment
   env.merge(environment) { $1 }
@@ -49,7 +54,7 @@ func cnpin(_ arguments: [String], environment: [String: String] = [:]) async thr
   try process.run()
   let watchdog = Task {
     try await Task.sleep(nanoseconds: 120_000_000_000)
-    Issue.record("cnpin \(arguments.joined(separator: " ")) did not finish within 120 s")
+    Issue.record("\(executable) \(arguments.joined(separator: " ")) did not finish within 120 s")
     process.terminate()
   }
   async let output = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value

@@ -38,6 +38,9 @@
     private(set) var body = Data()
     /// Decoded body bytes received so far.
     private var bodyBytes = 0
+    /// Where the caller follows the body's progress; started at the first body bytes.
+    private let progress: CNTransferProgress?
+    private var progressStarted = false
     /// Why the transfer stopped reading the response, when it did.
     private var refusedResponse: CNPinnedSessionError?
     private let bodyFile: FileHandle?
@@ -48,8 +51,9 @@
 
     init(
       plan: RequestPlan, policy: RequestPolicy, trustStore: TrustStore, proxyTrustStore: TrustStore?,
-      minimumTLSVersion: CNTLSVersion, bodyFile: FileHandle?
+      minimumTLSVersion: CNTLSVersion, bodyFile: FileHandle?, progress: CNTransferProgress? = nil
     ) {
+      self.progress = progress
       self.plan = plan
       self.policy = policy
       self.trustStore = trustStore
@@ -90,7 +94,9 @@
       let facts =
         ssl.flatMap(TLSHooks.facts(of:))
         ?? ConnectionFacts(use: .new, protocolVersion: 0, cipher: nil, verified: nil)
-      let judgement = ConnectionVerdict.judge(facts, under: policy, at: now)
+      var judgement = ConnectionVerdict.judge(facts, under: policy, at: now)
+      judgement.protocolVersion = facts.protocolVersion
+      judgement.applicationProtocol = facts.applicationProtocol
       judgements.append(judgement)
       guard judgement.rejection == nil else {
         if let ssl { TLSHooks.forgetSession(of: ssl) }
@@ -101,6 +107,13 @@
 
     /// Takes body bytes (decoded by libcurl); false stops the transfer.
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+      if let progress {
+        if !progressStarted {
+          progressStarted = true
+          progress.start(expected: head.expectedBodyLength)
+        }
+        progress.add(bytes.count)
+      }
       bodyBytes += bytes.count
       guard bodyBytes <= plan.bodyLimit else {
         refusedResponse = .responseTooLarge(host: plan.host, limit: plan.bodyLimit)

@@ -134,7 +134,13 @@
       {
         verified = Unmanaged<VerifiedChain>.fromOpaque(pointer).takeUnretainedValue()
       }
-      return ConnectionFacts(use: use, protocolVersion: Int(SSL_version(ssl)), cipher: state.cipher, verified: verified)
+      var alpn: UnsafePointer<UInt8>?
+      var alpnLength: UInt32 = 0
+      SSL_get0_alpn_selected(ssl, &alpn, &alpnLength)
+      let applicationProtocol = alpn.map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(alpnLength)), as: UTF8.self) }
+      return ConnectionFacts(
+        use: use, protocolVersion: Int(SSL_version(ssl)), cipher: state.cipher, verified: verified,
+        applicationProtocol: applicationProtocol)
     }
 
     /// Makes the connection's TLS session unresumable, after its chain was refused: the next

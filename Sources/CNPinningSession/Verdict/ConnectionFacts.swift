@@ -21,6 +21,8 @@ struct ConnectionFacts: Sendable {
   var cipher: NegotiatedCipher?
   /// The chain OpenSSL verified for this TLS session; nil when there is none.
   var verified: VerifiedChain?
+  /// The application protocol ALPN chose ("h2", "http/1.1"); nil when none was.
+  var applicationProtocol: String? = nil
 }
 
 /// A cipher suite as far as the transport-security policy cares.
@@ -148,4 +150,7 @@ struct Judgement: Sendable {
   let pinning: CNPinningResult?
   /// Why the request may not use the connection; nil when it may.
   let rejection: CNPinnedSessionError?
+  /// The TLS version (0x0304 is TLS 1.3) and ALPN protocol of the connection, when known.
+  var protocolVersion = 0
+  var applicationProtocol: String? = nil
 }
