@@ -116,10 +116,10 @@ final class LocalTLSServerCore: @unchecked Sendable {
     installHooks(context)
     threads.enter()
     let thread = Thread { [self] in
+      ThreadName.setCurrent("TLSAccept-\(port)")  // Linux keeps 15 characters of a thread name
       acceptLoop()
       threads.leave()
     }
-    thread.name = "TLSAccept-\(port)"  // Linux keeps 15 characters of a thread name
     thread.start()
   }
 
@@ -183,12 +183,12 @@ final class LocalTLSServerCore: @unchecked Sendable {
       }
       threads.enter()
       let thread = Thread { [self] in
+        ThreadName.setCurrent("TLSConn-\(port)")
         serve(client)
         state.withLock { _ = $0.openSockets.remove(client) }
         close(client)
         threads.leave()
       }
-      thread.name = "TLSConn-\(port)"
       thread.start()
     }
   }

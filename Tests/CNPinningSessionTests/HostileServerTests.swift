@@ -73,6 +73,19 @@ struct HostileServerTests {
       "left behind: \(sockets(port: port)) sockets, \(threads(named: names)) threads of \(names): \(allThreadNames())")
   }
 
+  /// The leak checks above count threads by name, so the names must be visible to the kernel
+  /// while the threads live (else "none left behind" would always hold).
+  @Test func sessionAndServerThreadsAreVisibleByName() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = try CNPinnedSession(
+      manager: nil, trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server, timeout: 5))
+    let keepOpen = Task { try await session.data(from: server.url("/", hostName: "api.test")) }
+    _ = try await keepOpen.value
+    #expect(Self.threads(named: [session.threadName]) == 1, "\(Self.allThreadNames())")
+    #expect(Self.threads(named: ["TLSAccept-\(server.port)"]) == 1, "\(Self.allThreadNames())")
+  }
+
   @Test func aServerThatStallsMidHandshakeTimesOut() async throws {
     let pki = try TestPKI()
     var setup = LocalTLSServer.Configuration(identity: pki.leaf)

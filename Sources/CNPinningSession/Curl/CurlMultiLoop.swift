@@ -68,7 +68,10 @@
         return value
       }
       name = "CNPSession-\(number)"
-      let thread = Thread { [self] in run() }
+      let thread = Thread { [self] in
+        ThreadName.setCurrent(name)
+        run()
+      }
       thread.name = name
       thread.start()
     }
