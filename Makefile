@@ -17,8 +17,8 @@ build: deps
 # The offline demonstration: a private PKI, TLS servers on loopback, real pins, an accepted and a
 # rejected connection, and a lint finding.
 demo: deps
-	$(SWIFT) build --product cnpin $(STRICT)
-	.build/debug/cnpin demo
+	$(SWIFT) build --product cnpin-demo $(STRICT)
+	.build/debug/cnpin-demo
 
 test: deps
 	$(SWIFT) build --build-tests $(STRICT)

@@ -54,6 +54,12 @@ let package = Package(
     ),
     .executableTarget(
       name: "cnpin",
+      dependencies: ["CNPinning", "CNPinningSession"]
+    ),
+    // The offline demonstration (`make demo`), apart from cnpin so that the shipped tool does not
+    // carry the test kit.
+    .executableTarget(
+      name: "cnpin-demo",
       dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"]
     ),
     .executableTarget(
@@ -80,7 +86,7 @@ let package = Package(
     ),
     .testTarget(name: "CNPinningTests", dependencies: ["CNPinning", "CNPinningTestKit"]),
     .testTarget(name: "CNPinningTestKitTests", dependencies: ["CNPinning", "CNPinningTestKit"]),
-    .testTarget(name: "cnpinTests", dependencies: ["cnpin", "CNPinning", "CNPinningTestKit"]),
+    .testTarget(name: "cnpinTests", dependencies: ["cnpin", "cnpin-demo", "CNPinning", "CNPinningTestKit"]),
     .testTarget(
       name: "CNPinningSessionTests", dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"]),
   ],

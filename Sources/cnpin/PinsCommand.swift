@@ -112,7 +112,7 @@ enum PinsCommand {
     case .spki:
       for (certificate, name) in zip(chain, names) { Output.print("\(certificate.spkiSHA256Base64)  \(name)") }
     case .plist, .json, .swift:
-      let configuration = try SuggestedPins.configuration(
+      let configuration = try SuggestedPins.cliConfiguration(
         rootToLeaf: chain, includesSubdomains: arguments.has("--includes-subdomains"))
       switch format {
       case .plist: Output.write(Data(DocumentWriter.propertyListEntry(host: target.host, configuration: configuration).utf8))

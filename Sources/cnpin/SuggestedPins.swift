@@ -1,32 +1,14 @@
 import CNPinning
 
-/// The seed's heuristic for turning a verified chain into pins: a Common Name ending in a run of
-/// ASCII digits becomes `prefixWithNumber` on the part before them; any other name is `exact`.
-enum SuggestedPins {
-  static func link(for commonName: String) throws -> CNChainLink {
-    let digits = commonName.utf8.reversed().prefix { $0 >= 0x30 && $0 <= 0x39 }.count
-    if digits > 0, digits < commonName.utf8.count {
-      return try CNChainLink(.prefixWithNumber, String(commonName.utf8.dropLast(digits))!)
-    }
-    return try CNChainLink(.exact, commonName)
-  }
-
-  /// The configuration for a verified chain given root → leaf. Throws when a certificate has no
-  /// usable Common Name (such a chain can never be pinned by CN).
-  static func configuration(rootToLeaf chain: [CNCertificate], includesSubdomains: Bool) throws(CLIError)
+/// `cnpin pins`' suggestions: the seed's heuristic (`SuggestedPins` in CNPinning), with errors
+/// for the command line, and the Swift literal form.
+extension SuggestedPins {
+  /// The configuration for a verified chain given root → leaf, or why it cannot be pinned by CN.
+  static func cliConfiguration(rootToLeaf chain: [CNCertificate], includesSubdomains: Bool) throws(CLIError)
     -> CNConfiguration
   {
     do {
-      let links = try chain.enumerated().map { position, certificate in
-        guard let name = certificate.commonName else {
-          throw CLIError.failed(
-            "certificate \(position) (root → leaf) cannot be pinned by CN: \(certificate.commonNameProblem!)")
-        }
-        return try link(for: name)
-      }
-      return try CNConfiguration(includesSubdomains: includesSubdomains, [CNChain(links)])
-    } catch let error as CLIError {
-      throw error
+      return try configuration(rootToLeaf: chain, includesSubdomains: includesSubdomains)
     } catch {
       throw .failed("\(error)")
     }

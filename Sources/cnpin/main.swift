@@ -10,7 +10,6 @@ let usage = """
     get URL --config FILE     fetch a URL through a pinned session, like curl
     convert FILE --to FORMAT  convert a configuration between plist and json
     policy sign|verify        sign an enterprise policy (JWS), or verify one
-    demo                      run the offline demonstration
     help [COMMAND]            show help
 
   Exit status: 0 success; 1 a pin or verification failed; 2 usage or configuration error;
@@ -19,7 +18,7 @@ let usage = """
 
 let helps = [
   "pins": PinsCommand.help, "check": CheckCommand.help, "lint": LintCommand.help, "get": GetCommand.help,
-  "convert": ConvertCommand.help, "demo": DemoCommand.help, "policy": PolicyCommand.help,
+  "convert": ConvertCommand.help, "policy": PolicyCommand.help,
 ]
 
 func run(_ words: [String]) async throws(CLIError) {
@@ -36,7 +35,6 @@ func run(_ words: [String]) async throws(CLIError) {
   case "get": try await GetCommand.run(rest)
   case "convert": try ConvertCommand.run(rest)
   case "policy": try PolicyCommand.run(rest)
-  case "demo": try await DemoCommand.run(rest)
   case "help", "--help", "-h":
     Output.print(rest.first.flatMap { helps[$0] } ?? usage)
   default:

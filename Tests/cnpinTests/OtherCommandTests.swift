@@ -5,7 +5,7 @@ import CNPinningTestKit
 import Foundation
 import Testing
 
-@Suite("cnpin check, lint, get, convert, demo")
+@Suite("cnpin check, lint, get, convert, and cnpin-demo")
 struct OtherCommandTests {
   @Test func checkPasses() async throws {
     let fixture = try Fixture()
@@ -250,7 +250,8 @@ struct OtherCommandTests {
   }
 
   @Test func demoRunsOffline() async throws {
-    let run = try await cnpin(["demo"])
+    let demo = cnpinExecutable.deletingLastPathComponent().appendingPathComponent("cnpin-demo")
+    let run = try await run(demo.path, [])
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout.contains("ACCEPTED: HTTP 200"))
     #expect(run.stdout.contains("REJECTED before any request was sent: Pin mismatch for api.demo.test"))
@@ -280,12 +281,22 @@ struct OtherCommandTests {
     #expect(run.stderr.contains("Usage: cnpin COMMAND"))
   }
 
-  @Test(arguments: ["pins", "check", "lint", "get", "convert", "demo"])
+  @Test(arguments: ["pins", "check", "lint", "get", "convert"])
   func everyCommandHasHelpWithExamples(_ command: String) async throws {
     let run = try await cnpin([command, "--help"])
     #expect(run.status == 0)
     #expect(run.stdout.hasPrefix("Usage: cnpin \(command)"))
-    #expect(command == "demo" || run.stdout.contains("Example"))
+    #expect(run.stdout.contains("Example"))
+  }
+
+  /// The shipped tool links no test code (the demonstration, which needs the test kit's servers,
+  /// is its own executable): no symbol of CNPinningTestKit is in the binary.
+  @Test func theShippedToolDoesNotCarryTheTestKit() throws {
+    let marker = Data("CNPinningTestKit".utf8)
+    let tool = try Data(contentsOf: cnpinExecutable)
+    let demo = try Data(contentsOf: cnpinExecutable.deletingLastPathComponent().appendingPathComponent("cnpin-demo"))
+    #expect(tool.range(of: marker) == nil)
+    #expect(demo.range(of: marker) != nil)  // the check can see the kit where it is linked
   }
 }
 #endif

@@ -1,0 +1,105 @@
+// The offline demonstration (`make demo`): a private PKI made on the spot, TLS servers on
+// loopback, real pins, an accepted and a rejected connection, and a lint finding. Its own
+// executable, so that the shipped `cnpin` does not carry the test kit.
+//
+// Exit status 0 when every step behaved as expected, 1 otherwise.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
+import CNPinning
+import CNPinningSession
+import CNPinningTestKit
+import Foundation
+
+func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+func write(_ data: Data) { FileHandle.standardOutput.write(data) }
+func complain(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+
+func demo() async throws -> Bool {
+  var unexpected: [String] = []
+  func step(_ title: String) { say("\n== \(title)") }
+
+  step("1. A private PKI, made now (nothing is read from disk or the network)")
+  let root = try TestIdentity.root("CNPinning Demo Root X1")
+  let issuing = try root.issueIntermediate("Demo Issuing CA R11")
+  let leaf = try issuing.issueLeaf("api.demo.test", dnsNames: ["api.demo.test"])
+  let rogueRoot = try TestIdentity.root("Rogue Root CA")
+  let rogueLeaf = try rogueRoot.issueIntermediate("Rogue Issuing CA 7").issueLeaf("api.demo.test", dnsNames: ["api.demo.test"])
+  say("genuine: CNPinning Demo Root X1 → Demo Issuing CA R11 → api.demo.test")
+  say("rogue:   Rogue Root CA → Rogue Issuing CA 7 → api.demo.test (same host name, another CA)")
+
+  let genuineServer = try LocalTLSServer.start(.init(identity: leaf) { request in .text("hello from the genuine server (\(request.target))") })
+  let rogueServer = try LocalTLSServer.start(.init(identity: rogueLeaf) { _ in .text("the rogue server got your request") })
+  defer {
+    genuineServer.stop()
+    rogueServer.stop()
+  }
+  say("servers: genuine on 127.0.0.1:\(genuineServer.port), rogue on 127.0.0.1:\(rogueServer.port)")
+
+  // Both CAs are trusted, as a device with a corporate or mis-installed CA would trust them.
+  let trust = CNTrust.customAnchors([root.certificate, rogueRoot.certificate])
+  var configuration = CNPinnedSessionConfiguration()
+  configuration.resolve = [CNHostOverride(host: "api.demo.test", port: genuineServer.port, address: "127.0.0.1")]
+  configuration.timeoutIntervalForRequest = 10
+
+  step("2. cnpin pins api.demo.test:\(genuineServer.port) — the verified chain, root → leaf")
+  let probe = try CNPinnedSession(manager: nil, trust: trust, configuration: configuration)
+  let event = try await probe.probe(host: "api.demo.test", port: genuineServer.port)
+  let chain = Array(event.verifiedChain.reversed())
+  chain.forEach { say($0.commonName ?? "(no usable CN)") }
+  say("(the server sent \(event.presentedChain.count) certificates; the root comes from the trust store)")
+  if chain.count != 3 { unexpected.append("the verified chain has \(chain.count) certificates, not 3") }
+
+  step("3. The configuration cnpin pins --format plist suggests")
+  let pins = try SuggestedPins.configuration(rootToLeaf: chain, includesSubdomains: false)
+  write(Data(DocumentWriter.propertyListEntry(host: "api.demo.test", configuration: pins).utf8))
+  let manager = try CNPinningManager(configuration: ["api.demo.test": pins])
+
+  step("4. A pinned request to the genuine server")
+  let session = try CNPinnedSession(manager: manager, trust: trust, configuration: configuration)
+  do {
+    let (data, response) = try await session.data(from: genuineServer.url("/status", hostName: "api.demo.test"))
+    say("ACCEPTED: HTTP \(response.statusCode): \(String(decoding: data, as: UTF8.self))")
+  } catch {
+    unexpected.append("the genuine server was refused: \(error)")
+    say("UNEXPECTED: \(error)")
+  }
+
+  step("5. The same request to the rogue server (its CA is trusted too)")
+  var rogueConfiguration = configuration
+  rogueConfiguration.resolve = [CNHostOverride(host: "api.demo.test", port: rogueServer.port, address: "127.0.0.1")]
+  let attacked = try CNPinnedSession(manager: manager, trust: trust, configuration: rogueConfiguration)
+  do {
+    _ = try await attacked.data(from: rogueServer.url("/status", hostName: "api.demo.test"))
+    unexpected.append("the rogue server was accepted")
+    say("UNEXPECTED: the rogue server was accepted")
+  } catch CNPinnedSessionError.pinMismatch(let failure) {
+    say("REJECTED before any request was sent: \(failure)")
+    if !rogueServer.requests.isEmpty { unexpected.append("the rogue server received a request") }
+  } catch {
+    unexpected.append("the rogue server failed for another reason: \(error)")
+    say("UNEXPECTED: \(error)")
+  }
+
+  step("6. cnpin lint on that configuration")
+  let document = try CNPinningDocument(configuration: ["api.demo.test": pins])
+  let findings = CNConfigurationLinter.lint(document)
+  findings.forEach { say($0.description) }
+  if !findings.contains(where: { $0.severity == .warning }) { unexpected.append("lint found no warning") }
+
+  say("")
+  guard unexpected.isEmpty else {
+    unexpected.forEach { complain("demo: \($0)") }
+    return false
+  }
+  say("demo: every step behaved as expected (accepted genuine, rejected rogue, lint warned)")
+  return true
+}
+
+do {
+  exit(try await demo() ? 0 : 1)
+} catch {
+  complain("demo: the demo could not run: \(error)")
+  exit(1)
+}
+#else
+print("The demonstration's TLS servers need the Linux build (OpenSSL).")
+#endif
