@@ -24,8 +24,14 @@ let package = Package(
       pkgConfig: "libcurl",
       providers: [.apt(["libcurl4-openssl-dev"])]
     ),
+    // OpenSSL macros, for the session and the test kit.
     .target(
       name: "CNPinningShims",
+      dependencies: [.target(name: "COpenSSL", condition: linuxOnly)]
+    ),
+    // libcurl's variadic functions, for the session only.
+    .target(
+      name: "CNPinningCurlShims",
       dependencies: [
         .target(name: "COpenSSL", condition: linuxOnly),
         .target(name: "CCurl", condition: linuxOnly),
@@ -42,6 +48,7 @@ let package = Package(
         .target(name: "COpenSSL", condition: linuxOnly),
         .target(name: "CCurl", condition: linuxOnly),
         .target(name: "CNPinningShims", condition: linuxOnly),
+        .target(name: "CNPinningCurlShims", condition: linuxOnly),
       ]
     ),
     .target(

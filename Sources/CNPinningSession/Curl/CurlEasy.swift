@@ -1,6 +1,6 @@
 #if os(Linux) && !CNPINNING_APPLE_CHECK
   internal import CCurl
-  internal import CNPinningShims
+  internal import CNPinningCurlShims
   import CNPinning
   import Foundation
 

@@ -1,7 +1,8 @@
-// C one-liners for OpenSSL macros and variadic functions that Swift's importer cannot see.
+// C one-liners for OpenSSL macros that Swift's importer cannot see, for the session and the
+// test kit. libcurl's variadic functions are in CNPinningCurlShims (the session's only).
 #ifndef CNPINNING_SHIMS_H
 #define CNPINNING_SHIMS_H
-// OpenSSL and libcurl are linked only on Linux; elsewhere this module is empty.
+// OpenSSL is linked only on Linux; elsewhere this module is empty.
 #ifdef __linux__
 
 #include <stddef.h>
@@ -26,29 +27,6 @@ long cnp_BIO_get_mem_data(BIO *bio, char **data);
 void cnp_OPENSSL_free(void *pointer);
 void cnp_X509V3_set_ctx_nodb(X509V3_CTX *context);
 
-
-// ---- libcurl: curl_easy_setopt / curl_easy_getinfo are variadic ----
-#include <curl/curl.h>
-
-typedef size_t (*cnp_curl_data_callback)(char *data, size_t size, size_t count, void *context);
-typedef CURLcode (*cnp_curl_ssl_ctx_callback)(CURL *handle, void *ssl_ctx, void *context);
-typedef int (*cnp_curl_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port,
-                                        int local_port);
-
-CURLcode cnp_curl_setopt_long(CURL *handle, CURLoption option, long value);
-CURLcode cnp_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
-CURLcode cnp_curl_setopt_pointer(CURL *handle, CURLoption option, void *value);
-CURLcode cnp_curl_setopt_string(CURL *handle, CURLoption option, const char *value);
-CURLcode cnp_curl_setopt_data_callback(CURL *handle, CURLoption option, cnp_curl_data_callback callback);
-CURLcode cnp_curl_setopt_ssl_ctx_callback(CURL *handle, cnp_curl_ssl_ctx_callback callback);
-CURLcode cnp_curl_setopt_prereq_callback(CURL *handle, cnp_curl_prereq_callback callback);
-CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
-CURLMcode cnp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
-CURLSHcode cnp_curl_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
-/// The OpenSSL SSL* of the connection a transfer uses, or NULL.
-SSL *cnp_curl_ssl_pointer(CURL *handle);
-/// CURLMsg's union member `result`.
-CURLcode cnp_curl_message_result(const CURLMsg *message);
 
 // ---- OpenSSL macros used by the session ----
 int cnp_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version);
