@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # ld.gold prints one harmless line per sanitizer symbol; keep the output readable.
 QUIET_LINKER := grep -v "Cannot export local symbol" || true
 
-.PHONY: deps build demo test bench bench-peers leaks soak asan tsan apple-check docs fuzz fuzz-long clean
+.PHONY: deps build demo test bench bench-peers leaks soak asan tsan apple-check docs format lint fuzz fuzz-long clean
 
 deps:
 	@scripts/deps.sh
@@ -79,6 +79,15 @@ tsan: deps
 # Linux against stubs of Apple's SDK (AppleCheck/), then a self-test that deliberate mistakes fail.
 apple-check: deps
 	scripts/apple-check.sh --self-test
+
+# Formatting with the toolchain's swift-format and .swift-format. AppleCheck's stubs keep Apple's
+# names and its seed copy the seed's text, so they are left as they are.
+FORMAT_PATHS := Sources Tests Benchmarks Fuzz/Sources Fuzz/Package.swift Package.swift AppleCheck/DelegateConformances.swift
+format:
+	$(SWIFT) format format --in-place --recursive --configuration .swift-format $(FORMAT_PATHS)
+
+lint:
+	$(SWIFT) format lint --strict --recursive --configuration .swift-format $(FORMAT_PATHS)
 
 # API documentation: a .doccarchive per module in .build/docs, from symbol graphs with the
 # toolchain's docc (warnings are errors; every public symbol needs a doc comment).

@@ -18,7 +18,9 @@ enum SessionBenchmark {
     configuration.resolve = [CNHostOverride(host: "api.test", port: server.port, address: "127.0.0.1")]
     let manager = try CNPinningManager(configuration: [
       "api.test": CNConfiguration([
-        CNChain([CNChainLink(.prefixWithNumber, "Bench Root X"), CNChainLink(.prefixWithNumber, "R"), CNChainLink(.exact, "api.test")])
+        CNChain([
+          CNChainLink(.prefixWithNumber, "Bench Root X"), CNChainLink(.prefixWithNumber, "R"), CNChainLink(.exact, "api.test"),
+        ])
       ])
     ])
     let trust = CNTrust.customAnchors([root.certificate])
@@ -54,7 +56,8 @@ enum SessionBenchmark {
     // (pinned / unpinned) of at most 1 / 0.95.
     let throughputRatio = unpinnedTime / pinnedTime
     return Outcome(
-      name: "pinned vs unpinned requests, new connection each (throughput ratio \(String(format: "%.3f", throughputRatio)), target ≥ 0.95)",
+      name:
+        "pinned vs unpinned requests, new connection each (throughput ratio \(String(format: "%.3f", throughputRatio)), target ≥ 0.95)",
       detail: "\(Measure.format(pinnedTime)) vs \(Measure.format(unpinnedTime)) per request",
       ratio: pinnedTime / unpinnedTime, target: 1 / 0.95)
   }

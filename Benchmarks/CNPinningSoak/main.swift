@@ -48,7 +48,9 @@ do {
   ]
   let manager = try CNPinningManager(configuration: [
     "api.test": CNConfiguration([
-      CNChain([CNChainLink(.prefixWithNumber, "Soak Root X"), CNChainLink(.prefixWithNumber, "R"), CNChainLink(.exact, "api.test")])
+      CNChain([
+        CNChainLink(.prefixWithNumber, "Soak Root X"), CNChainLink(.prefixWithNumber, "R"), CNChainLink(.exact, "api.test"),
+      ])
     ])
   ])
   let session = try CNPinnedSession(
@@ -83,7 +85,8 @@ do {
   let after = residentMegabytes()
   let growth = after - before
   let met = maximumGrowth == 0 || growth < maximumGrowth
-  let verdict = maximumGrowth == 0 ? "(no target)" : String(format: "(target < %.1f MB) %@", maximumGrowth, met ? "MET" : "MISSED")
+  let verdict =
+    maximumGrowth == 0 ? "(no target)" : String(format: "(target < %.1f MB) %@", maximumGrowth, met ? "MET" : "MISSED")
   print(
     String(
       format: "soak: %d requests (%d accepted, %d rejected) in %.1f s; resident memory %.1f MB → %.1f MB, growth %.2f MB %@",
@@ -95,5 +98,5 @@ do {
   exit(2)
 }
 #else
-  print("The soak run on Linux (OpenSSL and libcurl).")
+print("The soak run on Linux (OpenSSL and libcurl).")
 #endif

@@ -3,7 +3,7 @@ import CNPinning
 import CNPinningTestKit
 import Foundation
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #endif
 
 // CNPinnedSession against the tools people would use instead, on the same nginx, each timed as a
@@ -57,7 +57,9 @@ func timed(_ command: [String]) throws -> Double {
   var status: Int32 = 0
   while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
   let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-  guard status == 0 else { throw TestKitError(message: "\(command.prefix(3).joined(separator: " ")) … failed: \(output(of: command))") }
+  guard status == 0 else {
+    throw TestKitError(message: "\(command.prefix(3).joined(separator: " ")) … failed: \(output(of: command))")
+  }
   return seconds
 }
 
@@ -88,17 +90,18 @@ func prepare() throws {
   try Data(leaf.certificate.derEncoded).write(to: leafFile)
   try leaf.privateKey.pemEncoded.write(to: leafKeyFile, atomically: true, encoding: .utf8)
   try """
-    {"CNPinningManager": {"PinnedDomains": {"127.0.0.1": {"includesSubdomains": false, "chainSet": [[
-      {"type": "prefixWithNumber", "value": "Bench Root X"}, {"type": "prefixWithNumber", "value": "R"},
-      {"type": "exact", "value": "bench.test"}]]}}}}
-    """.write(to: pinsFile, atomically: true, encoding: .utf8)
+  {"CNPinningManager": {"PinnedDomains": {"127.0.0.1": {"includesSubdomains": false, "chainSet": [[
+    {"type": "prefixWithNumber", "value": "Bench Root X"}, {"type": "prefixWithNumber", "value": "R"},
+    {"type": "exact", "value": "bench.test"}]]}}}}
+  """.write(to: pinsFile, atomically: true, encoding: .utf8)
 }
 
 /// The two servers: keep-alive off (HTTP/1.1), and keep-alive with HTTP/2.
 func startServers() throws -> (newConnections: NginxServer, keepAlive: NginxServer, leaf: CNCertificate) {
   let intermediate = try CNCertificate(derEncoded: Data(contentsOf: intermediateFile))
   let leaf = try CNCertificate(derEncoded: Data(contentsOf: leafFile))
-  let served = NginxServer.Configuration(chain: [leaf, intermediate], privateKeyPEM: try String(contentsOf: leafKeyFile, encoding: .utf8))
+  let served = NginxServer.Configuration(
+    chain: [leaf, intermediate], privateKeyPEM: try String(contentsOf: leafKeyFile, encoding: .utf8))
   var closing = served
   closing.keepAlive = false
   closing.http2 = false
@@ -136,7 +139,9 @@ func runAll(client clientPath: String, rounds: Int) throws -> Int {
     Workload(name: "(c) 400 at concurrency 8, HTTP/2", server: keepAlive, count: 400, concurrency: 8, target: 1.2),
   ]
 
-  print("bench-peers: nginx \(keepAlive.port) (keep-alive, HTTP/2) and \(newConnections.port) (keep-alive off); \(rounds) alternating rounds, whole processes, medians")
+  print(
+    "bench-peers: nginx \(keepAlive.port) (keep-alive, HTTP/2) and \(newConnections.port) (keep-alive off); \(rounds) alternating rounds, whole processes, medians"
+  )
   var missed = 0
   for workload in workloads {
     let url = "https://127.0.0.1:\(workload.server.port)/"
@@ -144,13 +149,19 @@ func runAll(client clientPath: String, rounds: Int) throws -> Int {
     try String(repeating: "url = \"\(url)\"\noutput = \"/dev/null\"\n", count: workload.count)
       .write(to: curlConfig, atomically: true, encoding: .utf8)
     var commands: [(String, [String])] = [
-      ("CNPinnedSession", ([clientPath, "pinned", rootFile.path, pinsFile.path, url, "\(workload.count)", "\(workload.concurrency)"])),
-      ("curl", (
-        [curl, "-s", "-f", "--cacert", rootFile.path, "--pinnedpubkey", spkiPin, "-K", curlConfig.path]
-          + (workload.concurrency > 1 ? ["-Z", "--parallel-max", "\(workload.concurrency)"] : []))),
+      (
+        "CNPinnedSession",
+        ([clientPath, "pinned", rootFile.path, pinsFile.path, url, "\(workload.count)", "\(workload.concurrency)"])
+      ),
+      (
+        "curl",
+        ([curl, "-s", "-f", "--cacert", rootFile.path, "--pinnedpubkey", spkiPin, "-K", curlConfig.path]
+          + (workload.concurrency > 1 ? ["-Z", "--parallel-max", "\(workload.concurrency)"] : []))
+      ),
     ]
     if withURLSession {
-      commands.append(("URLSession", ([clientPath, "urlsession", "-", "-", url, "\(workload.count)", "\(workload.concurrency)"])))
+      commands.append(
+        ("URLSession", ([clientPath, "urlsession", "-", "-", url, "\(workload.count)", "\(workload.concurrency)"])))
     }
     for (_, command) in commands { _ = try timed(command) }  // warm-up: page cache, nginx workers
     var times: [String: [Double]] = [:]
@@ -162,12 +173,17 @@ func runAll(client clientPath: String, rounds: Int) throws -> Int {
     let theirs = median(times["curl"]!)
     let ratio = ours / theirs
     let met = ratio <= workload.target
-    print(String(format: "%@: CNPinnedSession %.3f s, curl %.3f s → ratio %.2f (target ≤ %.1f) %@",
-                 workload.name, ours, theirs, ratio, workload.target, met ? "MET" : "MISSED"))
+    print(
+      String(
+        format: "%@: CNPinnedSession %.3f s, curl %.3f s → ratio %.2f (target ≤ %.1f) %@",
+        workload.name, ours, theirs, ratio, workload.target, met ? "MET" : "MISSED"))
     if !met { missed += 1 }
     if let urlSession = times["URLSession"].map(median) {
       let faster = urlSession / ours
-      print(String(format: "    URLSession %.3f s → CNPinnedSession %.1f× faster (target ≥ 2) %@", urlSession, faster, faster >= 2 ? "MET" : "MISSED"))
+      print(
+        String(
+          format: "    URLSession %.3f s → CNPinnedSession %.1f× faster (target ≥ 2) %@", urlSession, faster,
+          faster >= 2 ? "MET" : "MISSED"))
       if faster < 2 { missed += 1 }
     }
   }
@@ -179,7 +195,8 @@ func runAll(client clientPath: String, rounds: Int) throws -> Int {
   let output = Pipe()
   soak.standardOutput = output
   try soak.run()
-  let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+  let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(
+    in: .whitespacesAndNewlines)
   soak.waitUntilExit()
   let growth = text.split(separator: " ").last.flatMap { Double($0) } ?? .infinity
   let soakMet = soak.terminationStatus == 0 && growth < 1.0
@@ -211,5 +228,5 @@ do {
   exit(2)
 }
 #else
-  print("The peer benchmarks run on Linux.")
+print("The peer benchmarks run on Linux.")
 #endif

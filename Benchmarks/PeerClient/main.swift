@@ -16,7 +16,8 @@ let arguments = CommandLine.arguments
 guard arguments.count >= 7, ["pinned", "urlsession"].contains(arguments[1]), let url = URL(string: arguments[4]),
   let count = Int(arguments[5]), count > 0, let concurrency = Int(arguments[6]), concurrency > 0
 else {
-  FileHandle.standardError.write(Data("usage: CNPinningPeerClient pinned|urlsession ROOT.pem PINS.json URL COUNT CONCURRENCY [--soak]\n".utf8))
+  FileHandle.standardError.write(
+    Data("usage: CNPinningPeerClient pinned|urlsession ROOT.pem PINS.json URL COUNT CONCURRENCY [--soak]\n".utf8))
   exit(2)
 }
 let soak = arguments.dropFirst(7).contains("--soak")
@@ -33,7 +34,9 @@ func makeFetch() throws -> Fetch {
     let session = URLSession(configuration: .default)
     return {
       let (data, response) = try await session.data(from: url)
-      guard (response as? HTTPURLResponse)?.statusCode == 200, !data.isEmpty else { throw BadResponse(description: "\(response)") }
+      guard (response as? HTTPURLResponse)?.statusCode == 200, !data.isEmpty else {
+        throw BadResponse(description: "\(response)")
+      }
     }
   }
   let anchors = try CNCertificate.certificates(pemEncoded: String(contentsOfFile: arguments[2], encoding: .utf8))
@@ -95,5 +98,5 @@ do {
   exit(1)
 }
 #else
-  print("The peer benchmark client runs on Linux.")
+print("The peer benchmark client runs on Linux.")
 #endif

@@ -2,7 +2,7 @@ import CNPinning
 import Foundation
 
 #if canImport(FoundationNetworking)
-  import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// An HTTPS session that verifies trust and host names as usual and then enforces the pins of a
@@ -28,13 +28,13 @@ public final class CNPinnedSession: Sendable {
   /// `configuration.transportSecurity`, indexed; nil when it is off.
   private let transportSecurity: IndexedTransportSecurity?
   #if os(Linux) && !CNPINNING_APPLE_CHECK
-    private let trustStore: TrustStore
-    private let proxies: ProxyRules
-    /// What HTTPS proxies are verified against, one store per distinct trust.
-    private let proxyTrustStores: [(trust: CNTrust, store: TrustStore)]
-    private let loop: CurlMultiLoop
+  private let trustStore: TrustStore
+  private let proxies: ProxyRules
+  /// What HTTPS proxies are verified against, one store per distinct trust.
+  private let proxyTrustStores: [(trust: CNTrust, store: TrustStore)]
+  private let loop: CurlMultiLoop
   #else
-    private let transport: URLSessionTransport
+  private let transport: URLSessionTransport
   #endif
 
   private struct State {
@@ -71,30 +71,31 @@ public final class CNPinnedSession: Sendable {
     self.transportSecurity = try configuration.transportSecurity.indexed()
     self.state = Locked(State(manager: manager, observer: nil))
     #if os(Linux) && !CNPINNING_APPLE_CHECK
-      self.trustStore = try TrustStore(trust)
-      let proxies = try ProxyRules(
-        configuration.proxy, noProxy: configuration.noProxy, environment: ProcessInfo.processInfo.environment)
-      self.proxies = proxies
-      self.proxyTrustStores = try proxies.proxyTrusts.map { trust throws(CNPinnedSessionError) in (trust, try TrustStore(trust)) }
-      self.loop = try CurlMultiLoop(resolve: configuration.resolve)
+    self.trustStore = try TrustStore(trust)
+    let proxies = try ProxyRules(
+      configuration.proxy, noProxy: configuration.noProxy, environment: ProcessInfo.processInfo.environment)
+    self.proxies = proxies
+    self.proxyTrustStores = try proxies.proxyTrusts.map { trust throws(CNPinnedSessionError) in (trust, try TrustStore(trust)) }
+    self.loop = try CurlMultiLoop(resolve: configuration.resolve)
     #else
-      // URLSession takes the system's proxy settings (or none); an explicit proxy would need
-      // platform-specific keys, so it is refused rather than silently bypassed.
-      switch configuration.proxy {
-      case .http, .https:
-        throw CNPinnedSessionError.unsupportedRequest(
-          "an explicit proxy needs the Linux transport; on Apple platforms use .environment (the system's proxy settings) or .direct")
-      case .direct, .environment:
-        self.transport = URLSessionTransport(configuration: configuration)
-      }
+    // URLSession takes the system's proxy settings (or none); an explicit proxy would need
+    // platform-specific keys, so it is refused rather than silently bypassed.
+    switch configuration.proxy {
+    case .http, .https:
+      throw CNPinnedSessionError.unsupportedRequest(
+        "an explicit proxy needs the Linux transport; on Apple platforms use .environment (the system's proxy settings) or .direct"
+      )
+    case .direct, .environment:
+      self.transport = URLSessionTransport(configuration: configuration)
+    }
     #endif
   }
 
   deinit {
     #if os(Linux) && !CNPINNING_APPLE_CHECK
-      loop.shutdown()
+    loop.shutdown()
     #else
-      transport.invalidate()
+    transport.invalidate()
     #endif
   }
 
@@ -174,10 +175,10 @@ public final class CNPinnedSession: Sendable {
 
   /// The name of the session's network thread (`CNPSession-N`), for diagnostics.
   public var threadName: String {
-      #if os(Linux) && !CNPINNING_APPLE_CHECK
-      loop.name
+    #if os(Linux) && !CNPINNING_APPLE_CHECK
+    loop.name
     #else
-      ""
+    ""
     #endif
   }
 
@@ -185,9 +186,9 @@ public final class CNPinnedSession: Sendable {
   public func invalidateAndCancel() {
     state.withLock { $0.invalidated = true }
     #if os(Linux) && !CNPINNING_APPLE_CHECK
-      loop.shutdown()
+    loop.shutdown()
     #else
-      transport.invalidate()
+    transport.invalidate()
     #endif
   }
 
@@ -254,56 +255,56 @@ public final class CNPinnedSession: Sendable {
       throw .transportSecurity(.insecureHTTP(host: host))
     }
     #if os(Linux) && !CNPINNING_APPLE_CHECK
-      let plan = try RequestPlan(
-        request: request, configuration: configuration, withheld: withheld, toFile: bodyFile != nil, connectOnly: connectOnly,
-        proxies: proxies)
-      let policy = RequestPolicy(
-        host: plan.host, hostName: name, port: plan.port, trust: ObjectIdentifier(trustStore), manager: manager,
-        unpinnedHosts: unpinnedHosts, transportSecurity: requirements?.rules,
-        transportSecurityIsException: requirements?.isException ?? false, wantsPresentedChain: observer != nil)
-      let proxyTrustStore = plan.proxy.flatMap { route in
-        route.isHTTPS ? proxyTrustStores.first { $0.trust == route.trust }?.store : nil
-      }
-      let transfer = CurlTransfer(
-        plan: plan, policy: policy, trustStore: trustStore, proxyTrustStore: proxyTrustStore,
-        minimumTLSVersion: policy.minimumTLSVersion(session: configuration.minimumTLSVersion), bodyFile: bodyFile,
-        progress: progress)
-      let report = await loop.perform(transfer)
-      emitEffects(
-        of: report.judgements, host: policy.host, port: policy.port, hostName: policy.hostName, manager: policy.manager,
-        observer: observer)
-      // The response object is made here, in the requesting task, not on the network thread.
-      return try report.result.get().outcome(for: plan)
+    let plan = try RequestPlan(
+      request: request, configuration: configuration, withheld: withheld, toFile: bodyFile != nil, connectOnly: connectOnly,
+      proxies: proxies)
+    let policy = RequestPolicy(
+      host: plan.host, hostName: name, port: plan.port, trust: ObjectIdentifier(trustStore), manager: manager,
+      unpinnedHosts: unpinnedHosts, transportSecurity: requirements?.rules,
+      transportSecurityIsException: requirements?.isException ?? false, wantsPresentedChain: observer != nil)
+    let proxyTrustStore = plan.proxy.flatMap { route in
+      route.isHTTPS ? proxyTrustStores.first { $0.trust == route.trust }?.store : nil
+    }
+    let transfer = CurlTransfer(
+      plan: plan, policy: policy, trustStore: trustStore, proxyTrustStore: proxyTrustStore,
+      minimumTLSVersion: policy.minimumTLSVersion(session: configuration.minimumTLSVersion), bodyFile: bodyFile,
+      progress: progress)
+    let report = await loop.perform(transfer)
+    emitEffects(
+      of: report.judgements, host: policy.host, port: policy.port, hostName: policy.hostName, manager: policy.manager,
+      observer: observer)
+    // The response object is made here, in the requesting task, not on the network thread.
+    return try report.result.get().outcome(for: plan)
     #else
-      // Apple platforms: ATS applies the transport-security rules; no handshake-only probe.
-      guard !connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
-      let judgements = JudgementLog()
-      let settings = TaskSettings(
-        host: host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, judgements: judgements)
-      // Observer events and reports for every challenge answered, whatever the request's outcome.
-      defer {
-        emitEffects(
-          of: judgements.all, host: host, port: url.port ?? (scheme == "https" ? 443 : 80), hostName: name, manager: manager,
-          observer: observer)
+    // Apple platforms: ATS applies the transport-security rules; no handshake-only probe.
+    guard !connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
+    let judgements = JudgementLog()
+    let settings = TaskSettings(
+      host: host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, judgements: judgements)
+    // Observer events and reports for every challenge answered, whatever the request's outcome.
+    defer {
+      emitEffects(
+        of: judgements.all, host: host, port: url.port ?? (scheme == "https" ? 443 : 80), hostName: name, manager: manager,
+        observer: observer)
+    }
+    // The configuration's headers are added here, per hop, so that withheld credentials stay out.
+    var merged = request
+    for (name, value) in configuration.httpAdditionalHeaders
+    where merged.value(forHTTPHeaderField: name) == nil && withheld?.contains(name) != true {
+      merged.setValue(value, forHTTPHeaderField: name)
+    }
+    if let bodyFile {
+      let response = try await transport.download(merged, settings: settings, to: bodyFile)
+      if let progress {
+        progress.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
+        progress.add((try? bodyFile.offset()).map(Int.init) ?? 0)
       }
-      // The configuration's headers are added here, per hop, so that withheld credentials stay out.
-      var merged = request
-      for (name, value) in configuration.httpAdditionalHeaders
-      where merged.value(forHTTPHeaderField: name) == nil && withheld?.contains(name) != true {
-        merged.setValue(value, forHTTPHeaderField: name)
-      }
-      if let bodyFile {
-        let response = try await transport.download(merged, settings: settings, to: bodyFile)
-        if let progress {
-          progress.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
-          progress.add((try? bodyFile.offset()).map(Int.init) ?? 0)
-        }
-        return TransferOutcome(response: response, body: Data())
-      }
-      let (data, response) = try await transport.perform(merged, settings: settings)
-      progress?.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
-      progress?.add(data.count)
-      return TransferOutcome(response: response, body: data)
+      return TransferOutcome(response: response, body: Data())
+    }
+    let (data, response) = try await transport.perform(merged, settings: settings)
+    progress?.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
+    progress?.add(data.count)
+    return TransferOutcome(response: response, body: data)
     #endif
   }
 

@@ -43,7 +43,10 @@ extension CNProxy {
     }
     let host = components.host ?? ""
     let port = components.port ?? (scheme == "https" ? 443 : 1080)
-    self = scheme == "https" ? .https(host: host, port: port, trust: trust, credentials: credentials) : .http(host: host, port: port, credentials: credentials)
+    self =
+      scheme == "https"
+      ? .https(host: host, port: port, trust: trust, credentials: credentials)
+      : .http(host: host, port: port, credentials: credentials)
   }
 }
 

@@ -100,11 +100,13 @@ public enum CNTransportSecurityViolation: Sendable, Equatable, CustomStringConve
     case .protocolVersion(let host, let required, let found):
       return "\(host): transport security requires \(required) or later; the server offered \(found)"
     case .cipherSuite(let host, let found):
-      return "\(host): transport security requires an AES-GCM or ChaCha20-Poly1305 cipher with ECDHE forward secrecy; the server chose \(found)"
+      return
+        "\(host): transport security requires an AES-GCM or ChaCha20-Poly1305 cipher with ECDHE forward secrecy; the server chose \(found)"
     case .leafKey(let host, let found):
       return "\(host): transport security requires a leaf key of RSA ≥ 2048 or EC ≥ 256 bits; the leaf has \(found)"
     case .signatureHash(let host, let certificate, let found):
-      return "\(host): transport security requires SHA-256 or stronger signatures below the anchor; \(certificate) is signed with \(found)"
+      return
+        "\(host): transport security requires SHA-256 or stronger signatures below the anchor; \(certificate) is signed with \(found)"
     }
   }
 }

@@ -10,15 +10,16 @@ extension CNTrust {
     case .customAnchors(let anchors): return anchors
     case .system, .systemAndCustomAnchors:
       #if os(Linux) && !CNPINNING_APPLE_CHECK
-        let system = try TrustStore(.system).certificates()
-        let readable = system.compactMap { try? CNCertificate(derEncoded: $0) }
-        if readable.count < system.count {
-          CNPinningLog.warn("\(system.count - readable.count) of the system's \(system.count) anchor certificates cannot be read and are left out")
-        }
-        if case .systemAndCustomAnchors(let custom) = self { return readable + custom }
-        return readable
+      let system = try TrustStore(.system).certificates()
+      let readable = system.compactMap { try? CNCertificate(derEncoded: $0) }
+      if readable.count < system.count {
+        CNPinningLog.warn(
+          "\(system.count - readable.count) of the system's \(system.count) anchor certificates cannot be read and are left out")
+      }
+      if case .systemAndCustomAnchors(let custom) = self { return readable + custom }
+      return readable
       #else
-        throw .invalidArgument("the system trust store cannot be listed on this platform; give the anchors as a PEM file")
+      throw .invalidArgument("the system trust store cannot be listed on this platform; give the anchors as a PEM file")
       #endif
     }
   }

@@ -2,9 +2,9 @@ import CNPinning
 import Foundation
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 /// Where downloads are written: a directory only this user can enter (mode 0700, made once per
@@ -27,7 +27,8 @@ enum DownloadFile {
   private static func privateDirectory() throws(CNPinnedSessionError) -> URL {
     let made = directory.withLock { existing -> URL? in
       if let existing { return existing }
-      var template = Array(FileManager.default.temporaryDirectory.appendingPathComponent("CNPinnedSession-XXXXXX").path.utf8CString)
+      var template = Array(
+        FileManager.default.temporaryDirectory.appendingPathComponent("CNPinnedSession-XXXXXX").path.utf8CString)
       guard let path = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { return nil }
       existing = URL(fileURLWithPath: String(cString: path), isDirectory: true)
       return existing

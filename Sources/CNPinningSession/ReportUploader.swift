@@ -2,7 +2,7 @@ import CNPinning
 import Foundation
 
 #if canImport(FoundationNetworking)
-  import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// POSTs failure reports as JSON to the configuration's `reportURI`, off the connection's path:

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-  import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Collects a response's status line and header lines as libcurl hands them over, as bytes, and
@@ -43,7 +43,8 @@ struct ResponseHead {
       let nameBytes = Self.trimmed(line[..<colon])
       let name = String(decoding: nameBytes, as: UTF8.self)
       let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
-      let key = nameBytes.contains(where: { (0x41...0x5A).contains($0) })
+      let key =
+        nameBytes.contains(where: { (0x41...0x5A).contains($0) })
         ? String(decoding: nameBytes.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self) : name
       if let position = positions[key] {
         fields[position].value += ", " + value

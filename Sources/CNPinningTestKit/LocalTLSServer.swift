@@ -6,7 +6,7 @@ import CNPinning
 import Foundation
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #endif
 
 /// A real TLS server on the loopback interface, made with OpenSSL for tests: it serves a chain

@@ -6,7 +6,7 @@ internal import CNPinningShims
 import Foundation
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #endif
 
 /// Loopback ports for the servers the test kit starts as processes (nginx, proxies).

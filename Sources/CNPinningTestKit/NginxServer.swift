@@ -7,7 +7,7 @@ import CNPinning
 import Foundation
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #endif
 
 /// Debian's nginx on the loopback interface, serving a test identity: the server many users

@@ -4,7 +4,7 @@ import CNPinning
 import Foundation
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #endif
 
 /// A real forward proxy on the loopback interface: Debian's `tinyproxy` (HTTP, with CONNECT
@@ -23,7 +23,9 @@ public final class TestProxy: @unchecked Sendable {
 
   /// Starts tinyproxy (requiring `credentials` as Basic authentication when given) and, with
   /// `tlsIdentity`, socat in front of it serving that identity's chain. Waits at most 10 s.
-  public static func start(credentials: (user: String, password: String)? = nil, tlsIdentity: TestIdentity? = nil) throws -> TestProxy {
+  public static func start(credentials: (user: String, password: String)? = nil, tlsIdentity: TestIdentity? = nil) throws
+    -> TestProxy
+  {
     var lastError: Error?
     for _ in 0..<3 {  // a free port can be taken between choosing it and the proxy binding it
       do {
@@ -59,7 +61,9 @@ public final class TestProxy: @unchecked Sendable {
       .write(to: certificate, atomically: true, encoding: .utf8)
     try launch(
       Self.executable("socat")!,
-      ["OPENSSL-LISTEN:\(tlsPort),bind=127.0.0.1,reuseaddr,fork,verify=0,cert=\(certificate.path)", "TCP:127.0.0.1:\(proxyPort)"],
+      [
+        "OPENSSL-LISTEN:\(tlsPort),bind=127.0.0.1,reuseaddr,fork,verify=0,cert=\(certificate.path)", "TCP:127.0.0.1:\(proxyPort)",
+      ],
       waitingFor: tlsPort, name: "socat")
   }
 

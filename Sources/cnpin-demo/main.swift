@@ -26,7 +26,8 @@ func demo() async throws -> Bool {
   say("genuine: CNPinning Demo Root X1 → Demo Issuing CA R11 → api.demo.test")
   say("rogue:   Rogue Root CA → Rogue Issuing CA 7 → api.demo.test (same host name, another CA)")
 
-  let genuineServer = try LocalTLSServer.start(.init(identity: leaf) { request in .text("hello from the genuine server (\(request.target))") })
+  let genuineServer = try LocalTLSServer.start(
+    .init(identity: leaf) { request in .text("hello from the genuine server (\(request.target))") })
   let rogueServer = try LocalTLSServer.start(.init(identity: rogueLeaf) { _ in .text("the rogue server got your request") })
   defer {
     genuineServer.stop()
@@ -44,7 +45,7 @@ func demo() async throws -> Bool {
   let probe = try CNPinnedSession(manager: nil, trust: trust, configuration: configuration)
   let event = try await probe.probe(host: "api.demo.test", port: genuineServer.port)
   let chain = Array(event.verifiedChain.reversed())
-  chain.forEach { say($0.commonName ?? "(no usable CN)") }
+  for certificate in chain { say(certificate.commonName ?? "(no usable CN)") }
   say("(the server sent \(event.presentedChain.count) certificates; the root comes from the trust store)")
   if chain.count != 3 { unexpected.append("the verified chain has \(chain.count) certificates, not 3") }
 
@@ -82,12 +83,12 @@ func demo() async throws -> Bool {
   step("6. cnpin lint on that configuration")
   let document = try CNPinningDocument(configuration: ["api.demo.test": pins])
   let findings = CNConfigurationLinter.lint(document)
-  findings.forEach { say($0.description) }
+  for finding in findings { say(finding.description) }
   if !findings.contains(where: { $0.severity == .warning }) { unexpected.append("lint found no warning") }
 
   say("")
   guard unexpected.isEmpty else {
-    unexpected.forEach { complain("demo: \($0)") }
+    for problem in unexpected { complain("demo: \(problem)") }
     return false
   }
   say("demo: every step behaved as expected (accepted genuine, rejected rogue, lint warned)")

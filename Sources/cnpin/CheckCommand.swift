@@ -42,7 +42,9 @@ enum CheckCommand {
     let session = try network.session(manager: manager)
     let targets =
       arguments.positionals.isEmpty
-      ? try document.entries.map { entry throws(CLIError) in try HostPort(entry.host.contains(":") && !entry.host.hasPrefix("[") ? "[\(entry.host)]" : entry.host) }
+      ? try document.entries.map { entry throws(CLIError) in
+        try HostPort(entry.host.contains(":") && !entry.host.hasPrefix("[") ? "[\(entry.host)]" : entry.host)
+      }
       : try arguments.positionals.map { text throws(CLIError) in try HostPort(text) }
 
     var results: [Result] = []
@@ -52,7 +54,9 @@ enum CheckCommand {
     if arguments.has("--json") {
       Output.print(Output.json(results))
     } else {
-      for result in results { Output.print("\(result.status.padding(toLength: 10, withPad: " ", startingAt: 0)) \(result.target)  \(result.detail)") }
+      for result in results {
+        Output.print("\(result.status.padding(toLength: 10, withPad: " ", startingAt: 0)) \(result.target)  \(result.detail)")
+      }
     }
     let statuses = Set(results.map(\.status))
     if statuses.contains("FAIL") || statuses.contains("NOT PINNED") { throw .exit(ExitStatus.failed) }

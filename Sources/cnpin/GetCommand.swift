@@ -3,11 +3,11 @@ import CNPinningSession
 import Foundation
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #endif
 
 #if canImport(FoundationNetworking)
-  import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// `cnpin get URL --config FILE`: fetch through a pinned session, like curl.
@@ -81,7 +81,8 @@ enum GetCommand {
       if verbose {
         Output.error("* \(describeConnection(event))")
         if !event.verifiedChain.isEmpty {
-          Output.error("*   verified chain (root → leaf): " + report.verifiedChain.map { $0 ?? "(no usable CN)" }.joined(separator: " → "))
+          Output.error(
+            "*   verified chain (root → leaf): " + report.verifiedChain.map { $0 ?? "(no usable CN)" }.joined(separator: " → "))
         }
         Output.error("*   \(report.decision)")
       }
@@ -119,7 +120,9 @@ enum GetCommand {
     }
     if verbose {
       Output.error("< \(response.statusCode)")
-      for (name, value) in response.allHeaderFields.sorted(by: { "\($0.key)" < "\($1.key)" }) { Output.error("< \(name): \(value)") }
+      for (name, value) in response.allHeaderFields.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+        Output.error("< \(name): \(value)")
+      }
     }
     if arguments.has("--json") {
       let headers = Dictionary(uniqueKeysWithValues: response.allHeaderFields.map { ("\($0.key)", "\($0.value)") })
@@ -157,7 +160,8 @@ enum GetCommand {
     switch (event.pinning, event.error) {
     case (_, let error?): return "refused: \(error)"
     case (.accepted(let match)?, nil): return "pins: accepted by \(describeMatch(match))"
-    case (.reportOnly(let failure)?, nil): return "pins: NOT satisfied, allowed because the configuration is report-only: \(failure)"
+    case (.reportOnly(let failure)?, nil):
+      return "pins: NOT satisfied, allowed because the configuration is report-only: \(failure)"
     case (.notPinned?, nil): return "pins: host not pinned (normal TLS validation only)"
     default: return "pins: no decision"
     }

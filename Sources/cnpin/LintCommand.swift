@@ -68,7 +68,8 @@ enum LintCommand {
     let count = { (severity: CNLintFinding.Severity) in findings.filter { $0.severity == severity }.count }
     if arguments.has("--json") {
       Output.print(
-        Output.json(Report(file: path, findings: findings, errors: count(.error), warnings: count(.warning), notes: count(.note))))
+        Output.json(Report(file: path, findings: findings, errors: count(.error), warnings: count(.warning), notes: count(.note)))
+      )
     } else {
       for finding in findings { Output.print("\(path): \(finding)") }
       Output.print("\(path): \(count(.error)) error(s), \(count(.warning)) warning(s), \(count(.note)) note(s)")

@@ -89,7 +89,8 @@ enum PinsCommand {
       } else if !presented.isEmpty {
         Output.print("The server presented (leaf first, as sent):")
         for (index, certificate) in presented.enumerated() {
-          Output.print("  \(index): \(certificate.commonName ?? "(no usable CN)")  (issued by \(certificate.issuerCommonNames.last ?? "?"))")
+          Output.print(
+            "  \(index): \(certificate.commonName ?? "(no usable CN)")  (issued by \(certificate.issuerCommonNames.last ?? "?"))")
         }
       }
       throw CLIError.from(failure.error)

@@ -3,7 +3,8 @@ import Foundation
 
 /// `cnpin policy sign|verify`: enterprise policies as compact JWS.
 enum PolicyCommand {
-  static let signSpec = ArgumentSpec(flags: ["--help", "-h"], options: ["--key", "--alg"], positionals: 1...1, positionalName: "POLICY.json")
+  static let signSpec = ArgumentSpec(
+    flags: ["--help", "-h"], options: ["--key", "--alg"], positionals: 1...1, positionalName: "POLICY.json")
   static let verifySpec = ArgumentSpec(
     flags: ["--json", "--help", "-h"], options: ["--key", "--clock-skew"], positionals: 1...1, positionalName: "TOKEN-FILE")
 
@@ -78,15 +79,19 @@ enum PolicyCommand {
   private static func verify(_ words: [String]) throws(CLIError) {
     let arguments = try verifySpec.parse(words)
     guard let keyPath = arguments.value("--key") else { throw .usage("missing --key PUBLIC.pem") }
-    let skew = try arguments.value("--clock-skew").map { text throws(CLIError) -> TimeInterval in
-      guard let value = TimeInterval(text), (0...300).contains(value) else { throw .usage("--clock-skew must be 0–300 seconds") }
-      return value
-    } ?? 0
+    let skew =
+      try arguments.value("--clock-skew").map { text throws(CLIError) -> TimeInterval in
+        guard let value = TimeInterval(text), (0...300).contains(value) else {
+          throw .usage("--clock-skew must be 0–300 seconds")
+        }
+        return value
+      } ?? 0
     let keyData = try read(keyPath, "the key")
     let key: CNPolicySigningKey
     do {
       let text = String(decoding: keyData, as: UTF8.self)
-      key = text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{")
+      key =
+        text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{")
         ? try CNPolicySigningKey(jwk: keyData) : try CNPolicySigningKey(pemEncoded: text)
     } catch {
       throw .usage("\(error)")

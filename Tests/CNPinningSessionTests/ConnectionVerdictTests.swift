@@ -34,7 +34,8 @@ struct ConnectionVerdictTests {
     transportSecurity: CNTransportSecurityException? = CNTransportSecurityException()
   ) -> RequestPolicy {
     RequestPolicy(
-      host: "api.test", hostName: try! HostName.parse("api.test").get(), port: 443, trust: Self.trust, manager: manager, unpinnedHosts: unpinned,
+      host: "api.test", hostName: try! HostName.parse("api.test").get(), port: 443, trust: Self.trust, manager: manager,
+      unpinnedHosts: unpinned,
       transportSecurity: transportSecurity, transportSecurityIsException: false, wantsPresentedChain: false)
   }
 
@@ -66,7 +67,9 @@ struct ConnectionVerdictTests {
     #expect(
       ConnectionVerdict.judge(facts(), under: policy(manager: elsewhere, unpinned: .deny), at: Date()).rejection
         == .hostNotPinned(host: "api.test"))
-    #expect(ConnectionVerdict.judge(facts(), under: policy(manager: nil, unpinned: .deny), at: Date()).rejection == .hostNotPinned(host: "api.test"))
+    #expect(
+      ConnectionVerdict.judge(facts(), under: policy(manager: nil, unpinned: .deny), at: Date()).rejection
+        == .hostNotPinned(host: "api.test"))
   }
 
   @Test func aConnectionWithoutAVerifiedChainIsRefused() throws {
@@ -141,7 +144,9 @@ struct ConnectionVerdictTests {
         == .transportSecurity(.signatureHash(host: "api.test", certificate: "\"api.test\"", found: "SHA-1")))
     var relaxed = CNTransportSecurityException()
     relaxed.allowsWeakCertificates = true
-    #expect(ConnectionVerdict.judge(facts(chain: sha1.leaf.chain), under: policy(transportSecurity: relaxed), at: Date()).rejection == nil)
+    #expect(
+      ConnectionVerdict.judge(facts(chain: sha1.leaf.chain), under: policy(transportSecurity: relaxed), at: Date()).rejection
+        == nil)
   }
 
   @Test func onlyANewConnectionReportsWhatTheServerPresented() throws {

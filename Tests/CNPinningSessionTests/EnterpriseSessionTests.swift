@@ -20,7 +20,9 @@ struct EnterpriseSessionTests {
       authenticationHost: "auth.test", policySigningKey: try CNPolicySigningKey(pemEncoded: try signer.publicKeyPEM),
       configuration: [
         "api.test": CNConfiguration([
-          try CNChain([CNChainLink(.prefixWithNumber, "Test Root X"), CNChainLink(.prefixWithNumber, "R"), CNChainLink(.exact, "api.test")])
+          try CNChain([
+            CNChainLink(.prefixWithNumber, "Test Root X"), CNChainLink(.prefixWithNumber, "R"), CNChainLink(.exact, "api.test"),
+          ])
         ])
       ])
     let session = try CNPinnedSession(
@@ -34,7 +36,8 @@ struct EnterpriseSessionTests {
       return
     }
     let now = Int(Date().timeIntervalSince1970)
-    let payload = #"{"iat": \#(now - 60), "exp": \#(now + 3600), "*": [[{"type": "exact", "value": "Corp Inspection Root"}, {"type": "prefixWithNumber", "value": "Corp Inspection CA "}, {"type": "suffix", "value": ".test"}]]}"#
+    let payload =
+      #"{"iat": \#(now - 60), "exp": \#(now + 3600), "*": [[{"type": "exact", "value": "Corp Inspection Root"}, {"type": "prefixWithNumber", "value": "Corp Inspection CA "}, {"type": "suffix", "value": ".test"}]]}"#
     let token = try CNPolicySigner(privateKeyPEM: try signer.pemEncoded).sign(payload: Data(payload.utf8))
     try manager.applyEnterprisePolicy(with: Data(token.utf8))
     #expect(String(try await session.data(from: url).0) == "via the proxy")

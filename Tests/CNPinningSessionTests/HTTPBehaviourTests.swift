@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-  import FoundationNetworking
+import FoundationNetworking
 #endif
 
 @Suite("HTTP behaviour")
@@ -30,7 +30,9 @@ struct HTTPBehaviourTests {
       LocalTLSServer.Response(
         status: 201, headers: [("X-Echo-Method", request.method), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2")],
         body: request.body)
-    } configure: { $0.httpAdditionalHeaders = ["X-Session": "s", "X-Override": "session"] }
+    } configure: {
+      $0.httpAdditionalHeaders = ["X-Session": "s", "X-Override": "session"]
+    }
     var request = URLRequest(url: server.url("/upload?x=1", hostName: "api.test"))
     request.httpMethod = "PUT"
     request.httpBody = Data("payload ü".utf8)
@@ -74,7 +76,8 @@ struct HTTPBehaviourTests {
     let (server, session) = try Self.fixture { request in
       switch request.target {
       case "/start": return .redirect(to: "/middle", status: 303)
-      case "/middle": return .redirect(to: "https://api.test:\(request.header("Host")!.split(separator: ":").last!)/end", status: 307)
+      case "/middle":
+        return .redirect(to: "https://api.test:\(request.header("Host")!.split(separator: ":").last!)/end", status: 307)
       default: return .text("\(request.method) \(request.target) \(request.body.count)")
       }
     }
@@ -92,18 +95,24 @@ struct HTTPBehaviourTests {
   /// Credentials go only to the original origin, whether the request or the configuration set
   /// them; once a redirect leaves the origin they stay behind for the rest of the chain.
   @Test func credentialsNeverFollowARedirectToAnotherOrigin() async throws {
-    let (server, session) = try Self.fixture(handler: { request in
-      let port = request.header("Host")!.split(separator: ":").last!
-      switch request.target {
-      case "/start": return .redirect(to: "https://localhost.test:\(port)/elsewhere")
-      case "/elsewhere": return .redirect(to: "https://api.test:\(port)/back")
-      default: return .text("done")
-      }
-    }) { configuration in
-      configuration.resolve += configuration.resolve.map { CNHostOverride(host: "localhost.test", port: $0.port, address: $0.address) }
-      configuration.httpAdditionalHeaders = ["Authorization": "Bearer app", "Cookie": "session=1", "X-Api-Key": "key", "X-Trace": "7"]
-      configuration.credentialHeaders = ["x-api-key"]
-    }
+    let (server, session) = try Self.fixture(
+      handler: { request in
+        let port = request.header("Host")!.split(separator: ":").last!
+        switch request.target {
+        case "/start": return .redirect(to: "https://localhost.test:\(port)/elsewhere")
+        case "/elsewhere": return .redirect(to: "https://api.test:\(port)/back")
+        default: return .text("done")
+        }
+      },
+      configure: { configuration in
+        configuration.resolve += configuration.resolve.map {
+          CNHostOverride(host: "localhost.test", port: $0.port, address: $0.address)
+        }
+        configuration.httpAdditionalHeaders = [
+          "Authorization": "Bearer app", "Cookie": "session=1", "X-Api-Key": "key", "X-Trace": "7",
+        ]
+        configuration.credentialHeaders = ["x-api-key"]
+      })
     var request = URLRequest(url: server.url("/start", hostName: "api.test"))
     request.setValue("Bearer request", forHTTPHeaderField: "Proxy-Authorization")
     #expect(try await session.data(for: request).1.statusCode == 200)
@@ -132,13 +141,14 @@ struct HTTPBehaviourTests {
   }
 
   @Test func redirectLoopsStop() async throws {
-    let (server, session) = try Self.fixture(handler: { _ in .redirect(to: "/again") }) { $0.maximumRedirects = 3 }
+    let (server, session) = try Self.fixture(handler: { _ in .redirect(to: "/again") }, configure: { $0.maximumRedirects = 3 })
     #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .tooManyRedirects(3))
     #expect(server.requests.count == 4)
   }
 
   @Test func redirectsCanBeLeftToTheCaller() async throws {
-    let (server, session) = try Self.fixture(handler: { _ in .redirect(to: "/elsewhere") }) { $0.followsRedirects = false }
+    let (server, session) = try Self.fixture(
+      handler: { _ in .redirect(to: "/elsewhere") }, configure: { $0.followsRedirects = false })
     let (_, response) = try await session.data(from: server.url("/", hostName: "api.test"))
     #expect(response.statusCode == 302)
     #expect(response.value(forHTTPHeaderField: "Location") == "/elsewhere")
@@ -146,7 +156,9 @@ struct HTTPBehaviourTests {
 
   @Test func redirectToAnotherSchemeIsRefused() async throws {
     let (server, session) = try Self.fixture(handler: { _ in .redirect(to: "file:///etc/passwd") })
-    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .invalidURL("file:///etc/passwd"))
+    #expect(
+      await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .invalidURL("file:///etc/passwd")
+    )
   }
 
   @Test func downloadsGoToAFile() async throws {
@@ -183,30 +195,36 @@ struct HTTPBehaviourTests {
   }()
 
   /// A server that answers everything with the gzip bomb.
-  static func bombServer(_ configure: (inout CNPinnedSessionConfiguration) -> Void = { _ in }) throws -> (LocalTLSServer, CNPinnedSession) {
+  static func bombServer(_ configure: (inout CNPinnedSessionConfiguration) -> Void = { _ in }) throws -> (
+    LocalTLSServer, CNPinnedSession
+  ) {
     let bomb = gzipBomb
-    return try fixture(handler: { _ in LocalTLSServer.Response(headers: [("Content-Encoding", "gzip")], body: bomb) }, configure: configure)
+    return try fixture(
+      handler: { _ in LocalTLSServer.Response(headers: [("Content-Encoding", "gzip")], body: bomb) }, configure: configure)
   }
 
   @Test func bodiesAreLimitedOnTheirDecodedSize() async throws {
     #expect(Self.gzipBomb.count < 128 * 1024)
     let (server, session) = try Self.bombServer { $0.maximumResponseBodySize = 1 << 20 }
-    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
-      == .responseTooLarge(host: "api.test", limit: 1 << 20))
+    #expect(
+      await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
+        == .responseTooLarge(host: "api.test", limit: 1 << 20))
   }
 
   @Test func theDefaultLimitStopsADecompressionBombInMemory() async throws {
     // The default for data(for:) is 32 MiB; the bomb decodes to 48 MiB.
     let (server, session) = try Self.bombServer()
     #expect(CNPinnedSessionConfiguration().maximumResponseBodySize == 32 << 20)
-    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
-      == .responseTooLarge(host: "api.test", limit: 32 << 20))
+    #expect(
+      await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
+        == .responseTooLarge(host: "api.test", limit: 32 << 20))
   }
 
   @Test func downloadsHaveTheirOwnLimit() async throws {
     let (server, session) = try Self.bombServer { $0.maximumDownloadSize = 4 << 20 }
-    #expect(await error { _ = try await session.download(from: server.url("/", hostName: "api.test")) }
-      == .responseTooLarge(host: "api.test", limit: 4 << 20))
+    #expect(
+      await error { _ = try await session.download(from: server.url("/", hostName: "api.test")) }
+        == .responseTooLarge(host: "api.test", limit: 4 << 20))
     // Within the limit the same body downloads whole (downloads allow far more by default).
     let (unlimited, defaultSession) = try Self.bombServer()
     let (file, _) = try await defaultSession.download(from: unlimited.url("/", hostName: "api.test"))
@@ -255,11 +273,12 @@ struct HTTPBehaviourTests {
   }
 
   @Test func aSilentServerTimesOut() async throws {
-    let (server, session) = try Self.fixture(handler: { _ in LocalTLSServer.Response(delay: 120) }) {
-      $0.timeoutIntervalForRequest = 1
-    }
+    let (server, session) = try Self.fixture(
+      handler: { _ in LocalTLSServer.Response(delay: 120) }, configure: { $0.timeoutIntervalForRequest = 1 })
     let started = Date()
-    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .timedOut(host: "api.test", seconds: 1))
+    #expect(
+      await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
+        == .timedOut(host: "api.test", seconds: 1))
     #expect(Date().timeIntervalSince(started) < 60)  // the server would answer after 120 s
   }
 
@@ -275,12 +294,16 @@ struct HTTPBehaviourTests {
     #expect(await error { _ = try await session.data(from: URL(string: "ftp://api.test/")!) } == .invalidURL("ftp://api.test/"))
     var request = URLRequest(url: server.url("/", hostName: "api.test"))
     request.setValue("v", forHTTPHeaderField: "Bad Name")
-    #expect(await error { _ = try await session.data(for: request) } == .invalidArgument("the header \"Bad Name\" has an invalid name or value"))
+    #expect(
+      await error { _ = try await session.data(for: request) }
+        == .invalidArgument("the header \"Bad Name\" has an invalid name or value"))
     // Foundation drops such values from URLRequest itself; session-wide headers are checked here.
     var configuration = session.configuration
     configuration.httpAdditionalHeaders = ["X-Bad": "a\r\nInjected: yes"]
     let injecting = try CNPinnedSession(manager: session.manager, trust: session.trust, configuration: configuration)
-    #expect(await error { _ = try await injecting.data(from: server.url("/", hostName: "api.test")) } == .invalidArgument("the header \"X-Bad\" has an invalid name or value"))
+    #expect(
+      await error { _ = try await injecting.data(from: server.url("/", hostName: "api.test")) }
+        == .invalidArgument("the header \"X-Bad\" has an invalid name or value"))
     request = URLRequest(url: server.url("/", hostName: "api.test"))
     request.httpMethod = "GE T"
     #expect(await error { _ = try await session.data(for: request) } == .invalidArgument("\"GE T\" is not a valid HTTP method"))

@@ -69,7 +69,8 @@ struct HostileServerTests {
 
     session = nil
     server = nil
-    #expect(await eventually(within: 30) { sockets(port: port) == 0 && threads(named: names) == 0 },
+    #expect(
+      await eventually(within: 30) { sockets(port: port) == 0 && threads(named: names) == 0 },
       "left behind: \(sockets(port: port)) sockets, \(threads(named: names)) threads of \(names): \(allThreadNames())")
   }
 

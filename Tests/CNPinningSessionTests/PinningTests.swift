@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-  import FoundationNetworking
+import FoundationNetworking
 #endif
 
 @Suite("Pinning over TLS")
@@ -31,7 +31,9 @@ struct PinningTests {
     }
     #expect(details.host == "api.test")
     #expect(details.presentedCommonNames == ["Test Root X1", "R11", "api.test"])
-    #expect(details.reason == .noMatchingChain([.commonName(position: 1, link: try CNChainLink(.prefixWithNumber, "E"), commonName: "R11")]))
+    #expect(
+      details.reason
+        == .noMatchingChain([.commonName(position: 1, link: try CNChainLink(.prefixWithNumber, "E"), commonName: "R11")]))
     #expect(server.requests.count == 1)  // still only the first session's request
   }
 
@@ -39,7 +41,8 @@ struct PinningTests {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))  // sends leaf + R11 only
     let twoLinks = try pins("api.test", [(.prefixWithNumber, "R"), (.exact, "api.test")])
-    let session = try CNPinnedSession(manager: twoLinks, trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+    let session = try CNPinnedSession(
+      manager: twoLinks, trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
     let failure = await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
     guard case .pinMismatch(let details)? = failure else {
       Issue.record("expected a pin mismatch, got \(String(describing: failure))")
@@ -75,7 +78,9 @@ struct PinningTests {
     let unrelated = try TestIdentity.root("Unrelated CA")
     let lookAlikeRoot = try TestIdentity.root("Test Root X1")  // same name, another key
     var setup = LocalTLSServer.Configuration(identity: pki.leaf)
-    setup.extraCertificates = [unrelated.certificate, lookAlikeRoot.certificate, try unrelated.issueIntermediate("R12").certificate]
+    setup.extraCertificates = [
+      unrelated.certificate, lookAlikeRoot.certificate, try unrelated.issueIntermediate("R12").certificate,
+    ]
     let server = try LocalTLSServer.start(setup)
     let session = try CNPinnedSession(
       manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
@@ -110,10 +115,15 @@ struct PinningTests {
     let good = try TestPKI(dnsNames: ["a.test"])
     let other = try TestPKI(root: "Other Root", intermediate: "Other CA", leaf: "b.test", dnsNames: ["b.test"])
     let target = try LocalTLSServer.start(.init(identity: other.leaf))
-    let origin = try LocalTLSServer.start(.init(identity: good.leaf) { _ in .redirect(to: "https://b.test:\(target.port)/landing") })
+    let origin = try LocalTLSServer.start(
+      .init(identity: good.leaf) { _ in .redirect(to: "https://b.test:\(target.port)/landing") })
     let manager = try CNPinningManager(configuration: [
-      "a.test": CNConfiguration([CNChain([CNChainLink(.prefix, "Test Root"), CNChainLink(.prefix, "R"), CNChainLink(.exact, "api.test")])]),
-      "b.test": CNConfiguration([CNChain([CNChainLink(.prefix, "Test Root"), CNChainLink(.prefix, "R"), CNChainLink(.exact, "b.test")])]),
+      "a.test": CNConfiguration([
+        CNChain([CNChainLink(.prefix, "Test Root"), CNChainLink(.prefix, "R"), CNChainLink(.exact, "api.test")])
+      ]),
+      "b.test": CNConfiguration([
+        CNChain([CNChainLink(.prefix, "Test Root"), CNChainLink(.prefix, "R"), CNChainLink(.exact, "b.test")])
+      ]),
     ])
     var configuration = resolving(["a.test"], to: origin)
     configuration.resolve += resolving(["b.test"], to: target).resolve
@@ -162,7 +172,8 @@ struct PinningTests {
     let session = try CNPinnedSession(
       manager: try matchingPins("other.test"), trust: .customAnchors([pki.root.certificate]), unpinnedHosts: .deny,
       configuration: resolving(to: server))
-    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .hostNotPinned(host: "api.test"))
+    #expect(
+      await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .hostNotPinned(host: "api.test"))
     #expect(server.connections == 0)
 
     let noManager = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]), unpinnedHosts: .deny)
@@ -171,7 +182,9 @@ struct PinningTests {
 
   @Test func plainHTTPToAPinnedHostIsRefused() async throws {
     let session = try CNPinnedSession(manager: try matchingPins())
-    #expect(await error { _ = try await session.data(from: URL(string: "http://api.test:1/")!) } == .insecureConnectionToPinnedHost(host: "api.test"))
+    #expect(
+      await error { _ = try await session.data(from: URL(string: "http://api.test:1/")!) }
+        == .insecureConnectionToPinnedHost(host: "api.test"))
   }
 }
 #endif

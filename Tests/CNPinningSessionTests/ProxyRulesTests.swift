@@ -1,5 +1,6 @@
-@testable import CNPinningSession
 import Testing
+
+@testable import CNPinningSession
 
 /// Which proxy a request takes, read from settings and from the environment as curl reads it.
 @Suite("Proxy rules")
@@ -49,12 +50,17 @@ struct ProxyRulesTests {
 
   @Test func explicitProxiesIgnoreTheEnvironment() throws {
     #expect(try Self.route(["https_proxy": "http://p.corp:1"], proxy: .direct) == nil)
-    #expect(try Self.route(["https_proxy": "http://other:1", "no_proxy": "*"], proxy: .http(host: "P.Corp", port: 3128)) == "http://p.corp:3128")
+    #expect(
+      try Self.route(["https_proxy": "http://other:1", "no_proxy": "*"], proxy: .http(host: "P.Corp", port: 3128))
+        == "http://p.corp:3128")
     #expect(try Self.route([:], proxy: .https(host: "::1", port: 8443), https: false) == "https://[::1]:8443")
   }
 
   @Test(arguments: [
-    (CNProxy.environment, ["https_proxy": "socks5://p.corp:1080"], "https_proxy: socks5:// proxies are not supported (only http:// and https://)"),
+    (
+      CNProxy.environment, ["https_proxy": "socks5://p.corp:1080"],
+      "https_proxy: socks5:// proxies are not supported (only http:// and https://)"
+    ),
     (.environment, ["all_proxy": "http://:8080"], #"all_proxy: "" is not a proxy host: empty host name"#),
     (.http(host: "p.corp", port: 0), [:], "the proxy: 0 is not a port"),
     (.https(host: "p corp", port: 443), [:], #"the proxy: "p corp" is not a proxy host"#),

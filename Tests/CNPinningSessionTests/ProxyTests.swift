@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-  import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Requests through real proxies on loopback: tinyproxy (HTTP CONNECT) and socat terminating
@@ -27,7 +27,8 @@ struct ProxyTests {
     configuration.proxy = proxy
     configuration.noProxy = noProxy
     configuration.timeoutIntervalForRequest = 10
-    return try CNPinnedSession(manager: try originPins(), trust: .customAnchors([trust.certificate]), configuration: configuration)
+    return try CNPinnedSession(
+      manager: try originPins(), trust: .customAnchors([trust.certificate]), configuration: configuration)
   }
 
   @Test func aGenuineOriginIsReachedThroughAnHTTPProxyTunnelWithoutTheProxyCredentials() async throws {
@@ -66,7 +67,10 @@ struct ProxyTests {
     let session = try Self.session(.http(host: "127.0.0.1", port: proxy.port), trust: pki.root)
     let failure = await error { _ = try await session.data(from: URL(string: "https://127.0.0.1:\(origin.port)/")!) }
     #expect(
-      failure == .proxyFailed(proxy: "127.0.0.1:\(proxy.port)", reason: "CONNECT 127.0.0.1:\(origin.port) was answered 407 (proxy authentication required)"))
+      failure
+        == .proxyFailed(
+          proxy: "127.0.0.1:\(proxy.port)",
+          reason: "CONNECT 127.0.0.1:\(origin.port) was answered 407 (proxy authentication required)"))
     #expect(origin.requests.isEmpty)
     proxy.stop()
     let closed = await error { _ = try await session.data(from: URL(string: "https://127.0.0.1:\(origin.port)/")!) }

@@ -21,11 +21,14 @@ struct ReportingTests {
       unpinnedHosts: CNUnpinnedHostPolicy = .allow
     ) throws {
       let pki = try TestPKI()
-      let collectorPKI = try TestPKI(root: "Collector Root", intermediate: "Collector CA", leaf: "reports.test", dnsNames: ["reports.test"])
+      let collectorPKI = try TestPKI(
+        root: "Collector Root", intermediate: "Collector CA", leaf: "reports.test", dnsNames: ["reports.test"])
       api = try LocalTLSServer.start(.init(identity: pki.leaf))
       collector = try LocalTLSServer.start(.init(identity: collectorPKI.leaf) { _ in .text("thanks", status: 202) })
       let reportURI = URL(string: "https://reports.test:\(collector.port)/collect")!
-      let failing = try CNChain([CNChainLink(.exact, "Some Other Root"), CNChainLink(.prefix, "R"), CNChainLink(.exact, "api.test")])
+      let failing = try CNChain([
+        CNChainLink(.exact, "Some Other Root"), CNChainLink(.prefix, "R"), CNChainLink(.exact, "api.test"),
+      ])
       var configuration: [String: CNConfiguration] = [
         "api.test": try CNConfiguration(chains: [failing], enforce: enforce, reportURI: reportURI)
       ]
@@ -95,7 +98,8 @@ struct ReportingTests {
     let (data, _) = try await fixture.session.data(from: fixture.api.url("/", hostName: "api.test"))
     #expect(String(data) == "hello")
     #expect(await eventually(within: 30) { fixture.collector.requests.count == 1 })
-    let report = try JSONDecoder.iso8601.decode(CNPinningFailureReport.self, from: try #require(fixture.collector.requests.first).body)
+    let report = try JSONDecoder.iso8601.decode(
+      CNPinningFailureReport.self, from: try #require(fixture.collector.requests.first).body)
     #expect(!report.enforced)
   }
 

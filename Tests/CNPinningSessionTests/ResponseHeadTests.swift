@@ -1,6 +1,7 @@
-@testable import CNPinningSession
 import Foundation
 import Testing
+
+@testable import CNPinningSession
 
 /// The response head, parsed from the bytes libcurl hands over.
 @Suite("Response head")
@@ -22,7 +23,8 @@ struct ResponseHeadTests {
   }
 
   @Test func aNewStatusLineStartsOver() throws {
-    let parsed = try #require(Self.head(["HTTP/1.1 100 Continue\r\n", "X-A: 1\r\n", "\r\n", "HTTP/2 204\r\n", "X-B: 2\r\n"]).parsed())
+    let parsed = try #require(
+      Self.head(["HTTP/1.1 100 Continue\r\n", "X-A: 1\r\n", "\r\n", "HTTP/2 204\r\n", "X-B: 2\r\n"]).parsed())
     #expect(parsed.statusCode == 204 && parsed.httpVersion == "HTTP/2")
     #expect(parsed.fields == ["X-B": "2"])
   }

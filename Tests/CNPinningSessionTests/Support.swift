@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-  import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// A private PKI: Test Root X1 → R11 → leaf for `api.test` and 127.0.0.1.

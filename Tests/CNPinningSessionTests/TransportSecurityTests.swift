@@ -10,7 +10,9 @@ import Testing
 /// configured to break exactly that requirement.
 @Suite("Transport security")
 struct TransportSecurityTests {
-  static func session(_ root: TestIdentity, _ server: LocalTLSServer, exception: CNTransportSecurityException? = nil) throws -> CNPinnedSession {
+  static func session(_ root: TestIdentity, _ server: LocalTLSServer, exception: CNTransportSecurityException? = nil) throws
+    -> CNPinnedSession
+  {
     var configuration = resolving(to: server)
     if let exception { configuration.transportSecurity.exceptions = ["api.test": exception] }
     return try CNPinnedSession(manager: nil, trust: .customAnchors([root.certificate]), configuration: configuration)
@@ -86,7 +88,9 @@ struct TransportSecurityTests {
     setup.maximumTLSVersion = .tls12
     setup.cipherList = "ECDHE-ECDSA-AES128-SHA256"
     let server = try LocalTLSServer.start(setup)
-    #expect(await Self.violation(try Self.session(pki.root, server), server) == .cipherSuite(host: "api.test", found: "ECDHE-ECDSA-AES128-SHA256"))
+    #expect(
+      await Self.violation(try Self.session(pki.root, server), server)
+        == .cipherSuite(host: "api.test", found: "ECDHE-ECDSA-AES128-SHA256"))
     #expect(server.requests.isEmpty)
     let excepted = try Self.session(pki.root, server, exception: CNTransportSecurityException(requiresForwardSecrecy: false))
     #expect(try await excepted.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
@@ -99,7 +103,8 @@ struct TransportSecurityTests {
     setup.maximumTLSVersion = .tls12
     setup.cipherList = "AES128-GCM-SHA256"  // RSA key exchange: GCM, but no forward secrecy
     let server = try LocalTLSServer.start(setup)
-    #expect(await Self.violation(try Self.session(root, server), server) == .cipherSuite(host: "api.test", found: "AES128-GCM-SHA256"))
+    #expect(
+      await Self.violation(try Self.session(root, server), server) == .cipherSuite(host: "api.test", found: "AES128-GCM-SHA256"))
   }
 
   @Test func modernServersPassAndExceptionsCoverSubdomains() async throws {
@@ -115,7 +120,9 @@ struct TransportSecurityTests {
     cbc.cipherList = "ECDHE-ECDSA-AES256-SHA384"
     let legacy = try LocalTLSServer.start(cbc)
     var configuration = resolving(["v1.api.test"], to: legacy)
-    configuration.transportSecurity.exceptions = ["API.test": CNTransportSecurityException(includesSubdomains: true, requiresForwardSecrecy: false)]
+    configuration.transportSecurity.exceptions = [
+      "API.test": CNTransportSecurityException(includesSubdomains: true, requiresForwardSecrecy: false)
+    ]
     let session = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]), configuration: configuration)
     #expect(try await session.data(from: legacy.url("/", hostName: "v1.api.test")).1.statusCode == 200)
 
@@ -127,13 +134,19 @@ struct TransportSecurityTests {
   @Test func anExceptionThatNamesNoHostIsRefusedAtCreation() throws {
     var configuration = CNPinnedSessionConfiguration()
     configuration.transportSecurity.exceptions = ["legacy..test": CNTransportSecurityException(allowsInsecureHTTPLoads: true)]
-    #expect(throws: CNPinnedSessionError.invalidArgument("transport-security exception \"legacy..test\": has an empty label (\"..\" or a leading dot)")) {
+    #expect(
+      throws: CNPinnedSessionError.invalidArgument(
+        "transport-security exception \"legacy..test\": has an empty label (\"..\" or a leading dot)")
+    ) {
       _ = try CNPinnedSession(manager: nil, configuration: configuration)
     }
     configuration.transportSecurity.exceptions = [
       "Legacy.test": CNTransportSecurityException(), "legacy.test.": CNTransportSecurityException(allowsInsecureHTTPLoads: true),
     ]
-    #expect(throws: CNPinnedSessionError.invalidArgument("transport-security exceptions \"Legacy.test\" and \"legacy.test.\" name the same host")) {
+    #expect(
+      throws: CNPinnedSessionError.invalidArgument(
+        "transport-security exceptions \"Legacy.test\" and \"legacy.test.\" name the same host")
+    ) {
       _ = try CNPinnedSession(manager: nil, configuration: configuration)
     }
   }

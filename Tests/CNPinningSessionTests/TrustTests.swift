@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-  import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The trust scenarios of seed 002, end to end against a real TLS server on loopback.
@@ -63,8 +63,12 @@ struct TrustTests {
       manager: nil, trust: .customAnchors([pki.root.certificate]),
       configuration: resolving(["api.test", "other.test", "sub.api.test"], to: server))
     #expect(try await session.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
-    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "other.test")) } == .hostnameMismatch(host: "other.test"))
-    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "sub.api.test")) } == .hostnameMismatch(host: "sub.api.test"))
+    #expect(
+      await error { _ = try await session.data(from: server.url("/", hostName: "other.test")) }
+        == .hostnameMismatch(host: "other.test"))
+    #expect(
+      await error { _ = try await session.data(from: server.url("/", hostName: "sub.api.test")) }
+        == .hostnameMismatch(host: "sub.api.test"))
     // An IP literal is checked against IP SANs only.
     #expect(await error { _ = try await session.data(from: server.baseURL) } == .hostnameMismatch(host: "127.0.0.1"))
   }
@@ -74,7 +78,9 @@ struct TrustTests {
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
     let session = try CNPinnedSession(
       manager: nil, trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
-    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .hostnameMismatch(host: "api.test"))
+    #expect(
+      await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
+        == .hostnameMismatch(host: "api.test"))
   }
 
   @Test func expiredLeafIsRejectedEvenWhenItsNamesMatchThePins() async throws {
@@ -85,7 +91,9 @@ struct TrustTests {
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
     let session = try CNPinnedSession(
       manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
-    #expect(await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .certificateExpired(host: "api.test"))
+    #expect(
+      await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
+        == .certificateExpired(host: "api.test"))
     #expect(server.requests.isEmpty)
   }
 
@@ -125,7 +133,9 @@ struct TrustTests {
     var setup = LocalTLSServer.Configuration(identity: pki.leaf)
     setup.address = .ipv6Loopback
     let server = try LocalTLSServer.start(setup)
-    let session = try CNPinnedSession(manager: try pins("::1", [(.prefix, "Test Root"), (.prefix, "R"), (.exact, "api.test")]), trust: .customAnchors([pki.root.certificate]))
+    let session = try CNPinnedSession(
+      manager: try pins("::1", [(.prefix, "Test Root"), (.prefix, "R"), (.exact, "api.test")]),
+      trust: .customAnchors([pki.root.certificate]))
     #expect(server.baseURL.absoluteString == "https://[::1]:\(server.port)")
     #expect(String(try await session.data(from: server.baseURL).0) == "hello")
   }

@@ -43,7 +43,8 @@ struct TestPKITests {
     let key = try TestPrivateKey.generate(.p256)
     #expect(try key.pemEncoded.hasPrefix("-----BEGIN PRIVATE KEY-----"))
     #expect(try key.publicKeyPEM.hasPrefix("-----BEGIN PUBLIC KEY-----"))
-    let certificate = try TestIdentity.selfSigned(TestCertificateSpec(subject: [.commonName("k")], key: key, isCA: true)).certificate
+    let certificate = try TestIdentity.selfSigned(TestCertificateSpec(subject: [.commonName("k")], key: key, isCA: true))
+      .certificate
     #expect(certificate.subjectPublicKeyInfo == key.subjectPublicKeyInfo)
     #expect(try TestPrivateKey.shared(.p256, slot: 7) === TestPrivateKey.shared(.p256, slot: 7))
     #expect(try TestPrivateKey.shared(.p256, slot: 7) !== TestPrivateKey.shared(.p256, slot: 8))

@@ -1,6 +1,7 @@
-@testable import CNPinning
 import Foundation
 import Testing
+
+@testable import CNPinning
 
 /// Base64url as JWS uses it, checked against Foundation's base64 on every length up to 64.
 @Suite struct Base64URLTests {

@@ -43,18 +43,27 @@ struct CertificateReaderTests {
   }
 
   @Test(arguments: [
-    ("NUL inside", TestNameAttribute.verbatim(tag: 0x0C, bytes: Array("api.example.com\0.evil.com".utf8)), CNCertificate.CommonNameProblem.containsNUL),
+    (
+      "NUL inside", TestNameAttribute.verbatim(tag: 0x0C, bytes: Array("api.example.com\0.evil.com".utf8)),
+      CNCertificate.CommonNameProblem.containsNUL
+    ),
     ("NUL in BMPString", TestNameAttribute.verbatim(tag: 0x1E, bytes: [0, 0x41, 0, 0]), .containsNUL),
     ("overlong UTF-8", TestNameAttribute.verbatim(tag: 0x0C, bytes: [0x52, 0xC0, 0xB1]), .undecodable("UTF8String")),
     ("UTF-8 surrogate", TestNameAttribute.verbatim(tag: 0x0C, bytes: [0x52, 0xED, 0xA0, 0x80]), .undecodable("UTF8String")),
     ("truncated UTF-8", TestNameAttribute.verbatim(tag: 0x0C, bytes: [0x52, 0xE2, 0x82]), .undecodable("UTF8String")),
     ("odd-length BMPString", TestNameAttribute.verbatim(tag: 0x1E, bytes: [0, 0x52, 0]), .undecodable("BMPString")),
     ("BMPString surrogate", TestNameAttribute.verbatim(tag: 0x1E, bytes: [0xD8, 0x3D, 0xDE, 0x00]), .undecodable("BMPString")),
-    ("UniversalString beyond U+10FFFF", TestNameAttribute.verbatim(tag: 0x1C, bytes: [0, 0x11, 0, 0]), .undecodable("UniversalString")),
+    (
+      "UniversalString beyond U+10FFFF", TestNameAttribute.verbatim(tag: 0x1C, bytes: [0, 0x11, 0, 0]),
+      .undecodable("UniversalString")
+    ),
     ("UniversalString bad length", TestNameAttribute.verbatim(tag: 0x1C, bytes: [0, 0, 0x52]), .undecodable("UniversalString")),
     ("8-bit PrintableString", TestNameAttribute.verbatim(tag: 0x13, bytes: [0x52, 0xE9]), .undecodable("PrintableString")),
     ("8-bit IA5String", TestNameAttribute.verbatim(tag: 0x16, bytes: [0x52, 0xFF]), .undecodable("IA5String")),
-    ("VisibleString (not a supported type)", TestNameAttribute.verbatim(tag: 0x1A, bytes: Array("R11".utf8)), .undecodable("tag 0x1A")),
+    (
+      "VisibleString (not a supported type)", TestNameAttribute.verbatim(tag: 0x1A, bytes: Array("R11".utf8)),
+      .undecodable("tag 0x1A")
+    ),
     ("OCTET STRING", TestNameAttribute.verbatim(tag: 0x04, bytes: Array("R11".utf8)), .undecodable("tag 0x4")),
     ("constructed value", TestNameAttribute.verbatim(tag: 0x30, bytes: Array("R11".utf8)), .undecodable("tag 0x30")),
   ])
@@ -125,8 +134,10 @@ struct CertificateReaderTests {
   }
 
   @Test func errorsNameTheField() {
-    let error = CNCertificateError.unexpectedTag(field: "tbsCertificate.subject", expected: "a SEQUENCE", found: 0x31, offset: 100)
-    #expect(error.description == "not a certificate: expected a SEQUENCE for tbsCertificate.subject, found tag 0x31 (at byte 100)")
+    let error = CNCertificateError.unexpectedTag(
+      field: "tbsCertificate.subject", expected: "a SEQUENCE", found: 0x31, offset: 100)
+    #expect(
+      error.description == "not a certificate: expected a SEQUENCE for tbsCertificate.subject, found tag 0x31 (at byte 100)")
   }
 
   /// Every single-byte corruption either throws a `CNCertificateError` or yields a certificate
@@ -160,7 +171,9 @@ struct CertificateReaderTests {
     let leaf = try Self.root.issueLeaf("pem.example.com")
     let pem = leaf.certificate.pemEncoded
     #expect(try CNCertificate(pemEncoded: pem) == leaf.certificate)
-    #expect(try CNCertificate(pemEncoded: "Subject: explanatory text\r\n" + pem.replacingOccurrences(of: "\n", with: "\r\n")) == leaf.certificate)
+    #expect(
+      try CNCertificate(pemEncoded: "Subject: explanatory text\r\n" + pem.replacingOccurrences(of: "\n", with: "\r\n"))
+        == leaf.certificate)
 
     let key = try leaf.privateKey.pemEncoded
     let bundle = pem + key + Self.root.certificate.pemEncoded
@@ -174,9 +187,15 @@ struct CertificateReaderTests {
     ("-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n", "the CERTIFICATE block on line 1 is not valid base64"),
     ("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n", "the CERTIFICATE block on line 1 is not valid base64"),
     ("-----BEGIN CERTIFICATE-----\nMIIB\n", "\"BEGIN CERTIFICATE\" on line 1 has no END line"),
-    ("-----BEGIN CERTIFICATE-----\nMIIB\n-----END PRIVATE KEY-----\n", "\"BEGIN CERTIFICATE\" on line 1 ends with \"END PRIVATE KEY\""),
+    (
+      "-----BEGIN CERTIFICATE-----\nMIIB\n-----END PRIVATE KEY-----\n",
+      "\"BEGIN CERTIFICATE\" on line 1 ends with \"END PRIVATE KEY\""
+    ),
     ("-----END CERTIFICATE-----\n", "\"END CERTIFICATE\" on line 1 has no BEGIN line"),
-    ("-----BEGIN CERTIFICATE-----\nProc-Type: 4,ENCRYPTED\nMIIB\n-----END CERTIFICATE-----\n", "the block on line 1 has headers, which are not supported"),
+    (
+      "-----BEGIN CERTIFICATE-----\nProc-Type: 4,ENCRYPTED\nMIIB\n-----END CERTIFICATE-----\n",
+      "the block on line 1 has headers, which are not supported"
+    ),
   ])
   func malformedPEMIsRejected(_ text: String, _ reason: String) {
     #expect(throws: CNCertificateError.invalidPEM(reason)) { try CNCertificate.certificates(pemEncoded: text) }

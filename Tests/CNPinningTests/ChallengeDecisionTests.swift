@@ -24,7 +24,11 @@ struct ChallengeDecisionTests {
   static func manager(enforce: Bool = true) throws -> CNPinningManager {
     try CNPinningManager(configuration: [
       "api.test": CNConfiguration(
-        chains: [try CNChain([CNChainLink(.prefixWithNumber, "Test Root X"), CNChainLink(.prefixWithNumber, "R"), CNChainLink(.exact, "api.test")])],
+        chains: [
+          try CNChain([
+            CNChainLink(.prefixWithNumber, "Test Root X"), CNChainLink(.prefixWithNumber, "R"), CNChainLink(.exact, "api.test"),
+          ])
+        ],
         enforce: enforce)
     ])
   }
@@ -36,18 +40,29 @@ struct ChallengeDecisionTests {
       evaluations += 1
       return .trusted(Self.pki.genuine)
     }
-    #expect(manager.decide(authenticationMethod: "NSURLAuthenticationMethodHTTPBasic", host: "api.test", port: 443, evaluateTrust: evaluate) == .notServerTrust)
-    #expect(manager.decide(authenticationMethod: Self.method, host: "other.test", port: 443, evaluateTrust: evaluate) == .notPinned)
+    #expect(
+      manager.decide(
+        authenticationMethod: "NSURLAuthenticationMethodHTTPBasic", host: "api.test", port: 443, evaluateTrust: evaluate)
+        == .notServerTrust)
+    #expect(
+      manager.decide(authenticationMethod: Self.method, host: "other.test", port: 443, evaluateTrust: evaluate) == .notPinned)
     #expect(evaluations == 0)
   }
 
   @Test func pinnedHostsAreJudgedOnTheEvaluatedChain() throws {
     let manager = try Self.manager()
-    guard case .performDefaultHandling(.accepted)? = Optional(manager.decide(authenticationMethod: Self.method, host: "API.test", port: 443, evaluateTrust: { .trusted(Self.pki.genuine) })) else {
+    guard
+      case .performDefaultHandling(.accepted)? = Optional(
+        manager.decide(
+          authenticationMethod: Self.method, host: "API.test", port: 443, evaluateTrust: { .trusted(Self.pki.genuine) }))
+    else {
       Issue.record("the genuine chain should be accepted")
       return
     }
-    guard case .cancel(.pinMismatch(let failure)) = manager.decide(authenticationMethod: Self.method, host: "api.test", port: 443, evaluateTrust: { .trusted(Self.pki.rogue) }) else {
+    guard
+      case .cancel(.pinMismatch(let failure)) = manager.decide(
+        authenticationMethod: Self.method, host: "api.test", port: 443, evaluateTrust: { .trusted(Self.pki.rogue) })
+    else {
       Issue.record("the rogue chain should be refused")
       return
     }
@@ -56,15 +71,23 @@ struct ChallengeDecisionTests {
 
   @Test func failedOrMissingTrustEvaluationIsRefusedWithItsReason() throws {
     let manager = try Self.manager()
-    #expect(manager.decide(authenticationMethod: Self.method, host: "api.test", port: 443, evaluateTrust: { .untrusted("-67602 host name mismatch") }) == .cancel(.untrusted("-67602 host name mismatch")))
-    #expect(manager.decide(authenticationMethod: Self.method, host: "api.test", port: 443, evaluateTrust: { nil }) == .cancel(.missingServerTrust))
+    #expect(
+      manager.decide(
+        authenticationMethod: Self.method, host: "api.test", port: 443, evaluateTrust: { .untrusted("-67602 host name mismatch") }
+      ) == .cancel(.untrusted("-67602 host name mismatch")))
+    #expect(
+      manager.decide(authenticationMethod: Self.method, host: "api.test", port: 443, evaluateTrust: { nil })
+        == .cancel(.missingServerTrust))
   }
 
   @Test func reportOnlyIsAllowedAndReported() throws {
     let manager = try Self.manager(enforce: false)
     let reports = Locked(0)
     manager.setFailureReportHandler { _ in reports.withLock { $0 += 1 } }
-    guard case .performDefaultHandling(.reportOnly) = manager.decide(authenticationMethod: Self.method, host: "api.test", port: 8443, evaluateTrust: { .trusted(Self.pki.rogue) }) else {
+    guard
+      case .performDefaultHandling(.reportOnly) = manager.decide(
+        authenticationMethod: Self.method, host: "api.test", port: 8443, evaluateTrust: { .trusted(Self.pki.rogue) })
+    else {
       Issue.record("report-only must allow the connection")
       return
     }
@@ -73,7 +96,10 @@ struct ChallengeDecisionTests {
 
   @Test func invalidHostNamesAreRefusedNotTreatedAsUnpinned() throws {
     let manager = try Self.manager()
-    guard case .cancel(.pinMismatch(let failure)) = manager.decide(authenticationMethod: Self.method, host: "bad host", port: 443, evaluateTrust: { .trusted(Self.pki.genuine) }) else {
+    guard
+      case .cancel(.pinMismatch(let failure)) = manager.decide(
+        authenticationMethod: Self.method, host: "bad host", port: 443, evaluateTrust: { .trusted(Self.pki.genuine) })
+    else {
       Issue.record("an invalid host must be refused")
       return
     }

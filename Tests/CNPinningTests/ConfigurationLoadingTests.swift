@@ -90,7 +90,8 @@ struct ConfigurationLoadingTests {
       """
     #expect(try CNPinningManager(data: Data(json.utf8)).configuration == Self.expected)
     // The same without the outer CNPinningManager key.
-    let inner = #"{"PinnedDomains": {"austinsoft.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "R"}]]}}}"#
+    let inner =
+      #"{"PinnedDomains": {"austinsoft.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "R"}]]}}}"#
     #expect(try CNPinningManager(data: Data(inner.utf8)).configuration["austinsoft.com"]?.includesSubdomains == true)
   }
 
@@ -109,7 +110,8 @@ struct ConfigurationLoadingTests {
   }
 
   @Test func linkWithoutTypeIsExactAndWarns() throws {
-    let json = jsonConfiguration(#"{"includesSubdomains": false, "chainSet": [[{"value": "Root"}, {"type": "exact", "value": "leaf"}]]}"#)
+    let json = jsonConfiguration(
+      #"{"includesSubdomains": false, "chainSet": [[{"value": "Root"}, {"type": "exact", "value": "leaf"}]]}"#)
     let manager = try CNPinningManager(data: Data(json.utf8))
     #expect(manager.configuration["api.example.com"]?.chains == [try chain((.exact, "Root"), (.exact, "leaf"))])
     #expect(manager.warnings.map(\.path) == [#"PinnedDomains["api.example.com"].chainSet[0][0]"#])
@@ -128,7 +130,8 @@ struct ConfigurationLoadingTests {
   static let badHosts: [BadDocument] = [
     BadDocument(
       name: "unknown link type",
-      hostBody: #"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}, {"type": "prefix", "value": "B"}, {"type": "prefx", "value": "C"}]]}"#,
+      hostBody:
+        #"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}, {"type": "prefix", "value": "B"}, {"type": "prefx", "value": "C"}]]}"#,
       expected: [.init("\(host).chainSet[0][2].type", .unknownLinkType("prefx", suggestion: "prefix"))]),
     BadDocument(
       name: "missing includesSubdomains",
@@ -165,7 +168,9 @@ struct ConfigurationLoadingTests {
     BadDocument(
       name: "link is not a dictionary",
       hostBody: #"{"includesSubdomains": false, "chainSet": [[["exact", "A"]]]}"#,
-      expected: [.init("\(host).chainSet[0][0]", .wrongType(expected: #"a dictionary with "type" and "value""#, found: "an array"))]),
+      expected: [
+        .init("\(host).chainSet[0][0]", .wrongType(expected: #"a dictionary with "type" and "value""#, found: "an array"))
+      ]),
     BadDocument(
       name: "missing value",
       hostBody: #"{"includesSubdomains": false, "chainSet": [[{"type": "exact"}]]}"#,
@@ -192,7 +197,8 @@ struct ConfigurationLoadingTests {
       expected: [.init("\(host).includeSubdomains", .unknownKey("includeSubdomains", suggestion: "includesSubdomains"))]),
     BadDocument(
       name: "repeated chain",
-      hostBody: #"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}], [{"type": "exact", "value": "B"}], [{"type": "exact", "value": "A"}]]}"#,
+      hostBody:
+        #"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}], [{"type": "exact", "value": "B"}], [{"type": "exact", "value": "A"}]]}"#,
       expected: [.init("\(host).chainSet[2]", .duplicateChain(2))]),
     BadDocument(
       name: "host is not a dictionary",
@@ -310,7 +316,8 @@ struct WarningHookTests {
     let json = jsonConfiguration(#"{"includesSubdomains": false, "chainSet": [[{"value": "Root"}]]}"#)
     _ = try CNPinningManager(data: Data(json.utf8), source: source)
     let mine = received.withLock { $0 }.filter { $0.hasPrefix(source) }
-    #expect(mine == [#"\#(source): PinnedDomains["api.example.com"].chainSet[0][0]: link has no "type"; it is treated as "exact""#])
+    #expect(
+      mine == [#"\#(source): PinnedDomains["api.example.com"].chainSet[0][0]: link has no "type"; it is treated as "exact""#])
   }
 
   /// An NSPinnedDomains entry with one identity (which ATS accepts) is logged as a warning.
@@ -321,7 +328,8 @@ struct WarningHookTests {
     defer { CNPinningLog.setHandler(nil) }
     let digest = Data(repeating: 7, count: 32).base64EncodedString()
     let plist = plistDocument(
-      "<dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>a.example.org</key><dict><key>NSPinnedLeafIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\(digest)</string></dict></array></dict></dict></dict></dict>")
+      "<dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>a.example.org</key><dict><key>NSPinnedLeafIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\(digest)</string></dict></array></dict></dict></dict></dict>"
+    )
     let manager = try CNPinningManager(data: plist, source: source)
     #expect(manager.warnings.count == 1)
     #expect(received.withLock { $0 }.filter { $0.hasPrefix(source) } == manager.warnings.map { "\(source): \($0)" })

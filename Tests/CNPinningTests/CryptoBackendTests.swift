@@ -1,6 +1,7 @@
-@testable import CNPinning
 import Foundation
 import Testing
+
+@testable import CNPinning
 
 /// The crypto backends, tested through their protocols with public known-answer vectors. The
 /// typealiases pick OpenSSL here and Security/CryptoKit on Apple platforms, so the same tests
@@ -17,11 +18,15 @@ struct CryptoBackendTests {
   }
 
   /// RFC 7515, appendix A.3: an ES256 JWS and its public key.
-  static let rfcKey = #"{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}"#
-  static let rfcSigningInput = "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ"
+  static let rfcKey =
+    #"{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}"#
+  static let rfcSigningInput =
+    "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ"
   static let rfcSignature = "DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q"
 
-  static func verifies<Backend: SignatureVerifying>(_ backend: Backend.Type, signingInput: String, signature: [UInt8]) throws -> Bool {
+  static func verifies<Backend: SignatureVerifying>(_ backend: Backend.Type, signingInput: String, signature: [UInt8]) throws
+    -> Bool
+  {
     let key = try CNPolicySigningKey(jwk: Data(Self.rfcKey.utf8))
     #expect(Backend.canUse(subjectPublicKeyInfo: key.subjectPublicKeyInfo))
     return Backend.verify(.es256, key: key.subjectPublicKeyInfo, message: Array(signingInput.utf8), signature: signature)

@@ -10,7 +10,10 @@ import Testing
 struct DifferentialTests {
   static let subjects: [[TestNameAttribute]] = {
     var subjects: [[TestNameAttribute]] = TestNameAttribute.StringType.allCases.map {
-      [.country("DE"), .organization("Differential"), .commonName("Diff Ärger 1", as: $0 == .printableString || $0 == .ia5String ? .utf8String : $0)]
+      [
+        .country("DE"), .organization("Differential"),
+        .commonName("Diff Ärger 1", as: $0 == .printableString || $0 == .ia5String ? .utf8String : $0),
+      ]
     }
     subjects += TestNameAttribute.StringType.allCases.map { [.commonName("R12", as: $0)] }
     subjects.append([.commonName("first"), .commonName("second"), .commonName("third 😀")])
@@ -33,7 +36,8 @@ struct DifferentialTests {
   func everyKeyType(_ keyType: TestKeyType) throws {
     let root = try TestIdentity.root("Diff Root \(keyType)", keyType: keyType)
     let intermediate = try root.issueIntermediate("Diff Intermediate", keyType: keyType)
-    let leaf = try intermediate.issueLeaf("leaf.example.com", dnsNames: ["leaf.example.com"], ipAddresses: ["127.0.0.1", "::1"], keyType: keyType)
+    let leaf = try intermediate.issueLeaf(
+      "leaf.example.com", dnsNames: ["leaf.example.com"], ipAddresses: ["127.0.0.1", "::1"], keyType: keyType)
     for certificate in leaf.chain { try Self.compare(certificate) }
   }
 

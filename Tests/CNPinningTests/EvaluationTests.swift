@@ -120,20 +120,26 @@ struct EvaluationTests {
     ("NUL", [TestNameAttribute.verbatim(tag: 0x0C, bytes: Array("api.example.com\0x".utf8))], .containsNUL),
     ("bad UTF-8", [TestNameAttribute.verbatim(tag: 0x0C, bytes: [0x61, 0xFF])], .undecodable("UTF8String")),
   ])
-  func unreadableLeafCommonNameIsRejected(_ name: String, _ subject: [TestNameAttribute], _ problem: CNCertificate.CommonNameProblem) throws {
+  func unreadableLeafCommonNameIsRejected(
+    _ name: String, _ subject: [TestNameAttribute], _ problem: CNCertificate.CommonNameProblem
+  ) throws {
     let leaf = try Self.pki.r11.issue(TestCertificateSpec(subject: subject)).chain
     let manager = try CNPinningManager(configuration: [
       "api.example.com": CNConfiguration([chain((.prefix, "T"), (.prefix, "R"), (.prefix, "a"))]),
       "any.example.com": CNConfiguration([chain((.prefix, "T"), (.prefix, "R"), (.suffix, "x"))]),
     ])
     let failure = try #require(rejection(of: manager.evaluate(host: "api.example.com", chain: leaf)))
-    #expect(failure.reason == .noMatchingChain([.unreadableCommonName(position: 2, link: try CNChainLink(.prefix, "a"), problem: problem)]))
+    #expect(
+      failure.reason
+        == .noMatchingChain([.unreadableCommonName(position: 2, link: try CNChainLink(.prefix, "a"), problem: problem)]))
     #expect(failure.presentedCommonNames == ["Test Root X1", "R11", nil])
     #expect(!manager.evaluate(host: "any.example.com", chain: leaf).allowsConnection)
   }
 
   @Test func theLastCommonNameDecides() throws {
-    let leaf = try Self.pki.r11.issue(TestCertificateSpec(subject: [.commonName("api.example.com"), .commonName("evil.example.net")])).chain
+    let leaf = try Self.pki.r11.issue(
+      TestCertificateSpec(subject: [.commonName("api.example.com"), .commonName("evil.example.net")])
+    ).chain
     #expect(!Self.manager.evaluate(host: "api.example.com", chain: leaf).allowsConnection)
   }
 

@@ -36,7 +36,10 @@ struct FuzzRegressionTests {
 
   @Test func aNegativeRSAExponentIsRefused() throws {
     let bytes = [UInt8](try Data(contentsOf: Self.directory.appendingPathComponent("FuzzCertificate/negative-rsa-exponent.der")))
-    #expect(throws: CNCertificateError.invalidContent(field: "RSAPublicKey.publicExponent", reason: "is not a positive, minimally encoded integer")) {
+    #expect(
+      throws: CNCertificateError.invalidContent(
+        field: "RSAPublicKey.publicExponent", reason: "is not a positive, minimally encoded integer")
+    ) {
       try CNCertificate(derEncoded: bytes)
     }
   }
@@ -56,7 +59,8 @@ struct FuzzRegressionTests {
   }
 
   @Test func strictCommonNameValuesMarkUndecodableNames() throws {
-    let odd = try TestIdentity.selfSigned(TestCertificateSpec(subject: [.verbatim(tag: 0x08, bytes: Array("R11".utf8))], isCA: true))
+    let odd = try TestIdentity.selfSigned(
+      TestCertificateSpec(subject: [.verbatim(tag: 0x08, bytes: Array("R11".utf8))], isCA: true))
     let leaf = try odd.issueLeaf("api.test")
     #expect(leaf.certificate.issuerCommonNameValues == [nil])
     #expect(leaf.certificate.issuerCommonNames == ["R11"])  // shown lossily, never matched

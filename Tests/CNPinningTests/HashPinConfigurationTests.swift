@@ -12,9 +12,13 @@ struct HashPinConfigurationTests {
   static let other = Data(repeating: 4, count: 32).base64EncodedString()
 
   @Test func spkiAndCertificatePinsLoadWithScopes() throws {
-    let json = #"{"PinnedDomains": {"api.test": {"includesSubdomains": false, "spkiPins": [{"sha256": "\#(Self.digest)", "appliesTo": "ca"}, {"sha256": "\#(Self.other)"}], "certificatePins": [{"sha256": "\#(Self.digest)", "appliesTo": "leaf"}], "expirationDate": "2030-01-01T00:00:00Z", "enforce": false, "reportURI": "https://reports.test/pins"}}}"#
+    let json =
+      #"{"PinnedDomains": {"api.test": {"includesSubdomains": false, "spkiPins": [{"sha256": "\#(Self.digest)", "appliesTo": "ca"}, {"sha256": "\#(Self.other)"}], "certificatePins": [{"sha256": "\#(Self.digest)", "appliesTo": "leaf"}], "expirationDate": "2030-01-01T00:00:00Z", "enforce": false, "reportURI": "https://reports.test/pins"}}}"#
     let configuration = try #require(try CNPinningDocument(data: Data(json.utf8)).entries.first?.configuration)
-    #expect(configuration.spkiPins == [try CNSPKIPin(sha256Base64: Self.digest, scope: .ca), try CNSPKIPin(sha256Base64: Self.other, scope: .any)])
+    #expect(
+      configuration.spkiPins == [
+        try CNSPKIPin(sha256Base64: Self.digest, scope: .ca), try CNSPKIPin(sha256Base64: Self.other, scope: .any),
+      ])
     #expect(configuration.certificatePins == [try CNCertificatePin(sha256Base64: Self.digest, scope: .leaf)])
     #expect(configuration.chains.isEmpty)
     #expect(configuration.expirationDate == Date(timeIntervalSince1970: 1_893_456_000))
@@ -27,9 +31,11 @@ struct HashPinConfigurationTests {
     try FileManager.default.createDirectory(at: directory.appendingPathComponent("certs"), withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let leaf = try TestIdentity.root("File Root").issueLeaf("api.test")
-    try leaf.certificate.pemEncoded.write(to: directory.appendingPathComponent("certs/leaf.pem"), atomically: true, encoding: .utf8)
+    try leaf.certificate.pemEncoded.write(
+      to: directory.appendingPathComponent("certs/leaf.pem"), atomically: true, encoding: .utf8)
     try Data(leaf.issuer!.certificate.derEncoded).write(to: directory.appendingPathComponent("certs/root.der"))
-    let json = #"{"PinnedDomains": {"api.test": {"includesSubdomains": false, "certificatePins": [{"file": "certs/leaf.pem", "appliesTo": "leaf"}, {"file": "certs/root.der", "appliesTo": "ca"}]}}}"#
+    let json =
+      #"{"PinnedDomains": {"api.test": {"includesSubdomains": false, "certificatePins": [{"file": "certs/leaf.pem", "appliesTo": "leaf"}, {"file": "certs/root.der", "appliesTo": "ca"}]}}}"#
     let file = directory.appendingPathComponent("pins.json")
     try json.write(to: file, atomically: true, encoding: .utf8)
     let manager = try CNPinningManager(contentsOf: file)
@@ -44,19 +50,74 @@ struct HashPinConfigurationTests {
   }
 
   @Test(arguments: [
-    (#"{"includesSubdomains": false, "spkiPins": [{"sha256": "AAAA"}, {"sha256": "\#(other)"}]}"#, [CNConfigurationProblem(path: "\(host).spkiPins[0].sha256", error: .invalidDigest("AAAA", reason: "decodes to 3 bytes; a SHA-256 digest has 32"))]),
-    (#"{"includesSubdomains": false, "spkiPins": [{"sha256": "%%%"}, {"sha256": "\#(other)"}]}"#, [.init(path: "\(host).spkiPins[0].sha256", error: .invalidDigest("%%%", reason: "is not valid base64"))]),
-    (#"{"includesSubdomains": false, "spkiPins": [{"sha256": "\#(digest)", "appliesTo": "root"}, {"sha256": "\#(other)"}]}"#, [.init(path: "\(host).spkiPins[0].appliesTo", error: .invalidValue("root", reason: "is not one of leaf, ca, any"))]),
+    (
+      #"{"includesSubdomains": false, "spkiPins": [{"sha256": "AAAA"}, {"sha256": "\#(other)"}]}"#,
+      [
+        CNConfigurationProblem(
+          path: "\(host).spkiPins[0].sha256", error: .invalidDigest("AAAA", reason: "decodes to 3 bytes; a SHA-256 digest has 32")
+        )
+      ]
+    ),
+    (
+      #"{"includesSubdomains": false, "spkiPins": [{"sha256": "%%%"}, {"sha256": "\#(other)"}]}"#,
+      [.init(path: "\(host).spkiPins[0].sha256", error: .invalidDigest("%%%", reason: "is not valid base64"))]
+    ),
+    (
+      #"{"includesSubdomains": false, "spkiPins": [{"sha256": "\#(digest)", "appliesTo": "root"}, {"sha256": "\#(other)"}]}"#,
+      [.init(path: "\(host).spkiPins[0].appliesTo", error: .invalidValue("root", reason: "is not one of leaf, ca, any"))]
+    ),
     (#"{"includesSubdomains": false, "spkiPins": [{"sha256": "\#(digest)"}]}"#, [.init(path: host, error: .noBackupPin)]),
-    (#"{"includesSubdomains": false, "spkiPins": [{"sha256": "\#(digest)"}, {"sha256": "\#(digest)"}]}"#, [.init(path: host, error: .duplicatePin(1))]),
+    (
+      #"{"includesSubdomains": false, "spkiPins": [{"sha256": "\#(digest)"}, {"sha256": "\#(digest)"}]}"#,
+      [.init(path: host, error: .duplicatePin(1))]
+    ),
     (#"{"includesSubdomains": false, "spkiPins": []}"#, [.init(path: "\(host).spkiPins", error: .noPinsDefined)]),
-    (#"{"includesSubdomains": false, "spkiPins": [{"sha265": "\#(digest)"}, {"sha256": "\#(other)"}]}"#, [.init(path: "\(host).spkiPins[0].sha265", error: .unknownKey("sha265", suggestion: "sha256")), .init(path: "\(host).spkiPins[0].sha256", error: .missingValue("sha256"))]),
-    (#"{"includesSubdomains": false, "spkiPins": [{"file": "x.pem"}, {"sha256": "\#(other)"}]}"#, [.init(path: "\(host).spkiPins[0].file", error: .unknownKey("file", suggestion: nil)), .init(path: "\(host).spkiPins[0].sha256", error: .missingValue("sha256"))]),
-    (#"{"includesSubdomains": false, "certificatePins": [{"file": "/nonexistent/x.pem"}, {"sha256": "\#(other)"}]}"#, [.init(path: "\(host).certificatePins[0].file", error: .unreadableCertificate("/nonexistent/x.pem", reason: "no such file"))]),
-    (#"{"includesSubdomains": false, "certificatePins": [{"file": "/etc/hostname"}, {"sha256": "\#(other)"}]}"#, [.init(path: "\(host).certificatePins[0].file", error: .unreadableCertificate("/etc/hostname", reason: "not a PEM certificate: no \"-----BEGIN CERTIFICATE-----\" block"))]),
-    (#"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}]], "expirationDate": "next year"}"#, [.init(path: "\(host).expirationDate", error: .invalidValue("next year", reason: "is not an ISO 8601 date such as 2027-01-31T00:00:00Z"))]),
-    (#"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}]], "enforce": "no"}"#, [.init(path: "\(host).enforce", error: .wrongType(expected: "a boolean", found: "a string"))]),
-    (#"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}]], "reportURI": "http://r.test/"}"#, [.init(path: "\(host).reportURI", error: .invalidValue("http://r.test/", reason: "is not an https URL"))]),
+    (
+      #"{"includesSubdomains": false, "spkiPins": [{"sha265": "\#(digest)"}, {"sha256": "\#(other)"}]}"#,
+      [
+        .init(path: "\(host).spkiPins[0].sha265", error: .unknownKey("sha265", suggestion: "sha256")),
+        .init(path: "\(host).spkiPins[0].sha256", error: .missingValue("sha256")),
+      ]
+    ),
+    (
+      #"{"includesSubdomains": false, "spkiPins": [{"file": "x.pem"}, {"sha256": "\#(other)"}]}"#,
+      [
+        .init(path: "\(host).spkiPins[0].file", error: .unknownKey("file", suggestion: nil)),
+        .init(path: "\(host).spkiPins[0].sha256", error: .missingValue("sha256")),
+      ]
+    ),
+    (
+      #"{"includesSubdomains": false, "certificatePins": [{"file": "/nonexistent/x.pem"}, {"sha256": "\#(other)"}]}"#,
+      [
+        .init(
+          path: "\(host).certificatePins[0].file", error: .unreadableCertificate("/nonexistent/x.pem", reason: "no such file"))
+      ]
+    ),
+    (
+      #"{"includesSubdomains": false, "certificatePins": [{"file": "/etc/hostname"}, {"sha256": "\#(other)"}]}"#,
+      [
+        .init(
+          path: "\(host).certificatePins[0].file",
+          error: .unreadableCertificate(
+            "/etc/hostname", reason: "not a PEM certificate: no \"-----BEGIN CERTIFICATE-----\" block"))
+      ]
+    ),
+    (
+      #"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}]], "expirationDate": "next year"}"#,
+      [
+        .init(
+          path: "\(host).expirationDate",
+          error: .invalidValue("next year", reason: "is not an ISO 8601 date such as 2027-01-31T00:00:00Z"))
+      ]
+    ),
+    (
+      #"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}]], "enforce": "no"}"#,
+      [.init(path: "\(host).enforce", error: .wrongType(expected: "a boolean", found: "a string"))]
+    ),
+    (
+      #"{"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}]], "reportURI": "http://r.test/"}"#,
+      [.init(path: "\(host).reportURI", error: .invalidValue("http://r.test/", reason: "is not an https URL"))]
+    ),
     (#"{"includesSubdomains": false}"#, [.init(path: "\(host).chainSet", error: .missingValue("chainSet"))]),
   ])
   func problemsNameTheElement(_ body: String, _ expected: [CNConfigurationProblem]) {
@@ -65,7 +126,8 @@ struct HashPinConfigurationTests {
 
   @Test(arguments: CNPinningDocument.Format.allCases)
   func conversionKeepsEveryKey(_ format: CNPinningDocument.Format) throws {
-    let json = #"{"PinnedDomains": {"api.test": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "A"}]], "spkiPins": [{"sha256": "\#(Self.digest)", "appliesTo": "leaf"}], "certificatePins": [{"sha256": "\#(Self.other)"}], "expirationDate": "2030-01-01T00:00:00Z", "enforce": false, "reportURI": "https://r.test/x"}}}"#
+    let json =
+      #"{"PinnedDomains": {"api.test": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "A"}]], "spkiPins": [{"sha256": "\#(Self.digest)", "appliesTo": "leaf"}], "certificatePins": [{"sha256": "\#(Self.other)"}], "expirationDate": "2030-01-01T00:00:00Z", "enforce": false, "reportURI": "https://r.test/x"}}}"#
     let document = try CNPinningDocument(data: Data(json.utf8))
     let again = try CNPinningDocument(data: document.encoded(as: format))
     #expect(again == document)

@@ -39,7 +39,8 @@ struct HashPinTests {
     }
     #expect(failure.reason == .noMatchingSPKIPin([try CNSPKIPin(sha256Base64: leafPin, scope: .leaf), backup]))
     #expect(failure.presentedSPKIHashes == other.leaf.chain.reversed().map(\.spkiSHA256Base64))
-    #expect(failure.description.contains("presented: " + other.leaf.chain.reversed().map(\.spkiSHA256Base64).joined(separator: ", ")))
+    #expect(
+      failure.description.contains("presented: " + other.leaf.chain.reversed().map(\.spkiSHA256Base64).joined(separator: ", ")))
   }
 
   @Test func scopesRestrictWhereAPinMayMatch() throws {
@@ -61,11 +62,15 @@ struct HashPinTests {
 
   @Test func certificatePinsMatchTheWholeCertificate() throws {
     let pki = try Self.pki()
-    let pins = [CNCertificatePin(certificate: pki.intermediate.certificate, scope: .ca), CNCertificatePin(certificate: pki.root.certificate, scope: .ca)]
+    let pins = [
+      CNCertificatePin(certificate: pki.intermediate.certificate, scope: .ca),
+      CNCertificatePin(certificate: pki.root.certificate, scope: .ca),
+    ]
     let manager = try Self.manager(CNConfiguration(certificatePins: pins))
     #expect(manager.evaluate(host: "api.test", chain: pki.leaf.chain).allowsConnection)
     // A re-issued intermediate with the same name and key is a different certificate.
-    let reissued = try pki.root.issue(TestCertificateSpec(subject: [.commonName("Hash CA 1")], key: pki.intermediate.privateKey, isCA: true))
+    let reissued = try pki.root.issue(
+      TestCertificateSpec(subject: [.commonName("Hash CA 1")], key: pki.intermediate.privateKey, isCA: true))
     let newLeaf = try reissued.issueLeaf("api.test")
     let otherRoot = try TestIdentity.root("Hash Root").issueIntermediate("Hash CA 1").issueLeaf("api.test")
     guard case .rejected(let failure) = manager.evaluate(host: "api.test", chain: otherRoot.chain) else {
@@ -79,22 +84,31 @@ struct HashPinTests {
   @Test func everyScopeGroupMustBeSatisfied() throws {
     let pki = try Self.pki()
     let unrelated = Data(repeating: 2, count: 32).base64EncodedString()
-    let leafPins = [CNSPKIPin(certificate: pki.leaf.certificate, scope: .leaf), try CNSPKIPin(sha256Base64: unrelated, scope: .leaf)]
+    let leafPins = [
+      CNSPKIPin(certificate: pki.leaf.certificate, scope: .leaf), try CNSPKIPin(sha256Base64: unrelated, scope: .leaf),
+    ]
     let caPins = [CNSPKIPin(certificate: pki.root.certificate, scope: .ca), try CNSPKIPin(sha256Base64: unrelated, scope: .ca)]
-    #expect(try Self.manager(CNConfiguration(spkiPins: leafPins + caPins)).evaluate(host: "api.test", chain: pki.leaf.chain).allowsConnection)
+    #expect(
+      try Self.manager(CNConfiguration(spkiPins: leafPins + caPins)).evaluate(host: "api.test", chain: pki.leaf.chain)
+        .allowsConnection)
     let wrongCA = [try CNSPKIPin(sha256Base64: unrelated, scope: .ca)]
     let result = try Self.manager(CNConfiguration(spkiPins: leafPins + wrongCA)).evaluate(host: "api.test", chain: pki.leaf.chain)
     #expect(result.failure?.reason == .noMatchingSPKIPin(wrongCA))
     // Within one scope, one match is enough.
-    #expect(try Self.manager(CNConfiguration(spkiPins: leafPins)).evaluate(host: "api.test", chain: pki.leaf.chain).allowsConnection)
+    #expect(
+      try Self.manager(CNConfiguration(spkiPins: leafPins)).evaluate(host: "api.test", chain: pki.leaf.chain).allowsConnection)
   }
 
   @Test func everyDeclaredKindMustBeSatisfied() throws {
     let pki = try Self.pki()
-    let chains = [try CNChain([CNChainLink(.exact, "Hash Root"), CNChainLink(.prefixWithNumber, "Hash CA "), CNChainLink(.exact, "api.test")])]
+    let chains = [
+      try CNChain([CNChainLink(.exact, "Hash Root"), CNChainLink(.prefixWithNumber, "Hash CA "), CNChainLink(.exact, "api.test")])
+    ]
     let rightKey = CNSPKIPin(certificate: pki.intermediate.certificate, scope: .ca)
     let wrongKey = try CNSPKIPin(sha256Base64: Data(repeating: 9, count: 32).base64EncodedString(), scope: .ca)
-    #expect(try Self.manager(CNConfiguration(chains: chains, spkiPins: [rightKey])).evaluate(host: "api.test", chain: pki.leaf.chain).allowsConnection)
+    #expect(
+      try Self.manager(CNConfiguration(chains: chains, spkiPins: [rightKey])).evaluate(host: "api.test", chain: pki.leaf.chain)
+        .allowsConnection)
     let bothKinds = try Self.manager(CNConfiguration(chains: chains, spkiPins: [wrongKey]))
     guard case .rejected(let failure) = bothKinds.evaluate(host: "api.test", chain: pki.leaf.chain) else {
       Issue.record("a matching chain does not excuse a failing SPKI pin")
@@ -103,7 +117,9 @@ struct HashPinTests {
     #expect(failure.reason.rule == "spkiPins")
     // Same names, other keys: the CN chain matches but the SPKI pin does not.
     let impostor = try TestIdentity.root("Hash Root").issueIntermediate("Hash CA 1").issueLeaf("api.test")
-    #expect(!(try Self.manager(CNConfiguration(chains: chains, spkiPins: [rightKey]))).evaluate(host: "api.test", chain: impostor.chain).allowsConnection)
+    #expect(
+      !(try Self.manager(CNConfiguration(chains: chains, spkiPins: [rightKey]))).evaluate(host: "api.test", chain: impostor.chain)
+        .allowsConnection)
   }
 
   @Test func configurationRules() throws {
@@ -112,8 +128,12 @@ struct HashPinTests {
     #expect(try CNConfiguration(spkiPins: [pin], allowsSingleHashPin: true).spkiPins == [pin])
     #expect(throws: CNParseError.duplicatePin(1)) { try CNConfiguration(spkiPins: [pin, pin]) }
     #expect(throws: CNParseError.noPinsDefined) { try CNConfiguration() }
-    #expect(throws: CNParseError.invalidDigest("AAAA", reason: "decodes to 3 bytes; a SHA-256 digest has 32")) { try CNSPKIPin(sha256Base64: "AAAA") }
-    #expect(throws: CNParseError.invalidDigest("not base64!", reason: "is not valid base64")) { try CNCertificatePin(sha256Base64: "not base64!") }
+    #expect(throws: CNParseError.invalidDigest("AAAA", reason: "decodes to 3 bytes; a SHA-256 digest has 32")) {
+      try CNSPKIPin(sha256Base64: "AAAA")
+    }
+    #expect(throws: CNParseError.invalidDigest("not base64!", reason: "is not valid base64")) {
+      try CNCertificatePin(sha256Base64: "not base64!")
+    }
     #expect(throws: CNParseError.self) {
       try CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "A")])], expirationDate: Date(timeIntervalSince1970: 1e300))
     }
@@ -130,7 +150,8 @@ struct HashPinTests {
     let reports = Locked<[CNPinningFailureReport]>([])
     manager.setFailureReportHandler { report in reports.withLock { $0.append(report) } }
     #expect(manager.evaluate(host: "api.test", chain: pki.leaf.chain) == .notPinned)
-    #expect(manager.evaluate(host: "api.test", chain: pki.leaf.chain, at: expiry.addingTimeInterval(-1)).allowsConnection == false)
+    #expect(
+      manager.evaluate(host: "api.test", chain: pki.leaf.chain, at: expiry.addingTimeInterval(-1)).allowsConnection == false)
     for _ in 0..<3 { _ = manager.evaluateAndReport(host: "api.test", port: 443, chain: pki.leaf.chain) }
     #expect(waitUntil { reports.withLock { $0.count } == 1 })
     let report = try #require(reports.withLock { $0.first })
@@ -142,7 +163,9 @@ struct HashPinTests {
   @Test func reportOnlyLetsTheConnectionThroughAndReports() throws {
     let pki = try Self.pki()
     let manager = try Self.manager(
-      CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "Elsewhere"), CNChainLink(.exact, "CA"), CNChainLink(.exact, "api.test")])], enforce: false))
+      CNConfiguration(
+        chains: [try CNChain([CNChainLink(.exact, "Elsewhere"), CNChainLink(.exact, "CA"), CNChainLink(.exact, "api.test")])],
+        enforce: false))
     let reports = Locked<[CNPinningFailureReport]>([])
     manager.setFailureReportHandler { report in reports.withLock { $0.append(report) } }
     let (result, report) = manager.evaluateAndReport(host: "api.test", port: 8443, chain: pki.leaf.chain)
@@ -197,7 +220,10 @@ struct HashPinTests {
     let manager = try Self.manager(CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "Elsewhere")])]))
     let report = try #require(manager.evaluateAndReport(host: "API.test", port: 443, chain: pki.leaf.chain).report)
     let object = try #require(try JSONSerialization.jsonObject(with: report.jsonData()) as? [String: Any])
-    #expect(Set(object.keys) == ["version", "kind", "time", "host", "port", "configuration", "verifiedChain", "failedRule", "reason", "enforced"])
+    #expect(
+      Set(object.keys) == [
+        "version", "kind", "time", "host", "port", "configuration", "verifiedChain", "failedRule", "reason", "enforced",
+      ])
     #expect(object["host"] as? String == "api.test")
     #expect(object["kind"] as? String == "pin-failure")
     #expect((object["time"] as? String)?.hasSuffix("Z") == true)

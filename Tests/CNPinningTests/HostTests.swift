@@ -98,13 +98,16 @@ struct HostTests {
   ])
   func invalidHostNamesAreConfigurationErrors(_ host: String, _ reason: String) {
     let configuration = Self.configuration(false, "x")
-    #expect(throws: CNConfigurationError(problems: [.init(#"configuration[\#(quoted(host))]"#, .invalidHost(host, reason: reason))])) {
+    #expect(
+      throws: CNConfigurationError(problems: [.init(#"configuration[\#(quoted(host))]"#, .invalidHost(host, reason: reason))])
+    ) {
       try CNPinningManager(configuration: [host: configuration])
     }
   }
 
   @Test func invalidHostsInFilesNameTheEntry() {
-    let json = #"{"PinnedDomains": {"https://api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}]]}}}"#
+    let json =
+      #"{"PinnedDomains": {"https://api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "A"}]]}}}"#
     #expect(
       problems(json: json) == [
         .init(
@@ -121,7 +124,8 @@ struct HostTests {
   ])
   func hostsThatNormaliseAlikeAreDuplicates(_ first: String, _ second: String) {
     let keys = [first, second].sorted()
-    let json = #"{"PinnedDomains": {"\#(first)": {"includesSubdomains": false, "chainSet": [[{"value": "A"}]]}, "\#(second)": {"includesSubdomains": true, "chainSet": [[{"value": "B"}]]}}}"#
+    let json =
+      #"{"PinnedDomains": {"\#(first)": {"includesSubdomains": false, "chainSet": [[{"value": "A"}]]}, "\#(second)": {"includesSubdomains": true, "chainSet": [[{"value": "B"}]]}}}"#
     #expect(problems(json: json) == [.init(#"PinnedDomains[\#(quoted(keys[1]))]"#, .duplicateHost(keys[1], sameAs: keys[0]))])
   }
 

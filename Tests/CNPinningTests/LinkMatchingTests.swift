@@ -1,4 +1,5 @@
 import CNPinning
+import Foundation
 import Testing
 
 @Suite("Link matching")
@@ -44,8 +45,12 @@ struct LinkMatchingTests {
     Case(type: .prefixWithNumber, value: "R", commonName: "r10", matches: false),
     Case(type: .prefixWithNumber, value: "R", commonName: "E5", matches: false),
     Case(type: .prefixWithNumber, value: "R", commonName: "", matches: false),
-    Case(type: .prefixWithNumber, value: "Apple Public Server ECC CA 1 - G", commonName: "Apple Public Server ECC CA 1 - G3", matches: true),
-    Case(type: .prefixWithNumber, value: "Apple Public Server ECC CA 1 - G", commonName: "Apple Public Server ECC CA 1 - G", matches: false),
+    Case(
+      type: .prefixWithNumber, value: "Apple Public Server ECC CA 1 - G", commonName: "Apple Public Server ECC CA 1 - G3",
+      matches: true),
+    Case(
+      type: .prefixWithNumber, value: "Apple Public Server ECC CA 1 - G", commonName: "Apple Public Server ECC CA 1 - G",
+      matches: false),
     Case(type: .prefixWithNumber, value: "ISRG Root X", commonName: "ISRG Root X1", matches: true),
     Case(type: .prefixWithNumber, value: "ISRG Root X", commonName: "ISRG Root X1\u{0}", matches: false),
     // suffix: plain string suffix, no dot boundary implied
@@ -81,5 +86,3 @@ struct LinkMatchingTests {
     }
   }
 }
-
-import Foundation

@@ -18,13 +18,18 @@ struct LintAnchorTests {
     // A second chain that matches, so that only the root link under test is found.
     let backup = try CNChain([try CNChainLink(.prefix, "GTS Root R"), try CNChainLink(.exact, "a.test")])
     let document = try CNPinningDocument(configuration: ["a.test": try CNConfiguration(chains: [chain, backup])])
-    return CNConfigurationLinter.lint(document, trustAnchors: anchors).first { $0.path == #"PinnedDomains["a.test"].chainSet[0][0]"# }
+    return CNConfigurationLinter.lint(document, trustAnchors: anchors).first {
+      $0.path == #"PinnedDomains["a.test"].chainSet[0][0]"#
+    }
   }
 
   @Test(arguments: [
     (CNChainLink.LinkType.prefixWithNumber, "GTS Root R", nil),
     (.exact, "GTS Root R", #"closest anchors: "GTS Root R1", "GTS Root R2"; prefixWithNumber "GTS Root R" would match them"#),
-    (.exact, "Baltimore CyberTrust", #"closest anchors: "Baltimore CyberTrust Root"; exact "Baltimore CyberTrust Root" would match it"#),
+    (
+      .exact, "Baltimore CyberTrust",
+      #"closest anchors: "Baltimore CyberTrust Root"; exact "Baltimore CyberTrust Root" would match it"#
+    ),
     (.exact, "Glob Root", #"closest anchors: "Globe Root"; exact "Globe Root" would match it"#),  // a typo
     (.prefix, "Unknown CA", "no anchor has a similar name"),
   ])

@@ -23,7 +23,8 @@ struct PinnedDomainsTests {
   }
 
   static func identities(_ key: String, _ digests: [String]) -> String {
-    "<key>\(key)</key><array>" + digests.map { "<dict><key>SPKI-SHA256-BASE64</key><string>\($0)</string></dict>" }.joined() + "</array>"
+    "<key>\(key)</key><array>" + digests.map { "<dict><key>SPKI-SHA256-BASE64</key><string>\($0)</string></dict>" }.joined()
+      + "</array>"
   }
 
   @Test func caIdentitiesMatchAnyCACertificateOfTheChain() throws {
@@ -40,10 +41,12 @@ struct PinnedDomainsTests {
   @Test func leafIdentitiesMatchOnlyTheLeaf() throws {
     let plist = Self.infoPlist(
       "<key>example.org</key><dict>"
-        + Self.identities("NSPinnedLeafIdentities", [Self.pki.intermediate.certificate.spkiSHA256Base64, Self.unrelated]) + "</dict>")
+        + Self.identities("NSPinnedLeafIdentities", [Self.pki.intermediate.certificate.spkiSHA256Base64, Self.unrelated])
+        + "</dict>")
     let manager = try CNPinningManager(data: plist)
     #expect(!manager.evaluate(host: "example.org", chain: Self.pki.leaf.chain).allowsConnection)
-    #expect(manager.evaluate(host: "www.example.org", chain: Self.pki.leaf.chain) == .notPinned)  // NSIncludesSubdomains defaults to false
+    // NSIncludesSubdomains defaults to false.
+    #expect(manager.evaluate(host: "www.example.org", chain: Self.pki.leaf.chain) == .notPinned)
   }
 
   @Test func bothCategoriesMustMatchWhenBothAreGiven() throws {
@@ -58,7 +61,9 @@ struct PinnedDomainsTests {
     #expect(try manager(ca: [ca], leaf: [leaf]).evaluate(host: "www.example.org", chain: Self.pki.leaf.chain).allowsConnection)
     let caOnly = try manager(ca: [ca], leaf: [Self.unrelated]).evaluate(host: "www.example.org", chain: Self.pki.leaf.chain)
     #expect(caOnly.failure?.reason == .noMatchingSPKIPin([try CNSPKIPin(sha256Base64: Self.unrelated, scope: .leaf)]))
-    #expect(!(try manager(ca: [Self.unrelated], leaf: [leaf])).evaluate(host: "www.example.org", chain: Self.pki.leaf.chain).allowsConnection)
+    #expect(
+      !(try manager(ca: [Self.unrelated], leaf: [leaf])).evaluate(host: "www.example.org", chain: Self.pki.leaf.chain)
+        .allowsConnection)
   }
 
   /// ATS accepts one identity, so it loads, with a warning (manager, lint; the log hook in
@@ -66,7 +71,8 @@ struct PinnedDomainsTests {
   /// the refusal CNPinning's own format gives a single hash pin.
   @Test(arguments: ["NSPinnedLeafIdentities", "NSPinnedCAIdentities"])
   func aSingleIdentityLoadsAsATSLoadsItWithAWarning(_ key: String) throws {
-    let digest = key == "NSPinnedLeafIdentities" ? Self.pki.leaf.certificate.spkiSHA256Base64 : Self.pki.root.certificate.spkiSHA256Base64
+    let digest =
+      key == "NSPinnedLeafIdentities" ? Self.pki.leaf.certificate.spkiSHA256Base64 : Self.pki.root.certificate.spkiSHA256Base64
     let plist = Self.infoPlist("<key>www.example.org</key><dict>" + Self.identities(key, [digest]) + "</dict>")
     let manager = try CNPinningManager(data: plist)
 
@@ -97,7 +103,9 @@ struct PinnedDomainsTests {
     #expect(reloaded == document)
     #expect(reloaded.warnings == document.warnings)
     #expect(String(decoding: encoded, as: UTF8.self).contains("NSPinnedLeafIdentities"))
-    let onlyATS = try CNPinningDocument(data: Self.infoPlist("<key>one.example.org</key><dict>" + Self.identities("NSPinnedCAIdentities", [Self.unrelated]) + "</dict>"))
+    let onlyATS = try CNPinningDocument(
+      data: Self.infoPlist(
+        "<key>one.example.org</key><dict>" + Self.identities("NSPinnedCAIdentities", [Self.unrelated]) + "</dict>"))
     #expect(try CNPinningDocument(data: onlyATS.encoded(as: format)) == onlyATS)
     #expect(!String(decoding: onlyATS.encoded(as: format), as: UTF8.self).contains("CNPinningManager"))
   }
@@ -105,23 +113,55 @@ struct PinnedDomainsTests {
   @Test func pinnedDomainsSitBesideCNPinningManager() throws {
     let plist = plistDocument(
       "<dict><key>CNPinningManager</key><dict><key>PinnedDomains</key><dict><key>api.example.com</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>type</key><string>exact</string><key>value</key><string>A</string></dict></array></array></dict></dict></dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>example.org</key><dict>"
-        + Self.identities("NSPinnedCAIdentities", [Self.unrelated, Self.pki.root.certificate.spkiSHA256Base64]) + "</dict></dict></dict></dict>")
+        + Self.identities("NSPinnedCAIdentities", [Self.unrelated, Self.pki.root.certificate.spkiSHA256Base64])
+        + "</dict></dict></dict></dict>")
     let manager = try CNPinningManager(data: plist)
     #expect(Set(manager.configuration.keys) == ["api.example.com", "example.org"])
   }
 
   @Test(arguments: [
-    ("<key>Example.ORG</key><dict>" + identities("NSPinnedCAIdentities", [unrelated, Data(repeating: 6, count: 32).base64EncodedString()]) + "</dict><key>example.org</key><dict>" + identities("NSPinnedCAIdentities", [unrelated, Data(repeating: 7, count: 32).base64EncodedString()]) + "</dict>",
-     [CNConfigurationProblem(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"]"#, error: .duplicateHost("example.org", sameAs: "Example.ORG"))]),
-    ("<key>example.org</key><dict><key>NSIncludesSubdomains</key><true/></dict>",
-     [.init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"]"#, error: .missingValue("NSPinnedCAIdentities or NSPinnedLeafIdentities"))]),
-    ("<key>example.org</key><dict><key>NSPinnedCAIdentities</key><array/></dict>",
-     [.init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"].NSPinnedCAIdentities"#, error: .noPinsDefined)]),
-    ("<key>example.org</key><dict>" + identities("NSPinnedCAIdentities", ["short", unrelated]) + "</dict>",
-     [.init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"].NSPinnedCAIdentities[0].SPKI-SHA256-BASE64"#, error: .invalidDigest("short", reason: "is not valid base64"))]),
-    ("<key>example.org</key><dict><key>NSPinnedCAIdentity</key><array/></dict>",
-     [.init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"].NSPinnedCAIdentity"#, error: .unknownKey("NSPinnedCAIdentity", suggestion: "NSPinnedCAIdentities")),
-      .init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"]"#, error: .missingValue("NSPinnedCAIdentities or NSPinnedLeafIdentities"))]),
+    (
+      "<key>Example.ORG</key><dict>"
+        + identities("NSPinnedCAIdentities", [unrelated, Data(repeating: 6, count: 32).base64EncodedString()])
+        + "</dict><key>example.org</key><dict>"
+        + identities("NSPinnedCAIdentities", [unrelated, Data(repeating: 7, count: 32).base64EncodedString()]) + "</dict>",
+      [
+        CNConfigurationProblem(
+          path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"]"#,
+          error: .duplicateHost("example.org", sameAs: "Example.ORG"))
+      ]
+    ),
+    (
+      "<key>example.org</key><dict><key>NSIncludesSubdomains</key><true/></dict>",
+      [
+        .init(
+          path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"]"#,
+          error: .missingValue("NSPinnedCAIdentities or NSPinnedLeafIdentities"))
+      ]
+    ),
+    (
+      "<key>example.org</key><dict><key>NSPinnedCAIdentities</key><array/></dict>",
+      [.init(path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"].NSPinnedCAIdentities"#, error: .noPinsDefined)]
+    ),
+    (
+      "<key>example.org</key><dict>" + identities("NSPinnedCAIdentities", ["short", unrelated]) + "</dict>",
+      [
+        .init(
+          path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"].NSPinnedCAIdentities[0].SPKI-SHA256-BASE64"#,
+          error: .invalidDigest("short", reason: "is not valid base64"))
+      ]
+    ),
+    (
+      "<key>example.org</key><dict><key>NSPinnedCAIdentity</key><array/></dict>",
+      [
+        .init(
+          path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"].NSPinnedCAIdentity"#,
+          error: .unknownKey("NSPinnedCAIdentity", suggestion: "NSPinnedCAIdentities")),
+        .init(
+          path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"]"#,
+          error: .missingValue("NSPinnedCAIdentities or NSPinnedLeafIdentities")),
+      ]
+    ),
   ])
   func problemsNameTheElement(_ domains: String, _ expected: [CNConfigurationProblem]) {
     #expect(problems(Self.infoPlist(domains)) == expected)

@@ -39,15 +39,20 @@ struct PolicyKeyTests {
   }
 
   @Test func externalRepresentationsOfOtherShapesAreRefused() {
-    #expect(throws: CNPolicyError.self) { try CNPolicySigningKey(externalRepresentation: [0x04] + [UInt8](repeating: 1, count: 40), type: .ellipticCurve) }
-    #expect(throws: CNPolicyError.self) { try CNPolicySigningKey(externalRepresentation: [0x02] + [UInt8](repeating: 1, count: 64), type: .ellipticCurve) }
+    #expect(throws: CNPolicyError.self) {
+      try CNPolicySigningKey(externalRepresentation: [0x04] + [UInt8](repeating: 1, count: 40), type: .ellipticCurve)
+    }
+    #expect(throws: CNPolicyError.self) {
+      try CNPolicySigningKey(externalRepresentation: [0x02] + [UInt8](repeating: 1, count: 64), type: .ellipticCurve)
+    }
     #expect(throws: CNPolicyError.self) { try CNPolicySigningKey(externalRepresentation: [0x30, 0x00], type: .rsa) }
   }
 
   @Test func privateKeysAreRefused() throws {
     let key = try TestPrivateKey.shared(.p256, slot: 41)
     #expect(throws: CNPolicyError.privateKeyGiven) { try CNPolicySigningKey(pemEncoded: try key.pemEncoded) }
-    let pkcs8 = try #require(Data(base64Encoded: try key.pemEncoded.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()))
+    let pkcs8 = try #require(
+      Data(base64Encoded: try key.pemEncoded.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()))
     #expect(throws: CNPolicyError.privateKeyGiven) { try CNPolicySigningKey(derEncoded: [UInt8](pkcs8)) }
     let jwk = #"{"kty": "EC", "crv": "P-256", "x": "AAAA", "y": "AAAA", "d": "AAAA"}"#
     #expect(throws: CNPolicyError.privateKeyGiven) { try CNPolicySigningKey(jwk: Data(jwk.utf8)) }

@@ -11,7 +11,9 @@ struct PolicyLifecycleTests {
 
   /// App pins: api.test and auth.test pinned to the genuine PKI; other.test unpinned.
   static func manager(clockSkew: TimeInterval = 0) throws -> CNPinningManager {
-    let appChain = try CNChain([CNChainLink(.prefix, "Genuine Root"), CNChainLink(.prefix, "Genuine CA"), CNChainLink(.suffix, ".test")])
+    let appChain = try CNChain([
+      CNChainLink(.prefix, "Genuine Root"), CNChainLink(.prefix, "Genuine CA"), CNChainLink(.suffix, ".test"),
+    ])
     return try CNPinningManager(
       authenticationHost: "Auth.Test.", policySigningKey: keys.publicKey,
       configuration: [
@@ -24,7 +26,8 @@ struct PolicyLifecycleTests {
     try TestIdentity.root(root).issueIntermediate(intermediate).issueLeaf(leaf).chain
   }
 
-  static let inspection = #""*": [[{"type": "exact", "value": "Inspection Root"}, {"type": "exact", "value": "Inspection CA"}, {"type": "suffix", "value": ".test"}]]"#
+  static let inspection =
+    #""*": [[{"type": "exact", "value": "Inspection Root"}, {"type": "exact", "value": "Inspection CA"}, {"type": "suffix", "value": ".test"}]]"#
 
   @Test func aPolicyAddsChainsForPinnedHostsOnly() throws {
     let manager = try Self.manager()
@@ -56,7 +59,8 @@ struct PolicyLifecycleTests {
   @Test func anExactEntryWinsOverTheWildcard() throws {
     let manager = try Self.manager()
     let payload = policyPayload(
-      #""*": [[{"type": "exact", "value": "Wildcard Root"}, {"type": "exact", "value": "Wildcard CA"}, {"type": "suffix", "value": ".test"}]], "api.test": [[{"type": "exact", "value": "Api Root"}, {"type": "exact", "value": "Api CA"}, {"type": "exact", "value": "api.test"}]]"#)
+      #""*": [[{"type": "exact", "value": "Wildcard Root"}, {"type": "exact", "value": "Wildcard CA"}, {"type": "suffix", "value": ".test"}]], "api.test": [[{"type": "exact", "value": "Api Root"}, {"type": "exact", "value": "Api CA"}, {"type": "exact", "value": "api.test"}]]"#
+    )
     try manager.applyEnterprisePolicy(with: try Self.keys.sign(payload))
     let wildcard = try Self.chain(root: "Wildcard Root", intermediate: "Wildcard CA", leaf: "api.test")
     let specific = try Self.chain(root: "Api Root", intermediate: "Api CA", leaf: "api.test")
@@ -67,7 +71,10 @@ struct PolicyLifecycleTests {
     }
     #expect(failure.enterpriseMismatches.map(\.chain.links.first?.value) == ["Api Root"])
     #expect(failure.description.contains("enterprise policy chain 0"))
-    #expect(manager.evaluate(host: "mail.test", chain: try Self.chain(root: "Wildcard Root", intermediate: "Wildcard CA", leaf: "mail.test")).allowsConnection)
+    #expect(
+      manager.evaluate(
+        host: "mail.test", chain: try Self.chain(root: "Wildcard Root", intermediate: "Wildcard CA", leaf: "mail.test")
+      ).allowsConnection)
   }
 
   @Test func expiredPoliciesStopApplying() throws {
@@ -91,7 +98,9 @@ struct PolicyLifecycleTests {
     #expect(policyError { try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload())) } == .policyAlreadyApplied)
     // Rollback: an older policy is refused and the applied one stays.
     let older = first.addingTimeInterval(-50)
-    #expect(policyError { try manager.refreshEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: older))) } == .olderThanAppliedPolicy(applied: first, offered: older))
+    #expect(
+      policyError { try manager.refreshEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: older))) }
+        == .olderThanAppliedPolicy(applied: first, offered: older))
     #expect(manager.enterprisePolicyIssuedAt == first)
     // A failed verification leaves state unchanged too.
     #expect(policyError { try manager.refreshEnterprisePolicy(with: Data("x.y.z".utf8)) } != nil)
@@ -127,7 +136,8 @@ struct PolicyLifecycleTests {
     let manager = try Self.manager()
     let issuedAt = Date().addingTimeInterval(-60)
     try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: issuedAt, Self.inspection)))
-    let other = try Self.keys.sign(policyPayload(issuedAt: issuedAt, #""api.test": [[{"type": "exact", "value": "Other Root"}]]"#))
+    let other = try Self.keys.sign(
+      policyPayload(issuedAt: issuedAt, #""api.test": [[{"type": "exact", "value": "Other Root"}]]"#))
     guard case .reissuedWithDifferentContent? = policyError({ try manager.refreshEnterprisePolicy(with: other) }) else {
       Issue.record("a different policy with the same iat replaced the applied one")
       return
@@ -137,7 +147,8 @@ struct PolicyLifecycleTests {
 
   @Test func aPersistedHighWaterMarkCarriesOverToANewManager() throws {
     let first = try Self.manager()
-    try first.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-60), Self.inspection)))
+    try first.applyEnterprisePolicy(
+      with: try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-60), Self.inspection)))
     let mark = try #require(first.policyHighWaterMark)
     let restored = try JSONDecoder().decode(CNPolicyHighWaterMark.self, from: try JSONEncoder().encode(mark))
     let second = try Self.manager()
@@ -153,7 +164,9 @@ struct PolicyLifecycleTests {
     let manager = try CNPinningManager(configuration: ["api.test": CNConfiguration([try CNChain([CNChainLink(.exact, "A")])])])
     #expect(policyError { try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload())) } == .noSigningKey)
     #expect(throws: CNConfigurationError.self) {
-      try CNPinningManager(authenticationHost: "https://auth", policySigningKey: Self.keys.publicKey, configuration: ["a.test": CNConfiguration([try CNChain([CNChainLink(.exact, "A")])])])
+      try CNPinningManager(
+        authenticationHost: "https://auth", policySigningKey: Self.keys.publicKey,
+        configuration: ["a.test": CNConfiguration([try CNChain([CNChainLink(.exact, "A")])])])
     }
     #expect(throws: CNConfigurationError.self) { try Self.manager(clockSkew: 3600) }
   }
@@ -187,7 +200,9 @@ struct PolicyLifecycleTests {
   @Test func concurrentApplyRefreshSignOutAndEvaluationStress() async throws {
     let manager = try Self.manager()
     let inspected = try Self.chain(root: "Inspection Root", intermediate: "Inspection CA", leaf: "api.test")
-    let tokens = try (0..<8).map { try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(Double(-100 + $0)), Self.inspection)) }
+    let tokens = try (0..<8).map {
+      try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(Double(-100 + $0)), Self.inspection))
+    }
     await withTaskGroup(of: Void.self) { group in
       for worker in 0..<8 {
         group.addTask {

@@ -33,7 +33,10 @@ func keyType(for algorithm: JWSAlgorithm) -> TestKeyType {
 }
 
 /// A payload valid now, with `hosts` as extra members (JSON text after the claims).
-func policyPayload(issuedAt: Date = Date().addingTimeInterval(-60), lifetime: TimeInterval = 3600, _ hosts: String = #""*": [[{"type": "exact", "value": "Inspection Root"}, {"type": "suffix", "value": ".test"}]]"#) -> String {
+func policyPayload(
+  issuedAt: Date = Date().addingTimeInterval(-60), lifetime: TimeInterval = 3600,
+  _ hosts: String = #""*": [[{"type": "exact", "value": "Inspection Root"}, {"type": "suffix", "value": ".test"}]]"#
+) -> String {
   #"{"iat": \#(Int(issuedAt.timeIntervalSince1970)), "exp": \#(Int(issuedAt.timeIntervalSince1970 + lifetime)), \#(hosts)}"#
 }
 

@@ -28,7 +28,10 @@ struct PolicyTokenTests {
     #expect(try CNEnterprisePolicy(token: Data(foreign.utf8), key: keys.publicKey) == policy)
   }
 
-  @Test(arguments: [("RS256", ["-sha256"]), ("PS384", ["-sha384", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:-1"]), ("ES256", ["-sha256"]), ("ES512", ["-sha512"])])
+  @Test(arguments: [
+    ("RS256", ["-sha256"]), ("PS384", ["-sha384", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:-1"]),
+    ("ES256", ["-sha256"]), ("ES512", ["-sha512"]),
+  ])
   func tokensSignedWithTheOpenSSLCommandLineVerify(_ alg: String, _ options: [String]) throws {
     let algorithm = try #require(JWSAlgorithm(rawValue: alg))
     let keys = try PolicyKeyPair(keyType(for: algorithm))
@@ -60,12 +63,15 @@ struct PolicyTokenTests {
     let parts = token.split(separator: ".").map(String.init)
     let otherPayload = base64url(policyPayload(#""*": [[{"type": "exact", "value": "Attacker Root"}]]"#))
     let otherHeader = base64url(#"{"alg":"ES256","typ":"JWT","kid":"x"}"#)
-    var signature = Array(Data(base64Encoded: parts[2].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "==")!)
+    var signature = Array(
+      Data(base64Encoded: parts[2].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "==")!)
     signature[5] ^= 1
     for tampered in [
       [parts[0], otherPayload, parts[2]], [otherHeader, parts[1], parts[2]], [parts[0], parts[1], base64url(Data(signature))],
     ] {
-      #expect(policyError { _ = try CNEnterprisePolicy(token: Data(tampered.joined(separator: ".").utf8), key: keys.publicKey) } == .invalidSignature)
+      #expect(
+        policyError { _ = try CNEnterprisePolicy(token: Data(tampered.joined(separator: ".").utf8), key: keys.publicKey) }
+          == .invalidSignature)
     }
     let otherKey = try PolicyKeyPair(.p256, slot: 42)
     #expect(policyError { _ = try CNEnterprisePolicy(token: Data(token.utf8), key: otherKey.publicKey) } == .invalidSignature)
@@ -76,10 +82,16 @@ struct PolicyTokenTests {
     let p256 = try PolicyKeyPair(.p256)
     let p384 = try PolicyKeyPair(.p384)
     let es256 = try p256.sign(policyPayload(), .es256)
-    #expect(policyError { _ = try CNEnterprisePolicy(token: es256, key: rsa.publicKey) } == .keyDoesNotFitAlgorithm(algorithm: "ES256", key: "RSA-2048"))
-    #expect(policyError { _ = try CNEnterprisePolicy(token: es256, key: p384.publicKey) } == .keyDoesNotFitAlgorithm(algorithm: "ES256", key: "EC P-384"))
+    #expect(
+      policyError { _ = try CNEnterprisePolicy(token: es256, key: rsa.publicKey) }
+        == .keyDoesNotFitAlgorithm(algorithm: "ES256", key: "RSA-2048"))
+    #expect(
+      policyError { _ = try CNEnterprisePolicy(token: es256, key: p384.publicKey) }
+        == .keyDoesNotFitAlgorithm(algorithm: "ES256", key: "EC P-384"))
     let rs256 = try rsa.sign(policyPayload(), .rs256)
-    #expect(policyError { _ = try CNEnterprisePolicy(token: rs256, key: p256.publicKey) } == .keyDoesNotFitAlgorithm(algorithm: "RS256", key: "EC P-256"))
+    #expect(
+      policyError { _ = try CNEnterprisePolicy(token: rs256, key: p256.publicKey) }
+        == .keyDoesNotFitAlgorithm(algorithm: "RS256", key: "EC P-256"))
     // A PS256 header over an RS256 signature (and the reverse) does not verify.
     let parts = String(decoding: rs256, as: UTF8.self).split(separator: ".")
     let relabelled = [base64url(#"{"alg":"PS256"}"#), String(parts[1]), String(parts[2])].joined(separator: ".")
@@ -91,7 +103,8 @@ struct PolicyTokenTests {
     let token = try python(
       "import sys, hmac, hashlib, base64, json\nb = lambda d: base64.urlsafe_b64encode(d).rstrip(b'=').decode()\ni = b(b'{\"alg\":\"HS256\"}') + '.' + b(sys.argv[1].encode())\nprint(i + '.' + b(hmac.new(sys.argv[2].encode(), i.encode(), hashlib.sha256).digest()))",
       [policyPayload(), try keys.privateKey.publicKeyPEM])
-    #expect(policyError { _ = try CNEnterprisePolicy(token: Data(token.utf8), key: keys.publicKey) } == .symmetricAlgorithm("HS256"))
+    #expect(
+      policyError { _ = try CNEnterprisePolicy(token: Data(token.utf8), key: keys.publicKey) } == .symmetricAlgorithm("HS256"))
   }
 
   @Test(arguments: [
@@ -106,7 +119,10 @@ struct PolicyTokenTests {
     (#"{"alg":"ES256","crit":["exp"]}"#, .unsupportedCriticalHeaders(["exp"])),
     (#"{"alg":"ES256","crit":[]}"#, .invalidHeader("\"crit\" must be a non-empty array of names")),
     (#"{"alg":"ES256","b64":false}"#, .invalidHeader("unencoded payloads (\"b64\": false) are not supported")),
-    (#"{"alg":"ES256","alg":"none"}"#, .invalidHeader("not valid JSON: invalid JSON at line 1, column 16: duplicate key \"alg\" in the same object")),
+    (
+      #"{"alg":"ES256","alg":"none"}"#,
+      .invalidHeader("not valid JSON: invalid JSON at line 1, column 16: duplicate key \"alg\" in the same object")
+    ),
     (#"["ES256"]"#, .invalidHeader("not a JSON object")),
   ])
   func headersAreCheckedStrictly(_ header: String, _ expected: CNPolicyError) throws {
@@ -122,10 +138,19 @@ struct PolicyTokenTests {
       (token + "\n", .malformedToken("it contains whitespace or characters outside base64url")),
       (" " + token, .malformedToken("it contains whitespace or characters outside base64url")),
       (token + ".extra", .malformedToken("it has 4 segments separated by \".\"; a compact JWS has 3")),
-      (token.split(separator: ".").prefix(2).joined(separator: "."), .malformedToken("it has 2 segments separated by \".\"; a compact JWS has 3")),
+      (
+        token.split(separator: ".").prefix(2).joined(separator: "."),
+        .malformedToken("it has 2 segments separated by \".\"; a compact JWS has 3")
+      ),
       (token + "=", .malformedToken("the signature is missing or not base64url")),
-      (token.replacingOccurrences(of: ".", with: ".+", options: [], range: token.range(of: ".")), .malformedToken("the payload is not base64url")),
-      (String(token.split(separator: ".")[0]) + "." + String(token.split(separator: ".")[1]) + ".", .malformedToken("the signature is missing or not base64url")),
+      (
+        token.replacingOccurrences(of: ".", with: ".+", options: [], range: token.range(of: ".")),
+        .malformedToken("the payload is not base64url")
+      ),
+      (
+        String(token.split(separator: ".")[0]) + "." + String(token.split(separator: ".")[1]) + ".",
+        .malformedToken("the signature is missing or not base64url")
+      ),
       ("é." + token, .malformedToken("it contains whitespace or characters outside base64url")),
     ]
     for (text, expected) in cases {
@@ -140,7 +165,10 @@ struct PolicyTokenTests {
     let keys = try PolicyKeyPair(.p384)
     let token = String(decoding: try keys.sign(policyPayload(), .es384), as: UTF8.self)
     let parts = token.split(separator: ".").map(String.init)
-    let raw = try #require(Data(base64Encoded: parts[2].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/").padding(toLength: (parts[2].count + 3) / 4 * 4, withPad: "=", startingAt: 0)))
+    let raw = try #require(
+      Data(
+        base64Encoded: parts[2].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/").padding(
+          toLength: (parts[2].count + 3) / 4 * 4, withPad: "=", startingAt: 0)))
     #expect(raw.count == 96)
     let der = try python(
       "import sys, base64; from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature as e\nr = bytes.fromhex(sys.argv[1])\nprint(base64.urlsafe_b64encode(e(int.from_bytes(r[:48], 'big'), int.from_bytes(r[48:], 'big'))).rstrip(b'=').decode())",

@@ -1,6 +1,7 @@
-@testable import CNPinning
 import Foundation
 import Testing
+
+@testable import CNPinning
 
 @Suite("Property-list readers")
 struct PropertyListReaderTests {
@@ -30,7 +31,11 @@ struct PropertyListReaderTests {
   func foundationWrittenDocumentsReadTheSame(_ format: PropertyListSerialization.PropertyListFormat) throws {
     let data = try PropertyListSerialization.data(fromPropertyList: Self.sample, format: format, options: 0)
     let ours = try ConfigDocument.read(data)
-    let expected = #"{array=[n:1,s:two,[n:3],{four=n:4}],big=n:9000000000,data=x:AAEC/w==,date=d:1800000000.0,empty=s:,false=b:false,integer=n:-42,long=s:"# + String(repeating: "x", count: 300) + #",nested={a={b={c=s:d}}},real=r:2.5,string=s:Zürich & <Root> "quoted" 😀,true=b:true,utf16=s:"# + String(repeating: "é", count: 20) + "}"
+    let expected =
+      #"{array=[n:1,s:two,[n:3],{four=n:4}],big=n:9000000000,data=x:AAEC/w==,date=d:1800000000.0,empty=s:,false=b:false,integer=n:-42,long=s:"#
+      + String(repeating: "x", count: 300)
+      + #",nested={a={b={c=s:d}}},real=r:2.5,string=s:Zürich & <Root> "quoted" 😀,true=b:true,utf16=s:"#
+      + String(repeating: "é", count: 20) + "}"
     #expect(Self.render(ours) == expected)
   }
 
@@ -53,7 +58,10 @@ struct PropertyListReaderTests {
   }
 
   @Test(arguments: [
-    ("<plist><dict><key>a</key><string>1</string><key>a</key><string>2</string></dict></plist>", "line 1: duplicate key \"a\" in the same <dict>"),
+    (
+      "<plist><dict><key>a</key><string>1</string><key>a</key><string>2</string></dict></plist>",
+      "line 1: duplicate key \"a\" in the same <dict>"
+    ),
     ("<plist><dict><key>a</key></dict></plist>", "line 1: expected an element"),
     ("<plist><dict><string>x</string></dict></plist>", "line 1: expected <key> in <dict>, found <string>"),
     ("<plist><dict>\n<key>a</key><integer>1.5</integer></dict></plist>", "line 2: <integer> \"1.5\" is not an integer"),
@@ -79,7 +87,9 @@ struct PropertyListReaderTests {
   }
 
   @Test func duplicateHostsInAnXMLPlistAreNowCaught() {
-    let xml = plistDocument("<dict><key>PinnedDomains</key><dict><key>a.test</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>value</key><string>A</string></dict></array></array></dict><key>a.test</key><dict/></dict></dict>")
+    let xml = plistDocument(
+      "<dict><key>PinnedDomains</key><dict><key>a.test</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>value</key><string>A</string></dict></array></array></dict><key>a.test</key><dict/></dict></dict>"
+    )
     guard case .malformedDocument(let message)? = problems(xml).first?.error else {
       Issue.record("a repeated host must be refused")
       return
@@ -98,7 +108,9 @@ struct PropertyListReaderTests {
     let tableStart = bytes.count
     for offset in offsets { bytes.append(UInt8(offset)) }
     var trailer = [UInt8](repeating: 0, count: 6) + [1, referenceSize]
-    for value in [objects.count, top, tableStart] { trailer += (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+    for value in [objects.count, top, tableStart] {
+      trailer += (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
+    }
     return Data(bytes + trailer)
   }
 
@@ -117,17 +129,29 @@ struct PropertyListReaderTests {
     ("duplicate key", binary([[0xD2, 1, 1, 2, 2], [0x51, 0x6B], [0x09]]), "duplicate key \"k\" in a dictionary"),
     ("string past the end", binary([[0x5F, 0x10, 0x20]]), "object 0 runs past the end"),
     ("string longer than the file", binary([[0x5F, 0x10, 0xFF]]), "object 0 claims 255 elements"),
-    ("huge count", binary([[0xAF, 0x13, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]]), "object 0 claims 9223372036854775807 elements"),
+    (
+      "huge count", binary([[0xAF, 0x13, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]]),
+      "object 0 claims 9223372036854775807 elements"
+    ),
     ("bad UTF-16", binary([[0x61, 0xD8, 0x00]]), "object 0 is not valid UTF-16"),
     ("8-bit ASCII", binary([[0x51, 0xE9]]), "object 0 is an ASCII string with 8-bit bytes"),
     ("overflowing trailer", Data(Array("bplist00".utf8) + [UInt8](repeating: 0xFF, count: 40)), "a number is too large"),
-    ("inconsistent trailer", Data(Array("bplist00".utf8) + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 1, 1] + [UInt8](repeating: 0, count: 24)), "the trailer is inconsistent"),
+    (
+      "inconsistent trailer",
+      Data(
+        Array("bplist00".utf8) + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 1, 1] + [UInt8](repeating: 0, count: 24)),
+      "the trailer is inconsistent"
+    ),
     ("too short", Data("bplist00".utf8), "no bplist00 header"),
     // An 8-byte reference of all ones once became index -1 and crashed the loader.
-    ("all-ones reference", binary([[0xA1] + [UInt8](repeating: 0xFF, count: 8)], referenceSize: 8),
-     "a reference to object 18446744073709551615, which does not exist"),
-    ("reference past Int.max", binary([[0xA1, 0x80, 0, 0, 0, 0, 0, 0, 0]], referenceSize: 8),
-     "a reference to object 9223372036854775808, which does not exist"),
+    (
+      "all-ones reference", binary([[0xA1] + [UInt8](repeating: 0xFF, count: 8)], referenceSize: 8),
+      "a reference to object 18446744073709551615, which does not exist"
+    ),
+    (
+      "reference past Int.max", binary([[0xA1, 0x80, 0, 0, 0, 0, 0, 0, 0]], referenceSize: 8),
+      "a reference to object 9223372036854775808, which does not exist"
+    ),
   ])
   func malformedBinaryListsAreRefused(_ name: String, _ data: Data, _ message: String) {
     do {
@@ -166,7 +190,9 @@ struct PropertyListReaderTests {
     var hosts: [String: Any] = [:]
     for index in 0..<2000 {
       let link: [String: String] = ["type": "prefixWithNumber", "value": "ISRG Root X"]
-      hosts["host\(index).example.com"] = ["includesSubdomains": false, "chainSet": [[link, link, ["type": "exact", "value": "host\(index).example.com"]]]]
+      hosts["host\(index).example.com"] = [
+        "includesSubdomains": false, "chainSet": [[link, link, ["type": "exact", "value": "host\(index).example.com"]]],
+      ]
     }
     let data = try PropertyListSerialization.data(
       fromPropertyList: ["CNPinningManager": ["PinnedDomains": hosts]], format: .binary, options: 0)
@@ -194,7 +220,8 @@ struct PropertyListReaderTests {
 struct ISO8601Tests {
   @Test(arguments: [
     ("2027-01-31T00:00:00Z", 1_801_353_600.0), ("1970-01-01T00:00:00Z", 0), ("2000-02-29T12:30:15Z", 951_827_415),
-    ("2030-01-01T01:00:00+01:00", 1_893_456_000), ("2030-01-01T00:00:00.25Z", 1_893_456_000.25), ("1015-01-01T00:00:00Z", -30_136_924_800),
+    ("2030-01-01T01:00:00+01:00", 1_893_456_000), ("2030-01-01T00:00:00.25Z", 1_893_456_000.25),
+    ("1015-01-01T00:00:00Z", -30_136_924_800),
   ])
   func datesParseAndRoundTrip(_ text: String, _ seconds: Double) throws {
     let date = try #require(ISO8601.date(from: text))
@@ -202,7 +229,10 @@ struct ISO8601Tests {
     #expect(ISO8601.date(from: ISO8601.string(from: date)) == date)
   }
 
-  @Test(arguments: ["tomorrow", "", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00", "2026-01-01 00:00:00Z", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00Z trailing"])
+  @Test(arguments: [
+    "tomorrow", "", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00",
+    "2026-01-01 00:00:00Z", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00Z trailing",
+  ])
   func malformedDatesAreRefused(_ text: String) {
     #expect(ISO8601.date(from: text) == nil)
   }

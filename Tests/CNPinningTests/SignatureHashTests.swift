@@ -1,5 +1,6 @@
-@testable import CNPinning
 import Testing
+
+@testable import CNPinning
 
 /// The hash read from a certificate's AlgorithmIdentifier, in particular RSASSA-PSS parameters
 /// (RFC 4055), which name the hash inside the parameters and default to SHA-1.

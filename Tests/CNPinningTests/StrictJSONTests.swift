@@ -1,10 +1,12 @@
-@testable import CNPinning
 import Testing
+
+@testable import CNPinning
 
 @Suite("Strict JSON")
 struct StrictJSONTests {
   @Test func valuesParse() throws {
-    let value = try StrictJSON.parse(Array(#" {"a": [1, -2.5e3, true, false, null, "x\u00e9\ud83d\ude00\n\"\\\/"], "b": {}} "#.utf8))
+    let value = try StrictJSON.parse(
+      Array(#" {"a": [1, -2.5e3, true, false, null, "x\u00e9\ud83d\ude00\n\"\\\/"], "b": {}} "#.utf8))
     guard case .dictionary(let entries) = value, entries.map(\.key) == ["a", "b"],
       case .array(let items)? = value["a"], items.count == 6,
       case .integer(1) = items[0], case .real(-2500) = items[1], case .bool(true) = items[2],

@@ -9,14 +9,22 @@ import Testing
 struct OtherCommandTests {
   @Test func checkPasses() async throws {
     let fixture = try Fixture()
-    let run = try await cnpin(["check", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "api.test:\(fixture.genuine.port)"] + fixture.resolve(fixture.genuine))
+    let run = try await cnpin(
+      ["check", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "api.test:\(fixture.genuine.port)"]
+        + fixture.resolve(fixture.genuine))
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-    #expect(run.stdout.hasPrefix("PASS       api.test:\(fixture.genuine.port)  chain 0 of api.test matches [Test Root X1 → R11 → api.test]"))
+    #expect(
+      run.stdout.hasPrefix(
+        "PASS       api.test:\(fixture.genuine.port)  chain 0 of api.test matches [Test Root X1 → R11 → api.test]"))
   }
 
   @Test func checkFailsForARogueChainAndForUnpinnedHosts() async throws {
     let fixture = try Fixture()
-    let arguments = ["check", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "api.test:\(fixture.rogue.port)", "other.test:\(fixture.genuine.port)", "--json"]
+    let arguments =
+      [
+        "check", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "api.test:\(fixture.rogue.port)",
+        "other.test:\(fixture.genuine.port)", "--json",
+      ]
       + fixture.resolve(fixture.rogue) + fixture.resolve(fixture.genuine, "other.test")
     let run = try await cnpin(arguments)
     #expect(run.status == 1)
@@ -29,7 +37,10 @@ struct OtherCommandTests {
   @Test func checkWithoutHostsChecksEveryPinnedHostAndReportsNetworkErrors() async throws {
     let fixture = try Fixture()
     // api.test is sent to a closed port: a network error only, exit 3.
-    let run = try await cnpin(["check", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "--resolve", "api.test:443:127.0.0.1", "--timeout", "5"])
+    let run = try await cnpin([
+      "check", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "--resolve", "api.test:443:127.0.0.1",
+      "--timeout", "5",
+    ])
     #expect(run.status == 3, "\(run.stdout)")
     #expect(run.stdout.hasPrefix("ERROR      api.test:443"))
   }
@@ -43,10 +54,13 @@ struct OtherCommandTests {
 
   @Test func lintReportsErrorsWithPaths() async throws {
     let directory = try TemporaryDirectory()
-    let bad = try directory.file("bad.json", #"{"PinnedDomains": {"https://x.test": {"includesSubdomains": false, "chainSet": [[{"type": "prefx", "value": "R"}]]}}}"#)
+    let bad = try directory.file(
+      "bad.json",
+      #"{"PinnedDomains": {"https://x.test": {"includesSubdomains": false, "chainSet": [[{"type": "prefx", "value": "R"}]]}}}"#)
     let run = try await cnpin(["lint", bad])
     #expect(run.status == 2)
-    #expect(run.stdout.contains(#"error: PinnedDomains["https://x.test"]: invalid host name "https://x.test": contains a URL scheme"#))
+    #expect(
+      run.stdout.contains(#"error: PinnedDomains["https://x.test"]: invalid host name "https://x.test": contains a URL scheme"#))
     #expect(run.stdout.contains(#"error: PinnedDomains["https://x.test"].chainSet[0][0].type: unknown link type "prefx""#))
     #expect(run.stdout.hasSuffix("2 error(s), 0 warning(s), 0 note(s)\n"))
   }
@@ -57,16 +71,19 @@ struct OtherCommandTests {
     let digest = fixture.root.certificate.spkiSHA256Base64
     let path = try fixture.directory.file(
       "Info.plist",
-      #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>api.test</key><dict><key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\#(digest)</string></dict></array></dict></dict></dict></dict></plist>"#)
+      #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>api.test</key><dict><key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\#(digest)</string></dict></array></dict></dict></dict></dict></plist>"#
+    )
     let file = URL(fileURLWithPath: path)
     let lint = try await cnpin(["lint", file.path])
     #expect(lint.status == 0, "\(lint.stdout)\(lint.stderr)")
     #expect(lint.stdout.contains(#"warning: NSAppTransportSecurity.NSPinnedDomains["api.test"]: only one pinned identity"#))
     let get = try await cnpin(
-      ["get", "--config", file.path, "--cafile", fixture.caFile, "https://api.test:\(fixture.genuine.port)/"] + fixture.resolve(fixture.genuine))
+      ["get", "--config", file.path, "--cafile", fixture.caFile, "https://api.test:\(fixture.genuine.port)/"]
+        + fixture.resolve(fixture.genuine))
     #expect(get.status == 0, "\(get.stderr)")
     let rogue = try await cnpin(
-      ["get", "--config", file.path, "--cafile", fixture.caFile, "https://api.test:\(fixture.rogue.port)/"] + fixture.resolve(fixture.rogue))
+      ["get", "--config", file.path, "--cafile", fixture.caFile, "https://api.test:\(fixture.rogue.port)/"]
+        + fixture.resolve(fixture.rogue))
     #expect(rogue.status != 0)
     #expect(rogue.stderr.contains("api.test"), "\(rogue.stderr)")
   }
@@ -78,17 +95,20 @@ struct OtherCommandTests {
     let directory = try TemporaryDirectory()
     let plist = try directory.file(
       "Info.plist",
-      #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>CNPinningManager</key><dict><key>PinnedDomains</key><dict><key>captive.apple.com</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>type</key><string>exact</string><key>value</key><string>DigiCert Global Root G</string></dict><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>Apple Public Server ECC CA 1 - G</string></dict><dict><key>type</key><string>suffix</string><key>value</key><string>.apple.com</string></dict></array><array><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>ISRG Root X</string></dict><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>R</string></dict><dict><key>type</key><string>suffix</string><key>value</key><string>.apple.com</string></dict></array></array></dict></dict></dict></dict></plist>"#)
+      #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>CNPinningManager</key><dict><key>PinnedDomains</key><dict><key>captive.apple.com</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>type</key><string>exact</string><key>value</key><string>DigiCert Global Root G</string></dict><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>Apple Public Server ECC CA 1 - G</string></dict><dict><key>type</key><string>suffix</string><key>value</key><string>.apple.com</string></dict></array><array><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>ISRG Root X</string></dict><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>R</string></dict><dict><key>type</key><string>suffix</string><key>value</key><string>.apple.com</string></dict></array></array></dict></dict></dict></dict></plist>"#
+    )
     let run = try await cnpin(["lint", plist])
     #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
     let errors = run.stdout.split(separator: "\n").filter { $0.contains(": error: ") }
     #expect(errors.count == 1, "\(run.stdout)")  // the ISRG Root X chain matches ISRG Root X1/X2
     #expect(
       errors.first?.contains(
-        #"error: PinnedDomains["captive.apple.com"].chainSet[0][0]: root link exact "DigiCert Global Root G" matches none of the"#) == true)
+        #"error: PinnedDomains["captive.apple.com"].chainSet[0][0]: root link exact "DigiCert Global Root G" matches none of the"#
+      ) == true)
     #expect(
       errors.first?.hasSuffix(
-        #"closest anchors: "DigiCert Global Root G2", "DigiCert Global Root G3"; prefixWithNumber "DigiCert Global Root G" would match them"#)
+        #"closest anchors: "DigiCert Global Root G2", "DigiCert Global Root G3"; prefixWithNumber "DigiCert Global Root G" would match them"#
+      )
         == true, "\(run.stdout)")
     let skipped = try await cnpin(["lint", plist, "--trust", "none"])
     #expect(skipped.status == 0, "\(skipped.stdout)")
@@ -103,7 +123,8 @@ struct OtherCommandTests {
     let unrelated = Data(repeating: 9, count: 32).base64EncodedString()
     let config = try fixture.directory.file(
       "Info.plist",
-      #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>CNPinningManager</key><dict><key>PinnedDomains</key><dict><key>api.test</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>Test Root X</string></dict><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>R</string></dict><dict><key>type</key><string>exact</string><key>value</key><string>api.test</string></dict></array><array><dict><key>type</key><string>exact</string><key>value</key><string>Rogue Root</string></dict><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>Rogue CA </string></dict><dict><key>type</key><string>exact</string><key>value</key><string>api.test</string></dict></array></array></dict></dict></dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>other.test</key><dict><key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\#(fixture.root.certificate.spkiSHA256Base64)</string></dict><dict><key>SPKI-SHA256-BASE64</key><string>\#(unrelated)</string></dict></array></dict></dict></dict></dict></plist>"#)
+      #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>CNPinningManager</key><dict><key>PinnedDomains</key><dict><key>api.test</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>Test Root X</string></dict><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>R</string></dict><dict><key>type</key><string>exact</string><key>value</key><string>api.test</string></dict></array><array><dict><key>type</key><string>exact</string><key>value</key><string>Rogue Root</string></dict><dict><key>type</key><string>prefixWithNumber</string><key>value</key><string>Rogue CA </string></dict><dict><key>type</key><string>exact</string><key>value</key><string>api.test</string></dict></array></array></dict></dict></dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>other.test</key><dict><key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\#(fixture.root.certificate.spkiSHA256Base64)</string></dict><dict><key>SPKI-SHA256-BASE64</key><string>\#(unrelated)</string></dict></array></dict></dict></dict></dict></plist>"#
+    )
     let run = try await cnpin(["lint", config, "--cafile", fixture.caFile, "--json"])
     #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
     let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
@@ -115,7 +136,8 @@ struct OtherCommandTests {
         #"warning NSAppTransportSecurity.NSPinnedDomains["other.test"].NSPinnedCAIdentities[1]"#,
       ])
     #expect(
-      anchorFindings.first?["message"]?.hasSuffix(#"closest anchors: "Rogue Root CA"; exact "Rogue Root CA" would match it"#) == true,
+      anchorFindings.first?["message"]?.hasSuffix(#"closest anchors: "Rogue Root CA"; exact "Rogue Root CA" would match it"#)
+        == true,
       "\(anchorFindings)")
   }
 
@@ -153,7 +175,11 @@ struct OtherCommandTests {
     let body = String(repeating: "0123456789abcdef", count: 200_000)  // 3.1 MiB
     let fixture = try Fixture(genuineHandler: { _ in .text(body) })
     let output = fixture.directory.url.appendingPathComponent("body.bin").path
-    let arguments = ["get", "https://api.test:\(fixture.genuine.port)/", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "-o", output]
+    let arguments =
+      [
+        "get", "https://api.test:\(fixture.genuine.port)/", "--config", try fixture.configuration(), "--cafile", fixture.caFile,
+        "-o", output,
+      ]
       + fixture.resolve(fixture.genuine)
     let piped = try await cnpin(arguments)
     #expect(piped.status == 0, "\(piped.stderr)")
@@ -171,7 +197,10 @@ struct OtherCommandTests {
   @Test func verboseSaysHowTheConnectionWasMade() async throws {
     let fixture = try Fixture()
     let run = try await cnpin(
-      ["get", "https://api.test:\(fixture.genuine.port)/", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "-v"]
+      [
+        "get", "https://api.test:\(fixture.genuine.port)/", "--config", try fixture.configuration(), "--cafile", fixture.caFile,
+        "-v",
+      ]
         + fixture.resolve(fixture.genuine))
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stderr.contains("* connected to api.test:\(fixture.genuine.port) (new connection, TLS 1.3"), "\(run.stderr)")
@@ -179,7 +208,8 @@ struct OtherCommandTests {
 
   @Test func lintWarningsExit0() async throws {
     let directory = try TemporaryDirectory()
-    let json = #"{"PinnedDomains": {"example.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "Root CA"}, {"type": "prefix", "value": "R"}, {"type": "suffix", "value": "example.com"}], [{"value": "Other Root"}, {"type": "suffix", "value": ".example.com"}]]}, "api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "Root X"}, {"type": "prefixWithNumber", "value": "R"}, {"type": "exact", "value": "api.example.com"}]]}}}"#
+    let json =
+      #"{"PinnedDomains": {"example.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "Root CA"}, {"type": "prefix", "value": "R"}, {"type": "suffix", "value": "example.com"}], [{"value": "Other Root"}, {"type": "suffix", "value": ".example.com"}]]}, "api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "Root X"}, {"type": "prefixWithNumber", "value": "R"}, {"type": "exact", "value": "api.example.com"}]]}}}"#
     let run = try await cnpin(["lint", try directory.file("pins.json", json), "--json", "--trust", "none"])
     #expect(run.status == 0, "\(run.stdout)")
     let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
@@ -201,10 +231,12 @@ struct OtherCommandTests {
 
   @Test func getFetchesThroughThePins() async throws {
     let fixture = try Fixture(genuineHandler: { request in
-      .text("\(request.method) \(request.target) \(request.header("X-Test") ?? "-") \(String(decoding: request.body, as: UTF8.self))")
+      .text(
+        "\(request.method) \(request.target) \(request.header("X-Test") ?? "-") \(String(decoding: request.body, as: UTF8.self))")
     })
     let url = "https://api.test:\(fixture.genuine.port)/echo"
-    let base = ["get", url, "--config", try fixture.configuration(), "--cafile", fixture.caFile] + fixture.resolve(fixture.genuine)
+    let base =
+      ["get", url, "--config", try fixture.configuration(), "--cafile", fixture.caFile] + fixture.resolve(fixture.genuine)
     let plain = try await cnpin(base)
     #expect(plain.status == 0, "\(plain.stderr)")
     #expect(plain.stdout == "GET /echo - ")
@@ -226,7 +258,11 @@ struct OtherCommandTests {
 
   @Test func getRefusesTheRogueServer() async throws {
     let fixture = try Fixture()
-    let run = try await cnpin(["get", "https://api.test:\(fixture.rogue.port)/", "--config", try fixture.configuration(), "--cafile", fixture.caFile, "-v"] + fixture.resolve(fixture.rogue))
+    let run = try await cnpin(
+      [
+        "get", "https://api.test:\(fixture.rogue.port)/", "--config", try fixture.configuration(), "--cafile", fixture.caFile,
+        "-v",
+      ] + fixture.resolve(fixture.rogue))
     #expect(run.status == 1)
     #expect(run.stdout.isEmpty)
     #expect(run.stderr.contains("Pin mismatch for api.test"))
@@ -235,7 +271,8 @@ struct OtherCommandTests {
 
   @Test func convertRoundTrips() async throws {
     let directory = try TemporaryDirectory()
-    let json = #"{"PinnedDomains": {"b.test": {"includesSubdomains": true, "chainSet": [[{"value": "Root & <Co>"}, {"type": "suffix", "value": ".b.test"}]]}, "a.test": {"includesSubdomains": false, "chainSet": [[{"type": "prefix", "value": "Ünïcode \"quoted\""}], [{"type": "prefixWithNumber", "value": "R"}]]}}}"#
+    let json =
+      #"{"PinnedDomains": {"b.test": {"includesSubdomains": true, "chainSet": [[{"value": "Root & <Co>"}, {"type": "suffix", "value": ".b.test"}]]}, "a.test": {"includesSubdomains": false, "chainSet": [[{"type": "prefix", "value": "Ünïcode \"quoted\""}], [{"type": "prefixWithNumber", "value": "R"}]]}}}"#
     let source = try directory.file("pins.json", json)
     let plist = try await cnpin(["convert", source, "--to", "plist"])
     #expect(plist.status == 0)
@@ -267,7 +304,10 @@ struct OtherCommandTests {
     (["pins", "a.test", "--format", "xml"], "cnpin: --format must be one of names, plist, json, swift, spki, not \"xml\""),
     (["pins", "a.test", "--timeout", "-1"], "cnpin: --timeout needs a number of seconds between 0 and 86400, not \"-1\""),
     (["pins", "a.test", "--timeout", "1e300"], "cnpin: --timeout needs a number of seconds between 0 and 86400, not \"1e300\""),
-    (["pins", "a.test", "--resolve", "nonsense"], "cnpin: --resolve: invalid argument: \"nonsense\" is not HOST:PORT:ADDRESS (for example api.example.com:443:127.0.0.1)"),
+    (
+      ["pins", "a.test", "--resolve", "nonsense"],
+      "cnpin: --resolve: invalid argument: \"nonsense\" is not HOST:PORT:ADDRESS (for example api.example.com:443:127.0.0.1)"
+    ),
     (["check"], "cnpin: missing --config FILE"),
     (["convert", "x.json"], "cnpin: missing --to plist|json"),
     (["get", "ftp://x", "--config", "c"], "cnpin: \"ftp://x\" is not an http or https URL"),

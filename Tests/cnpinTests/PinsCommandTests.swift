@@ -9,7 +9,8 @@ import Testing
 struct PinsCommandTests {
   @Test func namesAreTheVerifiedChainRootToLeaf() async throws {
     let fixture = try Fixture()
-    let run = try await cnpin(["pins", "api.test:\(fixture.genuine.port)", "--cafile", fixture.caFile] + fixture.resolve(fixture.genuine))
+    let run = try await cnpin(
+      ["pins", "api.test:\(fixture.genuine.port)", "--cafile", fixture.caFile] + fixture.resolve(fixture.genuine))
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout == "Test Root X1\nR11\napi.test\n")  // the root was not sent by the server
   }
@@ -17,7 +18,9 @@ struct PinsCommandTests {
   /// The seed's printPins.py example: the same chain, the same fragment.
   @Test func plistFormatMatchesTheSeed() async throws {
     let fixture = try Fixture(root: "ISRG Root X1", intermediate: "R13", leaf: "austinsoft.com")
-    let base = ["pins", "austinsoft.com:\(fixture.genuine.port)", "--cafile", fixture.caFile] + fixture.resolve(fixture.genuine, "austinsoft.com")
+    let base =
+      ["pins", "austinsoft.com:\(fixture.genuine.port)", "--cafile", fixture.caFile]
+      + fixture.resolve(fixture.genuine, "austinsoft.com")
     #expect(try await cnpin(base).stdout == "ISRG Root X1\nR13\naustinsoft.com\n")
     let plist = try await cnpin(base + ["--format", "plist"])
     #expect(plist.status == 0)
@@ -85,7 +88,8 @@ struct PinsCommandTests {
     let report = try await cnpin(base + ["--json"])
     let object = try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any]
     #expect(object?["verified"] as? Bool == true)
-    #expect((object?["verifiedChain"] as? [[String: Any]])?.map { $0["commonName"] as? String } == ["Test Root X1", "R11", "api.test"])
+    #expect(
+      (object?["verifiedChain"] as? [[String: Any]])?.map { $0["commonName"] as? String } == ["Test Root X1", "R11", "api.test"])
     #expect((object?["presentedChain"] as? [Any])?.count == 2)
   }
 
@@ -93,7 +97,9 @@ struct PinsCommandTests {
     let fixture = try Fixture()
     let run = try await cnpin(["pins", "api.test:\(fixture.genuine.port)"] + fixture.resolve(fixture.genuine))  // system trust
     #expect(run.status == 1)
-    #expect(run.stdout.contains("The server presented (leaf first, as sent):\n  0: api.test  (issued by R11)\n  1: R11  (issued by Test Root X1)"))
+    #expect(
+      run.stdout.contains(
+        "The server presented (leaf first, as sent):\n  0: api.test  (issued by R11)\n  1: R11  (issued by Test Root X1)"))
     #expect(run.stderr.contains("the certificate chain is not trusted"))
   }
 

@@ -14,7 +14,10 @@ struct PolicyCommandTests {
     let privateKey = try directory.file("private.pem", try key.pemEncoded)
     let publicKey = try directory.file("public.pem", try key.publicKeyPEM)
     let now = Int(Date().timeIntervalSince1970)
-    let policy = try directory.file("policy.json", #"{"iat": \#(now - 10), "exp": \#(now + 600), "api.test": [[{"type": "exact", "value": "Corp Root"}, {"type": "suffix", "value": ".test"}]]}"#)
+    let policy = try directory.file(
+      "policy.json",
+      #"{"iat": \#(now - 10), "exp": \#(now + 600), "api.test": [[{"type": "exact", "value": "Corp Root"}, {"type": "suffix", "value": ".test"}]]}"#
+    )
 
     let signed = try await cnpin(["policy", "sign", "--key", privateKey, "--alg", alg, policy])
     #expect(signed.status == 0, "\(signed.stderr)")
@@ -37,7 +40,8 @@ struct PolicyCommandTests {
     let key = try TestPrivateKey.shared(.p256, slot: 60)
     let other = try TestPrivateKey.shared(.p256, slot: 61)
     let now = Int(Date().timeIntervalSince1970)
-    let policy = try directory.file("policy.json", #"{"iat": \#(now - 10), "exp": \#(now + 600), "*": [[{"type": "exact", "value": "Corp Root"}]]}"#)
+    let policy = try directory.file(
+      "policy.json", #"{"iat": \#(now - 10), "exp": \#(now + 600), "*": [[{"type": "exact", "value": "Corp Root"}]]}"#)
     let signed = try await cnpin(["policy", "sign", "--key", try directory.file("k.pem", try key.pemEncoded), policy])
     let token = try directory.file("t.jws", signed.stdout)
     let wrongKey = try await cnpin(["policy", "verify", "--key", try directory.file("o.pem", try other.publicKeyPEM), token])
@@ -46,12 +50,18 @@ struct PolicyCommandTests {
     let privateAsPublic = try await cnpin(["policy", "verify", "--key", try directory.file("p.pem", try key.pemEncoded), token])
     #expect(privateAsPublic.status == 2)
     #expect(privateAsPublic.stderr.contains("a private key was given"))
-    let expiredPolicy = try directory.file("old.json", #"{"iat": 1000, "exp": 2000, "*": [[{"type": "exact", "value": "Corp Root"}]]}"#)
+    let expiredPolicy = try directory.file(
+      "old.json", #"{"iat": 1000, "exp": 2000, "*": [[{"type": "exact", "value": "Corp Root"}]]}"#)
     let expired = try await cnpin(["policy", "sign", "--key", try directory.file("k2.pem", try key.pemEncoded), expiredPolicy])
-    let expiredRun = try await cnpin(["policy", "verify", "--key", try directory.file("pub.pem", try key.publicKeyPEM), try directory.file("old.jws", expired.stdout)])
+    let expiredRun = try await cnpin([
+      "policy", "verify", "--key", try directory.file("pub.pem", try key.publicKeyPEM),
+      try directory.file("old.jws", expired.stdout),
+    ])
     #expect(expiredRun.status == 1)
     #expect(expiredRun.stderr.contains("the policy expired at 1970-01-01T00:33:20Z"))
-    let badAlg = try await cnpin(["policy", "sign", "--key", try directory.file("k3.pem", try key.pemEncoded), "--alg", "RS256", policy])
+    let badAlg = try await cnpin([
+      "policy", "sign", "--key", try directory.file("k3.pem", try key.pemEncoded), "--alg", "RS256", policy,
+    ])
     #expect(badAlg.status == 2)
     #expect(badAlg.stderr.contains("the policy is signed with RS256, which a EC P-256 key cannot verify"))
   }

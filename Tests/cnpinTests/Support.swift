@@ -117,7 +117,8 @@ struct Fixture {
     genuine = try LocalTLSServer.start(setup)
     let rogueRoot = try TestIdentity.root("Rogue Root CA")
     rogue = try LocalTLSServer.start(
-      .init(identity: try rogueRoot.issueIntermediate("Rogue CA 1").issueLeaf(leaf, dnsNames: [leaf], ipAddresses: ["127.0.0.1"])))
+      .init(identity: try rogueRoot.issueIntermediate("Rogue CA 1").issueLeaf(leaf, dnsNames: [leaf], ipAddresses: ["127.0.0.1"]))
+    )
     caFile = try directory.file("ca.pem", root.certificate.pemEncoded + rogueRoot.certificate.pemEncoded)
   }
 

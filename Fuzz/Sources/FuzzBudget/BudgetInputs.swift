@@ -31,7 +31,11 @@ enum BudgetInputs {
     let xmlDepth = size / 16
     return [
       ("xml-deep", Array((plist + repeated("<array>", xmlDepth) + repeated("</array>", xmlDepth) + "</plist>").utf8)),
-      ("xml-wide", Array((plist + "<dict>" + (0..<(size / 40)).map { "<key>k\($0)</key><string>v</string>" }.joined() + "</dict></plist>").utf8)),
+      (
+        "xml-wide",
+        Array(
+          (plist + "<dict>" + (0..<(size / 40)).map { "<key>k\($0)</key><string>v</string>" }.joined() + "</dict></plist>").utf8)
+      ),
       ("xml-entities", Array((plist + "<string>" + repeated("&amp;&#x10FFFF;", size / 16) + "</string></plist>").utf8)),
       ("json-deep", Array((repeated("[", size / 2) + repeated("]", size / 2)).utf8)),
       ("json-wide-array", Array(("[" + repeated("0,", size / 2 - 1) + "0]").utf8)),
@@ -71,7 +75,8 @@ enum BudgetInputs {
     var length = 0
     var index = 0
     while length < size - 300 {
-      let host = #""h\#(index).example.com":{"includesSubdomains":true,"chainSet":[[{"type":"prefixWithNumber","value":"Root X"},{"type":"suffix","value":".example.com"}]],"spkiPins":[{"sha256":"YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg=","appliesTo":"ca"}]}"#
+      let host =
+        #""h\#(index).example.com":{"includesSubdomains":true,"chainSet":[[{"type":"prefixWithNumber","value":"Root X"},{"type":"suffix","value":".example.com"}]],"spkiPins":[{"sha256":"YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg=","appliesTo":"ca"}]}"#
       hosts.append(host)
       length += host.utf8.count + 1
       index += 1
@@ -109,7 +114,9 @@ enum BudgetInputs {
     var writer = BinaryPlistWriter()
     writer.referenceSize = 1
     writer.offsetSize = 4
-    writer.objects = [.array(Array(repeating: 1, count: (size - 70_000))), .ascii(Array(repeating: UInt8(ascii: "a"), count: 65_536))]
+    writer.objects = [
+      .array(Array(repeating: 1, count: (size - 70_000))), .ascii(Array(repeating: UInt8(ascii: "a"), count: 65_536)),
+    ]
     return writer.encoded()
   }
 
@@ -118,7 +125,8 @@ enum BudgetInputs {
     writer.referenceSize = 4
     writer.offsetSize = 4
     let count = size / 40
-    writer.objects = [.dictionary(keys: (0..<count).map { UInt64(1 + $0) }, values: Array(repeating: UInt64(count + 1), count: count))]
+    writer.objects =
+      [.dictionary(keys: (0..<count).map { UInt64(1 + $0) }, values: Array(repeating: UInt64(count + 1), count: count))]
       + (0..<count).map { .ascii(Array("key\($0)".utf8)) } + [.bool(true)]
     return writer.encoded()
   }

@@ -39,10 +39,14 @@ let signer = try CNPolicySigner(privateKeyPEM: try TestPrivateKey.generate(.p256
 let moment = Date(timeIntervalSince1970: 1_800_000_000)
 for (name, payload) in BudgetInputs.policyPayloads() {
   let token = Data(try signer.sign(payload: Data(payload)).utf8)
-  measure("policy", name, size: token.count) { _ = try? CNEnterprisePolicy(token: token, key: signer.verificationKey, at: moment) }
+  measure("policy", name, size: token.count) {
+    _ = try? CNEnterprisePolicy(token: token, key: signer.verificationKey, at: moment)
+  }
 }
 for (name, token) in BudgetInputs.unsignedTokens() {
-  measure("policy", name, size: token.count) { _ = try? CNEnterprisePolicy(token: Data(token), key: signer.verificationKey, at: moment) }
+  measure("policy", name, size: token.count) {
+    _ = try? CNEnterprisePolicy(token: Data(token), key: signer.verificationKey, at: moment)
+  }
 }
 for (name, bytes) in BudgetInputs.hostNames() {
   let host = String(decoding: bytes, as: UTF8.self)

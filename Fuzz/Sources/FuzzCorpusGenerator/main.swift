@@ -32,7 +32,8 @@ let leaves: [(String, TestIdentity)] = [
 for (name, identity) in leaves { try write("FuzzCertificate", "\(name).der", Data(identity.certificate.derEncoded)) }
 try write("FuzzCertificate", "intermediate.der", Data(intermediate.certificate.derEncoded))
 
-let json = #"{"PinnedDomains": {"api.example.com": {"includesSubdomains": true, "chainSet": [[{"type": "prefixWithNumber", "value": "ISRG Root X"}, {"type": "prefix", "value": "R"}, {"type": "suffix", "value": ".example.com"}]], "spkiPins": [{"sha256": "YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg=", "appliesTo": "ca"}], "expirationDate": "2030-01-01T00:00:00Z", "enforce": false}}}"#
+let json =
+  #"{"PinnedDomains": {"api.example.com": {"includesSubdomains": true, "chainSet": [[{"type": "prefixWithNumber", "value": "ISRG Root X"}, {"type": "prefix", "value": "R"}, {"type": "suffix", "value": ".example.com"}]], "spkiPins": [{"sha256": "YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg=", "appliesTo": "ca"}], "expirationDate": "2030-01-01T00:00:00Z", "enforce": false}}}"#
 try write("FuzzConfiguration", "config.json", Data(json.utf8))
 let document = try CNPinningDocument(data: Data(json.utf8))
 try write("FuzzConfiguration", "config.plist", document.encoded(as: .propertyList))
@@ -40,15 +41,19 @@ let binary = try PropertyListSerialization.data(
   fromPropertyList: try PropertyListSerialization.propertyList(from: document.encoded(as: .propertyList), format: nil),
   format: .binary, options: 0)
 try write("FuzzConfiguration", "config.bplist", binary)
-let ats = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>example.org</key><dict><key>NSIncludesSubdomains</key><true/><key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E=</string></dict><dict><key>SPKI-SHA256-BASE64</key><string>YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg=</string></dict></array></dict></dict></dict></dict></plist>"#
+let ats =
+  #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>example.org</key><dict><key>NSIncludesSubdomains</key><true/><key>NSPinnedCAIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E=</string></dict><dict><key>SPKI-SHA256-BASE64</key><string>YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg=</string></dict></array></dict></dict></dict></dict></plist>"#
 try write("FuzzConfiguration", "ats.plist", Data(ats.utf8))
 
-let payload = #"{"iat": 1799999000, "exp": 1800009000, "*": [[{"type": "exact", "value": "Corp Root"}, {"type": "suffix", "value": ".example.com"}]], "api.example.com": [[{"value": "A"}]]}"#
+let payload =
+  #"{"iat": 1799999000, "exp": 1800009000, "*": [[{"type": "exact", "value": "Corp Root"}, {"type": "suffix", "value": ".example.com"}]], "api.example.com": [[{"value": "A"}]]}"#
 let signer = try CNPolicySigner(privateKeyPEM: try TestPrivateKey.generate(.p256).pemEncoded)
 try write("FuzzPolicy", "token", Data([0]) + Data(try signer.sign(payload: Data(payload.utf8)).utf8))
 try write("FuzzPolicy", "payload", Data([1]) + Data(payload.utf8))
 
-for (index, host) in ["api.example.com", "EXAMPLE.com.", "[2001:db8::1]", "127.0.0.1", "xn--bcher-kva.example", "a_b.example.com"].enumerated() {
+for (index, host) in [
+  "api.example.com", "EXAMPLE.com.", "[2001:db8::1]", "127.0.0.1", "xn--bcher-kva.example", "a_b.example.com",
+].enumerated() {
   try write("FuzzHostName", "host\(index)", Data(host.utf8))
 }
 print("wrote seed corpora to \(directory.path)")

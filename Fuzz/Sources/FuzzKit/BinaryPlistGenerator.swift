@@ -39,7 +39,9 @@ public enum BinaryPlistGenerator {
 
   /// An object whose references are not yet resolved, so that it can be repeated.
   enum Template {
-    case array([Reference]), set([Reference]), dictionary(keys: [Reference], values: [Reference])
+    case array([Reference])
+    case set([Reference])
+    case dictionary(keys: [Reference], values: [Reference])
     case other(BinaryPlistWriter.Object)
   }
 

@@ -3,7 +3,9 @@
 public struct BinaryPlistWriter {
   /// One object of the table. References are indices into the table (or anything at all).
   public enum Object {
-    case null, bool(Bool), fill
+    case null
+    case bool(Bool)
+    case fill
     /// An integer of `1 << sizeExponent` bytes (exponent 0...4).
     case integer(UInt64, sizeExponent: Int)
     case real(Double, single: Bool)
@@ -76,7 +78,8 @@ public struct BinaryPlistWriter {
 
   private func integer(_ value: UInt64, exponent: Int) -> [UInt8] {
     let size = 1 << min(exponent, 4)
-    return [0x10 | UInt8(min(exponent, 4))] + (size == 16 ? [UInt8](repeating: 0, count: 8) + bigEndian(value, size: 8) : bigEndian(value, size: size))
+    return [0x10 | UInt8(min(exponent, 4))]
+      + (size == 16 ? [UInt8](repeating: 0, count: 8) + bigEndian(value, size: 8) : bigEndian(value, size: size))
   }
 
   private func reference(_ value: UInt64) -> [UInt8] { bigEndian(value, size: referenceSize) }

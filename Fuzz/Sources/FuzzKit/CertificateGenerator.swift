@@ -30,23 +30,25 @@ public struct CertificateGenerator {
   ]
 
   mutating func certificate() -> [UInt8] {
-    let tbs = sequence([
-      node(0xA0, node(0x02, [input.pick([2, 1, 0, 3])])),
-      node(0x02, input.bytes(1 + input.below(20))),
-      algorithm(),
-      name(),
-      sequence([time(), time()]),
-      name(),
-      subjectPublicKeyInfo(),
-      node(0xA3, sequence((0..<input.below(4)).map { _ in extensionField() })),
-    ].filter { _ in !input.rarely(32) })
+    let tbs = sequence(
+      [
+        node(0xA0, node(0x02, [input.pick([2, 1, 0, 3])])),
+        node(0x02, input.bytes(1 + input.below(20))),
+        algorithm(),
+        name(),
+        sequence([time(), time()]),
+        name(),
+        subjectPublicKeyInfo(),
+        node(0xA3, sequence((0..<input.below(4)).map { _ in extensionField() })),
+      ].filter { _ in !input.rarely(32) })
     return sequence([tbs, algorithm(), node(0x03, [0] + input.bytes(input.below(72)))])
   }
 
   mutating func name() -> [UInt8] {
-    sequence((0..<input.below(5)).map { _ in
-      node(0x31, (0..<(1 + (input.rarely(4) ? 1 : 0))).flatMap { _ in attribute() })
-    })
+    sequence(
+      (0..<input.below(5)).map { _ in
+        node(0x31, (0..<(1 + (input.rarely(4) ? 1 : 0))).flatMap { _ in attribute() })
+      })
   }
 
   mutating func attribute() -> [UInt8] {
@@ -55,7 +57,8 @@ public struct CertificateGenerator {
     var content: [UInt8]
     switch tag {
     case 0x1E: content = Array(ConfigurationShape.string(&input).utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
-    case 0x1C: content = ConfigurationShape.string(&input).unicodeScalars.flatMap { scalar in
+    case 0x1C:
+      content = ConfigurationShape.string(&input).unicodeScalars.flatMap { scalar in
         (0..<4).reversed().map { UInt8(truncatingIfNeeded: scalar.value >> (8 * UInt32($0))) }
       }
     default: content = Array(ConfigurationShape.string(&input).utf8)
@@ -99,14 +102,19 @@ public struct CertificateGenerator {
         node(0x03, [input.pick([0, 1])] + [input.pick([4, 2, 3])] + input.bytes(input.below(140))),
       ])
     default:
-      return sequence([sequence([node(0x06, input.pick([[0x2B, 0x65, 0x70], [0x2B, 0x65, 0x71], input.bytes(3)]))]), node(0x03, [0] + input.bytes(input.below(60)))])
+      return sequence([
+        sequence([node(0x06, input.pick([[0x2B, 0x65, 0x70], [0x2B, 0x65, 0x71], input.bytes(3)]))]),
+        node(0x03, [0] + input.bytes(input.below(60))),
+      ])
     }
   }
 
   mutating func extensionField() -> [UInt8] {
-    let names = sequence((0..<input.below(4)).map { _ in node(input.pick([0x82, 0x87, 0x81]), Array(ConfigurationShape.string(&input).utf8)) })
+    let names = sequence(
+      (0..<input.below(4)).map { _ in node(input.pick([0x82, 0x87, 0x81]), Array(ConfigurationShape.string(&input).utf8)) })
     let (type, value): ([UInt8], [UInt8]) = input.pick([
-      ([0x55, 0x1D, 0x11], names), ([0x55, 0x1D, 0x13], sequence([[0x01, 0x01, 0xFF]])), ([0x55, 0x1D, 0x0F], [0x03, 0x02, 0x05, 0xA0]),
+      ([0x55, 0x1D, 0x11], names), ([0x55, 0x1D, 0x13], sequence([[0x01, 0x01, 0xFF]])),
+      ([0x55, 0x1D, 0x0F], [0x03, 0x02, 0x05, 0xA0]),
     ])
     return sequence([node(0x06, type)] + (input.rarely(4) ? [[0x01, 0x01, 0xFF]] : []) + [node(0x04, value)])
   }

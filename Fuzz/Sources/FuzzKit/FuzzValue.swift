@@ -49,41 +49,46 @@ public enum ConfigurationShape {
   /// A whole document: usually a dictionary of the top-level keys.
   public static func document(_ input: inout FuzzInput) -> FuzzValue {
     if input.rarely(16) { return value(&input, depth: 0) }
-    return .dictionary(entries(&input, keys: documentKeys, depth: 0) { input, key, depth in
-      switch key {
-      case "PinnedDomains", "NSPinnedDomains": return hosts(&input, depth: depth + 1)
-      case "NSAppTransportSecurity":
-        return .dictionary([("NSPinnedDomains", hosts(&input, depth: depth + 1))])
-      default: return value(&input, depth: depth + 1)
-      }
-    })
+    return .dictionary(
+      entries(&input, keys: documentKeys, depth: 0) { input, key, depth in
+        switch key {
+        case "PinnedDomains", "NSPinnedDomains": return hosts(&input, depth: depth + 1)
+        case "NSAppTransportSecurity":
+          return .dictionary([("NSPinnedDomains", hosts(&input, depth: depth + 1))])
+        default: return value(&input, depth: depth + 1)
+        }
+      })
   }
 
   static func hosts(_ input: inout FuzzInput, depth: Int) -> FuzzValue {
     let count = 1 + input.below(3)
-    return .dictionary((0..<count).map { _ in
-      (string(&input), host(&input, depth: depth + 1))
-    })
+    return .dictionary(
+      (0..<count).map { _ in
+        (string(&input), host(&input, depth: depth + 1))
+      })
   }
 
   static func host(_ input: inout FuzzInput, depth: Int) -> FuzzValue {
-    .dictionary(entries(&input, keys: hostKeys, depth: depth) { input, key, depth in
-      switch key {
-      case "chainSet":
-        return .array((0..<(1 + input.below(3))).map { _ in
-          .array((0..<(1 + input.below(4))).map { _ in leaf(&input, depth: depth + 2) })
-        })
-      case "spkiPins", "certificatePins", "NSPinnedCAIdentities", "NSPinnedLeafIdentities":
-        return .array((0..<(1 + input.below(3))).map { _ in leaf(&input, depth: depth + 1) })
-      default: return value(&input, depth: depth + 1)
-      }
-    })
+    .dictionary(
+      entries(&input, keys: hostKeys, depth: depth) { input, key, depth in
+        switch key {
+        case "chainSet":
+          return .array(
+            (0..<(1 + input.below(3))).map { _ in
+              .array((0..<(1 + input.below(4))).map { _ in leaf(&input, depth: depth + 2) })
+            })
+        case "spkiPins", "certificatePins", "NSPinnedCAIdentities", "NSPinnedLeafIdentities":
+          return .array((0..<(1 + input.below(3))).map { _ in leaf(&input, depth: depth + 1) })
+        default: return value(&input, depth: depth + 1)
+        }
+      })
   }
 
   static func leaf(_ input: inout FuzzInput, depth: Int) -> FuzzValue {
-    .dictionary(entries(&input, keys: leafKeys, depth: depth) { input, _, depth in
-      input.rarely(8) ? value(&input, depth: depth + 1) : .string(string(&input))
-    })
+    .dictionary(
+      entries(&input, keys: leafKeys, depth: depth) { input, _, depth in
+        input.rarely(8) ? value(&input, depth: depth + 1) : .string(string(&input))
+      })
   }
 
   /// One to four entries, keys mostly from `keys`, values from `make`.

@@ -19,7 +19,8 @@ public enum Oracles {
       certificate.spkiSHA256Base64 == reference.spkiSHA256Base64
     else {
       fatalError(
-        "the reader and OpenSSL disagree: \(certificate.subjectCommonNameValues) / \(certificate.issuerCommonNameValues) vs \(reference.subjectCommonNames) / \(reference.issuerCommonNames)")
+        "the reader and OpenSSL disagree: \(certificate.subjectCommonNameValues) / \(certificate.issuerCommonNameValues) vs \(reference.subjectCommonNames) / \(reference.issuerCommonNames)"
+      )
     }
     _ = certificate.publicKeyKind
     _ = certificate.signatureHash

@@ -20,10 +20,14 @@ public struct PolicyGenerator {
     public let verifier: Int
   }
 
-  static let algorithms = ["ES256", "ES384", "ES512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "none", "HS256", "EdDSA", "es256", "RS1"]
+  static let algorithms = [
+    "ES256", "ES384", "ES512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "none", "HS256", "EdDSA", "es256", "RS1",
+  ]
 
   public static func generate(_ input: inout FuzzInput, keys: Keys) -> Token {
-    var headerEntries: [(key: String, value: FuzzValue)] = [("alg", .string(input.rarely(16) ? ConfigurationShape.string(&input) : input.pick(algorithms)))]
+    var headerEntries: [(key: String, value: FuzzValue)] = [
+      ("alg", .string(input.rarely(16) ? ConfigurationShape.string(&input) : input.pick(algorithms)))
+    ]
     if input.byte() & 1 == 1 { headerEntries.append(("typ", .string("JWT"))) }
     if input.rarely(8) { headerEntries.append(("crit", .array([.string("exp")]))) }
     if input.rarely(8) { headerEntries.append(("b64", .bool(input.byte() & 1 == 1))) }
@@ -39,7 +43,9 @@ public struct PolicyGenerator {
     if input.rarely(8) {
       signer = nil
       signature = input.bytes(input.below(140))
-    } else if let index = signer, let made = try? keys.privateKeys[index].signature(of: Array(signingInput.utf8), digest: digest, pss: pss) {
+    } else if let index = signer,
+      let made = try? keys.privateKeys[index].signature(of: Array(signingInput.utf8), digest: digest, pss: pss)
+    {
       signature = made
       if input.rarely(16), !signature.isEmpty {
         signature[input.below(signature.count)] ^= input.byte() | 1
@@ -67,9 +73,10 @@ public struct PolicyGenerator {
     if input.rarely(4) { entries.append(("nbf", time())) }
     for _ in 0..<input.below(4) {
       let host = input.rarely(4) ? "*" : ConfigurationShape.string(&input)
-      let chains = FuzzValue.array((0..<(1 + input.below(2))).map { _ in
-        .array((0..<(1 + input.below(3))).map { _ in ConfigurationShape.leaf(&input, depth: 3) })
-      })
+      let chains = FuzzValue.array(
+        (0..<(1 + input.below(2))).map { _ in
+          .array((0..<(1 + input.below(3))).map { _ in ConfigurationShape.leaf(&input, depth: 3) })
+        })
       entries.append((host, input.rarely(8) ? ConfigurationShape.value(&input, depth: 1) : chains))
     }
     if input.rarely(8) { entries.append((input.pick(["iss", "sub", "aud", "jti"]), .string("x"))) }

@@ -68,15 +68,21 @@ public struct TextWriter {
       xmlText(text)
       emit("</string>")
     case .integer(let number):
-      emit("<integer>\(input.pick(["\(number)", "0x\(String(number, radix: 16))", "+\(number)", " \(number) ", "\(number)9999999999"]))</integer>")
+      emit(
+        "<integer>\(input.pick(["\(number)", "0x\(String(number, radix: 16))", "+\(number)", " \(number) ", "\(number)9999999999"]))</integer>"
+      )
     case .real(let number):
       emit("<real>\(input.pick(["\(number)", "nan", "+infinity", "-inf", "1e400", "1.", ".5", "-0"]))</real>")
     case .bool(let flag): emit(flag ? "<true/>" : input.pick(["<false/>", "<false></false>"]))
-    case .date(let seconds): emit("<date>\(input.pick([isoDate(seconds), "2030-02-30T00:00:00Z", "2030-01-01T00:00:00+01:00", "2030-01-01"]))</date>")
+    case .date(let seconds):
+      emit("<date>\(input.pick([isoDate(seconds), "2030-02-30T00:00:00Z", "2030-01-01T00:00:00+01:00", "2030-01-01"]))</date>")
     case .data(let bytes):
       emit("<data>")
       var base64 = base64Encode(bytes)
-      if input.rarely(4), !base64.isEmpty { base64.insert(contentsOf: input.pick(["\n", " ", "\t"]), at: base64.index(base64.startIndex, offsetBy: input.below(base64.count))) }
+      if input.rarely(4), !base64.isEmpty {
+        base64.insert(
+          contentsOf: input.pick(["\n", " ", "\t"]), at: base64.index(base64.startIndex, offsetBy: input.below(base64.count)))
+      }
       emit(base64)
       emit("</data>")
     }
@@ -88,7 +94,8 @@ public struct TextWriter {
       switch (scalar, input.below(4)) {
       case ("&", _): emit("&amp;")
       case ("<", _): emit("&lt;")
-      case (_, 3) where scalar.value > 0x20: emit(input.byte() & 1 == 0 ? "&#\(scalar.value);" : "&#x\(String(scalar.value, radix: 16));")
+      case (_, 3) where scalar.value > 0x20:
+        emit(input.byte() & 1 == 0 ? "&#\(scalar.value);" : "&#x\(String(scalar.value, radix: 16));")
       case (">", _): emit(input.pick([">", "&gt;"]))
       case ("\"", _): emit(input.pick(["\"", "&quot;"]))
       case ("'", _): emit(input.pick(["'", "&apos;"]))
@@ -124,7 +131,8 @@ public struct TextWriter {
       }
       emit("]")
     case .string(let text): jsonString(text)
-    case .integer(let number): emit(input.pick(["\(number)", "\(number).0", "\(number)e0", "0\(number)", "\(number)00000000000000000000"]))
+    case .integer(let number):
+      emit(input.pick(["\(number)", "\(number).0", "\(number)e0", "0\(number)", "\(number)00000000000000000000"]))
     case .real(let number): emit(input.pick(["\(number.isFinite ? "\(number)" : "1e999")", "-0", "1E+2", "1e-400", ".5", "1."]))
     case .bool(let flag): emit(flag ? "true" : input.pick(["false", "null"]))
     case .date(let seconds): jsonString(input.pick([isoDate(seconds), "2030-01-01T00:00:00.123456Z", "2030-13-01T00:00:00Z"]))
@@ -169,7 +177,8 @@ func base64Encode(_ bytes: [UInt8]) -> String {
     let chunk = Array(bytes[index..<min(index + 3, bytes.count)])
     let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * UInt32($1.offset)) }
     for position in 0..<4 {
-      output.append(position <= chunk.count ? base64Alphabet[Int(value >> (18 - 6 * UInt32(position)) & 0x3F)] : UInt8(ascii: "="))
+      output.append(
+        position <= chunk.count ? base64Alphabet[Int(value >> (18 - 6 * UInt32(position)) & 0x3F)] : UInt8(ascii: "="))
     }
     index += 3
   }

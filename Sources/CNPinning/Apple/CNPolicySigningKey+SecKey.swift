@@ -1,52 +1,52 @@
 #if !os(Linux) || CNPINNING_APPLE_CHECK
-  import Foundation
-  import Security
+import Foundation
+import Security
 
-  extension CNPolicySigningKey {
-    /// Reads a public `SecKey` (RSA of 2048 bits or more, or EC on P-256/P-384/P-521), the form
-    /// the seed's `policySigningKey:` took. A private key is refused.
-    public init(secKey: SecKey) throws(CNPolicyError) {
-      guard let attributes = SecKeyCopyAttributes(secKey) as? [String: Any] else {
-        throw .malformedKey("Security gives no attributes for the key")
-      }
-      guard (attributes[kSecAttrKeyClass as String] as? String) == (kSecAttrKeyClassPublic as String) else {
-        throw .privateKeyGiven
-      }
-      let keyType = attributes[kSecAttrKeyType as String] as? String
-      let type: ExternalKeyType
-      if keyType == kSecAttrKeyTypeRSA as String {
-        type = .rsa
-      } else if keyType == kSecAttrKeyTypeECSECPrimeRandom as String {
-        type = .ellipticCurve
-      } else {
-        throw .unsupportedKey("a SecKey that is neither RSA nor EC")
-      }
-      var error: Unmanaged<CFError>?
-      guard let data = SecKeyCopyExternalRepresentation(secKey, &error) as Data? else {
-        let reason = error.map { "\($0.takeRetainedValue())" } ?? "no reason given"
-        throw .malformedKey("Security cannot export the key: \(reason)")
-      }
-      try self.init(externalRepresentation: [UInt8](data), type: type)
+extension CNPolicySigningKey {
+  /// Reads a public `SecKey` (RSA of 2048 bits or more, or EC on P-256/P-384/P-521), the form
+  /// the seed's `policySigningKey:` took. A private key is refused.
+  public init(secKey: SecKey) throws(CNPolicyError) {
+    guard let attributes = SecKeyCopyAttributes(secKey) as? [String: Any] else {
+      throw .malformedKey("Security gives no attributes for the key")
     }
+    guard (attributes[kSecAttrKeyClass as String] as? String) == (kSecAttrKeyClassPublic as String) else {
+      throw .privateKeyGiven
+    }
+    let keyType = attributes[kSecAttrKeyType as String] as? String
+    let type: ExternalKeyType
+    if keyType == kSecAttrKeyTypeRSA as String {
+      type = .rsa
+    } else if keyType == kSecAttrKeyTypeECSECPrimeRandom as String {
+      type = .ellipticCurve
+    } else {
+      throw .unsupportedKey("a SecKey that is neither RSA nor EC")
+    }
+    var error: Unmanaged<CFError>?
+    guard let data = SecKeyCopyExternalRepresentation(secKey, &error) as Data? else {
+      let reason = error.map { "\($0.takeRetainedValue())" } ?? "no reason given"
+      throw .malformedKey("Security cannot export the key: \(reason)")
+    }
+    try self.init(externalRepresentation: [UInt8](data), type: type)
+  }
+}
+
+extension CNPinningManager {
+  /// The seed's form: reads the app's Info.plist and accepts enterprise policies signed with
+  /// `policySigningKey`.
+  public convenience init(authenticationHost: String, policySigningKey: SecKey, clockSkew: TimeInterval = 0) throws {
+    try self.init(
+      authenticationHost: authenticationHost, policySigningKey: try CNPolicySigningKey(secKey: policySigningKey),
+      clockSkew: clockSkew)
   }
 
-  extension CNPinningManager {
-    /// The seed's form: reads the app's Info.plist and accepts enterprise policies signed with
-    /// `policySigningKey`.
-    public convenience init(authenticationHost: String, policySigningKey: SecKey, clockSkew: TimeInterval = 0) throws {
-      try self.init(
-        authenticationHost: authenticationHost, policySigningKey: try CNPolicySigningKey(secKey: policySigningKey),
-        clockSkew: clockSkew)
-    }
-
-    /// The seed's form with the pins in code.
-    public convenience init(
-      authenticationHost: String, policySigningKey: SecKey, configuration: [String: CNConfiguration],
-      clockSkew: TimeInterval = 0
-    ) throws {
-      try self.init(
-        authenticationHost: authenticationHost, policySigningKey: try CNPolicySigningKey(secKey: policySigningKey),
-        configuration: configuration, clockSkew: clockSkew)
-    }
+  /// The seed's form with the pins in code.
+  public convenience init(
+    authenticationHost: String, policySigningKey: SecKey, configuration: [String: CNConfiguration],
+    clockSkew: TimeInterval = 0
+  ) throws {
+    try self.init(
+      authenticationHost: authenticationHost, policySigningKey: try CNPolicySigningKey(secKey: policySigningKey),
+      configuration: configuration, clockSkew: clockSkew)
   }
+}
 #endif

@@ -1,86 +1,86 @@
 #if !os(Linux) || CNPINNING_APPLE_CHECK
-  import Foundation
-  import Security
+import Foundation
+import Security
 
-  /// The only conversion the Apple glue needs: a `SecTrust` evaluated with an SSL policy for the
-  /// host becomes a `CNTrustEvaluation` holding the chain it built, as `CNCertificate`s.
-  ///
-  /// The trust's own policies (the SSL policy URLSession set for the host, with any the system
-  /// added) are kept; an SSL policy for `host` is set only when the trust has none. With
-  /// `anchors`, they are the only anchors (`anchorsOnly`) or added to the system's; an anchor
-  /// Security cannot read makes the evaluation fail, never shrinks the set.
-  public enum CNSecTrust {
-    /// Evaluates on the calling thread. Evaluation may fetch revocation data over the network:
-    /// from async code (a delegate) use the async form.
-    public static func evaluate(
-      _ trust: SecTrust, host: String, anchors: [CNCertificate]? = nil, anchorsOnly: Bool = true
-    ) -> CNTrustEvaluation {
-      if let failure = prepare(trust, host: host, anchors: anchors, anchorsOnly: anchorsOnly) { return failure }
-      var error: CFError?
-      let trusted = SecTrustEvaluateWithError(trust, &error)
-      return result(trust, trusted: trusted, error: error)
-    }
+/// The only conversion the Apple glue needs: a `SecTrust` evaluated with an SSL policy for the
+/// host becomes a `CNTrustEvaluation` holding the chain it built, as `CNCertificate`s.
+///
+/// The trust's own policies (the SSL policy URLSession set for the host, with any the system
+/// added) are kept; an SSL policy for `host` is set only when the trust has none. With
+/// `anchors`, they are the only anchors (`anchorsOnly`) or added to the system's; an anchor
+/// Security cannot read makes the evaluation fail, never shrinks the set.
+public enum CNSecTrust {
+  /// Evaluates on the calling thread. Evaluation may fetch revocation data over the network:
+  /// from async code (a delegate) use the async form.
+  public static func evaluate(
+    _ trust: SecTrust, host: String, anchors: [CNCertificate]? = nil, anchorsOnly: Bool = true
+  ) -> CNTrustEvaluation {
+    if let failure = prepare(trust, host: host, anchors: anchors, anchorsOnly: anchorsOnly) { return failure }
+    var error: CFError?
+    let trusted = SecTrustEvaluateWithError(trust, &error)
+    return result(trust, trusted: trusted, error: error)
+  }
 
-    /// Evaluates with `SecTrustEvaluateAsyncWithError` on a queue of its own, so that no thread of
-    /// the caller waits for revocation fetches.
-    public static func evaluate(
-      _ trust: SecTrust, host: String, anchors: [CNCertificate]? = nil, anchorsOnly: Bool = true
-    ) async -> CNTrustEvaluation {
-      if let failure = prepare(trust, host: host, anchors: anchors, anchorsOnly: anchorsOnly) { return failure }
-      // SecTrust is not Sendable; it is handed to Security and only read back in the callback.
-      nonisolated(unsafe) let trust = trust
-      return await withCheckedContinuation { continuation in
-        queue.async {
-          // Security requires the call to come from the queue the callback runs on.
-          let status = SecTrustEvaluateAsyncWithError(trust, queue) { evaluated, trusted, error in
-            continuation.resume(returning: result(evaluated, trusted: trusted, error: error))
-          }
-          if status != 0 { continuation.resume(returning: .untrusted("Security could not start the evaluation (\(status))")) }
+  /// Evaluates with `SecTrustEvaluateAsyncWithError` on a queue of its own, so that no thread of
+  /// the caller waits for revocation fetches.
+  public static func evaluate(
+    _ trust: SecTrust, host: String, anchors: [CNCertificate]? = nil, anchorsOnly: Bool = true
+  ) async -> CNTrustEvaluation {
+    if let failure = prepare(trust, host: host, anchors: anchors, anchorsOnly: anchorsOnly) { return failure }
+    // SecTrust is not Sendable; it is handed to Security and only read back in the callback.
+    nonisolated(unsafe) let trust = trust
+    return await withCheckedContinuation { continuation in
+      queue.async {
+        // Security requires the call to come from the queue the callback runs on.
+        let status = SecTrustEvaluateAsyncWithError(trust, queue) { evaluated, trusted, error in
+          continuation.resume(returning: result(evaluated, trusted: trusted, error: error))
         }
+        if status != 0 { continuation.resume(returning: .untrusted("Security could not start the evaluation (\(status))")) }
       }
-    }
-
-    private static let queue = DispatchQueue(label: "CNSecTrust.evaluation")
-
-    /// Sets the policy (when the trust has none) and the anchors; a failure when an anchor cannot
-    /// be read.
-    private static func prepare(_ trust: SecTrust, host: String, anchors: [CNCertificate]?, anchorsOnly: Bool)
-      -> CNTrustEvaluation?
-    {
-      var policies: CFArray?
-      if SecTrustCopyPolicies(trust, &policies) != 0 || ((policies as? [SecPolicy])?.isEmpty ?? true) {
-        SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString))
-      }
-      guard let anchors else { return nil }
-      var certificates: [SecCertificate] = []
-      for anchor in anchors {
-        guard let certificate = SecCertificateCreateWithData(nil, Data(anchor.derEncoded) as CFData) else {
-          return .untrusted("Security cannot read the anchor \"\(anchor.subjectCommonNames.last ?? "without a CN")\"")
-        }
-        certificates.append(certificate)
-      }
-      SecTrustSetAnchorCertificates(trust, certificates as CFArray)
-      SecTrustSetAnchorCertificatesOnly(trust, anchorsOnly)
-      return nil
-    }
-
-    /// The evaluated chain as `CNCertificate`s, or why there is none.
-    private static func result(_ trust: SecTrust, trusted: Bool, error: CFError?) -> CNTrustEvaluation {
-      guard trusted else {
-        let reason = error.map { "\(CFErrorGetCode($0)) \(CFErrorCopyDescription($0) as String? ?? "")" }
-        return .untrusted(reason ?? "the chain is not trusted")
-      }
-      guard let chain = SecTrustCopyCertificateChain(trust) as? [SecCertificate] else {
-        return .untrusted("the evaluated chain is not available")
-      }
-      var certificates: [CNCertificate] = []
-      for certificate in chain {
-        guard let parsed = try? CNCertificate(derEncoded: SecCertificateCopyData(certificate) as Data) else {
-          return .untrusted("a certificate of the evaluated chain cannot be read")
-        }
-        certificates.append(parsed)
-      }
-      return .trusted(certificates)
     }
   }
+
+  private static let queue = DispatchQueue(label: "CNSecTrust.evaluation")
+
+  /// Sets the policy (when the trust has none) and the anchors; a failure when an anchor cannot
+  /// be read.
+  private static func prepare(_ trust: SecTrust, host: String, anchors: [CNCertificate]?, anchorsOnly: Bool)
+    -> CNTrustEvaluation?
+  {
+    var policies: CFArray?
+    if SecTrustCopyPolicies(trust, &policies) != 0 || ((policies as? [SecPolicy])?.isEmpty ?? true) {
+      SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString))
+    }
+    guard let anchors else { return nil }
+    var certificates: [SecCertificate] = []
+    for anchor in anchors {
+      guard let certificate = SecCertificateCreateWithData(nil, Data(anchor.derEncoded) as CFData) else {
+        return .untrusted("Security cannot read the anchor \"\(anchor.subjectCommonNames.last ?? "without a CN")\"")
+      }
+      certificates.append(certificate)
+    }
+    SecTrustSetAnchorCertificates(trust, certificates as CFArray)
+    SecTrustSetAnchorCertificatesOnly(trust, anchorsOnly)
+    return nil
+  }
+
+  /// The evaluated chain as `CNCertificate`s, or why there is none.
+  private static func result(_ trust: SecTrust, trusted: Bool, error: CFError?) -> CNTrustEvaluation {
+    guard trusted else {
+      let reason = error.map { "\(CFErrorGetCode($0)) \(CFErrorCopyDescription($0) as String? ?? "")" }
+      return .untrusted(reason ?? "the chain is not trusted")
+    }
+    guard let chain = SecTrustCopyCertificateChain(trust) as? [SecCertificate] else {
+      return .untrusted("the evaluated chain is not available")
+    }
+    var certificates: [CNCertificate] = []
+    for certificate in chain {
+      guard let parsed = try? CNCertificate(derEncoded: SecCertificateCopyData(certificate) as Data) else {
+        return .untrusted("a certificate of the evaluated chain cannot be read")
+      }
+      certificates.append(parsed)
+    }
+    return .trusted(certificates)
+  }
+}
 #endif

@@ -74,7 +74,9 @@ struct BinaryPropertyList {
     }
     budget.values -= 1
     guard budget.values >= 0 else {
-      throw FormatError(message: "the document expands to more than \(Budget(fileSize: bytes.count).values) values (objects referenced over and over)")
+      throw FormatError(
+        message:
+          "the document expands to more than \(Budget(fileSize: bytes.count).values) values (objects referenced over and over)")
     }
     let index = Int(reference)
     let start = offsets[index]
@@ -111,7 +113,9 @@ struct BinaryPropertyList {
       let (count, contentStart) = try length(low, at: start, object: index)
       try spend(count, of: &budget)
       let content = try slice(contentStart, count, object: index)
-      guard content.allSatisfy({ $0 < 0x80 }) else { throw FormatError(message: "object \(index) is an ASCII string with 8-bit bytes") }
+      guard content.allSatisfy({ $0 < 0x80 }) else {
+        throw FormatError(message: "object \(index) is an ASCII string with 8-bit bytes")
+      }
       return .string(String(decoding: content, as: UTF8.self))
     case 0x6:
       let (count, contentStart) = try length(low, at: start, object: index)
@@ -156,7 +160,9 @@ struct BinaryPropertyList {
       entries.sort { $0.key < $1.key }
       return .dictionary(entries)
     default:
-      throw FormatError(message: "object \(index) has an unsupported type 0x\(String(marker, radix: 16)) (UIDs and sets are not configuration values)")
+      throw FormatError(
+        message:
+          "object \(index) has an unsupported type 0x\(String(marker, radix: 16)) (UIDs and sets are not configuration values)")
     }
   }
 
@@ -196,7 +202,10 @@ struct BinaryPropertyList {
   private func spend(_ count: Int, of budget: inout Budget) throws(FormatError) {
     budget.bytes -= count
     guard budget.bytes >= 0 else {
-      throw FormatError(message: "the document expands to more than \(Budget(fileSize: bytes.count).bytes) bytes of text and data (objects referenced over and over)")
+      throw FormatError(
+        message:
+          "the document expands to more than \(Budget(fileSize: bytes.count).bytes) bytes of text and data (objects referenced over and over)"
+      )
     }
   }
 }

@@ -21,7 +21,9 @@ extension CNConfigurationLinter {
       findings.append(
         CNLintFinding(
           severity: .warning, path: "\(path).NSPinnedCAIdentities[\(index)]",
-          message: "\(pin.sha256Base64) is the key of none of the \(anchors.count) trust anchors; expected if it pins an intermediate CA, otherwise no chain can satisfy it"))
+          message:
+            "\(pin.sha256Base64) is the key of none of the \(anchors.count) trust anchors; expected if it pins an intermediate CA, otherwise no chain can satisfy it"
+        ))
     }
     return findings
   }

@@ -60,7 +60,9 @@ public enum CNConfigurationLinter {
   }
 
   /// The findings for a loaded document (see `lint(data:source:now:trustAnchors:)`).
-  public static func lint(_ document: CNPinningDocument, now: Date = Date(), trustAnchors: [CNCertificate]? = nil) -> [CNLintFinding] {
+  public static func lint(_ document: CNPinningDocument, now: Date = Date(), trustAnchors: [CNCertificate]? = nil)
+    -> [CNLintFinding]
+  {
     var findings = document.warnings.map { CNLintFinding(severity: .warning, path: $0.path, message: $0.message) }
     let parents = SubdomainParents(document)
     for entry in document.entries {
@@ -87,7 +89,8 @@ public enum CNConfigurationLinter {
       findings.append(
         CNLintFinding(
           severity: .warning, path: "\(path).chainSet",
-          message: "only one chain: when the CA changes its hierarchy every client is locked out; add the next chain as a backup"))
+          message: "only one chain: when the CA changes its hierarchy every client is locked out; add the next chain as a backup")
+      )
     }
     for (chainIndex, chain) in chains.enumerated() {
       let chainPath = "\(path).chainSet[\(chainIndex)]"
@@ -112,7 +115,9 @@ public enum CNConfigurationLinter {
       return [
         CNLintFinding(
           severity: .warning, path: "\(path).value",
-          message: "suffix \"\(link.value)\" has no dot boundary, so it also matches \"evil\(link.value)\"; write \".\(link.value)\" or use exact")
+          message:
+            "suffix \"\(link.value)\" has no dot boundary, so it also matches \"evil\(link.value)\"; write \".\(link.value)\" or use exact"
+        )
       ]
     case .prefix where link.value.count < minimumPrefixLength:
       return [
@@ -124,13 +129,16 @@ public enum CNConfigurationLinter {
       return [
         CNLintFinding(
           severity: .note, path: "\(path).value",
-          message: "prefixWithNumber \"\(link.value)\" accepts any name that is \"\(link.value)\" and digits; make sure the other links pin the issuer")
+          message:
+            "prefixWithNumber \"\(link.value)\" accepts any name that is \"\(link.value)\" and digits; make sure the other links pin the issuer"
+        )
       ]
     case .exact where !isLeaf:
       return [
         CNLintFinding(
           severity: .warning, path: "\(path).type",
-          message: "exact \"\(link.value)\" on a CA certificate breaks at the CA's next rotation; prefer prefixWithNumber or prefix")
+          message:
+            "exact \"\(link.value)\" on a CA certificate breaks at the CA's next rotation; prefer prefixWithNumber or prefix")
       ]
     default:
       return []
@@ -143,7 +151,8 @@ public enum CNConfigurationLinter {
     if date <= now {
       return [
         CNLintFinding(
-          severity: .warning, path: path, message: "expired at \(formatted): this host is no longer pinned; renew the pins or remove the date")
+          severity: .warning, path: path,
+          message: "expired at \(formatted): this host is no longer pinned; renew the pins or remove the date")
       ]
     }
     if date.timeIntervalSince(now) < expiryWarningInterval {

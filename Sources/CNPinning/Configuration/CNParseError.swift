@@ -79,7 +79,8 @@ extension CNParseError: CustomStringConvertible {
     case .noPinsDefined:
       return "no pins defined (give chainSet, spkiPins or certificatePins)"
     case .noBackupPin:
-      return "only one hash pin and no chainSet: when that key or certificate changes every client is locked out; add a backup pin"
+      return
+        "only one hash pin and no chainSet: when that key or certificate changes every client is locked out; add a backup pin"
     case .invalidValue(let value, let reason):
       return "\"\(value)\" \(reason)"
     }

@@ -20,7 +20,7 @@ public enum CNPinningLog {
 
   private static let defaultHandler: Handler = { message in
     #if DEBUG
-      StandardError.write("CNPinning warning: \(message)\n")
+    StandardError.write("CNPinning warning: \(message)\n")
     #endif
   }
 }

@@ -77,7 +77,9 @@ struct ConfigurationLoader {
       }
       var includesSubdomains = false
       if let flag = entry["NSIncludesSubdomains"] {
-        if case .bool(let value) = flag { includesSubdomains = value } else {
+        if case .bool(let value) = flag {
+          includesSubdomains = value
+        } else {
           fail("\(path).NSIncludesSubdomains", .wrongType(expected: "a boolean", found: flag.typeName))
         }
       }
@@ -96,7 +98,9 @@ struct ConfigurationLoader {
         warnings.append(
           CNConfigurationWarning(
             path: path,
-            message: "only one pinned identity: when that key changes every client is locked out until the app is updated; add a backup identity"))
+            message:
+              "only one pinned identity: when that key changes every client is locked out until the app is updated; add a backup identity"
+          ))
       }
       do {
         let configuration = try CNConfiguration(includesSubdomains: includesSubdomains, spkiPins: pins, allowsSingleHashPin: true)
@@ -109,7 +113,9 @@ struct ConfigurationLoader {
 
   private mutating func loadIdentities(_ value: ConfigValue, path: String, scope: CNPinScope) -> [CNSPKIPin] {
     guard case .array(let entries) = value, !entries.isEmpty else {
-      if case .array = value { fail(path, .noPinsDefined) } else {
+      if case .array = value {
+        fail(path, .noPinsDefined)
+      } else {
         fail(path, .wrongType(expected: "an array of identities", found: value.typeName))
       }
       return []
@@ -122,7 +128,9 @@ struct ConfigurationLoader {
         continue
       }
       for (member, _) in members where member != "SPKI-SHA256-BASE64" {
-        fail("\(entryPath).\(member)", .unknownKey(member, suggestion: Suggestion.closest(to: member, among: ["SPKI-SHA256-BASE64"])))
+        fail(
+          "\(entryPath).\(member)", .unknownKey(member, suggestion: Suggestion.closest(to: member, among: ["SPKI-SHA256-BASE64"]))
+        )
       }
       switch identity["SPKI-SHA256-BASE64"] {
       case .string(let digest)?:
@@ -224,18 +232,22 @@ struct ConfigurationLoader {
       fail("\(path).includesSubdomains", .wrongType(expected: "a boolean", found: other.typeName))
     }
     let chains = value["chainSet"].flatMap { loadChainSet($0, path: "\(path).chainSet") } ?? []
-    let spkiPins = value["spkiPins"].flatMap {
-      loadPins($0, path: "\(path).spkiPins", make: CNSPKIPin.init(sha256Base64:scope:), fromCertificate: nil)
-    } ?? []
-    let certificatePins = value["certificatePins"].flatMap {
-      loadPins(
-        $0, path: "\(path).certificatePins", make: CNCertificatePin.init(sha256Base64:scope:),
-        fromCertificate: CNCertificatePin.init(certificate:scope:file:))
-    } ?? []
+    let spkiPins =
+      value["spkiPins"].flatMap {
+        loadPins($0, path: "\(path).spkiPins", make: CNSPKIPin.init(sha256Base64:scope:), fromCertificate: nil)
+      } ?? []
+    let certificatePins =
+      value["certificatePins"].flatMap {
+        loadPins(
+          $0, path: "\(path).certificatePins", make: CNCertificatePin.init(sha256Base64:scope:),
+          fromCertificate: CNCertificatePin.init(certificate:scope:file:))
+      } ?? []
     let expirationDate = value["expirationDate"].flatMap { loadDate($0, path: "\(path).expirationDate") }
     var enforce = true
     if let flag = value["enforce"] {
-      if case .bool(let value) = flag { enforce = value } else {
+      if case .bool(let value) = flag {
+        enforce = value
+      } else {
         fail("\(path).enforce", .wrongType(expected: "a boolean", found: flag.typeName))
       }
     }
@@ -270,7 +282,9 @@ struct ConfigurationLoader {
     fromCertificate: ((CNCertificate, CNPinScope, String) -> Pin)?
   ) -> [Pin]? {
     guard case .array(let entries) = value, !entries.isEmpty else {
-      if case .array = value { fail(path, .noPinsDefined) } else {
+      if case .array = value {
+        fail(path, .noPinsDefined)
+      } else {
         fail(path, .wrongType(expected: "an array of pins", found: value.typeName))
       }
       return nil
@@ -356,7 +370,9 @@ struct ConfigurationLoader {
     case .date(let date):
       // Binary property lists store any double; only years 1 to 9999 are dates here.
       guard ISO8601.validRange.contains(date.timeIntervalSince1970) else {
-        fail(path, .invalidValue("\(date.timeIntervalSince1970) seconds since 1970", reason: "is not a date between the years 1 and 9999"))
+        fail(
+          path,
+          .invalidValue("\(date.timeIntervalSince1970) seconds since 1970", reason: "is not a date between the years 1 and 9999"))
         return nil
       }
       seconds = date.timeIntervalSince1970
@@ -476,7 +492,8 @@ struct ConfigurationLoader {
       case "\"": result += "\\\""
       case "\\": result += "\\\\"
       case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-        result += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+        result +=
+          "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
           + String(scalar.value, radix: 16)
       default: result.unicodeScalars.append(scalar)
       }

@@ -125,9 +125,10 @@ public enum DocumentWriter {
     var members = ["\(pad)  \"includesSubdomains\": \(configuration.includesSubdomains)"]
     if !configuration.chains.isEmpty {
       let chains = configuration.chains.map { chain in
-        "\(pad)    [\n" + chain.links.map { link in
-          "\(pad)      {\"type\": \(jsonString(link.type.rawValue)), \"value\": \(jsonString(link.value))}"
-        }.joined(separator: ",\n") + "\n\(pad)    ]"
+        "\(pad)    [\n"
+          + chain.links.map { link in
+            "\(pad)      {\"type\": \(jsonString(link.type.rawValue)), \"value\": \(jsonString(link.value))}"
+          }.joined(separator: ",\n") + "\n\(pad)    ]"
       }
       members.append("\(pad)  \"chainSet\": [\n" + chains.joined(separator: ",\n") + "\n\(pad)  ]")
     }

@@ -106,7 +106,8 @@ struct XMLPropertyList {
   }
 
   private static func isNameByte(_ byte: UInt8) -> Bool {
-    (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x5F
+    (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D
+      || byte == 0x5F
   }
 
   /// Reads `<name attributes…>` or `<name/>`; returns the name and whether it was empty.
@@ -194,9 +195,13 @@ struct XMLPropertyList {
     case "apos": return "'"
     default:
       let value: UInt32?
-      if name.hasPrefix("#x") { value = UInt32(name.dropFirst(2), radix: 16) } else if name.hasPrefix("#") {
+      if name.hasPrefix("#x") {
+        value = UInt32(name.dropFirst(2), radix: 16)
+      } else if name.hasPrefix("#") {
         value = UInt32(name.dropFirst(), radix: 10)
-      } else { value = nil }
+      } else {
+        value = nil
+      }
       guard let value, value != 0, let scalar = Unicode.Scalar(value) else { throw error("unknown entity &\(name);") }
       return scalar
     }

@@ -1,10 +1,10 @@
 #if !os(Linux) || CNPINNING_APPLE_CHECK
-  import CryptoKit
+import CryptoKit
 
-  /// SHA-256 through CryptoKit.
-  enum CryptoKitSHA256: SHA256Hashing {
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-      Array(SHA256.hash(data: bytes))
-    }
+/// SHA-256 through CryptoKit.
+enum CryptoKitSHA256: SHA256Hashing {
+  static func hash(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+    Array(SHA256.hash(data: bytes))
   }
+}
 #endif

@@ -28,11 +28,11 @@ protocol PolicySigning {
 
 // One typealias per API chooses the backend.
 #if os(Linux) && !CNPINNING_APPLE_CHECK
-  typealias SHA256Backend = OpenSSLSHA256
-  typealias SignatureBackend = OpenSSLSignatures
-  typealias SigningBackend = OpenSSLSignatures
+typealias SHA256Backend = OpenSSLSHA256
+typealias SignatureBackend = OpenSSLSignatures
+typealias SigningBackend = OpenSSLSignatures
 #else
-  typealias SHA256Backend = CryptoKitSHA256
-  typealias SignatureBackend = SecuritySignatures
-  typealias SigningBackend = UnavailableSigning
+typealias SHA256Backend = CryptoKitSHA256
+typealias SignatureBackend = SecuritySignatures
+typealias SigningBackend = UnavailableSigning
 #endif

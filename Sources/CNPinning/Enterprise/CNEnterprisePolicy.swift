@@ -66,7 +66,8 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
     self.warnings = reader.loader.warnings
     self.byHost = reader.byHost
     self.wildcard = reader.chains["*"].map(HostChains.init)
-    self.contentSHA256 = Self.contentDigest(issuedAt: issuedAt, expiry: expiry, notBefore: reader.notBefore, chains: reader.chains)
+    self.contentSHA256 = Self.contentDigest(
+      issuedAt: issuedAt, expiry: expiry, notBefore: reader.notBefore, chains: reader.chains)
     if date < start - clockSkew { throw .notYetValid(start) }
     if date >= expiry + clockSkew { throw .expired(expiry) }
   }
@@ -77,7 +78,9 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
     if let notBefore { lines.append("nbf \(notBefore.timeIntervalSince1970)") }
     for host in chains.keys.sorted() {
       for chain in chains[host]! {
-        lines.append("\(host.count):\(host) " + chain.links.map { "\($0.type.rawValue) \($0.value.utf8.count):\($0.value)" }.joined(separator: " "))
+        lines.append(
+          "\(host.count):\(host) "
+            + chain.links.map { "\($0.type.rawValue) \($0.value.utf8.count):\($0.value)" }.joined(separator: " "))
       }
     }
     let text = Array(lines.joined(separator: "\n").utf8)
@@ -185,7 +188,9 @@ public struct CNPolicyHighWaterMark: Sendable, Equatable, Codable {
   /// Why `policy` may not be accepted once this mark is reached; nil when it may.
   func refusal(of policy: CNEnterprisePolicy) -> CNPolicyError? {
     if policy.issuedAt < issuedAt { return .olderThanAcceptedPolicy(accepted: issuedAt, offered: policy.issuedAt) }
-    if policy.issuedAt == issuedAt, policy.contentSHA256 != contentSHA256 { return .reissuedWithDifferentContent(issuedAt: issuedAt) }
+    if policy.issuedAt == issuedAt, policy.contentSHA256 != contentSHA256 {
+      return .reissuedWithDifferentContent(issuedAt: issuedAt)
+    }
     return nil
   }
 }

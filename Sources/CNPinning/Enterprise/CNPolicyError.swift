@@ -61,16 +61,19 @@ extension CNPolicyError: CustomStringConvertible {
     case .malformedKey(let why): return "the policy-signing key cannot be read: \(why)"
     case .unsupportedKey(let what): return "the policy-signing key is \(what); RSA or EC P-256/P-384/P-521 is required"
     case .rsaKeyTooSmall(let bits): return "the RSA policy-signing key has \(bits) bits; at least 2048 are required"
-    case .tooLarge(let size): return "the policy is \(size) bytes, more than the \(CNEnterprisePolicy.maximumTokenSize)-byte limit"
+    case .tooLarge(let size):
+      return "the policy is \(size) bytes, more than the \(CNEnterprisePolicy.maximumTokenSize)-byte limit"
     case .malformedToken(let why): return "the policy is not a compact JWS: \(why)"
     case .invalidHeader(let why): return "the policy's JWS header is invalid: \(why)"
     case .unsignedToken: return "the policy is unsigned (alg \"none\"), which is never accepted"
     case .symmetricAlgorithm(let alg): return "the policy uses \(alg), an HMAC algorithm; only RS/PS/ES signatures are accepted"
     case .unsupportedAlgorithm(let alg): return "the policy uses the unsupported algorithm \"\(alg)\""
     case .keyDoesNotFitAlgorithm(let alg, let key): return "the policy is signed with \(alg), which a \(key) key cannot verify"
-    case .unsupportedCriticalHeaders(let names): return "the policy marks unsupported header parameters as critical: \(names.joined(separator: ", "))"
+    case .unsupportedCriticalHeaders(let names):
+      return "the policy marks unsupported header parameters as critical: \(names.joined(separator: ", "))"
     case .invalidSignature: return "the policy's signature does not verify with the policy-signing key"
-    case .invalidPayload(let problems): return "the policy's payload is invalid: " + problems.map(\.description).joined(separator: "; ")
+    case .invalidPayload(let problems):
+      return "the policy's payload is invalid: " + problems.map(\.description).joined(separator: "; ")
     case .expired(let date): return "the policy expired at \(Self.format(date))"
     case .notYetValid(let date): return "the policy is not valid before \(Self.format(date))"
     case .policyAlreadyApplied: return "a policy is already applied; refresh it instead"
@@ -78,9 +81,11 @@ extension CNPolicyError: CustomStringConvertible {
     case .olderThanAppliedPolicy(let applied, let offered):
       return "the policy was issued at \(Self.format(offered)), before the applied one (\(Self.format(applied)))"
     case .olderThanAcceptedPolicy(let accepted, let offered):
-      return "the policy was issued at \(Self.format(offered)), before one already accepted (\(Self.format(accepted))); older policies are never accepted again, signOut or not"
+      return
+        "the policy was issued at \(Self.format(offered)), before one already accepted (\(Self.format(accepted))); older policies are never accepted again, signOut or not"
     case .reissuedWithDifferentContent(let issuedAt):
-      return "a different policy with the same issue time (\(Self.format(issuedAt))) was already accepted; a new policy needs a later iat"
+      return
+        "a different policy with the same issue time (\(Self.format(issuedAt))) was already accepted; a new policy needs a later iat"
     case .noSigningKey: return "this manager has no policy-signing key"
     }
   }

@@ -23,7 +23,8 @@ extension CNPolicySigningKey {
       guard bytes.first == 0x04, bytes.count % 2 == 1,
         let oid = PublicKeyKind.curves.first(where: { $0.value.coordinateSize == coordinate && $0.value != .other })?.key
       else {
-        throw .malformedKey("an EC key must be an uncompressed P-256, P-384 or P-521 point (04 ‖ X ‖ Y), not \(bytes.count) bytes")
+        throw .malformedKey(
+          "an EC key must be an uncompressed P-256, P-384 or P-521 point (04 ‖ X ‖ Y), not \(bytes.count) bytes")
       }
       try self.init(
         derEncoded: DERWriter.sequence([

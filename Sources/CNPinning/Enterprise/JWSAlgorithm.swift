@@ -1,11 +1,23 @@
 /// The JWS signature algorithms an enterprise policy may use (RFC 7518).
 public enum JWSAlgorithm: String, Sendable, CaseIterable, CustomStringConvertible {
-  /// RSASSA-PKCS1-v1_5 with SHA-256, SHA-384 or SHA-512.
-  case rs256 = "RS256", rs384 = "RS384", rs512 = "RS512"
-  /// RSASSA-PSS with SHA-256, SHA-384 or SHA-512 (MGF1 with the same hash).
-  case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
-  /// ECDSA on P-256 with SHA-256, P-384 with SHA-384, P-521 with SHA-512.
-  case es256 = "ES256", es384 = "ES384", es512 = "ES512"
+  /// RSASSA-PKCS1-v1_5 with SHA-256.
+  case rs256 = "RS256"
+  /// RSASSA-PKCS1-v1_5 with SHA-384.
+  case rs384 = "RS384"
+  /// RSASSA-PKCS1-v1_5 with SHA-512.
+  case rs512 = "RS512"
+  /// RSASSA-PSS with SHA-256 (MGF1 with SHA-256).
+  case ps256 = "PS256"
+  /// RSASSA-PSS with SHA-384 (MGF1 with SHA-384).
+  case ps384 = "PS384"
+  /// RSASSA-PSS with SHA-512 (MGF1 with SHA-512).
+  case ps512 = "PS512"
+  /// ECDSA on P-256 with SHA-256.
+  case es256 = "ES256"
+  /// ECDSA on P-384 with SHA-384.
+  case es384 = "ES384"
+  /// ECDSA on P-521 with SHA-512.
+  case es512 = "ES512"
 
   /// RFC 7515 names; the lower-case spelling the seed's own signer writes is accepted too.
   public init?(headerValue: String) {
@@ -26,7 +38,11 @@ public enum JWSAlgorithm: String, Sendable, CaseIterable, CustomStringConvertibl
     }
   }
 
-  enum Family { case rsaPKCS1, rsaPSS, ecdsa(PublicKeyKind.Curve) }
+  enum Family {
+    case rsaPKCS1
+    case rsaPSS
+    case ecdsa(PublicKeyKind.Curve)
+  }
 
   var family: Family {
     switch self {

@@ -68,7 +68,8 @@ public struct CNPinningFailureReport: Codable, Sendable, Hashable {
     self.port = port
     configuration = Configuration(domain: failure.domain ?? failure.host, failure.configuration)
     verifiedChain = chain.reversed().map {
-      Certificate(commonName: $0.commonName, spkiSHA256: $0.spkiSHA256Base64, certificateSHA256: Data($0.sha256).base64EncodedString())
+      Certificate(
+        commonName: $0.commonName, spkiSHA256: $0.spkiSHA256Base64, certificateSHA256: Data($0.sha256).base64EncodedString())
     }
     failedRule = failure.reason.rule
     reason = failure.description
@@ -90,7 +91,8 @@ public struct CNPinningFailureReport: Codable, Sendable, Hashable {
 
   /// The report without its time, for recognising identical reports.
   var identity: String {
-    "\(kind.rawValue)|\(host)|\(port)|\(failedRule)|\(enforced)|\(reason)|" + verifiedChain.map(\.certificateSHA256).joined(separator: ",")
+    "\(kind.rawValue)|\(host)|\(port)|\(failedRule)|\(enforced)|\(reason)|"
+      + verifiedChain.map(\.certificateSHA256).joined(separator: ",")
   }
 
   /// The report as JSON, keys sorted, dates in ISO 8601.

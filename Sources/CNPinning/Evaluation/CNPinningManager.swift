@@ -152,7 +152,9 @@ public final class CNPinningManager: Sendable {
         let enterprise = policy.map { policy in zip(policy.chains, policy.leafFirst).map { ($0, Self.mismatch($1, chain)) } }
         return verdict(
           configuration,
-          failure(host: name.normalized, pinned: pinned, reason: .noMatchingChain(mismatches), chain: chain, enterprise: enterprise ?? []))
+          failure(
+            host: name.normalized, pinned: pinned, reason: .noMatchingChain(mismatches), chain: chain,
+            enterprise: enterprise ?? []))
       }
     }
     // Hash pins are grouped by scope: each scope a host declares (leaf, ca, any) needs a match,
@@ -162,7 +164,8 @@ public final class CNPinningManager: Sendable {
       let hashes = chain.map(\.spkiSHA256Base64)
       for group in Self.scopeGroups(configuration.spkiPins, scope: \.scope) {
         guard let match = group.first(where: { Self.matches($0.sha256Base64, $0.scope, hashes) }) else {
-          return verdict(configuration, failure(host: name.normalized, pinned: pinned, reason: .noMatchingSPKIPin(group), chain: chain))
+          return verdict(
+            configuration, failure(host: name.normalized, pinned: pinned, reason: .noMatchingSPKIPin(group), chain: chain))
         }
         spkiPin = spkiPin ?? match
       }

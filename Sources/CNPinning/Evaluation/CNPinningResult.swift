@@ -122,7 +122,9 @@ public struct CNPinningFailure: Error, Sendable, Equatable {
 
 extension CNPinningFailure: CustomStringConvertible {
   public var description: String {
-    let chain = "[" + presentedCommonNames.map { $0.map { "\"\($0)\"" } ?? "(no usable CN)" }
+    let chain =
+      "["
+      + presentedCommonNames.map { $0.map { "\"\($0)\"" } ?? "(no usable CN)" }
       .joined(separator: " → ") + "]"
     switch reason {
     case .invalidHost(let why):

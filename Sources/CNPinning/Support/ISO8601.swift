@@ -66,7 +66,8 @@ extension ISO8601 {
     let (year, month, day) = CalendarMath.civil(fromDaysSinceEpoch: days)
     func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
     let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
-    var text = "\(yearText)-\(two(month))-\(two(day))T\(two(remainder / 3600)):\(two(remainder % 3600 / 60)):\(two(remainder % 60))"
+    var text =
+      "\(yearText)-\(two(month))-\(two(day))T\(two(remainder / 3600)):\(two(remainder % 3600 / 60)):\(two(remainder % 60))"
     let fraction = total - whole
     if fraction > 0 {
       let digits = String(format: "%.6f", fraction).dropFirst(1)  // ".123456"

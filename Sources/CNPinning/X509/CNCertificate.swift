@@ -125,7 +125,6 @@ public struct CNCertificate: Sendable, Hashable {
   /// The certificate in PEM form.
   public var pemEncoded: String { PEM.encode(derEncoded, label: "CERTIFICATE") }
 
-
   /// The hash the issuer signed this certificate with.
   public var signatureHash: SignatureHash { SignatureHash(algorithmIdentifier: Array(derEncoded[signatureAlgorithmRange])) }
 

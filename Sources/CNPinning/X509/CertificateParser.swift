@@ -202,7 +202,8 @@ struct CertificateParser {
     case (DERReader.utcTime, _), (DERReader.generalizedTime, _):
       throw invalid
     default:
-      throw .unexpectedTag(field: field, expected: "a UTCTime or GeneralizedTime", found: element.tag,
+      throw .unexpectedTag(
+        field: field, expected: "a UTCTime or GeneralizedTime", found: element.tag,
         offset: element.headerStart)
     }
     guard text[text.count - 1] == UInt8(ascii: "Z"),

@@ -111,7 +111,8 @@ public enum PublicKeyKind: Sendable, Hashable, CustomStringConvertible {
       let curve = Self.curves[Array(bytes[parameters.content])] ?? .other
       let point = key.end - key.contentStart - 1
       guard curve == .other || (point == 1 + 2 * curve.coordinateSize && bytes[key.contentStart + 1] == 0x04) else {
-        throw .invalidContent(field: "SubjectPublicKeyInfo.subjectPublicKey", reason: "is not an uncompressed \(curve.rawValue) point")
+        throw .invalidContent(
+          field: "SubjectPublicKeyInfo.subjectPublicKey", reason: "is not an uncompressed \(curve.rawValue) point")
       }
       return (.ec(curve: curve), keyBits)
     case Self.ed25519OID:

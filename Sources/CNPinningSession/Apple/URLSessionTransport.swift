@@ -1,217 +1,221 @@
 #if !os(Linux) || CNPINNING_APPLE_CHECK
-  import CNPinning
-  import Foundation
-  import Security
+import CNPinning
+import Foundation
+import Security
 
-  /// CNPinnedSession's transport on Apple platforms: an ephemeral URLSession (no cache) whose
-  /// per-task delegate runs the shared `CNPinningManager.decide`. Redirects come back to the
-  /// session's own loop, so each hop is judged by its own host. URLSession does not judge a
-  /// reused connection again, so a new one is made whenever the pins in force may have changed:
-  /// another manager (held strongly, so a new one at a freed address is not mistaken for it), or
-  /// a new `PolicyGeneration` of the same one (enterprise policy changes, pin expiry).
-  final class URLSessionTransport: Sendable {
-    private let configuration: CNPinnedSessionConfiguration
-    private let sessions = Locked<Current?>(nil)
+/// CNPinnedSession's transport on Apple platforms: an ephemeral URLSession (no cache) whose
+/// per-task delegate runs the shared `CNPinningManager.decide`. Redirects come back to the
+/// session's own loop, so each hop is judged by its own host. URLSession does not judge a
+/// reused connection again, so a new one is made whenever the pins in force may have changed:
+/// another manager (held strongly, so a new one at a freed address is not mistaken for it), or
+/// a new `PolicyGeneration` of the same one (enterprise policy changes, pin expiry).
+final class URLSessionTransport: Sendable {
+  private let configuration: CNPinnedSessionConfiguration
+  private let sessions = Locked<Current?>(nil)
 
-    private struct Current {
-      let manager: CNPinningManager?
-      let generation: PolicyGeneration?
-      let session: URLSession
-    }
-
-    init(configuration: CNPinnedSessionConfiguration) {
-      self.configuration = configuration
-    }
-
-    func invalidate() {
-      sessions.withLock { $0?.session.invalidateAndCancel() }
-    }
-
-    func perform(_ request: URLRequest, settings: TaskSettings) async throws(CNPinnedSessionError) -> (Data, HTTPURLResponse) {
-      let delegate = PinningTaskDelegate(settings: settings)
-      do {
-        let (data, response) = try await session(for: settings.manager).data(for: request, delegate: delegate)
-        guard let http = response as? HTTPURLResponse else { throw CNPinnedSessionError.invalidResponse(host: settings.host, reason: "not HTTP") }
-        guard data.count <= configuration.maximumResponseBodySize else {
-          throw CNPinnedSessionError.responseTooLarge(host: settings.host, limit: configuration.maximumResponseBodySize)
-        }
-        return (data, http)
-      } catch let error as CNPinnedSessionError {
-        throw error
-      } catch {
-        throw delegate.rejection ?? Self.map(error, host: settings.host, timeout: configuration.timeoutIntervalForRequest)
-      }
-    }
-
-    /// Downloads `request`'s body to a file of URLSession's and copies it, in chunks, into
-    /// `destination` (the session's private download file): the body is never held in memory.
-    /// Fails with `responseTooLarge` beyond `maximumDownloadSize`.
-    func download(_ request: URLRequest, settings: TaskSettings, to destination: FileHandle) async throws(CNPinnedSessionError)
-      -> HTTPURLResponse
-    {
-      let delegate = PinningTaskDelegate(settings: settings)
-      let file: URL
-      let response: URLResponse
-      do {
-        (file, response) = try await session(for: settings.manager).download(for: request, delegate: delegate)
-      } catch let error as CNPinnedSessionError {
-        throw error
-      } catch {
-        throw delegate.rejection ?? Self.map(error, host: settings.host, timeout: configuration.timeoutIntervalForRequest)
-      }
-      defer { try? FileManager.default.removeItem(at: file) }
-      guard let http = response as? HTTPURLResponse else { throw .invalidResponse(host: settings.host, reason: "not HTTP") }
-      do {
-        let source = try FileHandle(forReadingFrom: file)
-        defer { try? source.close() }
-        var copied = 0
-        while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty {
-          copied += chunk.count
-          guard copied <= configuration.maximumDownloadSize else {
-            throw CNPinnedSessionError.responseTooLarge(host: settings.host, limit: configuration.maximumDownloadSize)
-          }
-          try destination.write(contentsOf: chunk)
-        }
-      } catch let error as CNPinnedSessionError {
-        throw error
-      } catch {
-        throw .transferFailed(host: settings.host, reason: "cannot write the download: \(error.localizedDescription)")
-      }
-      return http
-    }
-
-    private func session(for manager: CNPinningManager?) -> URLSession {
-      let generation = manager?.policyGeneration()
-      return sessions.withLock { current in
-        if let current, current.manager === manager, current.generation == generation { return current.session }
-        current?.session.finishTasksAndInvalidate()
-        let settings = URLSessionConfiguration.ephemeral
-        settings.urlCache = nil
-        settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        settings.timeoutIntervalForRequest = configuration.timeoutIntervalForRequest
-        settings.timeoutIntervalForResource = configuration.timeoutIntervalForResource
-        // The session adds httpAdditionalHeaders to each request itself (credentials stay behind
-        // when a redirect leaves the origin), so the URLSession gets none.
-        settings.tlsMinimumSupportedProtocolVersion = Self.protocolVersion(configuration.minimumTLSVersion)
-        // .environment keeps the system's proxy settings; .direct is an empty proxy dictionary.
-        if configuration.proxy == .direct { settings.connectionProxyDictionary = [:] }
-        let session = URLSession(configuration: settings, delegate: RedirectRefusal(), delegateQueue: nil)
-        current = Current(manager: manager, generation: generation, session: session)
-        return session
-      }
-    }
-
-    /// The configured minimum as is; below TLS 1.2 it is said, since App Transport Security
-    /// refuses such connections unless the app's Info.plist makes an exception.
-    private static func protocolVersion(_ version: CNTLSVersion) -> tls_protocol_version_t {
-      switch version {
-      case .tls10, .tls11:
-        CNPinningLog.warn("minimumTLSVersion \(version): App Transport Security refuses TLS below 1.2 unless the Info.plist makes an exception (NSExceptionMinimumTLSVersion)")
-        return version == .tls10 ? .TLSv10 : .TLSv11
-      case .tls12: return .TLSv12
-      case .tls13: return .TLSv13
-      }
-    }
-
-    private static func map(_ error: Error, host: String, timeout: TimeInterval) -> CNPinnedSessionError {
-      guard let error = error as? URLError else { return .transferFailed(host: host, reason: "\(error)") }
-      switch error.code {
-      case .cancelled: return .cancelled
-      case .timedOut: return .timedOut(host: host, seconds: timeout)
-      case .cannotFindHost, .dnsLookupFailed: return .cannotResolveHost(host: host)
-      case .cannotConnectToHost: return .cannotConnect(host: host, reason: error.localizedDescription)
-      case .networkConnectionLost: return .connectionLost(host: host, reason: error.localizedDescription)
-      case .secureConnectionFailed: return .tlsHandshakeFailed(host: host, reason: error.localizedDescription)
-      case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
-        .serverCertificateNotYetValid:
-        return .untrustedChain(host: host, reason: error.localizedDescription)
-      case .appTransportSecurityRequiresSecureConnection: return .transportSecurity(.insecureHTTP(host: host))
-      default: return .transferFailed(host: host, reason: error.localizedDescription)
-      }
-    }
-  }
-
-  /// What a task's delegate needs.
-  struct TaskSettings: Sendable {
-    let host: String
+  private struct Current {
     let manager: CNPinningManager?
-    let trust: CNTrust
-    let unpinnedHosts: CNUnpinnedHostPolicy
-    /// Where the delegate records each challenge it answers (for observer events and reports).
-    let judgements: JudgementLog
+    let generation: PolicyGeneration?
+    let session: URLSession
   }
 
-  /// Returns 3xx responses to the caller instead of following them.
-  final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-      _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-      newRequest request: URLRequest
-    ) async -> URLRequest? { nil }
+  init(configuration: CNPinnedSessionConfiguration) {
+    self.configuration = configuration
   }
 
-  /// Judges one task's server-trust challenges with the shared decision.
-  final class PinningTaskDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    private let settings: TaskSettings
-    private let recorded = Locked<CNPinnedSessionError?>(nil)
+  func invalidate() {
+    sessions.withLock { $0?.session.invalidateAndCancel() }
+  }
 
-    init(settings: TaskSettings) { self.settings = settings }
-
-    var rejection: CNPinnedSessionError? { recorded.withLock { $0 } }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) async
-      -> (URLSession.AuthChallengeDisposition, URLCredential?)
-    {
-      let space = challenge.protectionSpace
-      guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust, let trust = space.serverTrust else {
-        return (.performDefaultHandling, nil)
+  func perform(_ request: URLRequest, settings: TaskSettings) async throws(CNPinnedSessionError) -> (Data, HTTPURLResponse) {
+    let delegate = PinningTaskDelegate(settings: settings)
+    do {
+      let (data, response) = try await session(for: settings.manager).data(for: request, delegate: delegate)
+      guard let http = response as? HTTPURLResponse else {
+        throw CNPinnedSessionError.invalidResponse(host: settings.host, reason: "not HTTP")
       }
-      // Evaluated once, off the caller's threads (it may fetch revocation data), and only when
-      // something will use it: pinned hosts, and unpinned ones under custom anchors.
-      let needsEvaluation = settings.manager?.configuration(for: space.host) != nil || settings.trust != .system
-      let evaluation: CNTrustEvaluation? = needsEvaluation ? await evaluate(trust, host: space.host) : nil
-      let decision =
-        settings.manager?.decide(authenticationMethod: space.authenticationMethod, host: space.host, port: space.port) {
-          evaluation
-        } ?? .notPinned
-      let (answer, rejection) = answer(decision, trust: trust, evaluation: evaluation, host: space.host)
-      if let rejection { recorded.withLock { $0 = rejection } }
-      settings.judgements.append(
-        .challenge(host: space.host, evaluation: evaluation, manager: settings.manager, rejection: rejection))
-      return answer
+      guard data.count <= configuration.maximumResponseBodySize else {
+        throw CNPinnedSessionError.responseTooLarge(host: settings.host, limit: configuration.maximumResponseBodySize)
+      }
+      return (data, http)
+    } catch let error as CNPinnedSessionError {
+      throw error
+    } catch {
+      throw delegate.rejection ?? Self.map(error, host: settings.host, timeout: configuration.timeoutIntervalForRequest)
     }
+  }
 
-    /// The disposition for the shared decision, and why the connection is refused (nil: accepted).
-    private func answer(_ decision: CNChallengeDecision, trust: SecTrust, evaluation: CNTrustEvaluation?, host: String)
-      -> ((URLSession.AuthChallengeDisposition, URLCredential?), CNPinnedSessionError?)
-    {
-      let refuse = (URLSession.AuthChallengeDisposition.cancelAuthenticationChallenge, URLCredential?.none)
-      switch decision {
-      case .notServerTrust:
-        return ((.performDefaultHandling, nil), nil)
-      case .performDefaultHandling:
-        // Custom anchors were applied to this trust; the system's default handling would drop them.
-        return (settings.trust == .system ? (.performDefaultHandling, nil) : (.useCredential, URLCredential(trust: trust)), nil)
-      case .notPinned:
-        if settings.unpinnedHosts == .deny { return (refuse, .hostNotPinned(host: host)) }
-        if settings.trust == .system { return ((.performDefaultHandling, nil), nil) }
-        guard case .trusted? = evaluation else {
-          return (refuse, .untrustedChain(host: host, reason: "not trusted by the custom anchors"))
+  /// Downloads `request`'s body to a file of URLSession's and copies it, in chunks, into
+  /// `destination` (the session's private download file): the body is never held in memory.
+  /// Fails with `responseTooLarge` beyond `maximumDownloadSize`.
+  func download(_ request: URLRequest, settings: TaskSettings, to destination: FileHandle) async throws(CNPinnedSessionError)
+    -> HTTPURLResponse
+  {
+    let delegate = PinningTaskDelegate(settings: settings)
+    let file: URL
+    let response: URLResponse
+    do {
+      (file, response) = try await session(for: settings.manager).download(for: request, delegate: delegate)
+    } catch let error as CNPinnedSessionError {
+      throw error
+    } catch {
+      throw delegate.rejection ?? Self.map(error, host: settings.host, timeout: configuration.timeoutIntervalForRequest)
+    }
+    defer { try? FileManager.default.removeItem(at: file) }
+    guard let http = response as? HTTPURLResponse else { throw .invalidResponse(host: settings.host, reason: "not HTTP") }
+    do {
+      let source = try FileHandle(forReadingFrom: file)
+      defer { try? source.close() }
+      var copied = 0
+      while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty {
+        copied += chunk.count
+        guard copied <= configuration.maximumDownloadSize else {
+          throw CNPinnedSessionError.responseTooLarge(host: settings.host, limit: configuration.maximumDownloadSize)
         }
-        return ((.useCredential, URLCredential(trust: trust)), nil)
-      case .cancel(.pinMismatch(let failure)):
-        return (refuse, .pinMismatch(failure))
-      case .cancel(let rejection):
-        return (refuse, .untrustedChain(host: host, reason: rejection.description))
+        try destination.write(contentsOf: chunk)
       }
+    } catch let error as CNPinnedSessionError {
+      throw error
+    } catch {
+      throw .transferFailed(host: settings.host, reason: "cannot write the download: \(error.localizedDescription)")
     }
+    return http
+  }
 
-    private func evaluate(_ trust: SecTrust, host: String) async -> CNTrustEvaluation {
-      switch settings.trust {
-      case .system: return await CNSecTrust.evaluate(trust, host: host)
-      case .customAnchors(let anchors): return await CNSecTrust.evaluate(trust, host: host, anchors: anchors, anchorsOnly: true)
-      case .systemAndCustomAnchors(let anchors):
-        return await CNSecTrust.evaluate(trust, host: host, anchors: anchors, anchorsOnly: false)
-      }
+  private func session(for manager: CNPinningManager?) -> URLSession {
+    let generation = manager?.policyGeneration()
+    return sessions.withLock { current in
+      if let current, current.manager === manager, current.generation == generation { return current.session }
+      current?.session.finishTasksAndInvalidate()
+      let settings = URLSessionConfiguration.ephemeral
+      settings.urlCache = nil
+      settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+      settings.timeoutIntervalForRequest = configuration.timeoutIntervalForRequest
+      settings.timeoutIntervalForResource = configuration.timeoutIntervalForResource
+      // The session adds httpAdditionalHeaders to each request itself (credentials stay behind
+      // when a redirect leaves the origin), so the URLSession gets none.
+      settings.tlsMinimumSupportedProtocolVersion = Self.protocolVersion(configuration.minimumTLSVersion)
+      // .environment keeps the system's proxy settings; .direct is an empty proxy dictionary.
+      if configuration.proxy == .direct { settings.connectionProxyDictionary = [:] }
+      let session = URLSession(configuration: settings, delegate: RedirectRefusal(), delegateQueue: nil)
+      current = Current(manager: manager, generation: generation, session: session)
+      return session
     }
   }
+
+  /// The configured minimum as is; below TLS 1.2 it is said, since App Transport Security
+  /// refuses such connections unless the app's Info.plist makes an exception.
+  private static func protocolVersion(_ version: CNTLSVersion) -> tls_protocol_version_t {
+    switch version {
+    case .tls10, .tls11:
+      CNPinningLog.warn(
+        "minimumTLSVersion \(version): App Transport Security refuses TLS below 1.2 unless the Info.plist makes an exception (NSExceptionMinimumTLSVersion)"
+      )
+      return version == .tls10 ? .TLSv10 : .TLSv11
+    case .tls12: return .TLSv12
+    case .tls13: return .TLSv13
+    }
+  }
+
+  private static func map(_ error: Error, host: String, timeout: TimeInterval) -> CNPinnedSessionError {
+    guard let error = error as? URLError else { return .transferFailed(host: host, reason: "\(error)") }
+    switch error.code {
+    case .cancelled: return .cancelled
+    case .timedOut: return .timedOut(host: host, seconds: timeout)
+    case .cannotFindHost, .dnsLookupFailed: return .cannotResolveHost(host: host)
+    case .cannotConnectToHost: return .cannotConnect(host: host, reason: error.localizedDescription)
+    case .networkConnectionLost: return .connectionLost(host: host, reason: error.localizedDescription)
+    case .secureConnectionFailed: return .tlsHandshakeFailed(host: host, reason: error.localizedDescription)
+    case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
+      .serverCertificateNotYetValid:
+      return .untrustedChain(host: host, reason: error.localizedDescription)
+    case .appTransportSecurityRequiresSecureConnection: return .transportSecurity(.insecureHTTP(host: host))
+    default: return .transferFailed(host: host, reason: error.localizedDescription)
+    }
+  }
+}
+
+/// What a task's delegate needs.
+struct TaskSettings: Sendable {
+  let host: String
+  let manager: CNPinningManager?
+  let trust: CNTrust
+  let unpinnedHosts: CNUnpinnedHostPolicy
+  /// Where the delegate records each challenge it answers (for observer events and reports).
+  let judgements: JudgementLog
+}
+
+/// Returns 3xx responses to the caller instead of following them.
+final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    newRequest request: URLRequest
+  ) async -> URLRequest? { nil }
+}
+
+/// Judges one task's server-trust challenges with the shared decision.
+final class PinningTaskDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+  private let settings: TaskSettings
+  private let recorded = Locked<CNPinnedSessionError?>(nil)
+
+  init(settings: TaskSettings) { self.settings = settings }
+
+  var rejection: CNPinnedSessionError? { recorded.withLock { $0 } }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) async
+    -> (URLSession.AuthChallengeDisposition, URLCredential?)
+  {
+    let space = challenge.protectionSpace
+    guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust, let trust = space.serverTrust else {
+      return (.performDefaultHandling, nil)
+    }
+    // Evaluated once, off the caller's threads (it may fetch revocation data), and only when
+    // something will use it: pinned hosts, and unpinned ones under custom anchors.
+    let needsEvaluation = settings.manager?.configuration(for: space.host) != nil || settings.trust != .system
+    let evaluation: CNTrustEvaluation? = needsEvaluation ? await evaluate(trust, host: space.host) : nil
+    let decision =
+      settings.manager?.decide(authenticationMethod: space.authenticationMethod, host: space.host, port: space.port) {
+        evaluation
+      } ?? .notPinned
+    let (answer, rejection) = answer(decision, trust: trust, evaluation: evaluation, host: space.host)
+    if let rejection { recorded.withLock { $0 = rejection } }
+    settings.judgements.append(
+      .challenge(host: space.host, evaluation: evaluation, manager: settings.manager, rejection: rejection))
+    return answer
+  }
+
+  /// The disposition for the shared decision, and why the connection is refused (nil: accepted).
+  private func answer(_ decision: CNChallengeDecision, trust: SecTrust, evaluation: CNTrustEvaluation?, host: String)
+    -> ((URLSession.AuthChallengeDisposition, URLCredential?), CNPinnedSessionError?)
+  {
+    let refuse = (URLSession.AuthChallengeDisposition.cancelAuthenticationChallenge, URLCredential?.none)
+    switch decision {
+    case .notServerTrust:
+      return ((.performDefaultHandling, nil), nil)
+    case .performDefaultHandling:
+      // Custom anchors were applied to this trust; the system's default handling would drop them.
+      return (settings.trust == .system ? (.performDefaultHandling, nil) : (.useCredential, URLCredential(trust: trust)), nil)
+    case .notPinned:
+      if settings.unpinnedHosts == .deny { return (refuse, .hostNotPinned(host: host)) }
+      if settings.trust == .system { return ((.performDefaultHandling, nil), nil) }
+      guard case .trusted? = evaluation else {
+        return (refuse, .untrustedChain(host: host, reason: "not trusted by the custom anchors"))
+      }
+      return ((.useCredential, URLCredential(trust: trust)), nil)
+    case .cancel(.pinMismatch(let failure)):
+      return (refuse, .pinMismatch(failure))
+    case .cancel(let rejection):
+      return (refuse, .untrustedChain(host: host, reason: rejection.description))
+    }
+  }
+
+  private func evaluate(_ trust: SecTrust, host: String) async -> CNTrustEvaluation {
+    switch settings.trust {
+    case .system: return await CNSecTrust.evaluate(trust, host: host)
+    case .customAnchors(let anchors): return await CNSecTrust.evaluate(trust, host: host, anchors: anchors, anchorsOnly: true)
+    case .systemAndCustomAnchors(let anchors):
+      return await CNSecTrust.evaluate(trust, host: host, anchors: anchors, anchorsOnly: false)
+    }
+  }
+}
 #endif

@@ -1,236 +1,236 @@
 #if os(Linux) && !CNPINNING_APPLE_CHECK
-  internal import CCurl
-  internal import CNPinningCurlShims
-  import CNPinning
-  import Foundation
+internal import CCurl
+internal import CNPinningCurlShims
+import CNPinning
+import Foundation
 
-  /// One libcurl easy handle, owned by the session's loop and lent to one request at a time.
-  ///
-  /// libcurl's per-request callbacks point at this object, which owns the handle they belong to,
-  /// so they can never outlive it. The request currently using the handle is set by `bind` when
-  /// it starts and cleared by `unbind` when it ends; a callback that arrives with no request fails
-  /// closed (and stops a debug build). Touched only by the loop thread.
-  final class CurlEasy {
-    let handle: UnsafeMutableRawPointer
-    /// The request using the handle, between `bind` and `unbind`.
-    private(set) var transfer: CurlTransfer?
-    private var headerList: UnsafeMutablePointer<curl_slist>?
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+/// One libcurl easy handle, owned by the session's loop and lent to one request at a time.
+///
+/// libcurl's per-request callbacks point at this object, which owns the handle they belong to,
+/// so they can never outlive it. The request currently using the handle is set by `bind` when
+/// it starts and cleared by `unbind` when it ends; a callback that arrives with no request fails
+/// closed (and stops a debug build). Touched only by the loop thread.
+final class CurlEasy {
+  let handle: UnsafeMutableRawPointer
+  /// The request using the handle, between `bind` and `unbind`.
+  private(set) var transfer: CurlTransfer?
+  private var headerList: UnsafeMutablePointer<curl_slist>?
+  private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
-    /// A handle that keeps TLS sessions and DNS answers in `share` (the session's).
-    init(share: UnsafeMutableRawPointer) throws(CNPinnedSessionError) {
-      guard let handle = curl_easy_init() else { throw .transferFailed(host: "", reason: "curl_easy_init failed") }
-      self.handle = handle
-      errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-      // The share survives curl_easy_reset, so it is set once.
-      guard cnp_curl_setopt_pointer(handle, CURLOPT_SHARE, share) == CURLE_OK else {
-        curl_easy_cleanup(handle)
-        throw .transferFailed(host: "", reason: "libcurl refused the session's share")
-      }
-    }
-
-    deinit {
+  /// A handle that keeps TLS sessions and DNS answers in `share` (the session's).
+  init(share: UnsafeMutableRawPointer) throws(CNPinnedSessionError) {
+    guard let handle = curl_easy_init() else { throw .transferFailed(host: "", reason: "curl_easy_init failed") }
+    self.handle = handle
+    errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    // The share survives curl_easy_reset, so it is set once.
+    guard cnp_curl_setopt_pointer(handle, CURLOPT_SHARE, share) == CURLE_OK else {
       curl_easy_cleanup(handle)
-      curl_slist_free_all(headerList)
-      errorBuffer.deallocate()
-    }
-
-    static func from(_ pointer: UnsafeMutableRawPointer) -> CurlEasy {
-      Unmanaged<CurlEasy>.fromOpaque(pointer).takeUnretainedValue()
-    }
-
-    /// The request using the handle, for a callback; nil (and a stop in debug builds) when a
-    /// callback arrives while no request is bound.
-    static func transfer(for context: UnsafeMutableRawPointer?) -> CurlTransfer? {
-      guard let context, let transfer = from(context).transfer else {
-        assertionFailure("a libcurl callback arrived for a handle no request is using")
-        return nil
-      }
-      return transfer
-    }
-
-    /// Lends the handle to `transfer`: every option is set from its plan.
-    func bind(_ transfer: CurlTransfer, resolve: UnsafeMutablePointer<curl_slist>?) throws(CNPinnedSessionError) {
-      self.transfer = transfer
-      errorBuffer[0] = 0
-      try Options(handle: handle, host: transfer.plan.host).apply(
-        transfer.plan, minimumTLSVersion: transfer.minimumTLSVersion, context: Unmanaged.passUnretained(self).toOpaque(),
-        errorBuffer: errorBuffer, resolve: resolve, headerList: &headerList)
-    }
-
-    /// libcurl's result, read before the handle is unbound.
-    func result(_ code: CURLcode) -> CurlResult {
-      let message = errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
-      var osError = 0
-      if code == CURLE_COULDNT_CONNECT { _ = cnp_curl_getinfo_long(handle, CURLINFO_OS_ERRNO, &osError) }
-      var connectCode = 0
-      _ = cnp_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectCode)
-      return CurlResult(code: code, message: message, osError: osError, connectCode: connectCode)
-    }
-
-    /// Takes the handle back: no request, no options, no header list.
-    func unbind() {
-      transfer = nil
-      curl_easy_reset(handle)
-      curl_slist_free_all(headerList)
-      headerList = nil
+      throw .transferFailed(host: "", reason: "libcurl refused the session's share")
     }
   }
 
-  /// Sets a plan's options on a handle.
-  private struct Options {
-    let handle: UnsafeMutableRawPointer
-    let host: String
+  deinit {
+    curl_easy_cleanup(handle)
+    curl_slist_free_all(headerList)
+    errorBuffer.deallocate()
+  }
 
-    func apply(
-      _ plan: RequestPlan, minimumTLSVersion: CNTLSVersion, context: UnsafeMutableRawPointer,
-      errorBuffer: UnsafeMutablePointer<CChar>, resolve: UnsafeMutablePointer<curl_slist>?,
-      headerList: inout UnsafeMutablePointer<curl_slist>?
-    ) throws(CNPinnedSessionError) {
-      try set(CURLOPT_URL, plan.url.absoluteString)
-      try set(CURLOPT_PROTOCOLS_STR, "http,https")
-      try set(CURLOPT_NOSIGNAL, 1)
-      try setProxy(plan.proxy, tunnels: plan.isHTTPS)
-      try set(CURLOPT_FOLLOWLOCATION, 0)
-      try set(CURLOPT_ACCEPT_ENCODING, "")
-      try check(cnp_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
-      try check(cnp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, receiveBody))
-      try check(cnp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
-      try check(cnp_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, receiveHeader))
-      try check(cnp_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context))
-      try check(cnp_curl_setopt_prereq_callback(handle, judgeBeforeRequest))
-      try check(cnp_curl_setopt_pointer(handle, CURLOPT_PREREQDATA, context))
-      // Concurrent requests wait for a connection being set up rather than racing to open their
-      // own, so that HTTP/2 multiplexes them.
-      try set(CURLOPT_PIPEWAIT, 1)
+  static func from(_ pointer: UnsafeMutableRawPointer) -> CurlEasy {
+    Unmanaged<CurlEasy>.fromOpaque(pointer).takeUnretainedValue()
+  }
 
-      // TLS: OpenSSL verifies chain and host name against the session's store (set on each new
-      // connection's context by the hooks); the pins are judged before each request.
-      try set(CURLOPT_SSL_VERIFYPEER, 1)
-      try set(CURLOPT_SSL_VERIFYHOST, 2)
-      try set(CURLOPT_SSLVERSION, Self.curlVersions[minimumTLSVersion]!)
-      // The session's store replaces curl's; without these libcurl would parse the whole system
-      // bundle for every connection only to have it thrown away.
-      try check(cnp_curl_setopt_pointer(handle, CURLOPT_CAINFO, nil))
-      try check(cnp_curl_setopt_pointer(handle, CURLOPT_CAPATH, nil))
-      // libcurl's CA cache would hand the store of one TLS context (an HTTPS proxy's) to the
-      // next (the origin's, inside the tunnel) after the hook set it: each context keeps its own.
-      try set(CURLOPT_CA_CACHE_TIMEOUT, 0)
-      try check(cnp_curl_setopt_ssl_ctx_callback(handle, configureTLS))
-      try check(cnp_curl_setopt_pointer(handle, CURLOPT_SSL_CTX_DATA, context))
-
-      try setTimeouts(plan)
-      if let resolve { try check(cnp_curl_setopt_pointer(handle, CURLOPT_RESOLVE, resolve)) }
-
-      if plan.connectOnly {
-        // A probe shows the certificates the server presents: a fresh connection, a full handshake.
-        try set(CURLOPT_CONNECT_ONLY, 1)
-        try set(CURLOPT_FORBID_REUSE, 1)
-        try set(CURLOPT_FRESH_CONNECT, 1)
-        try set(CURLOPT_SSL_SESSIONID_CACHE, 0)
-        return
-      }
-      try setMethod(plan.method)
-      for line in plan.headerLines { headerList = curl_slist_append(headerList, line) }
-      if let headerList { try check(cnp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList)) }
+  /// The request using the handle, for a callback; nil (and a stop in debug builds) when a
+  /// callback arrives while no request is bound.
+  static func transfer(for context: UnsafeMutableRawPointer?) -> CurlTransfer? {
+    guard let context, let transfer = from(context).transfer else {
+      assertionFailure("a libcurl callback arrived for a handle no request is using")
+      return nil
     }
+    return transfer
+  }
 
-    /// The session's proxy for this request, or none: libcurl reads no proxy variable itself
-    /// (the rules were read when the session was made). An HTTPS proxy is verified against its
-    /// own store, which the TLS hook sets on its context.
-    private func setProxy(_ proxy: ProxyRoute?, tunnels: Bool) throws(CNPinnedSessionError) {
-      try set(CURLOPT_PROXY, proxy?.url ?? "")
-      try set(CURLOPT_NOPROXY, "")
-      guard let proxy else { return }
-      if tunnels { try set(CURLOPT_HTTPPROXYTUNNEL, 1) }
-      if let credentials = proxy.credentials {
-        try set(CURLOPT_PROXYUSERNAME, credentials.user)
-        try set(CURLOPT_PROXYPASSWORD, credentials.password)
-      }
-      if proxy.isHTTPS {
-        try set(CURLOPT_PROXY_SSL_VERIFYPEER, 1)
-        try set(CURLOPT_PROXY_SSL_VERIFYHOST, 2)
-        try check(cnp_curl_setopt_pointer(handle, CURLOPT_PROXY_CAINFO, nil))
-        try check(cnp_curl_setopt_pointer(handle, CURLOPT_PROXY_CAPATH, nil))
-      }
+  /// Lends the handle to `transfer`: every option is set from its plan.
+  func bind(_ transfer: CurlTransfer, resolve: UnsafeMutablePointer<curl_slist>?) throws(CNPinnedSessionError) {
+    self.transfer = transfer
+    errorBuffer[0] = 0
+    try Options(handle: handle, host: transfer.plan.host).apply(
+      transfer.plan, minimumTLSVersion: transfer.minimumTLSVersion, context: Unmanaged.passUnretained(self).toOpaque(),
+      errorBuffer: errorBuffer, resolve: resolve, headerList: &headerList)
+  }
+
+  /// libcurl's result, read before the handle is unbound.
+  func result(_ code: CURLcode) -> CurlResult {
+    let message = errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+    var osError = 0
+    if code == CURLE_COULDNT_CONNECT { _ = cnp_curl_getinfo_long(handle, CURLINFO_OS_ERRNO, &osError) }
+    var connectCode = 0
+    _ = cnp_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectCode)
+    return CurlResult(code: code, message: message, osError: osError, connectCode: connectCode)
+  }
+
+  /// Takes the handle back: no request, no options, no header list.
+  func unbind() {
+    transfer = nil
+    curl_easy_reset(handle)
+    curl_slist_free_all(headerList)
+    headerList = nil
+  }
+}
+
+/// Sets a plan's options on a handle.
+private struct Options {
+  let handle: UnsafeMutableRawPointer
+  let host: String
+
+  func apply(
+    _ plan: RequestPlan, minimumTLSVersion: CNTLSVersion, context: UnsafeMutableRawPointer,
+    errorBuffer: UnsafeMutablePointer<CChar>, resolve: UnsafeMutablePointer<curl_slist>?,
+    headerList: inout UnsafeMutablePointer<curl_slist>?
+  ) throws(CNPinnedSessionError) {
+    try set(CURLOPT_URL, plan.url.absoluteString)
+    try set(CURLOPT_PROTOCOLS_STR, "http,https")
+    try set(CURLOPT_NOSIGNAL, 1)
+    try setProxy(plan.proxy, tunnels: plan.isHTTPS)
+    try set(CURLOPT_FOLLOWLOCATION, 0)
+    try set(CURLOPT_ACCEPT_ENCODING, "")
+    try check(cnp_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+    try check(cnp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, receiveBody))
+    try check(cnp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
+    try check(cnp_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, receiveHeader))
+    try check(cnp_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context))
+    try check(cnp_curl_setopt_prereq_callback(handle, judgeBeforeRequest))
+    try check(cnp_curl_setopt_pointer(handle, CURLOPT_PREREQDATA, context))
+    // Concurrent requests wait for a connection being set up rather than racing to open their
+    // own, so that HTTP/2 multiplexes them.
+    try set(CURLOPT_PIPEWAIT, 1)
+
+    // TLS: OpenSSL verifies chain and host name against the session's store (set on each new
+    // connection's context by the hooks); the pins are judged before each request.
+    try set(CURLOPT_SSL_VERIFYPEER, 1)
+    try set(CURLOPT_SSL_VERIFYHOST, 2)
+    try set(CURLOPT_SSLVERSION, Self.curlVersions[minimumTLSVersion]!)
+    // The session's store replaces curl's; without these libcurl would parse the whole system
+    // bundle for every connection only to have it thrown away.
+    try check(cnp_curl_setopt_pointer(handle, CURLOPT_CAINFO, nil))
+    try check(cnp_curl_setopt_pointer(handle, CURLOPT_CAPATH, nil))
+    // libcurl's CA cache would hand the store of one TLS context (an HTTPS proxy's) to the
+    // next (the origin's, inside the tunnel) after the hook set it: each context keeps its own.
+    try set(CURLOPT_CA_CACHE_TIMEOUT, 0)
+    try check(cnp_curl_setopt_ssl_ctx_callback(handle, configureTLS))
+    try check(cnp_curl_setopt_pointer(handle, CURLOPT_SSL_CTX_DATA, context))
+
+    try setTimeouts(plan)
+    if let resolve { try check(cnp_curl_setopt_pointer(handle, CURLOPT_RESOLVE, resolve)) }
+
+    if plan.connectOnly {
+      // A probe shows the certificates the server presents: a fresh connection, a full handshake.
+      try set(CURLOPT_CONNECT_ONLY, 1)
+      try set(CURLOPT_FORBID_REUSE, 1)
+      try set(CURLOPT_FRESH_CONNECT, 1)
+      try set(CURLOPT_SSL_SESSIONID_CACHE, 0)
+      return
     }
+    try setMethod(plan.method)
+    for line in plan.headerLines { headerList = curl_slist_append(headerList, line) }
+    if let headerList { try check(cnp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList)) }
+  }
 
-    private static let curlVersions: [CNTLSVersion: Int] = [
-      .tls10: Int(CURL_SSLVERSION_TLSv1_0), .tls11: Int(CURL_SSLVERSION_TLSv1_1), .tls12: Int(CURL_SSLVERSION_TLSv1_2),
-      .tls13: Int(CURL_SSLVERSION_TLSv1_3),
-    ]
-
-    /// Connecting (TLS included) and stalls use the request timeout; the whole exchange the
-    /// resource timeout. Timeouts beyond a year are a year (and non-positive ones none), which
-    /// keeps the conversions to integers from overflowing.
-    private func setTimeouts(_ plan: RequestPlan) throws(CNPinnedSessionError) {
-      let year: TimeInterval = 365 * 24 * 3600
-      if plan.timeout.isFinite, plan.timeout > 0 {
-        let seconds = min(plan.timeout, year)
-        try set(CURLOPT_CONNECTTIMEOUT_MS, Int(seconds * 1000))
-        try set(CURLOPT_LOW_SPEED_LIMIT, 1)
-        try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(seconds.rounded(.up))))
-      }
-      if plan.resourceTimeout.isFinite, plan.resourceTimeout > 0 {
-        try set(CURLOPT_TIMEOUT_MS, Int(min(plan.resourceTimeout, year) * 1000))
-      }
+  /// The session's proxy for this request, or none: libcurl reads no proxy variable itself
+  /// (the rules were read when the session was made). An HTTPS proxy is verified against its
+  /// own store, which the TLS hook sets on its context.
+  private func setProxy(_ proxy: ProxyRoute?, tunnels: Bool) throws(CNPinnedSessionError) {
+    try set(CURLOPT_PROXY, proxy?.url ?? "")
+    try set(CURLOPT_NOPROXY, "")
+    guard let proxy else { return }
+    if tunnels { try set(CURLOPT_HTTPPROXYTUNNEL, 1) }
+    if let credentials = proxy.credentials {
+      try set(CURLOPT_PROXYUSERNAME, credentials.user)
+      try set(CURLOPT_PROXYPASSWORD, credentials.password)
     }
-
-    private func setMethod(_ method: RequestPlan.Method) throws(CNPinnedSessionError) {
-      switch method {
-      case .get:
-        try set(CURLOPT_HTTPGET, 1)
-      case .head:
-        try set(CURLOPT_NOBODY, 1)
-      case .withBody(let name, let body):
-        if name != "POST" { try set(CURLOPT_CUSTOMREQUEST, name) }
-        try set(CURLOPT_POST, 1)
-        try check(cnp_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
-        // COPYPOSTFIELDS copies the bytes, so the Data need not outlive this call.
-        let copied = body.withUnsafeBytes { raw in
-          cnp_curl_setopt_pointer(
-            handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
-        }
-        try check(copied)
-      }
-    }
-
-    private func set(_ option: CURLoption, _ value: Int) throws(CNPinnedSessionError) {
-      try check(cnp_curl_setopt_long(handle, option, value))
-    }
-
-    private func set(_ option: CURLoption, _ value: String) throws(CNPinnedSessionError) {
-      try check(cnp_curl_setopt_string(handle, option, value))
-    }
-
-    private func check(_ code: CURLcode) throws(CNPinnedSessionError) {
-      guard code == CURLE_OK else {
-        throw .transferFailed(host: host, reason: "libcurl refused an option: \(String(cString: curl_easy_strerror(code)))")
-      }
+    if proxy.isHTTPS {
+      try set(CURLOPT_PROXY_SSL_VERIFYPEER, 1)
+      try set(CURLOPT_PROXY_SSL_VERIFYHOST, 2)
+      try check(cnp_curl_setopt_pointer(handle, CURLOPT_PROXY_CAINFO, nil))
+      try check(cnp_curl_setopt_pointer(handle, CURLOPT_PROXY_CAPATH, nil))
     }
   }
 
-  // MARK: - libcurl callbacks: they capture nothing, find their request through the easy handle's
-  // object, only hand facts to it, and fail closed when there is none.
+  private static let curlVersions: [CNTLSVersion: Int] = [
+    .tls10: Int(CURL_SSLVERSION_TLSv1_0), .tls11: Int(CURL_SSLVERSION_TLSv1_1), .tls12: Int(CURL_SSLVERSION_TLSv1_2),
+    .tls13: Int(CURL_SSLVERSION_TLSv1_3),
+  ]
 
-  private let receiveBody: cnp_curl_data_callback = { data, size, count, context in
-    guard let transfer = CurlEasy.transfer(for: context) else { return 0 }
-    return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+  /// Connecting (TLS included) and stalls use the request timeout; the whole exchange the
+  /// resource timeout. Timeouts beyond a year are a year (and non-positive ones none), which
+  /// keeps the conversions to integers from overflowing.
+  private func setTimeouts(_ plan: RequestPlan) throws(CNPinnedSessionError) {
+    let year: TimeInterval = 365 * 24 * 3600
+    if plan.timeout.isFinite, plan.timeout > 0 {
+      let seconds = min(plan.timeout, year)
+      try set(CURLOPT_CONNECTTIMEOUT_MS, Int(seconds * 1000))
+      try set(CURLOPT_LOW_SPEED_LIMIT, 1)
+      try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(seconds.rounded(.up))))
+    }
+    if plan.resourceTimeout.isFinite, plan.resourceTimeout > 0 {
+      try set(CURLOPT_TIMEOUT_MS, Int(min(plan.resourceTimeout, year) * 1000))
+    }
   }
 
-  private let receiveHeader: cnp_curl_data_callback = { data, size, count, context in
-    guard let transfer = CurlEasy.transfer(for: context) else { return 0 }
-    return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+  private func setMethod(_ method: RequestPlan.Method) throws(CNPinnedSessionError) {
+    switch method {
+    case .get:
+      try set(CURLOPT_HTTPGET, 1)
+    case .head:
+      try set(CURLOPT_NOBODY, 1)
+    case .withBody(let name, let body):
+      if name != "POST" { try set(CURLOPT_CUSTOMREQUEST, name) }
+      try set(CURLOPT_POST, 1)
+      try check(cnp_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+      // COPYPOSTFIELDS copies the bytes, so the Data need not outlive this call.
+      let copied = body.withUnsafeBytes { raw in
+        cnp_curl_setopt_pointer(
+          handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+      }
+      try check(copied)
+    }
   }
 
-  private let configureTLS: cnp_curl_ssl_ctx_callback = { _, sslContext, context in
-    guard let sslContext, let transfer = CurlEasy.transfer(for: context) else { return CURLE_ABORTED_BY_CALLBACK }
-    return transfer.configureTLS(OpaquePointer(sslContext)) ? CURLE_OK : CURLE_SSL_CERTPROBLEM
+  private func set(_ option: CURLoption, _ value: Int) throws(CNPinnedSessionError) {
+    try check(cnp_curl_setopt_long(handle, option, value))
   }
 
-  private let judgeBeforeRequest: cnp_curl_prereq_callback = { context, _, _, _, _ in
-    guard let context, let transfer = CurlEasy.transfer(for: context) else { return Int32(CURL_PREREQFUNC_ABORT) }
-    let ssl = cnp_curl_ssl_pointer(CurlEasy.from(context).handle)
-    return transfer.judge(ssl: ssl, at: Date()) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+  private func set(_ option: CURLoption, _ value: String) throws(CNPinnedSessionError) {
+    try check(cnp_curl_setopt_string(handle, option, value))
   }
+
+  private func check(_ code: CURLcode) throws(CNPinnedSessionError) {
+    guard code == CURLE_OK else {
+      throw .transferFailed(host: host, reason: "libcurl refused an option: \(String(cString: curl_easy_strerror(code)))")
+    }
+  }
+}
+
+// MARK: - libcurl callbacks: they capture nothing, find their request through the easy handle's
+// object, only hand facts to it, and fail closed when there is none.
+
+private let receiveBody: cnp_curl_data_callback = { data, size, count, context in
+  guard let transfer = CurlEasy.transfer(for: context) else { return 0 }
+  return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+}
+
+private let receiveHeader: cnp_curl_data_callback = { data, size, count, context in
+  guard let transfer = CurlEasy.transfer(for: context) else { return 0 }
+  return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+}
+
+private let configureTLS: cnp_curl_ssl_ctx_callback = { _, sslContext, context in
+  guard let sslContext, let transfer = CurlEasy.transfer(for: context) else { return CURLE_ABORTED_BY_CALLBACK }
+  return transfer.configureTLS(OpaquePointer(sslContext)) ? CURLE_OK : CURLE_SSL_CERTPROBLEM
+}
+
+private let judgeBeforeRequest: cnp_curl_prereq_callback = { context, _, _, _, _ in
+  guard let context, let transfer = CurlEasy.transfer(for: context) else { return Int32(CURL_PREREQFUNC_ABORT) }
+  let ssl = cnp_curl_ssl_pointer(CurlEasy.from(context).handle)
+  return transfer.judge(ssl: ssl, at: Date()) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+}
 #endif

@@ -1,203 +1,204 @@
 #if os(Linux) && !CNPINNING_APPLE_CHECK
-  internal import CNPinningShims
-  import CNPinning
-  import Foundation
+internal import CNPinningShims
+import CNPinning
+import Foundation
 
-  #if canImport(FoundationNetworking)
-    import FoundationNetworking
-  #endif
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
-  /// One request on its way through the session's network thread: what to send, the rules to
-  /// judge its connection by, and what came back. It owns no C object: the loop lends it an easy
-  /// handle while it runs.
-  ///
-  /// Created on the caller's thread; from `CurlMultiLoop.perform` until its completion is called,
-  /// touched only by the loop thread.
-  final class CurlTransfer: @unchecked Sendable {
-    let plan: RequestPlan
-    let policy: RequestPolicy
-    let trustStore: TrustStore
-    /// What an HTTPS proxy's certificate is verified against; nil without one.
-    let proxyTrustStore: TrustStore?
-    /// Whether the next TLS context libcurl sets up is the HTTPS proxy's: on a new connection
-    /// libcurl sets up the proxy's TLS first, then the origin's inside the tunnel. Set again
-    /// once a request is judged, for a fresh connection should libcurl retry.
-    private var proxyHandshakeIsNext: Bool
-    /// Whether the origin's TLS context was set up (a failure before it was the proxy's).
-    private(set) var reachedOrigin = false
-    /// The lowest TLS version offered.
-    let minimumTLSVersion: CNTLSVersion
-    /// The connection this request set up, when it made one (its handshake facts explain a failure).
-    private(set) var createdConnection: TLSConnectionState?
-    /// Why this request's TLS context could not be set up.
-    private(set) var setupFailure: TLSSetupFailure?
-    /// Every verdict on this request's connections, in order (libcurl may retry once on a fresh
-    /// connection when a reused one turns out dead).
-    private(set) var judgements: [Judgement] = []
-    private(set) var head = ResponseHead()
-    private(set) var body = Data()
-    /// Decoded body bytes received so far.
-    private var bodyBytes = 0
-    /// Where the caller follows the body's progress; started at the first body bytes.
-    private let progress: CNTransferProgress?
-    private var progressStarted = false
-    /// Why the transfer stopped reading the response, when it did.
-    private var refusedResponse: CNPinnedSessionError?
-    private let bodyFile: FileHandle?
-    /// Receives the report, once; set by `CurlMultiLoop.perform`.
-    var completion: (@Sendable (TransferReport) -> Void)?
-    /// Set by `CurlMultiLoop.cancel`, read by the loop.
-    let cancellation = Locked(false)
+/// One request on its way through the session's network thread: what to send, the rules to
+/// judge its connection by, and what came back. It owns no C object: the loop lends it an easy
+/// handle while it runs.
+///
+/// Created on the caller's thread; from `CurlMultiLoop.perform` until its completion is called,
+/// touched only by the loop thread.
+final class CurlTransfer: @unchecked Sendable {
+  let plan: RequestPlan
+  let policy: RequestPolicy
+  let trustStore: TrustStore
+  /// What an HTTPS proxy's certificate is verified against; nil without one.
+  let proxyTrustStore: TrustStore?
+  /// Whether the next TLS context libcurl sets up is the HTTPS proxy's: on a new connection
+  /// libcurl sets up the proxy's TLS first, then the origin's inside the tunnel. Set again
+  /// once a request is judged, for a fresh connection should libcurl retry.
+  private var proxyHandshakeIsNext: Bool
+  /// Whether the origin's TLS context was set up (a failure before it was the proxy's).
+  private(set) var reachedOrigin = false
+  /// The lowest TLS version offered.
+  let minimumTLSVersion: CNTLSVersion
+  /// The connection this request set up, when it made one (its handshake facts explain a failure).
+  private(set) var createdConnection: TLSConnectionState?
+  /// Why this request's TLS context could not be set up.
+  private(set) var setupFailure: TLSSetupFailure?
+  /// Every verdict on this request's connections, in order (libcurl may retry once on a fresh
+  /// connection when a reused one turns out dead).
+  private(set) var judgements: [Judgement] = []
+  private(set) var head = ResponseHead()
+  private(set) var body = Data()
+  /// Decoded body bytes received so far.
+  private var bodyBytes = 0
+  /// Where the caller follows the body's progress; started at the first body bytes.
+  private let progress: CNTransferProgress?
+  private var progressStarted = false
+  /// Why the transfer stopped reading the response, when it did.
+  private var refusedResponse: CNPinnedSessionError?
+  private let bodyFile: FileHandle?
+  /// Receives the report, once; set by `CurlMultiLoop.perform`.
+  var completion: (@Sendable (TransferReport) -> Void)?
+  /// Set by `CurlMultiLoop.cancel`, read by the loop.
+  let cancellation = Locked(false)
 
-    init(
-      plan: RequestPlan, policy: RequestPolicy, trustStore: TrustStore, proxyTrustStore: TrustStore?,
-      minimumTLSVersion: CNTLSVersion, bodyFile: FileHandle?, progress: CNTransferProgress? = nil
-    ) {
-      self.progress = progress
-      self.plan = plan
-      self.policy = policy
-      self.trustStore = trustStore
-      self.proxyTrustStore = proxyTrustStore
-      proxyHandshakeIsNext = proxyTrustStore != nil
-      self.minimumTLSVersion = minimumTLSVersion
-      self.bodyFile = bodyFile
-    }
+  init(
+    plan: RequestPlan, policy: RequestPolicy, trustStore: TrustStore, proxyTrustStore: TrustStore?,
+    minimumTLSVersion: CNTLSVersion, bodyFile: FileHandle?, progress: CNTransferProgress? = nil
+  ) {
+    self.progress = progress
+    self.plan = plan
+    self.policy = policy
+    self.trustStore = trustStore
+    self.proxyTrustStore = proxyTrustStore
+    proxyHandshakeIsNext = proxyTrustStore != nil
+    self.minimumTLSVersion = minimumTLSVersion
+    self.bodyFile = bodyFile
+  }
 
-    // MARK: - Called from libcurl's callbacks (loop thread)
+  // MARK: - Called from libcurl's callbacks (loop thread)
 
-    /// Sets up the TLS context of a connection this request is opening.
-    func configureTLS(_ context: OpaquePointer) -> Bool {
-      if proxyHandshakeIsNext, let proxyTrustStore, let proxy = plan.proxy {
-        proxyHandshakeIsNext = false
-        if let failure = TLSHooks.configureProxy(context, host: proxy.host, trustStore: proxyTrustStore) {
-          setupFailure = failure
-          return false
-        }
-        return true
-      }
-      reachedOrigin = true
-      switch TLSHooks.configure(context, for: policy, trustStore: trustStore, minimumTLSVersion: minimumTLSVersion) {
-      case .success(let state):
-        createdConnection = state
-        return true
-      case .failure(let failure):
+  /// Sets up the TLS context of a connection this request is opening.
+  func configureTLS(_ context: OpaquePointer) -> Bool {
+    if proxyHandshakeIsNext, let proxyTrustStore, let proxy = plan.proxy {
+      proxyHandshakeIsNext = false
+      if let failure = TLSHooks.configureProxy(context, host: proxy.host, trustStore: proxyTrustStore) {
         setupFailure = failure
         return false
       }
-    }
-
-    /// Judges the connection just before the request is sent on it: the one judgement point for
-    /// new, reused and resumed connections and HTTP/2 streams. `ssl` is nil for plain http.
-    func judge(ssl: OpaquePointer?, at now: Date) -> Bool {
-      proxyHandshakeIsNext = proxyTrustStore != nil
-      guard plan.isHTTPS else { return true }
-      let facts =
-        ssl.flatMap(TLSHooks.facts(of:))
-        ?? ConnectionFacts(use: .new, protocolVersion: 0, cipher: nil, verified: nil)
-      var judgement = ConnectionVerdict.judge(facts, under: policy, at: now)
-      judgement.protocolVersion = facts.protocolVersion
-      judgement.applicationProtocol = facts.applicationProtocol
-      judgements.append(judgement)
-      guard judgement.rejection == nil else {
-        if let ssl { TLSHooks.forgetSession(of: ssl) }
-        return false
-      }
       return true
     }
-
-    /// Takes body bytes (decoded by libcurl); false stops the transfer.
-    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
-      if let progress {
-        if !progressStarted {
-          progressStarted = true
-          progress.start(expected: head.expectedBodyLength)
-        }
-        progress.add(bytes.count)
-      }
-      bodyBytes += bytes.count
-      guard bodyBytes <= plan.bodyLimit else {
-        refusedResponse = .responseTooLarge(host: plan.host, limit: plan.bodyLimit)
-        return false
-      }
-      guard let bodyFile else {
-        body.append(contentsOf: bytes)
-        return true
-      }
-      do {
-        try bodyFile.write(contentsOf: bytes)
-        return true
-      } catch {
-        return false
-      }
+    reachedOrigin = true
+    switch TLSHooks.configure(context, for: policy, trustStore: trustStore, minimumTLSVersion: minimumTLSVersion) {
+    case .success(let state):
+      createdConnection = state
+      return true
+    case .failure(let failure):
+      setupFailure = failure
+      return false
     }
+  }
 
-    /// Takes a header line; false stops the transfer.
-    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
-      guard head.consume(line: bytes) else {
-        refusedResponse = .invalidResponse(
-          host: plan.host, reason: "the response headers exceed \(ResponseHead.maximumSize / 1024) KiB")
-        return false
+  /// Judges the connection just before the request is sent on it: the one judgement point for
+  /// new, reused and resumed connections and HTTP/2 streams. `ssl` is nil for plain http.
+  func judge(ssl: OpaquePointer?, at now: Date) -> Bool {
+    proxyHandshakeIsNext = proxyTrustStore != nil
+    guard plan.isHTTPS else { return true }
+    let facts =
+      ssl.flatMap(TLSHooks.facts(of:))
+      ?? ConnectionFacts(use: .new, protocolVersion: 0, cipher: nil, verified: nil)
+    var judgement = ConnectionVerdict.judge(facts, under: policy, at: now)
+    judgement.protocolVersion = facts.protocolVersion
+    judgement.applicationProtocol = facts.applicationProtocol
+    judgements.append(judgement)
+    guard judgement.rejection == nil else {
+      if let ssl { TLSHooks.forgetSession(of: ssl) }
+      return false
+    }
+    return true
+  }
+
+  /// Takes body bytes (decoded by libcurl); false stops the transfer.
+  func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    if let progress {
+      if !progressStarted {
+        progressStarted = true
+        progress.start(expected: head.expectedBodyLength)
       }
+      progress.add(bytes.count)
+    }
+    bodyBytes += bytes.count
+    guard bodyBytes <= plan.bodyLimit else {
+      refusedResponse = .responseTooLarge(host: plan.host, limit: plan.bodyLimit)
+      return false
+    }
+    guard let bodyFile else {
+      body.append(contentsOf: bytes)
       return true
     }
-
-    // MARK: - Outcome (loop thread)
-
-    /// What the request produced, given libcurl's result and what the hooks recorded.
-    func outcome(_ result: CurlResult) -> Result<CurlResponse, CNPinnedSessionError> {
-      if let rejection = judgements.last?.rejection { return .failure(rejection) }
-      if let refusedResponse { return .failure(refusedResponse) }
-      guard result.isSuccess else {
-        if let refused = refusedChainJudgement?.rejection { return .failure(refused) }
-        return .failure(CurlErrorMapping.error(for: result, transfer: self))
-      }
-      if plan.isHTTPS, judgements.isEmpty {
-        return .failure(.untrustedChain(host: plan.host, reason: "the connection was not verified"))
-      }
-      return .success(CurlResponse(head: head, body: body))
-    }
-
-    /// Hands the outcome and every judgement to the requesting task, as values: from here on the
-    /// task reads nothing of this object. Later calls do nothing.
-    func complete(_ result: Result<CurlResponse, CNPinnedSessionError>) {
-      guard let completion else { return }
-      self.completion = nil
-      completion(TransferReport(result: result, judgements: allJudgements))
-    }
-
-    /// The judgement on a handshake that failed because OpenSSL refused the chain.
-    var refusedChainJudgement: Judgement? {
-      createdConnection.flatMap { ConnectionVerdict.judgeRefusedChain($0.failure, under: policy) }
-    }
-
-    /// Every judgement made for this request, for observers and reports.
-    private var allJudgements: [Judgement] {
-      guard let refused = refusedChainJudgement else { return judgements }
-      return judgements + [refused]
+    do {
+      try bodyFile.write(contentsOf: bytes)
+      return true
+    } catch {
+      return false
     }
   }
 
-  /// What a finished transfer tells the requesting task.
-  struct TransferReport: Sendable {
-    let result: Result<CurlResponse, CNPinnedSessionError>
-    /// Every verdict on the request's connections, for observer events and failure reports.
-    let judgements: [Judgement]
-  }
-
-  /// What a transfer received: the response head as bytes and the body. It becomes an
-  /// `HTTPURLResponse` in the requesting task, off the network thread.
-  struct CurlResponse: Sendable {
-    let head: ResponseHead
-    let body: Data
-
-    func outcome(for plan: RequestPlan) throws(CNPinnedSessionError) -> TransferOutcome {
-      if plan.connectOnly {
-        return TransferOutcome(response: HTTPURLResponse(url: plan.url, statusCode: 200, httpVersion: nil, headerFields: nil)!, body: Data())
-      }
-      guard let response = head.response(for: plan.url) else {
-        throw .invalidResponse(host: plan.host, reason: "no HTTP status line")
-      }
-      return TransferOutcome(response: response, body: body)
+  /// Takes a header line; false stops the transfer.
+  func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard head.consume(line: bytes) else {
+      refusedResponse = .invalidResponse(
+        host: plan.host, reason: "the response headers exceed \(ResponseHead.maximumSize / 1024) KiB")
+      return false
     }
+    return true
   }
+
+  // MARK: - Outcome (loop thread)
+
+  /// What the request produced, given libcurl's result and what the hooks recorded.
+  func outcome(_ result: CurlResult) -> Result<CurlResponse, CNPinnedSessionError> {
+    if let rejection = judgements.last?.rejection { return .failure(rejection) }
+    if let refusedResponse { return .failure(refusedResponse) }
+    guard result.isSuccess else {
+      if let refused = refusedChainJudgement?.rejection { return .failure(refused) }
+      return .failure(CurlErrorMapping.error(for: result, transfer: self))
+    }
+    if plan.isHTTPS, judgements.isEmpty {
+      return .failure(.untrustedChain(host: plan.host, reason: "the connection was not verified"))
+    }
+    return .success(CurlResponse(head: head, body: body))
+  }
+
+  /// Hands the outcome and every judgement to the requesting task, as values: from here on the
+  /// task reads nothing of this object. Later calls do nothing.
+  func complete(_ result: Result<CurlResponse, CNPinnedSessionError>) {
+    guard let completion else { return }
+    self.completion = nil
+    completion(TransferReport(result: result, judgements: allJudgements))
+  }
+
+  /// The judgement on a handshake that failed because OpenSSL refused the chain.
+  var refusedChainJudgement: Judgement? {
+    createdConnection.flatMap { ConnectionVerdict.judgeRefusedChain($0.failure, under: policy) }
+  }
+
+  /// Every judgement made for this request, for observers and reports.
+  private var allJudgements: [Judgement] {
+    guard let refused = refusedChainJudgement else { return judgements }
+    return judgements + [refused]
+  }
+}
+
+/// What a finished transfer tells the requesting task.
+struct TransferReport: Sendable {
+  let result: Result<CurlResponse, CNPinnedSessionError>
+  /// Every verdict on the request's connections, for observer events and failure reports.
+  let judgements: [Judgement]
+}
+
+/// What a transfer received: the response head as bytes and the body. It becomes an
+/// `HTTPURLResponse` in the requesting task, off the network thread.
+struct CurlResponse: Sendable {
+  let head: ResponseHead
+  let body: Data
+
+  func outcome(for plan: RequestPlan) throws(CNPinnedSessionError) -> TransferOutcome {
+    if plan.connectOnly {
+      return TransferOutcome(
+        response: HTTPURLResponse(url: plan.url, statusCode: 200, httpVersion: nil, headerFields: nil)!, body: Data())
+    }
+    guard let response = head.response(for: plan.url) else {
+      throw .invalidResponse(host: plan.host, reason: "no HTTP status line")
+    }
+    return TransferOutcome(response: response, body: body)
+  }
+}
 #endif

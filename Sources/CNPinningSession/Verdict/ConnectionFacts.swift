@@ -81,7 +81,8 @@ enum CertificateWeakness: Sendable, Equatable {
       return
     }
     for certificate in chain.dropLast() where !certificate.signatureHash.isSHA256OrStronger {
-      self = .signatureHash(certificate: "\"\(certificate.commonName ?? "a certificate")\"", found: certificate.signatureHash.description)
+      self = .signatureHash(
+        certificate: "\"\(certificate.commonName ?? "a certificate")\"", found: certificate.signatureHash.description)
       return
     }
     return nil

@@ -21,7 +21,9 @@ enum ConnectionVerdict {
       return refusal(
         .untrustedChain(
           host: policy.host,
-          reason: "the TLS session was verified for another host, port or trust (\(verified.host):\(verified.port)), not for this request"))
+          reason:
+            "the TLS session was verified for another host, port or trust (\(verified.host):\(verified.port)), not for this request"
+        ))
     }
     if let validity = validityFailure(verified.certificates, host: policy.host, at: now) { return refusal(validity) }
     if let requirements = policy.transportSecurity,
