@@ -54,8 +54,7 @@ enum PolicyCommand {
     }
     let payload = try read(arguments.positionals[0], "the policy")
     do {
-      // Refuse to sign what a verifier would refuse to read.
-      _ = try JSONSerialization.jsonObject(with: payload)
+      // The signer refuses what a verifier would refuse to read (repeated keys included).
       let signer = try CNPolicySigner(privateKeyPEM: String(decoding: try read(keyPath, "the key"), as: UTF8.self))
       Output.print(try signer.sign(payload: payload, algorithm: algorithm))
     } catch let error as CLIError {
@@ -63,7 +62,7 @@ enum PolicyCommand {
     } catch let error as CNPolicyError {
       throw .usage("\(error)")
     } catch {
-      throw .usage("the policy is not valid JSON: \(error.localizedDescription)")
+      throw .usage("\(error)")
     }
   }
 
@@ -111,9 +110,8 @@ enum PolicyCommand {
       Output.print(Output.json(report))
       return
     }
-    let format = ISO8601DateFormatter()
     Output.print("verified: \(policy.algorithm) signature by the given key")
-    Output.print("window: \(format.string(from: policy.start)) ≤ now < \(format.string(from: policy.expiry))")
+    Output.print("window: \(ISO8601.string(from: policy.start)) ≤ now < \(ISO8601.string(from: policy.expiry))")
     for (host, chains) in policy.chains.sorted(by: { $0.key < $1.key }) {
       for chain in chains { Output.print("\(host): \(chain)") }
     }

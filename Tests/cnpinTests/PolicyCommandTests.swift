@@ -35,6 +35,26 @@ struct PolicyCommandTests {
     #expect(report?["algorithm"] as? String == alg)
   }
 
+  /// Signing reads the payload as verification does, so a repeated key (which JSONSerialization
+  /// accepts and the verifier refuses) or a bad chain is refused before anything is signed.
+  @Test func signRefusesWhatVerificationWouldRefuse() async throws {
+    let directory = try TemporaryDirectory()
+    let key = try directory.file("k.pem", try TestPrivateKey.shared(.p256, slot: 60).pemEncoded)
+    let now = Int(Date().timeIntervalSince1970)
+    let repeated = try directory.file(
+      "repeated.json",
+      #"{"iat": \#(now), "exp": \#(now + 600), "api.test": [[{"type": "exact", "value": "A"}]], "api.test": [[{"type": "exact", "value": "B"}]]}"#
+    )
+    let signed = try await cnpin(["policy", "sign", "--key", key, repeated])
+    #expect(signed.status == 2 && signed.stdout.isEmpty)
+    #expect(signed.stderr.contains(#"duplicate key "api.test" in the same object"#), "\(signed.stderr)")
+    let badLink = try directory.file(
+      "bad.json", #"{"iat": \#(now), "exp": \#(now + 600), "*": [[{"type": "prefx", "value": "A"}]]}"#)
+    let refused = try await cnpin(["policy", "sign", "--key", key, badLink])
+    #expect(refused.status == 2 && refused.stdout.isEmpty)
+    #expect(refused.stderr.contains(#"payload["*"][0][0].type: unknown link type "prefx""#), "\(refused.stderr)")
+  }
+
   @Test func verifyFailuresSayWhy() async throws {
     let directory = try TemporaryDirectory()
     let key = try TestPrivateKey.shared(.p256, slot: 60)

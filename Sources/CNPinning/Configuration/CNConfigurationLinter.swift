@@ -147,7 +147,7 @@ public enum CNConfigurationLinter {
 
   private static func expiry(_ configuration: CNConfiguration, path: String, now: Date) -> [CNLintFinding] {
     guard let date = configuration.expirationDate else { return [] }
-    let formatted = ISO8601DateFormatter().string(from: date)
+    let formatted = ISO8601.string(from: date)
     if date <= now {
       return [
         CNLintFinding(

@@ -48,17 +48,7 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
   {
     let jws = try CompactJWS.verify(token, key: key)
     algorithm = jws.algorithm
-    let payload: ConfigValue
-    do {
-      payload = try StrictJSON.parse(jws.payload)
-    } catch {
-      throw .invalidPayload([CNConfigurationProblem(path: "payload", error: .malformedDocument(error.description))])
-    }
-    var reader = PayloadReader()
-    reader.read(payload)
-    guard reader.loader.problems.isEmpty, let issuedAt = reader.issuedAt, let expiry = reader.expiry else {
-      throw .invalidPayload(reader.loader.problems)
-    }
+    let (reader, issuedAt, expiry) = try Self.read(payload: jws.payload)
     self.issuedAt = issuedAt
     self.expiry = expiry
     self.notBefore = reader.notBefore
@@ -70,6 +60,29 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
       issuedAt: issuedAt, expiry: expiry, notBefore: reader.notBefore, chains: reader.chains)
     if date < start - clockSkew { throw .notYetValid(start) }
     if date >= expiry + clockSkew { throw .expired(expiry) }
+  }
+
+  /// Reads a payload as verification does: strict JSON (no repeated key), `iat` and `exp`, and
+  /// chains with every problem named. The signer checks with it too, so that nothing is signed
+  /// that verification would refuse.
+  fileprivate static func read(payload bytes: [UInt8]) throws(CNPolicyError) -> (PayloadReader, issuedAt: Date, expiry: Date) {
+    let payload: ConfigValue
+    do {
+      payload = try StrictJSON.parse(bytes)
+    } catch {
+      throw .invalidPayload([CNConfigurationProblem(path: "payload", error: .malformedDocument(error.description))])
+    }
+    var reader = PayloadReader()
+    reader.read(payload)
+    guard reader.loader.problems.isEmpty, let issuedAt = reader.issuedAt, let expiry = reader.expiry else {
+      throw .invalidPayload(reader.loader.problems)
+    }
+    return (reader, issuedAt, expiry)
+  }
+
+  /// Throws what verification would throw for this payload (the time window aside).
+  static func checkPayload(_ bytes: [UInt8]) throws(CNPolicyError) {
+    _ = try read(payload: bytes)
   }
 
   /// SHA-256 of a canonical text of the content: one line per fact, hosts sorted, chains in order.

@@ -90,5 +90,5 @@ extension CNPolicyError: CustomStringConvertible {
     }
   }
 
-  private static func format(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+  private static func format(_ date: Date) -> String { ISO8601.string(from: date) }
 }

@@ -84,7 +84,7 @@ public struct CNPinningFailureReport: Codable, Sendable, Hashable {
     self.configuration = Configuration(domain: domain, configuration)
     verifiedChain = []
     failedRule = "expirationDate"
-    let formatted = configuration.expirationDate.map { ISO8601DateFormatter().string(from: $0) } ?? "?"
+    let formatted = configuration.expirationDate.map { ISO8601.string(from: $0) } ?? "?"
     reason = "the pins of \(domain) expired at \(formatted); \(host) is treated as unpinned"
     enforced = false
   }

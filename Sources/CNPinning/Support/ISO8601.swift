@@ -3,11 +3,11 @@ import Foundation
 /// Strict ISO 8601 timestamps as configurations write them: `YYYY-MM-DDTHH:MM:SS`, optional
 /// fraction, then `Z` or `±HH:MM`. (Foundation's `ISO8601DateFormatter` crashes on some inputs,
 /// for example "tomorrow"; configuration parsing must never crash.)
-enum ISO8601 {
+package enum ISO8601 {
   /// Seconds since 1970 of 0001-01-01T00:00:00Z through 9999-12-31T23:59:59Z.
   static let validRange: ClosedRange<TimeInterval> = -62_135_596_800...253_402_300_799
 
-  static func date(from text: String) -> Date? {
+  package static func date(from text: String) -> Date? {
     let bytes = Array(text.utf8)
     guard bytes.count >= 20, bytes.count <= 40 else { return nil }
     func digits(_ start: Int, _ count: Int) -> Int? {
@@ -57,7 +57,7 @@ extension ISO8601 {
   /// `YYYY-MM-DDTHH:MM:SSZ` (with a fraction when the date has one), in the same proleptic
   /// Gregorian calendar `date(from:)` reads, so every date round-trips. (Foundation's formatter
   /// switches to the Julian calendar before 1582.)
-  static func string(from date: Date) -> String {
+  package static func string(from date: Date) -> String {
     let total = min(max(date.timeIntervalSince1970, validRange.lowerBound), validRange.upperBound)
     let whole = total.rounded(.down)
     let seconds = Int(whole)
