@@ -13,9 +13,9 @@ struct ConfigurationLoader {
     var isAppTransportSecurity = false
   }
 
-  private(set) var domains: [Domain] = []
+  var domains: [Domain] = []
   private(set) var problems: [CNConfigurationProblem] = []
-  private(set) var warnings: [CNConfigurationWarning] = []
+  var warnings: [CNConfigurationWarning] = []
   private var keysByHost: [HostName: String] = [:]
 
   static let managerKeys = ["PinnedDomains"]
@@ -47,105 +47,6 @@ struct ConfigurationLoader {
       fail("", .missingValue("CNPinningManager"))
     }
     if let appTransportSecurity { loadPinnedDomains(appTransportSecurity) }
-  }
-
-  /// Apple's declarative pins: `NSAppTransportSecurity` › `NSPinnedDomains` › domain ›
-  /// `NSIncludesSubdomains`, `NSPinnedCAIdentities`, `NSPinnedLeafIdentities` (each an array of
-  /// `{SPKI-SHA256-BASE64}`), read as SPKI pins with CA and leaf scope.
-  private mutating func loadPinnedDomains(_ value: ConfigValue) {
-    let root = "NSAppTransportSecurity.NSPinnedDomains"
-    guard case .dictionary(var domains) = value else {
-      fail(root, .wrongType(expected: "a dictionary of domains", found: value.typeName))
-      return
-    }
-    guard !domains.isEmpty else {
-      fail(root, .noPinnedDomains)
-      return
-    }
-    domains.sort { $0.key < $1.key }
-    let keys = ["NSIncludesSubdomains", "NSPinnedCAIdentities", "NSPinnedLeafIdentities"]
-    for (key, entry) in domains {
-      let path = "\(root)[\(Self.quoted(key))]"
-      let host = validatedHost(key, path: path)
-      guard case .dictionary(let members) = entry else {
-        fail(path, .wrongType(expected: "a dictionary", found: entry.typeName))
-        continue
-      }
-      let problemsBefore = problems.count
-      for (member, _) in members where !keys.contains(member) {
-        fail("\(path).\(member)", .unknownKey(member, suggestion: Suggestion.closest(to: member, among: keys)))
-      }
-      var includesSubdomains = false
-      if let flag = entry["NSIncludesSubdomains"] {
-        if case .bool(let value) = flag {
-          includesSubdomains = value
-        } else {
-          fail("\(path).NSIncludesSubdomains", .wrongType(expected: "a boolean", found: flag.typeName))
-        }
-      }
-      var pins: [CNSPKIPin] = []
-      for (member, scope) in [("NSPinnedCAIdentities", CNPinScope.ca), ("NSPinnedLeafIdentities", .leaf)] {
-        guard let identities = entry[member] else { continue }
-        pins += loadIdentities(identities, path: "\(path).\(member)", scope: scope)
-      }
-      if entry["NSPinnedCAIdentities"] == nil && entry["NSPinnedLeafIdentities"] == nil {
-        fail("\(path)", .missingValue("NSPinnedCAIdentities or NSPinnedLeafIdentities"))
-      }
-      guard problems.count == problemsBefore, let host else { continue }
-      // ATS accepts a single identity; CNPinning's own format refuses one (no backup). Read it
-      // as ATS does, and say what it risks.
-      if pins.count == 1 {
-        warnings.append(
-          CNConfigurationWarning(
-            path: path,
-            message:
-              "only one pinned identity: when that key changes every client is locked out until the app is updated; add a backup identity"
-          ))
-      }
-      do {
-        let configuration = try CNConfiguration(includesSubdomains: includesSubdomains, spkiPins: pins, allowsSingleHashPin: true)
-        addDomain(key: key, host: host, path: path, configuration: configuration, isAppTransportSecurity: true)
-      } catch {
-        fail(path, (error as? CNParseError) ?? .noPinsDefined)
-      }
-    }
-  }
-
-  private mutating func loadIdentities(_ value: ConfigValue, path: String, scope: CNPinScope) -> [CNSPKIPin] {
-    guard case .array(let entries) = value, !entries.isEmpty else {
-      if case .array = value {
-        fail(path, .noPinsDefined)
-      } else {
-        fail(path, .wrongType(expected: "an array of identities", found: value.typeName))
-      }
-      return []
-    }
-    var pins: [CNSPKIPin] = []
-    for (index, identity) in entries.enumerated() {
-      let entryPath = "\(path)[\(index)]"
-      guard case .dictionary(let members) = identity else {
-        fail(entryPath, .wrongType(expected: "a dictionary with SPKI-SHA256-BASE64", found: identity.typeName))
-        continue
-      }
-      for (member, _) in members where member != "SPKI-SHA256-BASE64" {
-        fail(
-          "\(entryPath).\(member)", .unknownKey(member, suggestion: Suggestion.closest(to: member, among: ["SPKI-SHA256-BASE64"]))
-        )
-      }
-      switch identity["SPKI-SHA256-BASE64"] {
-      case .string(let digest)?:
-        do {
-          pins.append(try CNSPKIPin(sha256Base64: digest, scope: scope))
-        } catch {
-          fail("\(entryPath).SPKI-SHA256-BASE64", (error as? CNParseError) ?? .invalidDigest(digest, reason: "is invalid"))
-        }
-      case let other?:
-        fail("\(entryPath).SPKI-SHA256-BASE64", .wrongType(expected: "a base64 string", found: other.typeName))
-      case nil:
-        fail("\(entryPath).SPKI-SHA256-BASE64", .missingValue("SPKI-SHA256-BASE64"))
-      }
-    }
-    return pins
   }
 
   /// An empty loader, for reading the parts of other documents (enterprise policies) that share
@@ -203,7 +104,7 @@ struct ConfigurationLoader {
     }
   }
 
-  private mutating func addDomain(
+  mutating func addDomain(
     key: String, host: HostName, path: String, configuration: CNConfiguration, isAppTransportSecurity: Bool = false
   ) {
     if let earlier = keysByHost[host] {
@@ -215,7 +116,7 @@ struct ConfigurationLoader {
     }
   }
 
-  private mutating func loadHost(_ value: ConfigValue, path: String) -> CNConfiguration? {
+  mutating func loadHost(_ value: ConfigValue, path: String) -> CNConfiguration? {
     guard case .dictionary(let entries) = value else {
       fail(path, .wrongType(expected: "a dictionary", found: value.typeName))
       return nil
@@ -275,92 +176,6 @@ struct ConfigurationLoader {
     }
   }
 
-  /// Reads an array of hash pins: `{"sha256": base64, "appliesTo": leaf|ca|any}`, or — where
-  /// `fromCertificate` is given — `{"file": path}` instead of `sha256`.
-  private mutating func loadPins<Pin>(
-    _ value: ConfigValue, path: String, make: (String, CNPinScope) throws -> Pin,
-    fromCertificate: ((CNCertificate, CNPinScope, String) -> Pin)?
-  ) -> [Pin]? {
-    guard case .array(let entries) = value, !entries.isEmpty else {
-      if case .array = value {
-        fail(path, .noPinsDefined)
-      } else {
-        fail(path, .wrongType(expected: "an array of pins", found: value.typeName))
-      }
-      return nil
-    }
-    let problemsBefore = problems.count
-    var pins: [Pin] = []
-    for (index, entry) in entries.enumerated() {
-      let entryPath = "\(path)[\(index)]"
-      guard case .dictionary(let members) = entry else {
-        fail(entryPath, .wrongType(expected: "a dictionary with \"sha256\"", found: entry.typeName))
-        continue
-      }
-      let allowed = fromCertificate == nil ? ["sha256", "appliesTo"] : Self.pinKeys
-      for (key, _) in members where !allowed.contains(key) {
-        fail("\(entryPath).\(key)", .unknownKey(key, suggestion: Suggestion.closest(to: key, among: allowed)))
-      }
-      var scope = CNPinScope.any
-      if let text = entry["appliesTo"] {
-        if case .string(let name) = text, let parsed = CNPinScope(rawValue: name) {
-          scope = parsed
-        } else if case .string(let name) = text {
-          fail("\(entryPath).appliesTo", .invalidValue(name, reason: "is not one of leaf, ca, any"))
-        } else {
-          fail("\(entryPath).appliesTo", .wrongType(expected: "a string", found: text.typeName))
-        }
-      }
-      switch (entry["sha256"], entry["file"]) {
-      case (.string(let digest)?, nil):
-        do {
-          pins.append(try make(digest, scope))
-        } catch {
-          fail("\(entryPath).sha256", (error as? CNParseError) ?? .invalidDigest(digest, reason: "is invalid"))
-        }
-      case (nil, .string(let file)?) where fromCertificate != nil:
-        if let certificate = loadCertificate(file, path: "\(entryPath).file") {
-          pins.append(fromCertificate!(certificate, scope, file))
-        }
-      case (let digest?, nil):
-        fail("\(entryPath).sha256", .wrongType(expected: "a base64 string", found: digest.typeName))
-      case (nil, let file?) where fromCertificate != nil:
-        fail("\(entryPath).file", .wrongType(expected: "a path string", found: file.typeName))
-      case (nil, _?):
-        // "file" is not allowed here (reported as an unknown key above), so sha256 is missing.
-        fail("\(entryPath).sha256", .missingValue("sha256"))
-      case (nil, nil):
-        fail("\(entryPath).sha256", .missingValue(fromCertificate == nil ? "sha256" : "sha256 or file"))
-      case (_?, _?):
-        fail("\(entryPath)", .invalidValue("sha256 and file", reason: "give one of them, not both"))
-      }
-    }
-    return problems.count == problemsBefore ? pins : nil
-  }
-
-  private mutating func loadCertificate(_ file: String, path: String) -> CNCertificate? {
-    let url = URL(fileURLWithPath: file, relativeTo: file.hasPrefix("/") ? nil : baseDirectory)
-    guard FileManager.default.fileExists(atPath: url.path) else {
-      fail(path, .unreadableCertificate(file, reason: "no such file"))
-      return nil
-    }
-    let data: Data
-    do {
-      data = try Data(contentsOf: url)
-    } catch {
-      fail(path, .unreadableCertificate(file, reason: error.localizedDescription))
-      return nil
-    }
-    do {
-      // DER starts with a SEQUENCE tag; anything else is read as PEM.
-      if data.first == 0x30 { return try CNCertificate(derEncoded: data) }
-      return try CNCertificate(pemEncoded: String(decoding: data, as: UTF8.self))
-    } catch {
-      fail(path, .unreadableCertificate(file, reason: "\(error)"))
-      return nil
-    }
-  }
-
   /// A date: a property-list date, or an ISO 8601 string such as 2027-01-31T00:00:00Z. Kept to
   /// the whole second, so that a configuration converts between formats without change (binary
   /// property lists store dates as floating-point numbers).
@@ -387,96 +202,6 @@ struct ConfigurationLoader {
       return nil
     }
     return Date(timeIntervalSince1970: seconds.rounded(.down))
-  }
-
-  /// Reads an array of chains (each root → leaf), reporting every problem under `path`.
-  mutating func loadChainSet(_ value: ConfigValue, path: String) -> [CNChain]? {
-    guard case .array(let chainValues) = value else {
-      fail(path, .wrongType(expected: "an array of chains", found: value.typeName))
-      return nil
-    }
-    guard !chainValues.isEmpty else {
-      fail(path, .noChainsDefined)
-      return nil
-    }
-    let problemsBefore = problems.count
-    var chains: [CNChain] = []
-    for (index, chainValue) in chainValues.enumerated() {
-      if let chain = loadChain(chainValue, path: "\(path)[\(index)]") { chains.append(chain) }
-    }
-    guard problems.count == problemsBefore else { return nil }
-    do {
-      _ = try CNConfiguration(chains)
-    } catch {
-      let index = if case .duplicateChain(let index) = error as? CNParseError { index } else { 0 }
-      fail("\(path)[\(index)]", .duplicateChain(index))
-      return nil
-    }
-    return chains
-  }
-
-  private mutating func loadChain(_ value: ConfigValue, path: String) -> CNChain? {
-    guard case .array(let linkValues) = value else {
-      fail(path, .wrongType(expected: "an array of links (root → leaf)", found: value.typeName))
-      return nil
-    }
-    var links: [CNChainLink] = []
-    links.reserveCapacity(linkValues.count)
-    for (index, linkValue) in linkValues.enumerated() {
-      if let link = loadLink(linkValue, path: "\(path)[\(index)]") { links.append(link) }
-    }
-    guard links.count == linkValues.count else { return nil }
-    do {
-      return try CNChain(links)
-    } catch {
-      fail(path, error)
-      return nil
-    }
-  }
-
-  private mutating func loadLink(_ value: ConfigValue, path: String) -> CNChainLink? {
-    guard case .dictionary(let entries) = value else {
-      fail(path, .wrongType(expected: "a dictionary with \"type\" and \"value\"", found: value.typeName))
-      return nil
-    }
-    var valid = true
-    for (key, _) in entries where !Self.linkKeys.contains(key) {
-      fail("\(path).\(key)", .unknownKey(key, suggestion: Suggestion.closest(to: key, among: Self.linkKeys)))
-      valid = false
-    }
-    var type = CNChainLink.LinkType.exact
-    switch value["type"] {
-    case .none:
-      warnings.append(
-        CNConfigurationWarning(path: path, message: "link has no \"type\"; it is treated as \"exact\""))
-    case .string(let name)?:
-      if let parsed = CNChainLink.LinkType(rawValue: name) {
-        type = parsed
-      } else {
-        let names = CNChainLink.LinkType.allCases.map(\.rawValue)
-        fail("\(path).type", .unknownLinkType(name, suggestion: Suggestion.closest(to: name, among: names)))
-        valid = false
-      }
-    case let other?:
-      fail("\(path).type", .wrongType(expected: "a string", found: other.typeName))
-      valid = false
-    }
-    switch value["value"] {
-    case .none:
-      fail("\(path).value", .missingValue("value"))
-      return nil
-    case .string(let text)?:
-      do {
-        let link = try CNChainLink(type, text)
-        return valid ? link : nil
-      } catch {
-        fail("\(path).value", error)
-        return nil
-      }
-    case let other?:
-      fail("\(path).value", .wrongType(expected: "a string", found: other.typeName))
-      return nil
-    }
   }
 
   mutating func fail(_ path: String, _ error: CNParseError) {

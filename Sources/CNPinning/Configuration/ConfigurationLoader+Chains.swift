@@ -1,0 +1,94 @@
+import Foundation
+
+/// Chains and links, shared by configuration files and enterprise policies.
+extension ConfigurationLoader {
+  /// Reads an array of chains (each root → leaf), reporting every problem under `path`.
+  mutating func loadChainSet(_ value: ConfigValue, path: String) -> [CNChain]? {
+    guard case .array(let chainValues) = value else {
+      fail(path, .wrongType(expected: "an array of chains", found: value.typeName))
+      return nil
+    }
+    guard !chainValues.isEmpty else {
+      fail(path, .noChainsDefined)
+      return nil
+    }
+    let problemsBefore = problems.count
+    var chains: [CNChain] = []
+    for (index, chainValue) in chainValues.enumerated() {
+      if let chain = loadChain(chainValue, path: "\(path)[\(index)]") { chains.append(chain) }
+    }
+    guard problems.count == problemsBefore else { return nil }
+    do {
+      _ = try CNConfiguration(chains)
+    } catch {
+      let index = if case .duplicateChain(let index) = error as? CNParseError { index } else { 0 }
+      fail("\(path)[\(index)]", .duplicateChain(index))
+      return nil
+    }
+    return chains
+  }
+
+  mutating func loadChain(_ value: ConfigValue, path: String) -> CNChain? {
+    guard case .array(let linkValues) = value else {
+      fail(path, .wrongType(expected: "an array of links (root → leaf)", found: value.typeName))
+      return nil
+    }
+    var links: [CNChainLink] = []
+    links.reserveCapacity(linkValues.count)
+    for (index, linkValue) in linkValues.enumerated() {
+      if let link = loadLink(linkValue, path: "\(path)[\(index)]") { links.append(link) }
+    }
+    guard links.count == linkValues.count else { return nil }
+    do {
+      return try CNChain(links)
+    } catch {
+      fail(path, error)
+      return nil
+    }
+  }
+
+  mutating func loadLink(_ value: ConfigValue, path: String) -> CNChainLink? {
+    guard case .dictionary(let entries) = value else {
+      fail(path, .wrongType(expected: "a dictionary with \"type\" and \"value\"", found: value.typeName))
+      return nil
+    }
+    var valid = true
+    for (key, _) in entries where !Self.linkKeys.contains(key) {
+      fail("\(path).\(key)", .unknownKey(key, suggestion: Suggestion.closest(to: key, among: Self.linkKeys)))
+      valid = false
+    }
+    var type = CNChainLink.LinkType.exact
+    switch value["type"] {
+    case .none:
+      warnings.append(
+        CNConfigurationWarning(path: path, message: "link has no \"type\"; it is treated as \"exact\""))
+    case .string(let name)?:
+      if let parsed = CNChainLink.LinkType(rawValue: name) {
+        type = parsed
+      } else {
+        let names = CNChainLink.LinkType.allCases.map(\.rawValue)
+        fail("\(path).type", .unknownLinkType(name, suggestion: Suggestion.closest(to: name, among: names)))
+        valid = false
+      }
+    case let other?:
+      fail("\(path).type", .wrongType(expected: "a string", found: other.typeName))
+      valid = false
+    }
+    switch value["value"] {
+    case .none:
+      fail("\(path).value", .missingValue("value"))
+      return nil
+    case .string(let text)?:
+      do {
+        let link = try CNChainLink(type, text)
+        return valid ? link : nil
+      } catch {
+        fail("\(path).value", error)
+        return nil
+      }
+    case let other?:
+      fail("\(path).value", .wrongType(expected: "a string", found: other.typeName))
+      return nil
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+extension ConfigurationLoader {
+  /// Apple's declarative pins: `NSAppTransportSecurity` › `NSPinnedDomains` › domain ›
+  /// `NSIncludesSubdomains`, `NSPinnedCAIdentities`, `NSPinnedLeafIdentities` (each an array of
+  /// `{SPKI-SHA256-BASE64}`), read as SPKI pins with CA and leaf scope.
+  mutating func loadPinnedDomains(_ value: ConfigValue) {
+    let root = "NSAppTransportSecurity.NSPinnedDomains"
+    guard case .dictionary(var domains) = value else {
+      fail(root, .wrongType(expected: "a dictionary of domains", found: value.typeName))
+      return
+    }
+    guard !domains.isEmpty else {
+      fail(root, .noPinnedDomains)
+      return
+    }
+    domains.sort { $0.key < $1.key }
+    let keys = ["NSIncludesSubdomains", "NSPinnedCAIdentities", "NSPinnedLeafIdentities"]
+    for (key, entry) in domains {
+      let path = "\(root)[\(Self.quoted(key))]"
+      let host = validatedHost(key, path: path)
+      guard case .dictionary(let members) = entry else {
+        fail(path, .wrongType(expected: "a dictionary", found: entry.typeName))
+        continue
+      }
+      let problemsBefore = problems.count
+      for (member, _) in members where !keys.contains(member) {
+        fail("\(path).\(member)", .unknownKey(member, suggestion: Suggestion.closest(to: member, among: keys)))
+      }
+      var includesSubdomains = false
+      if let flag = entry["NSIncludesSubdomains"] {
+        if case .bool(let value) = flag {
+          includesSubdomains = value
+        } else {
+          fail("\(path).NSIncludesSubdomains", .wrongType(expected: "a boolean", found: flag.typeName))
+        }
+      }
+      var pins: [CNSPKIPin] = []
+      for (member, scope) in [("NSPinnedCAIdentities", CNPinScope.ca), ("NSPinnedLeafIdentities", .leaf)] {
+        guard let identities = entry[member] else { continue }
+        pins += loadIdentities(identities, path: "\(path).\(member)", scope: scope)
+      }
+      if entry["NSPinnedCAIdentities"] == nil && entry["NSPinnedLeafIdentities"] == nil {
+        fail("\(path)", .missingValue("NSPinnedCAIdentities or NSPinnedLeafIdentities"))
+      }
+      guard problems.count == problemsBefore, let host else { continue }
+      // ATS accepts a single identity; CNPinning's own format refuses one (no backup). Read it
+      // as ATS does, and say what it risks.
+      if pins.count == 1 {
+        warnings.append(
+          CNConfigurationWarning(
+            path: path,
+            message:
+              "only one pinned identity: when that key changes every client is locked out until the app is updated; add a backup identity"
+          ))
+      }
+      do {
+        let configuration = try CNConfiguration(includesSubdomains: includesSubdomains, spkiPins: pins, allowsSingleHashPin: true)
+        addDomain(key: key, host: host, path: path, configuration: configuration, isAppTransportSecurity: true)
+      } catch {
+        fail(path, (error as? CNParseError) ?? .noPinsDefined)
+      }
+    }
+  }
+
+  mutating func loadIdentities(_ value: ConfigValue, path: String, scope: CNPinScope) -> [CNSPKIPin] {
+    guard case .array(let entries) = value, !entries.isEmpty else {
+      if case .array = value {
+        fail(path, .noPinsDefined)
+      } else {
+        fail(path, .wrongType(expected: "an array of identities", found: value.typeName))
+      }
+      return []
+    }
+    var pins: [CNSPKIPin] = []
+    for (index, identity) in entries.enumerated() {
+      let entryPath = "\(path)[\(index)]"
+      guard case .dictionary(let members) = identity else {
+        fail(entryPath, .wrongType(expected: "a dictionary with SPKI-SHA256-BASE64", found: identity.typeName))
+        continue
+      }
+      for (member, _) in members where member != "SPKI-SHA256-BASE64" {
+        fail(
+          "\(entryPath).\(member)", .unknownKey(member, suggestion: Suggestion.closest(to: member, among: ["SPKI-SHA256-BASE64"]))
+        )
+      }
+      switch identity["SPKI-SHA256-BASE64"] {
+      case .string(let digest)?:
+        do {
+          pins.append(try CNSPKIPin(sha256Base64: digest, scope: scope))
+        } catch {
+          fail("\(entryPath).SPKI-SHA256-BASE64", (error as? CNParseError) ?? .invalidDigest(digest, reason: "is invalid"))
+        }
+      case let other?:
+        fail("\(entryPath).SPKI-SHA256-BASE64", .wrongType(expected: "a base64 string", found: other.typeName))
+      case nil:
+        fail("\(entryPath).SPKI-SHA256-BASE64", .missingValue("SPKI-SHA256-BASE64"))
+      }
+    }
+    return pins
+  }
+}
