@@ -87,30 +87,28 @@ struct HostileServerTests {
     #expect(Self.threads(named: ["TLSAccept-\(server.port)"]) == 1, "\(Self.allThreadNames())")
   }
 
-  @Test func aServerThatStallsMidHandshakeTimesOut() async throws {
+  /// Servers that misbehave at the TLS or HTTP level: each fails with its own typed error within
+  /// the timeouts, and leaves no socket or thread behind.
+  @Test(arguments: [
+    (LocalTLSServer.Behavior.stallHandshake, 2.0, "timed out after 2.0 s"),
+    (.notTLS, 3.0, "TLS handshake failed"),
+    (.closeAfterHandshake, 3.0, "the connection was lost"),
+  ])
+  func misbehavingServersFailCleanly(_ behavior: LocalTLSServer.Behavior, timeout: TimeInterval, _ expected: String)
+    async throws
+  {
     let pki = try TestPKI()
     var setup = LocalTLSServer.Configuration(identity: pki.leaf)
-    setup.behavior = .stallHandshake
-    try await Self.expectCleanFailure(setup, trust: pki.root, timeout: 2) { $0 == .timedOut(host: "api.test", seconds: 2) }
-  }
-
-  @Test func garbageInsteadOfTLSIsAHandshakeFailure() async throws {
-    let pki = try TestPKI()
-    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
-    setup.behavior = .notTLS
-    try await Self.expectCleanFailure(setup, trust: pki.root) {
-      if case .tlsHandshakeFailed(host: "api.test", _) = $0 { return true }
-      return false
-    }
-  }
-
-  @Test func aServerThatClosesAfterTheHandshakeIsALostConnection() async throws {
-    let pki = try TestPKI()
-    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
-    setup.behavior = .closeAfterHandshake
-    try await Self.expectCleanFailure(setup, trust: pki.root) {
-      if case .connectionLost(host: "api.test", _) = $0 { return true }
-      return false
+    setup.behavior = behavior
+    try await Self.expectCleanFailure(setup, trust: pki.root, timeout: timeout) { error in
+      switch (behavior, error) {
+      case (.stallHandshake, .timedOut(host: "api.test", seconds: timeout)),
+        (.notTLS, .tlsHandshakeFailed(host: "api.test", _)),
+        (.closeAfterHandshake, .connectionLost(host: "api.test", _)):
+        return error.description.contains(expected)
+      default:
+        return false
+      }
     }
   }
 
