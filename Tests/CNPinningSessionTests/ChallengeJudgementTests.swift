@@ -20,16 +20,11 @@ import Testing
     #expect(judgement.verifiedChain == chain)
     #expect(judgement.use == .new)
     #expect(judgement.rejection == refusal)
-    guard case .rejected? = judgement.pinning else {
-      Issue.record("expected a pin failure, got \(String(describing: judgement.pinning))")
-      return
-    }
+    _ = try #require(judgement.pinning?.rejection, "expected a pin failure, got \(String(describing: judgement.pinning))")
     let genuine = try TestIdentity.root("Genuine Root").issueLeaf("api.test").chain
     let accepted = Judgement.challenge(host: "api.test", evaluation: .trusted(genuine), manager: Self.manager, rejection: nil)
-    guard case .accepted? = accepted.pinning else {
-      Issue.record("expected the genuine chain to match, got \(String(describing: accepted.pinning))")
-      return
-    }
+    _ = try #require(
+      accepted.pinning?.acceptedMatch, "expected the genuine chain to match, got \(String(describing: accepted.pinning))")
     #expect(Self.manager.report(try #require(judgement.pinning), host: "api.test", port: 443, chain: chain) != nil)
   }
 

@@ -54,10 +54,8 @@ struct ConnectionVerdictTests {
   @Test func thePinsInForceDecide() throws {
     let other = try pins("api.test", [(.exact, "Other Root"), (.prefixWithNumber, "R"), (.exact, "api.test")])
     let judgement = ConnectionVerdict.judge(facts(.resumed), under: policy(manager: other), at: Date())
-    guard case .pinMismatch(let failure)? = judgement.rejection else {
-      Issue.record("expected a pin mismatch, got \(String(describing: judgement.rejection))")
-      return
-    }
+    let failure = try #require(
+      judgement.rejection?.pinFailure, "expected a pin mismatch, got \(String(describing: judgement.rejection))")
     #expect(failure.presentedCommonNames == ["Test Root X1", "R11", "api.test"])
   }
 

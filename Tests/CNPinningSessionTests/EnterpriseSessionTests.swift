@@ -31,10 +31,7 @@ struct EnterpriseSessionTests {
     let url = proxy.url("/", hostName: "api.test")
 
     let before = await error { _ = try await session.data(from: url) }
-    guard case .pinMismatch? = before else {
-      Issue.record("the inspection chain must be rejected without a policy")
-      return
-    }
+    _ = try #require(before?.pinFailure, "the inspection chain must be rejected without a policy")
     let now = Int(Date().timeIntervalSince1970)
     let payload =
       #"{"iat": \#(now - 60), "exp": \#(now + 3600), "*": [[{"type": "exact", "value": "Corp Inspection Root"}, {"type": "prefixWithNumber", "value": "Corp Inspection CA "}, {"type": "suffix", "value": ".test"}]]}"#
@@ -44,10 +41,7 @@ struct EnterpriseSessionTests {
 
     manager.signOut()
     let after = await error { _ = try await session.data(from: url) }
-    guard case .pinMismatch? = after else {
-      Issue.record("after sign-out the inspection chain must be rejected again, even on a reused connection")
-      return
-    }
+    _ = try #require(after?.pinFailure, "after sign-out the inspection chain must be rejected again, even on a reused connection")
     #expect(proxy.requests.count == 1)
   }
 }

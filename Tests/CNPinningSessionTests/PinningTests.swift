@@ -25,10 +25,7 @@ struct PinningTests {
     let wrongPins = try pins("api.test", [(.prefixWithNumber, "Test Root X"), (.prefixWithNumber, "E"), (.exact, "api.test")])
     let rejecting = try CNPinnedSession(manager: wrongPins, trust: trust, configuration: resolving(to: server))
     let failure = await error { _ = try await rejecting.data(from: url) }
-    guard case .pinMismatch(let details)? = failure else {
-      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
-      return
-    }
+    let details = try #require(failure?.pinFailure, "expected a pin mismatch, got \(String(describing: failure))")
     #expect(details.host == "api.test")
     #expect(details.presentedCommonNames == ["Test Root X1", "R11", "api.test"])
     #expect(
@@ -44,10 +41,7 @@ struct PinningTests {
     let session = try CNPinnedSession(
       manager: twoLinks, trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
     let failure = await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
-    guard case .pinMismatch(let details)? = failure else {
-      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
-      return
-    }
+    let details = try #require(failure?.pinFailure, "expected a pin mismatch, got \(String(describing: failure))")
     #expect(details.reason == .noMatchingChain([.certificateCount(expected: 2, actual: 3)]))
   }
 
@@ -65,10 +59,7 @@ struct PinningTests {
     #expect(try await genuine.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
     let attacked = try CNPinnedSession(manager: try matchingPins(), trust: trust, configuration: resolving(to: rogueServer))
     let failure = await error { _ = try await attacked.data(from: rogueServer.url("/", hostName: "api.test")) }
-    guard case .pinMismatch(let details)? = failure else {
-      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
-      return
-    }
+    let details = try #require(failure?.pinFailure, "expected a pin mismatch, got \(String(describing: failure))")
     #expect(details.presentedCommonNames == ["Rogue Root CA", "Rogue Issuing CA 1", "api.test"])
     #expect(rogueServer.requests.count == 1)  // only the unpinned session's request
   }
@@ -104,10 +95,7 @@ struct PinningTests {
       manager: try matchingPins(), trust: .customAnchors([pki.root.certificate, rogue.root.certificate]),
       configuration: resolving(to: server))
     let failure = await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
-    guard case .pinMismatch(let details)? = failure else {
-      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
-      return
-    }
+    let details = try #require(failure?.pinFailure, "expected a pin mismatch, got \(String(describing: failure))")
     #expect(details.presentedCommonNames == ["Evil Root", "R11", "api.test"])
   }
 
@@ -130,10 +118,7 @@ struct PinningTests {
     let session = try CNPinnedSession(
       manager: manager, trust: .customAnchors([good.root.certificate, other.root.certificate]), configuration: configuration)
     let failure = await error { _ = try await session.data(from: origin.url("/start", hostName: "a.test")) }
-    guard case .pinMismatch(let details)? = failure else {
-      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
-      return
-    }
+    let details = try #require(failure?.pinFailure, "expected a pin mismatch, got \(String(describing: failure))")
     #expect(details.host == "b.test")
     #expect(origin.requests.map(\.target) == ["/start"])
     #expect(target.requests.isEmpty)
@@ -152,10 +137,7 @@ struct PinningTests {
 
     session.manager = try pins("api.test", [(.exact, "Another Root"), (.prefixWithNumber, "R"), (.exact, "api.test")])
     let failure = await error { _ = try await session.data(from: url) }
-    guard case .pinMismatch? = failure else {
-      Issue.record("expected a pin mismatch, got \(String(describing: failure))")
-      return
-    }
+    _ = try #require(failure?.pinFailure, "expected a pin mismatch, got \(String(describing: failure))")
     // The third request was refused on the open connection, before anything was sent on it.
     let seen = events.withLock { $0 }
     #expect(seen.last?.reused == true && seen.last?.refused == true, "\(seen)")

@@ -51,10 +51,7 @@ struct ReportingTests {
   @Test func aFailureIsPostedOnceAsJSON() async throws {
     let fixture = try Fixture()
     let url = fixture.api.url("/", hostName: "api.test")
-    guard case .pinMismatch? = await error(of: { _ = try await fixture.session.data(from: url) }) else {
-      Issue.record("expected a pin mismatch")
-      return
-    }
+    _ = try #require((await error(of: { _ = try await fixture.session.data(from: url) }))?.pinFailure, "expected a pin mismatch")
     #expect(await eventually(within: 30) { fixture.collector.requests.count == 1 })
     let upload = try #require(fixture.collector.requests.first)
     #expect(upload.method == "POST")

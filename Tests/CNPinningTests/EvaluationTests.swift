@@ -32,12 +32,9 @@ struct EvaluationTests {
       ]),
   ])
 
-  @Test func matchingChainIsAccepted() {
+  @Test func matchingChainIsAccepted() throws {
     let result = Self.manager.evaluate(host: "api.example.com", chain: Self.leaf())
-    guard case .accepted(let match) = result else {
-      Issue.record("expected acceptance, got \(result)")
-      return
-    }
+    let match = try #require(result.acceptedMatch, "expected acceptance, got \(result)")
     #expect(match.host == "api.example.com")
     #expect(match.domain == "api.example.com")
     #expect(match.chainIndex == 0)
@@ -49,12 +46,9 @@ struct EvaluationTests {
     #expect(Self.manager.evaluate(host: "api.example.com", chain: Self.leaf(from: Self.pki.r12)).allowsConnection)
   }
 
-  @Test func secondChainOfTheSetCanMatch() {
+  @Test func secondChainOfTheSetCanMatch() throws {
     let result = Self.manager.evaluate(host: "www.example.org", chain: Self.leaf("www.example.org", from: Self.pki.e5))
-    guard case .accepted(let match) = result else {
-      Issue.record("expected acceptance, got \(result)")
-      return
-    }
+    let match = try #require(result.acceptedMatch, "expected acceptance, got \(result)")
     #expect(match.domain == "example.org")
     #expect(match.host == "www.example.org")
     #expect(match.chainIndex == 1)

@@ -26,17 +26,13 @@ struct HashPinTests {
     ).trimmingCharacters(in: .whitespacesAndNewlines)
     let backup = try CNSPKIPin(sha256Base64: Data(repeating: 7, count: 32).base64EncodedString(), scope: .leaf)
     let manager = try Self.manager(CNConfiguration(spkiPins: [try CNSPKIPin(sha256Base64: leafPin, scope: .leaf), backup]))
-    guard case .accepted(let match) = manager.evaluate(host: "api.test", chain: pki.leaf.chain) else {
-      Issue.record("the leaf's SPKI pin should match")
-      return
-    }
+    let match = try #require(
+      manager.evaluate(host: "api.test", chain: pki.leaf.chain).acceptedMatch, "the leaf's SPKI pin should match")
     #expect(match.spkiPin?.sha256Base64 == leafPin)
     #expect(match.chainIndex == nil)
     let other = try Self.pki(keyType)
-    guard case .rejected(let failure) = manager.evaluate(host: "api.test", chain: other.leaf.chain) else {
-      Issue.record("another key must be rejected")
-      return
-    }
+    let failure = try #require(
+      manager.evaluate(host: "api.test", chain: other.leaf.chain).rejection, "another key must be rejected")
     #expect(failure.reason == .noMatchingSPKIPin([try CNSPKIPin(sha256Base64: leafPin, scope: .leaf), backup]))
     #expect(failure.presentedSPKIHashes == other.leaf.chain.reversed().map(\.spkiSHA256Base64))
     #expect(
@@ -73,10 +69,8 @@ struct HashPinTests {
       TestCertificateSpec(subject: [.commonName("Hash CA 1")], key: pki.intermediate.privateKey, isCA: true))
     let newLeaf = try reissued.issueLeaf("api.test")
     let otherRoot = try TestIdentity.root("Hash Root").issueIntermediate("Hash CA 1").issueLeaf("api.test")
-    guard case .rejected(let failure) = manager.evaluate(host: "api.test", chain: otherRoot.chain) else {
-      Issue.record("another hierarchy must be rejected")
-      return
-    }
+    let failure = try #require(
+      manager.evaluate(host: "api.test", chain: otherRoot.chain).rejection, "another hierarchy must be rejected")
     #expect(failure.reason == .noMatchingCertificatePin(pins))
     #expect(manager.evaluate(host: "api.test", chain: newLeaf.chain).allowsConnection)  // the root still matches
   }
@@ -110,10 +104,9 @@ struct HashPinTests {
       try Self.manager(CNConfiguration(chains: chains, spkiPins: [rightKey])).evaluate(host: "api.test", chain: pki.leaf.chain)
         .allowsConnection)
     let bothKinds = try Self.manager(CNConfiguration(chains: chains, spkiPins: [wrongKey]))
-    guard case .rejected(let failure) = bothKinds.evaluate(host: "api.test", chain: pki.leaf.chain) else {
-      Issue.record("a matching chain does not excuse a failing SPKI pin")
-      return
-    }
+    let failure = try #require(
+      bothKinds.evaluate(host: "api.test", chain: pki.leaf.chain).rejection, "a matching chain does not excuse a failing SPKI pin"
+    )
     #expect(failure.reason.rule == "spkiPins")
     // Same names, other keys: the CN chain matches but the SPKI pin does not.
     let impostor = try TestIdentity.root("Hash Root").issueIntermediate("Hash CA 1").issueLeaf("api.test")

@@ -135,12 +135,10 @@ struct HostTests {
     }
   }
 
-  @Test func resolutionTreatsUnparseableHostsAsUnpinnedButEvaluationRejectsThem() {
+  @Test func resolutionTreatsUnparseableHostsAsUnpinnedButEvaluationRejectsThem() throws {
     #expect(Self.manager.configuration(for: "https://example.com") == nil)
-    guard case .rejected(let failure) = Self.manager.evaluate(host: "https://example.com", chain: []) else {
-      Issue.record("an invalid host must not be treated as unpinned")
-      return
-    }
+    let failure = try #require(
+      Self.manager.evaluate(host: "https://example.com", chain: []).rejection, "an invalid host must not be treated as unpinned")
     #expect(failure.reason == .invalidHost("contains a URL scheme; write the host name only"))
   }
 

@@ -34,25 +34,19 @@ struct PolicyLifecycleTests {
     let inspected = try Self.chain(root: "Inspection Root", intermediate: "Inspection CA", leaf: "api.test")
     #expect(!manager.evaluate(host: "api.test", chain: inspected).allowsConnection)
     try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(Self.inspection)))
-    guard case .accepted(let match) = manager.evaluate(host: "api.test", chain: inspected) else {
-      Issue.record("the policy's chain should be accepted")
-      return
-    }
+    let match = try #require(
+      manager.evaluate(host: "api.test", chain: inspected).acceptedMatch, "the policy's chain should be accepted")
     #expect(match.source == .enterprisePolicy)
     // The policy never pins a new host, and never applies to the authentication host.
     #expect(manager.evaluate(host: "other.test", chain: inspected) == .notPinned)
     let auth = try Self.chain(root: "Inspection Root", intermediate: "Inspection CA", leaf: "auth.test")
-    guard case .rejected(let failure) = manager.evaluate(host: "AUTH.test", chain: auth) else {
-      Issue.record("the authentication host must keep its own pins")
-      return
-    }
+    let failure = try #require(
+      manager.evaluate(host: "AUTH.test", chain: auth).rejection, "the authentication host must keep its own pins")
     #expect(failure.enterpriseMismatches.isEmpty)
     // The app's own chain still works alongside.
     let genuine = try Self.chain(root: "Genuine Root", intermediate: "Genuine CA", leaf: "api.test")
-    guard case .accepted(let appMatch) = manager.evaluate(host: "api.test", chain: genuine) else {
-      Issue.record("the app's chain should still be accepted")
-      return
-    }
+    let appMatch = try #require(
+      manager.evaluate(host: "api.test", chain: genuine).acceptedMatch, "the app's chain should still be accepted")
     #expect(appMatch.source == .app)
   }
 
@@ -65,10 +59,9 @@ struct PolicyLifecycleTests {
     let wildcard = try Self.chain(root: "Wildcard Root", intermediate: "Wildcard CA", leaf: "api.test")
     let specific = try Self.chain(root: "Api Root", intermediate: "Api CA", leaf: "api.test")
     #expect(manager.evaluate(host: "api.test", chain: specific).allowsConnection)
-    guard case .rejected(let failure) = manager.evaluate(host: "api.test", chain: wildcard) else {
-      Issue.record("api.test has its own entry, so the wildcard does not apply to it")
-      return
-    }
+    let failure = try #require(
+      manager.evaluate(host: "api.test", chain: wildcard).rejection,
+      "api.test has its own entry, so the wildcard does not apply to it")
     #expect(failure.enterpriseMismatches.map(\.chain.links.first?.value) == ["Api Root"])
     #expect(failure.description.contains("enterprise policy chain 0"))
     #expect(
