@@ -100,20 +100,6 @@ extension String {
   init(_ data: Data) { self.init(decoding: data, as: UTF8.self) }
 }
 
-extension CNPinningResult {
-  /// The match, when the pins accepted the chain.
-  var acceptedMatch: CNPinningMatch? {
-    if case .accepted(let match) = self { return match }
-    return nil
-  }
-
-  /// The failure, when the chain was rejected (report-only results are not rejections).
-  var rejection: CNPinningFailure? {
-    if case .rejected(let failure) = self { return failure }
-    return nil
-  }
-}
-
 extension CNPinnedSessionError {
   /// The pins' verdict, when the request was refused by them.
   var pinFailure: CNPinningFailure? {

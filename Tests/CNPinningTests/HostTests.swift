@@ -1,4 +1,5 @@
 import CNPinning
+import CNPinningTestKit
 import Foundation
 import Testing
 

@@ -43,17 +43,3 @@ extension CNConfigurationProblem {
 func chain(_ links: (CNChainLink.LinkType, String)...) throws -> CNChain {
   try CNChain(links.map { try CNChainLink($0.0, $0.1) })
 }
-
-extension CNPinningResult {
-  /// The match, when the pins accepted the chain.
-  var acceptedMatch: CNPinningMatch? {
-    if case .accepted(let match) = self { return match }
-    return nil
-  }
-
-  /// The failure, when the chain was rejected (report-only results are not rejections).
-  var rejection: CNPinningFailure? {
-    if case .rejected(let failure) = self { return failure }
-    return nil
-  }
-}
