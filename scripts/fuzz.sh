@@ -40,7 +40,10 @@ swift build -c release --build-path .build/fuzz \
 bin=.build/fuzz/release
 export SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0
 # The driver holds each input to 1 s of CPU and 64 MiB of heap; -timeout (wall time) catches hangs.
+# A long run allows two minutes of wall time: it shares the machine for hours, and a pause (a
+# stopped process, a busy neighbour) must not pass for a hang, as 10 s did once.
 limits=(-timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=64)
+if [ "$mode" = long ]; then limits[0]=-timeout=120; fi
 
 work=$(mktemp -d)
 # A failing target stops the run; the targets still running in the background stop with it.
