@@ -54,7 +54,8 @@ enum PolicyCommand {
     }
     let payload = try read(arguments.positionals[0], "the policy")
     do {
-      // The signer refuses what a verifier would refuse to read (repeated keys included).
+      // Refuse to sign what a verifier would refuse to read (repeated keys included).
+      try CNEnterprisePolicy.validatePayload(payload)
       let signer = try CNPolicySigner(privateKeyPEM: String(decoding: try read(keyPath, "the key"), as: UTF8.self))
       Output.print(try signer.sign(payload: payload, algorithm: algorithm))
     } catch let error as CLIError {

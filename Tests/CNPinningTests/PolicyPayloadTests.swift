@@ -9,6 +9,19 @@ import Testing
 struct PolicyPayloadTests {
   static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
+  /// What a signer checks before signing: the verifier's own reading of the payload.
+  @Test func payloadsAreValidatedAsVerificationReadsThem() throws {
+    try CNEnterprisePolicy.validatePayload(
+      Data(#"{"iat": 1800000000, "exp": 1800003600, "*": [[{"type": "exact", "value": "A"}]]}"#.utf8))
+    let repeated = #"{"iat": 1800000000, "exp": 1800003600, "a.test": [[{"value": "A"}]], "a.test": [[{"value": "B"}]]}"#
+    #expect {
+      try CNEnterprisePolicy.validatePayload(Data(repeated.utf8))
+    } throws: { error in
+      guard case .invalidPayload(let problems) = error as? CNPolicyError else { return false }
+      return problems.first?.description.contains(#"duplicate key "a.test""#) == true
+    }
+  }
+
   @Test(arguments: [
     (
       #"{"exp": 1800003600, "*": [[{"type": "exact", "value": "A"}]]}"#,

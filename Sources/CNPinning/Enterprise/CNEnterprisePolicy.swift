@@ -63,8 +63,7 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
   }
 
   /// Reads a payload as verification does: strict JSON (no repeated key), `iat` and `exp`, and
-  /// chains with every problem named. The signer checks with it too, so that nothing is signed
-  /// that verification would refuse.
+  /// chains with every problem named.
   fileprivate static func read(payload bytes: [UInt8]) throws(CNPolicyError) -> (PayloadReader, issuedAt: Date, expiry: Date) {
     let payload: ConfigValue
     do {
@@ -80,9 +79,11 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
     return (reader, issuedAt, expiry)
   }
 
-  /// Throws what verification would throw for this payload (the time window aside).
-  static func checkPayload(_ bytes: [UInt8]) throws(CNPolicyError) {
-    _ = try read(payload: bytes)
+  /// Checks a payload before it is signed: throws `invalidPayload` with every problem that
+  /// verification would find in it (the signature and the time window aside), so that nothing is
+  /// signed that verification then refuses. `cnpin policy sign` checks with it.
+  public static func validatePayload(_ payload: Data) throws(CNPolicyError) {
+    _ = try read(payload: Array(payload))
   }
 
   /// SHA-256 of a canonical text of the content: one line per fact, hosts sorted, chains in order.
