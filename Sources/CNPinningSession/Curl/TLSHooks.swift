@@ -34,6 +34,8 @@ final class TLSConnectionState: @unchecked Sendable {
   var storeSession: (@convention(c) (OpaquePointer?, OpaquePointer?) -> Int32)?
   /// The negotiated cipher, read once when the first request is judged.
   var cipher: NegotiatedCipher?
+  /// The protocol ALPN chose ("h2", "http/1.1"), read with the cipher.
+  var applicationProtocol: String?
 
   init(host: String, port: Int, trust: ObjectIdentifier, wantsPresentedChain: Bool) {
     self.host = host
@@ -128,6 +130,7 @@ enum TLSHooks {
       use = cnp_SSL_session_reused(ssl) == 1 ? .resumed : .new
       SSL_set_msg_callback(ssl, nil)
       state.cipher = negotiatedCipher(ssl)
+      state.applicationProtocol = selectedApplicationProtocol(ssl)
     }
     var verified: VerifiedChain?
     if SSL_get_verify_result(ssl) == X509_V_OK, let session = SSL_get_session(ssl),
@@ -135,13 +138,16 @@ enum TLSHooks {
     {
       verified = Unmanaged<VerifiedChain>.fromOpaque(pointer).takeUnretainedValue()
     }
-    var alpn: UnsafePointer<UInt8>?
-    var alpnLength: UInt32 = 0
-    SSL_get0_alpn_selected(ssl, &alpn, &alpnLength)
-    let applicationProtocol = alpn.map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(alpnLength)), as: UTF8.self) }
     return ConnectionFacts(
       use: use, protocolVersion: Int(SSL_version(ssl)), cipher: state.cipher, verified: verified,
-      applicationProtocol: applicationProtocol)
+      applicationProtocol: state.applicationProtocol)
+  }
+
+  private static func selectedApplicationProtocol(_ ssl: OpaquePointer) -> String? {
+    var alpn: UnsafePointer<UInt8>?
+    var length: UInt32 = 0
+    SSL_get0_alpn_selected(ssl, &alpn, &length)
+    return alpn.map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(length)), as: UTF8.self) }
   }
 
   /// Makes the connection's TLS session unresumable, after its chain was refused: the next
