@@ -3,8 +3,22 @@ import Foundation
 /// Checks that need the trust anchors: a chain's root link must name an anchor the store has,
 /// or the chain can never match and, as the only chain, locks every client out.
 extension CNConfigurationLinter {
-  static func anchorFindings(_ entry: CNPinningDocument.Entry, path: String, anchors: [CNCertificate]) -> [CNLintFinding] {
-    let names = Array(Set(anchors.compactMap(\.commonName))).sorted()
+  /// What the checks need of the anchors, read once per document.
+  struct Anchors {
+    let count: Int
+    /// Distinct Common Names, sorted.
+    let names: [String]
+    let digests: Set<String>
+
+    init(_ anchors: [CNCertificate]) {
+      count = anchors.count
+      names = Array(Set(anchors.compactMap(\.commonName))).sorted()
+      digests = Set(anchors.map(\.spkiSHA256Base64))
+    }
+  }
+
+  static func anchorFindings(_ entry: CNPinningDocument.Entry, path: String, anchors: Anchors) -> [CNLintFinding] {
+    let names = anchors.names
     var findings: [CNLintFinding] = []
     for (index, chain) in entry.configuration.chains.enumerated() {
       guard let root = chain.links.first, !names.contains(where: root.matches) else { continue }
@@ -15,9 +29,8 @@ extension CNConfigurationLinter {
             + closestAdvice(for: root, among: names)))
     }
     guard entry.isAppTransportSecurity else { return findings }
-    let digests = Set(anchors.map(\.spkiSHA256Base64))
     for (index, pin) in entry.configuration.spkiPins.filter({ $0.scope == .ca }).enumerated()
-    where !digests.contains(pin.sha256Base64) {
+    where !anchors.digests.contains(pin.sha256Base64) {
       findings.append(
         CNLintFinding(
           severity: .warning, path: "\(path).NSPinnedCAIdentities[\(index)]",

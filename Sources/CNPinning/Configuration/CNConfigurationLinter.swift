@@ -65,12 +65,13 @@ public enum CNConfigurationLinter {
   {
     var findings = document.warnings.map { CNLintFinding(severity: .warning, path: $0.path, message: $0.message) }
     let parents = SubdomainParents(document)
+    let anchors = trustAnchors.map(Anchors.init)
     for entry in document.entries {
       let path = self.path(entry)
       findings += lint(entry, path: path)
       findings += expiry(entry.configuration, path: "\(path).expirationDate", now: now)
       findings += shadowing(entry, parents: parents)
-      if let trustAnchors { findings += anchorFindings(entry, path: path, anchors: trustAnchors) }
+      if let anchors { findings += anchorFindings(entry, path: path, anchors: anchors) }
     }
     return findings.enumerated().sorted { ($0.element.severity, $0.offset) < ($1.element.severity, $1.offset) }
       .map(\.element)
