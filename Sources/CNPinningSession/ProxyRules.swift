@@ -53,8 +53,11 @@ struct ProxyRules: Sendable {
   /// The proxy for a request to `host` (lower-cased, IPv6 without brackets), or nil to go direct.
   func route(isHTTPS: Bool, host: String) -> ProxyRoute? {
     guard let route = isHTTPS ? forHTTPS : forHTTP, !bypassesAll else { return nil }
+    guard !bypass.isEmpty else { return route }
     let name = Self.normalized(host)
-    if bypass.contains(where: { name == $0 || (!name.contains(":") && name.hasSuffix("." + $0)) }) { return nil }
+    // A name matches itself and its subdomains; an IP address matches only itself.
+    let isAddress = (try? HostName.parse(name).get())?.isIPAddress ?? false
+    if bypass.contains(where: { name == $0 || (!isAddress && name.hasSuffix("." + $0)) }) { return nil }
     return route
   }
 

@@ -41,6 +41,8 @@ struct ProxyRulesTests {
     #expect(try Self.route(environment, host: "notinternal.corp") != nil)
     #expect(try Self.route(environment, host: "10.0.0.1") == nil)
     #expect(try Self.route(environment, host: "10.0.0.12") != nil)
+    // An address matches only itself: "0.0.1" is no domain that 10.0.0.1 sits under.
+    #expect(try Self.route(["https_proxy": "http://p.corp", "no_proxy": "0.0.1"], host: "10.0.0.1") != nil)
     #expect(try Self.route(environment, host: "::1") == nil)
     #expect(try Self.route(["https_proxy": "http://p.corp", "NO_PROXY": "*"]) == nil)
     // A list in the configuration replaces the environment's, even an empty one.
