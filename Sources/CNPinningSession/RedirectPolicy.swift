@@ -8,13 +8,20 @@ import FoundationNetworking
 /// Credentials are the exchange's business (`CredentialHeaders`): they depend on the original
 /// origin, not on one hop.
 enum RedirectPolicy {
-  static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+  /// Whether `status` is a redirect this policy follows. (A switch, not a set: a static set costs
+  /// a process its first request a runtime conformance lookup.)
+  static func isRedirect(_ status: Int) -> Bool {
+    switch status {
+    case 301, 302, 303, 307, 308: return true
+    default: return false
+    }
+  }
 
   /// The next request, or nil when `response` is not a redirect to follow.
   static func nextRequest(after response: HTTPURLResponse, for request: URLRequest) throws(CNPinnedSessionError)
     -> URLRequest?
   {
-    guard redirectStatuses.contains(response.statusCode),
+    guard isRedirect(response.statusCode),
       let location = response.value(forHTTPHeaderField: "Location"), !location.isEmpty
     else { return nil }
     guard let base = request.url, let target = URL(string: location, relativeTo: base)?.absoluteURL,

@@ -174,6 +174,14 @@ struct CertificateReaderTests {
     #expect(
       try CNCertificate(pemEncoded: "Subject: explanatory text\r\n" + pem.replacingOccurrences(of: "\n", with: "\r\n"))
         == leaf.certificate)
+    // Old Mac line endings, indented lines and no final line ending read the same.
+    let indented = pem.split(separator: "\n").map { "\t \($0)  " }.joined(separator: "\r")
+    #expect(try CNCertificate(pemEncoded: indented) == leaf.certificate)
+    // A line break inside the armour is a line break, whatever the base64 around it.
+    #expect(throws: CNCertificateError.self) {
+      try CNCertificate(
+        pemEncoded: pem.replacingOccurrences(of: "-----BEGIN CERTIFICATE-----", with: "-----BEGIN\rCERTIFICATE-----"))
+    }
 
     let key = try leaf.privateKey.pemEncoded
     let bundle = pem + key + Self.root.certificate.pemEncoded

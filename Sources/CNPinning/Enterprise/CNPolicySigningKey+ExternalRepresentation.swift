@@ -21,7 +21,7 @@ extension CNPolicySigningKey {
     case .ellipticCurve:
       let coordinate = (bytes.count - 1) / 2
       guard bytes.first == 0x04, bytes.count % 2 == 1,
-        let oid = PublicKeyKind.curves.first(where: { $0.value.coordinateSize == coordinate && $0.value != .other })?.key
+        let oid = PublicKeyKind.curves.first(where: { $0.curve.coordinateSize == coordinate && $0.curve != .other })?.oid
       else {
         throw .malformedKey(
           "an EC key must be an uncompressed P-256, P-384 or P-521 point (04 ‖ X ‖ Y), not \(bytes.count) bytes")

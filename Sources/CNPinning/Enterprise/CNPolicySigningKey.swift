@@ -74,7 +74,7 @@ public struct CNPolicySigningKey: Sendable, Hashable {
         ]))
     case "EC":
       guard case .string(let curveName)? = value["crv"],
-        let (oid, curve) = PublicKeyKind.curves.first(where: { $0.value.rawValue == curveName }).map({ ($0.key, $0.value) })
+        let (oid, curve) = PublicKeyKind.curves.first(where: { $0.curve.rawValue == curveName }).map({ ($0.oid, $0.curve) })
       else { throw .unsupportedKey("an EC key on a curve other than P-256, P-384 or P-521") }
       let x = try field("x")
       let y = try field("y")

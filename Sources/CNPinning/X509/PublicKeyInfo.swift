@@ -46,10 +46,10 @@ public enum PublicKeyKind: Sendable, Hashable, CustomStringConvertible {
   static let rsaEncryption: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]
   static let ecPublicKey: [UInt8] = [0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
   static let ed25519OID: [UInt8] = [0x2B, 0x65, 0x70]
-  static let curves: [[UInt8]: Curve] = [
-    [0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]: .p256,
-    [0x2B, 0x81, 0x04, 0x00, 0x22]: .p384,
-    [0x2B, 0x81, 0x04, 0x00, 0x23]: .p521,
+  static let curves: [(oid: [UInt8], curve: Curve)] = [
+    ([0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07], .p256),
+    ([0x2B, 0x81, 0x04, 0x00, 0x22], .p384),
+    ([0x2B, 0x81, 0x04, 0x00, 0x23], .p521),
   ]
 
   /// Whether INTEGER content is positive and has no needless leading zero byte.
@@ -108,7 +108,7 @@ public enum PublicKeyKind: Sendable, Hashable, CustomStringConvertible {
     case Self.ecPublicKey:
       let parameters = try algorithmFields.read(DERReader.objectIdentifier, "SubjectPublicKeyInfo.algorithm.namedCurve")
       try algorithmFields.expectEnd("SubjectPublicKeyInfo.algorithm")
-      let curve = Self.curves[Array(bytes[parameters.content])] ?? .other
+      let curve = Self.curves.first { $0.oid.elementsEqual(bytes[parameters.content]) }?.curve ?? .other
       let point = key.end - key.contentStart - 1
       guard curve == .other || (point == 1 + 2 * curve.coordinateSize && bytes[key.contentStart + 1] == 0x04) else {
         throw .invalidContent(

@@ -108,7 +108,7 @@ private struct Options {
     // connection's context by the hooks); the pins are judged before each request.
     try set(CURLOPT_SSL_VERIFYPEER, 1)
     try set(CURLOPT_SSL_VERIFYHOST, 2)
-    try set(CURLOPT_SSLVERSION, Self.curlVersions[minimumTLSVersion]!)
+    try set(CURLOPT_SSLVERSION, Self.curlVersion(minimumTLSVersion))
     // The session's store replaces curl's; without these libcurl would parse the whole system
     // bundle for every connection only to have it thrown away.
     try check(cnp_curl_setopt_pointer(handle, CURLOPT_CAINFO, nil))
@@ -155,10 +155,14 @@ private struct Options {
     }
   }
 
-  private static let curlVersions: [CNTLSVersion: Int] = [
-    .tls10: Int(CURL_SSLVERSION_TLSv1_0), .tls11: Int(CURL_SSLVERSION_TLSv1_1), .tls12: Int(CURL_SSLVERSION_TLSv1_2),
-    .tls13: Int(CURL_SSLVERSION_TLSv1_3),
-  ]
+  private static func curlVersion(_ version: CNTLSVersion) -> Int {
+    switch version {
+    case .tls10: Int(CURL_SSLVERSION_TLSv1_0)
+    case .tls11: Int(CURL_SSLVERSION_TLSv1_1)
+    case .tls12: Int(CURL_SSLVERSION_TLSv1_2)
+    case .tls13: Int(CURL_SSLVERSION_TLSv1_3)
+    }
+  }
 
   /// Connecting (TLS included) and stalls use the request timeout; the whole exchange the
   /// resource timeout. Timeouts beyond a year are a year (and non-positive ones none), which

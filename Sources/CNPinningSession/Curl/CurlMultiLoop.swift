@@ -41,8 +41,8 @@ final class CurlMultiLoop: @unchecked Sendable {
   /// The loop thread's name.
   let name: String
   // Touched only by the loop thread:
-  /// Running transfers by easy handle, with the handle lent to each.
-  private var active: [UnsafeMutableRawPointer: (transfer: CurlTransfer, easy: CurlEasy)] = [:]
+  /// Running transfers, with the handle lent to each. (A few dozen at most: a list, searched.)
+  private var active: [(transfer: CurlTransfer, easy: CurlEasy)] = []
   private var idle: [CurlEasy] = []
 
   init(resolve: [CNHostOverride]) throws(CNPinnedSessionError) {
@@ -136,7 +136,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         commands.withLock { $0.loopIsWaiting = false }
       }
     }
-    for (transfer, easy) in Array(active.values) { finish(transfer, easy, .failure(.sessionInvalidated)) }
+    for (transfer, easy) in active { finish(transfer, easy, .failure(.sessionInvalidated)) }
     commands.withLock { state in
       for case .start(let transfer) in state.queue { transfer.complete(.failure(.sessionInvalidated)) }
       state.queue = []
@@ -159,7 +159,7 @@ final class CurlMultiLoop: @unchecked Sendable {
       }
       start(transfer)
     case .cancel(let transfer):
-      guard let entry = active.values.first(where: { $0.transfer === transfer }) else { return }
+      guard let entry = active.first(where: { $0.transfer === transfer }) else { return }
       finish(transfer, entry.easy, .failure(.cancelled))
     }
   }
@@ -184,7 +184,7 @@ final class CurlMultiLoop: @unchecked Sendable {
       transfer.complete(.failure(.transferFailed(host: transfer.plan.host, reason: "curl_multi_add_handle failed")))
       return
     }
-    active[easy.handle] = (transfer, easy)
+    active.append((transfer, easy))
   }
 
   /// Finishes every transfer libcurl is done with; returns whether there was one.
@@ -192,7 +192,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     var remaining: Int32 = 0
     var finishedAny = false
     while let message = curl_multi_info_read(multi, &remaining) {
-      guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle, let entry = active[handle]
+      guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+        let entry = active.first(where: { $0.easy.handle == handle })
       else { continue }
       let result = entry.easy.result(cnp_curl_message_result(message))
       finish(entry.transfer, entry.easy, entry.transfer.outcome(result))
@@ -213,7 +214,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
   private func finish(_ transfer: CurlTransfer, _ easy: CurlEasy, _ result: Result<CurlResponse, CNPinnedSessionError>) {
     curl_multi_remove_handle(multi, easy.handle)
-    active[easy.handle] = nil
+    active.removeAll { $0.easy === easy }
     easy.unbind()
     transfer.complete(result)  // the caller resumes while the handle is put away
     keep(easy)
