@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../Fuzz"
 toolchain=$(dirname "$(readlink -f "$(command -v swift)")")
 runtime=$(ls "$toolchain"/../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a | head -n 1)
-swift build -c release --build-path .build/coverage \
+swift build -c release --build-path .build/coverage -Xswiftc -enable-testing \
   -Xswiftc -profile-generate -Xswiftc -profile-coverage-mapping \
   -Xlinker "$runtime" -Xlinker -lstdc++ 2>&1 | { grep -v "Cannot export local symbol" || true; } | tail -n 1
 sources=$(cd .. && pwd)/Sources/CNPinning/

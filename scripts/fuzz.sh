@@ -34,7 +34,9 @@ fi
 
 # SwiftPM links every executable with main renamed, which clashes with libFuzzer's own main, so
 # the targets start libFuzzer's driver themselves and link the runtime without its main.
-swift build -c release --build-path .build/fuzz \
+# -enable-testing: the oracles read CNPinning's package API (strict CN values, the writers' escaping)
+# through @testable imports.
+swift build -c release --build-path .build/fuzz -Xswiftc -enable-testing \
   -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table \
   -Xlinker "$runtime" -Xlinker -lstdc++ 2>&1 | { grep -v "Cannot export local symbol" || true; }
 bin=.build/fuzz/release
@@ -92,7 +94,7 @@ fi
 # The budget check on the worst inputs we know how to write (Fuzz/Sources/FuzzBudget): time per
 # loader call in a release build without sanitizers, and heap per input counted by the raw
 # targets' driver (every check the target makes included, so at least what one loader holds).
-swift build -c release --build-path .build/budget --product FuzzBudget 2>&1 | tail -n 1
+swift build -c release --build-path .build/budget -Xswiftc -enable-testing --product FuzzBudget 2>&1 | tail -n 1
 if ! .build/budget/release/FuzzBudget >"$work/budget-time.log" 2>&1; then
   cat "$work/budget-time.log" >&2
   echo "fuzz: a loader took more than its time budget on a worst-case input" >&2

@@ -174,7 +174,7 @@ public final class CNPinnedSession: Sendable {
   }
 
   /// The name of the session's network thread (`CNPSession-N`), for diagnostics.
-  public var threadName: String {
+  package var threadName: String {
     #if os(Linux) && !CNPINNING_APPLE_CHECK
     loop.name
     #else

@@ -57,7 +57,7 @@ struct ConfigurationLoadingTests {
 
   @Test func seedInfoPlistLoads() throws {
     let manager = try CNPinningManager(data: plistDocument(Self.seedExample))
-    #expect(manager.configuration == Self.expected)
+    #expect(manager.pinnedDomains == Self.expected)
     #expect(manager.warnings.isEmpty)
   }
 
@@ -65,14 +65,14 @@ struct ConfigurationLoadingTests {
     let value = try PropertyListSerialization.propertyList(from: plistDocument(Self.seedExample), format: nil)
     let inner = try #require((value as? [String: Any])?["CNPinningManager"])
     let xml = try PropertyListSerialization.data(fromPropertyList: inner, format: .xml, options: 0)
-    #expect(try CNPinningManager(data: xml).configuration == Self.expected)
+    #expect(try CNPinningManager(data: xml).pinnedDomains == Self.expected)
   }
 
   @Test func binaryPropertyListLoads() throws {
     let value = try PropertyListSerialization.propertyList(from: plistDocument(Self.seedExample), format: nil)
     let binary = try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
     #expect(binary.starts(with: Array("bplist".utf8)))
-    #expect(try CNPinningManager(data: binary).configuration == Self.expected)
+    #expect(try CNPinningManager(data: binary).pinnedDomains == Self.expected)
   }
 
   @Test func jsonWithTheSameStructureLoads() throws {
@@ -88,11 +88,11 @@ struct ConfigurationLoadingTests {
           {"type": "suffix", "value": "austinsoft.com"}]]}
       }}}
       """
-    #expect(try CNPinningManager(data: Data(json.utf8)).configuration == Self.expected)
+    #expect(try CNPinningManager(data: Data(json.utf8)).pinnedDomains == Self.expected)
     // The same without the outer CNPinningManager key.
     let inner =
       #"{"PinnedDomains": {"austinsoft.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "R"}]]}}}"#
-    #expect(try CNPinningManager(data: Data(inner.utf8)).configuration["austinsoft.com"]?.includesSubdomains == true)
+    #expect(try CNPinningManager(data: Data(inner.utf8)).pinnedDomains["austinsoft.com"]?.includesSubdomains == true)
   }
 
   @Test func filesLoadFromDisk() throws {
@@ -101,7 +101,7 @@ struct ConfigurationLoadingTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let file = directory.appendingPathComponent("Info.plist")
     try plistDocument(Self.seedExample).write(to: file)
-    #expect(try CNPinningManager(contentsOf: file).configuration == Self.expected)
+    #expect(try CNPinningManager(contentsOf: file).pinnedDomains == Self.expected)
 
     let missing = directory.appendingPathComponent("absent.plist")
     let error = try #require(throws: CNConfigurationError.self) { try CNPinningManager(contentsOf: missing) }
@@ -113,7 +113,7 @@ struct ConfigurationLoadingTests {
     let json = jsonConfiguration(
       #"{"includesSubdomains": false, "chainSet": [[{"value": "Root"}, {"type": "exact", "value": "leaf"}]]}"#)
     let manager = try CNPinningManager(data: Data(json.utf8))
-    #expect(manager.configuration["api.example.com"]?.chains == [try chain((.exact, "Root"), (.exact, "leaf"))])
+    #expect(manager.pinnedDomains["api.example.com"]?.chains == [try chain((.exact, "Root"), (.exact, "leaf"))])
     #expect(manager.warnings.map(\.path) == [#"PinnedDomains["api.example.com"].chainSet[0][0]"#])
     #expect(manager.warnings[0].message.contains("treated as \"exact\""))
   }

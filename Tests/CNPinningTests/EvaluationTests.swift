@@ -63,7 +63,7 @@ struct EvaluationTests {
     let failure = try #require(rejection(of: result))
     #expect(failure.host == "api.example.com")
     #expect(failure.domain == "api.example.com")
-    #expect(failure.configuration == Self.manager.configuration["api.example.com"])
+    #expect(failure.configuration == Self.manager.pinnedDomains["api.example.com"])
     #expect(failure.presentedCommonNames == ["Test Root X1", "E5", "api.example.com"])
     #expect(
       failure.reason

@@ -116,7 +116,7 @@ struct PinnedDomainsTests {
         + Self.identities("NSPinnedCAIdentities", [Self.unrelated, Self.pki.root.certificate.spkiSHA256Base64])
         + "</dict></dict></dict></dict>")
     let manager = try CNPinningManager(data: plist)
-    #expect(Set(manager.configuration.keys) == ["api.example.com", "example.org"])
+    #expect(Set(manager.pinnedDomains.keys) == ["api.example.com", "example.org"])
   }
 
   @Test(arguments: [

@@ -1,6 +1,7 @@
-import CNPinning
 import CNPinningTestKit
 import Foundation
+
+@testable import CNPinning
 
 /// What must hold for every input, whichever target (raw bytes or generated) produced it.
 public enum Oracles {

@@ -9,10 +9,10 @@ import Security
 /// added) are kept; an SSL policy for `host` is set only when the trust has none. With
 /// `anchors`, they are the only anchors (`anchorsOnly`) or added to the system's; an anchor
 /// Security cannot read makes the evaluation fail, never shrinks the set.
-public enum CNSecTrust {
+package enum CNSecTrust {
   /// Evaluates on the calling thread. Evaluation may fetch revocation data over the network:
   /// from async code (a delegate) use the async form.
-  public static func evaluate(
+  package static func evaluate(
     _ trust: SecTrust, host: String, anchors: [CNCertificate]? = nil, anchorsOnly: Bool = true
   ) -> CNTrustEvaluation {
     if let failure = prepare(trust, host: host, anchors: anchors, anchorsOnly: anchorsOnly) { return failure }
@@ -23,7 +23,7 @@ public enum CNSecTrust {
 
   /// Evaluates with `SecTrustEvaluateAsyncWithError` on a queue of its own, so that no thread of
   /// the caller waits for revocation fetches.
-  public static func evaluate(
+  package static func evaluate(
     _ trust: SecTrust, host: String, anchors: [CNCertificate]? = nil, anchorsOnly: Bool = true
   ) async -> CNTrustEvaluation {
     if let failure = prepare(trust, host: host, anchors: anchors, anchorsOnly: anchorsOnly) { return failure }

@@ -1,11 +1,11 @@
 import Foundation
 
 /// Writes configurations as text, in a fixed layout so that output can be diffed.
-public enum DocumentWriter {
+package enum DocumentWriter {
   /// A whole XML property list: `CNPinningManager` › `PinnedDomains` › hosts, then
   /// `NSAppTransportSecurity` › `NSPinnedDomains` › `pinnedDomains` (SPKI pins scoped to CA or
   /// leaf only), each section only when it has hosts.
-  public static func propertyList(
+  package static func propertyList(
     _ hosts: [(host: String, configuration: CNConfiguration)],
     pinnedDomains: [(host: String, configuration: CNConfiguration)] = []
   ) -> String {
@@ -55,7 +55,7 @@ public enum DocumentWriter {
 
   /// The `<key>host</key><dict>…</dict>` entry to paste under `PinnedDomains`, one element per
   /// line, indented with `indent` tabs.
-  public static func propertyListEntry(host: String, configuration: CNConfiguration, indent: Int = 1) -> String {
+  package static func propertyListEntry(host: String, configuration: CNConfiguration, indent: Int = 1) -> String {
     var lines: [(Int, String)] = [
       (0, "<key>\(xmlEscaped(host))</key>"), (0, "<dict>"),
       (1, "<key>includesSubdomains</key>"), (1, configuration.includesSubdomains ? "<true/>" : "<false/>"),
@@ -95,7 +95,7 @@ public enum DocumentWriter {
   }
 
   /// A whole JSON document with the same structure, two-space indented, keys in a fixed order.
-  public static func json(
+  package static func json(
     _ hosts: [(host: String, configuration: CNConfiguration)],
     pinnedDomains: [(host: String, configuration: CNConfiguration)] = []
   ) -> String {
@@ -120,7 +120,7 @@ public enum DocumentWriter {
   }
 
   /// One host's dictionary as JSON, its closing brace indented by `indent` spaces.
-  public static func jsonEntry(_ configuration: CNConfiguration, indent: Int = 0) -> String {
+  package static func jsonEntry(_ configuration: CNConfiguration, indent: Int = 0) -> String {
     let pad = String(repeating: " ", count: indent)
     var members = ["\(pad)  \"includesSubdomains\": \(configuration.includesSubdomains)"]
     if !configuration.chains.isEmpty {
@@ -160,7 +160,7 @@ public enum DocumentWriter {
   private static func isoDate(_ date: Date) -> String { ISO8601.string(from: date) }
 
   /// `text` as a JSON string literal.
-  public static func jsonString(_ text: String) -> String {
+  package static func jsonString(_ text: String) -> String {
     var result = "\""
     for scalar in text.unicodeScalars {
       switch scalar {
@@ -180,7 +180,7 @@ public enum DocumentWriter {
 
   /// `text` with XML's special characters escaped. Works on Unicode scalars: "<" followed by a
   /// combining mark is one `Character`, but XML still reads a "<".
-  public static func xmlEscaped(_ text: String) -> String {
+  package static func xmlEscaped(_ text: String) -> String {
     var result = ""
     for scalar in text.unicodeScalars {
       switch scalar {

@@ -9,7 +9,7 @@ public enum CNPinningError: Error, Sendable, Equatable {
 
 /// The outcome of the platform's own trust evaluation of a server-trust challenge (on Apple
 /// platforms, `SecTrustEvaluateWithError` with an SSL policy for the host).
-public enum CNTrustEvaluation: Sendable, Equatable {
+package enum CNTrustEvaluation: Sendable, Equatable {
   /// Trusted; the chain it built, leaf first, ending with the anchor.
   case trusted([CNCertificate])
   /// Not trusted, and why.
@@ -18,7 +18,7 @@ public enum CNTrustEvaluation: Sendable, Equatable {
 
 /// What an authentication challenge handler should do, decided by shared code from plain values
 /// so that the same decisions are made (and tested) on every platform.
-public enum CNChallengeDecision: Sendable, Equatable {
+package enum CNChallengeDecision: Sendable, Equatable {
   /// Not a server-trust challenge: default handling.
   case notServerTrust
   /// The host has no pins: the caller decides (the seed's `validate` returns false).
@@ -31,7 +31,7 @@ public enum CNChallengeDecision: Sendable, Equatable {
 }
 
 /// Why a challenge was refused.
-public enum CNChallengeRejection: Sendable, Equatable, CustomStringConvertible {
+package enum CNChallengeRejection: Sendable, Equatable, CustomStringConvertible {
   /// The challenge carried no server trust to evaluate.
   case missingServerTrust
   /// The platform's trust evaluation failed (its reason).
@@ -39,7 +39,7 @@ public enum CNChallengeRejection: Sendable, Equatable, CustomStringConvertible {
   /// The verified chain does not satisfy the pins.
   case pinMismatch(CNPinningFailure)
 
-  public var description: String {
+  package var description: String {
     switch self {
     case .missingServerTrust: return "the challenge has no server trust to evaluate"
     case .untrusted(let reason): return "trust evaluation failed: \(reason)"
@@ -50,13 +50,13 @@ public enum CNChallengeRejection: Sendable, Equatable, CustomStringConvertible {
 
 extension CNPinningManager {
   /// The authentication method of server-trust challenges (`NSURLAuthenticationMethodServerTrust`).
-  public static let serverTrustAuthenticationMethod = "NSURLAuthenticationMethodServerTrust"
+  package static let serverTrustAuthenticationMethod = "NSURLAuthenticationMethodServerTrust"
 
   /// Decides a challenge: only server-trust challenges for pinned hosts are handled; trust is
   /// evaluated (by `evaluateTrust`, never for other hosts), then the verified chain is judged by
   /// the pins and any failure is reported. `evaluateTrust` returns nil when the challenge has no
   /// server trust.
-  public func decide(
+  package func decide(
     authenticationMethod: String, host: String, port: Int, evaluateTrust: () -> CNTrustEvaluation?
   ) -> CNChallengeDecision {
     guard authenticationMethod == Self.serverTrustAuthenticationMethod else { return .notServerTrust }

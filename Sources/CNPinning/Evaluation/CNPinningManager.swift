@@ -14,8 +14,9 @@ public final class CNPinningManager: Sendable {
     let leafFirstChains: [[CNChainLink]]
   }
 
-  /// The configurations, keyed by normalised host name.
-  public let configuration: [String: CNConfiguration]
+  /// The pinned domains' configurations, keyed by normalised host name (the `configuration`
+  /// the manager was made with). `configuration(for:)` finds the one that applies to a host.
+  public let pinnedDomains: [String: CNConfiguration]
   /// Remarks about the configuration that did not stop it from loading (for example a link
   /// without a type). Also sent to `CNPinningLog` when loaded from a file.
   public let warnings: [CNConfigurationWarning]
@@ -86,7 +87,7 @@ public final class CNPinningManager: Sendable {
     }
     self.index = index
     self.expiryDates = entries.compactMap(\.configuration.expirationDate).sorted()
-    self.configuration = configuration
+    self.pinnedDomains = configuration
     self.warnings = warnings
     self.enterprise = enterprise
   }

@@ -79,7 +79,7 @@ extension CNPinningManager {
   /// Evaluates like `evaluate(host:chain:at:)` and reports what needs reporting: a failure (to
   /// the handler), and the first evaluation of a host whose pins expired. Transports call this;
   /// it returns the report so that a transport can upload it.
-  public func evaluateAndReport(host: String, port: Int, chain: [CNCertificate], at date: Date? = nil)
+  package func evaluateAndReport(host: String, port: Int, chain: [CNCertificate], at date: Date? = nil)
     -> (result: CNPinningResult, report: CNPinningFailureReport?)
   {
     let result = evaluate(host: host, chain: chain, at: date)
@@ -116,7 +116,7 @@ extension CNPinningManager {
   /// Whether a transport should upload `report` to its configuration's `reportURI` now: uploads
   /// of identical reports are limited to one per 24 hours per process, and distinct reports of one
   /// configured domain to ten per hour.
-  public func shouldUpload(_ report: CNPinningFailureReport, at date: Date = Date()) -> Bool {
+  package func shouldUpload(_ report: CNPinningFailureReport, at date: Date = Date()) -> Bool {
     reporting.claimUpload(of: report, at: date)
   }
 }

@@ -39,9 +39,9 @@ public struct CNCertificate: Sendable, Hashable {
   /// Every CN attribute of the issuer in order, for display (undecodable bytes are replaced).
   public let issuerCommonNames: [String]
   /// Every CN attribute of the subject in order, strictly decoded: nil where one does not decode.
-  public let subjectCommonNameValues: [String?]
+  package let subjectCommonNameValues: [String?]
   /// Every CN attribute of the issuer in order, strictly decoded: nil where one does not decode.
-  public let issuerCommonNameValues: [String?]
+  package let issuerCommonNameValues: [String?]
   /// The start of the validity period.
   public let notValidBefore: Date
   /// The end of the validity period.
