@@ -53,8 +53,8 @@ do {
       ])
     ])
   ])
-  let session = try CNPinnedSession(
-    manager: manager, trust: .customAnchors([root.certificate, rogueRoot.certificate]), configuration: configuration)
+  configuration.trust = .customAnchors([root.certificate, rogueRoot.certificate])
+  let session = try CNPinnedSession(manager: manager, configuration: configuration)
   let accepted = genuineServer.url("/", hostName: "api.test")
   let rejected = rogueServer.url("/", hostName: "api.test")
 

@@ -41,7 +41,10 @@ func makeFetch() throws -> Fetch {
   }
   let anchors = try CNCertificate.certificates(pemEncoded: String(contentsOfFile: arguments[2], encoding: .utf8))
   let manager = try CNPinningManager(contentsOf: URL(fileURLWithPath: arguments[3]))
-  let session = try CNPinnedSession(manager: manager, trust: .customAnchors(anchors), unpinnedHosts: .deny)
+  var configuration = CNPinnedSessionConfiguration()
+  configuration.trust = .customAnchors(anchors)
+  configuration.unpinnedHosts = .deny
+  let session = try CNPinnedSession(manager: manager, configuration: configuration)
   return {
     let (data, response) = try await session.data(from: url)
     guard response.statusCode == 200, !data.isEmpty else { throw BadResponse(description: "status \(response.statusCode)") }

@@ -16,11 +16,7 @@ import FoundationNetworking
 /// let (data, response) = try await session.data(from: URL(string: "https://api.example.com/v1/items")!)
 /// ```
 public final class CNPinnedSession: Sendable {
-  /// The trust the session verifies chains against.
-  public let trust: CNTrust
-  /// What happens to hosts without pins.
-  public let unpinnedHosts: CNUnpinnedHostPolicy
-  /// The settings the session was made with.
+  /// The settings the session was made with, its trust and unpinned-host rule included.
   public let configuration: CNPinnedSessionConfiguration
   private let state: Locked<State>
   /// Uploads failure reports; nil for the session that uploads them (no recursion).
@@ -50,28 +46,17 @@ public final class CNPinnedSession: Sendable {
   ///
   /// Pin failures are reported to the manager's failure-report handler and, when the host's
   /// configuration has a `reportURI`, POSTed there (identical reports at most once a day).
-  public convenience init(
-    manager: CNPinningManager?, trust: CNTrust = .system, unpinnedHosts: CNUnpinnedHostPolicy = .allow,
-    configuration: CNPinnedSessionConfiguration = .default
-  ) throws {
-    try self.init(
-      manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, configuration: configuration, reportsFailures: true)
+  public convenience init(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration = .default) throws {
+    try self.init(manager: manager, configuration: configuration, reportsFailures: true)
   }
 
-  init(
-    manager: CNPinningManager?, trust: CNTrust, unpinnedHosts: CNUnpinnedHostPolicy = .allow,
-    configuration: CNPinnedSessionConfiguration, reportsFailures: Bool
-  ) throws {
-    self.uploader =
-      reportsFailures
-      ? ReportUploader(trust: trust, manager: manager, unpinnedHosts: unpinnedHosts, configuration: configuration) : nil
-    self.trust = trust
-    self.unpinnedHosts = unpinnedHosts
+  init(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration, reportsFailures: Bool) throws {
+    self.uploader = reportsFailures ? ReportUploader(manager: manager, configuration: configuration) : nil
     self.configuration = configuration
     self.transportSecurity = try configuration.transportSecurity.indexed()
     self.state = Locked(State(manager: manager, observer: nil))
     #if os(Linux) && !CNPINNING_APPLE_CHECK
-    self.trustStore = try TrustStore(trust)
+    self.trustStore = try TrustStore(configuration.trust)
     let proxies = try ProxyRules(
       configuration.proxy, noProxy: configuration.noProxy, environment: ProcessInfo.processInfo.environment)
     self.proxies = proxies
@@ -116,12 +101,14 @@ public final class CNPinnedSession: Sendable {
   /// Loads `request`, following redirects (each hop is judged by its own host's pins).
   /// Throws `CNPinnedSessionError`.
   public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    try await exchange(request, toFile: false, progress: nil)
+    let (outcome, _) = try await exchange(request, toFile: false, progress: nil)
+    return (outcome.body, outcome.response)
   }
 
   /// Loads `request` as `data(for:)` does, updating `progress` as the body arrives.
   public func data(for request: URLRequest, progress: CNTransferProgress) async throws -> (Data, HTTPURLResponse) {
-    try await exchange(request, toFile: false, progress: progress)
+    let (outcome, _) = try await exchange(request, toFile: false, progress: progress)
+    return (outcome.body, outcome.response)
   }
 
   /// Loads `url` with a GET request.
@@ -132,14 +119,16 @@ public final class CNPinnedSession: Sendable {
   /// Loads `request` into a temporary file, for bodies too large to hold in memory. The caller
   /// owns the file and should move or delete it.
   public func download(for request: URLRequest) async throws -> (URL, HTTPURLResponse) {
-    let (data, response) = try await exchange(request, toFile: true, progress: nil)
-    return (URL(fileURLWithPath: String(decoding: data, as: UTF8.self)), response)
+    let (outcome, file) = try await exchange(request, toFile: true, progress: nil)
+    guard let file else { throw CNPinnedSessionError.invalidArgument("the download has no file") }
+    return (file, outcome.response)
   }
 
   /// Downloads `request` as `download(for:)` does, updating `progress` as the body arrives.
   public func download(for request: URLRequest, progress: CNTransferProgress) async throws -> (URL, HTTPURLResponse) {
-    let (data, response) = try await exchange(request, toFile: true, progress: progress)
-    return (URL(fileURLWithPath: String(decoding: data, as: UTF8.self)), response)
+    let (outcome, file) = try await exchange(request, toFile: true, progress: progress)
+    guard let file else { throw CNPinnedSessionError.invalidArgument("the download has no file") }
+    return (file, outcome.response)
   }
 
   /// Downloads `url` with a GET request into a temporary file.
@@ -192,12 +181,12 @@ public final class CNPinnedSession: Sendable {
     #endif
   }
 
-  /// Runs one request and its redirects. With `toFile`, the returned data is the path of the
-  /// downloaded body.
+  /// Runs one request and its redirects. With `toFile`, the body is in the returned file (and
+  /// the outcome's body is empty).
   /// Credentials (request headers or `httpAdditionalHeaders`) go only to the original origin:
   /// once a hop leaves it they are dropped for the rest of the chain.
   private func exchange(_ original: URLRequest, toFile: Bool, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
-    -> (Data, HTTPURLResponse)
+    -> (TransferOutcome, file: URL?)
   {
     var request = original
     var redirects = 0
@@ -223,7 +212,7 @@ public final class CNPinnedSession: Sendable {
         request = leftOrigin ? credentials.removed(from: next) : next
         continue
       }
-      return (file.map { Data($0.url.path.utf8) } ?? outcome.body, outcome.response)
+      return (outcome, file?.url)
     }
   }
 
@@ -248,7 +237,7 @@ public final class CNPinnedSession: Sendable {
     case .failure(let invalid): throw .invalidHost(host: host, reason: invalid.reason)
     }
     let isPinned = manager?.configuration(for: name) != nil
-    if !isPinned && unpinnedHosts == .deny { throw .hostNotPinned(host: host) }
+    if !isPinned && configuration.unpinnedHosts == .deny { throw .hostNotPinned(host: host) }
     if isPinned && scheme == "http" { throw .insecureConnectionToPinnedHost(host: host) }
     let requirements = transportSecurity?.requirements(for: name)
     if scheme == "http", let requirements, !requirements.rules.allowsInsecureHTTPLoads {
@@ -260,7 +249,7 @@ public final class CNPinnedSession: Sendable {
       proxies: proxies)
     let policy = RequestPolicy(
       host: plan.host, hostName: name, port: plan.port, trust: ObjectIdentifier(trustStore), manager: manager,
-      unpinnedHosts: unpinnedHosts, transportSecurity: requirements?.rules,
+      unpinnedHosts: configuration.unpinnedHosts, transportSecurity: requirements?.rules,
       transportSecurityIsException: requirements?.isException ?? false, wantsPresentedChain: observer != nil)
     let proxyTrustStore = plan.proxy.flatMap { route in
       route.isHTTPS ? proxyTrustStores.first { $0.trust == route.trust }?.store : nil
@@ -280,7 +269,8 @@ public final class CNPinnedSession: Sendable {
     guard !connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
     let judgements = JudgementLog()
     let settings = TaskSettings(
-      host: host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, judgements: judgements)
+      host: host, manager: manager, trust: configuration.trust, unpinnedHosts: configuration.unpinnedHosts,
+      judgements: judgements)
     // Observer events and reports for every challenge answered, whatever the request's outcome.
     defer {
       emitEffects(

@@ -2,6 +2,11 @@ import Foundation
 
 /// Settings of a `CNPinnedSession`, named after their `URLSessionConfiguration` counterparts.
 public struct CNPinnedSessionConfiguration: Sendable {
+  /// The anchors chains are verified against: the system's by default.
+  public var trust: CNTrust = .system
+  /// What happens to hosts without pins: allowed (with normal trust and host-name checks) by
+  /// default; `.deny` refuses them.
+  public var unpinnedHosts: CNUnpinnedHostPolicy = .allow
   /// The lowest TLS version accepted. TLS 1.2 by default; `.tls13` refuses TLS 1.2 servers.
   /// A transport-security exception's minimum takes its place for the hosts it covers.
   public var minimumTLSVersion: CNTLSVersion = .tls12

@@ -9,23 +9,18 @@ import FoundationNetworking
 /// an upload never delays or fails the connection it reports on, and the uploads' own failures
 /// are never reported (the uploading session does not report).
 final class ReportUploader: Sendable {
-  private let trust: CNTrust
   private let manager: CNPinningManager?
-  private let unpinnedHosts: CNUnpinnedHostPolicy
   private let configuration: CNPinnedSessionConfiguration
   private let session = Locked<CNPinnedSession?>(nil)
 
   /// Uploads go through a session with the reporting one's trust, pins, unpinned-host rule and
   /// transport settings, but nothing of what the app sends: no additional headers (they may hold
   /// credentials), no redirects, no reports of its own.
-  init(
-    trust: CNTrust, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
-    configuration reporting: CNPinnedSessionConfiguration
-  ) {
-    self.trust = trust
+  init(manager: CNPinningManager?, configuration reporting: CNPinnedSessionConfiguration) {
     self.manager = manager
-    self.unpinnedHosts = unpinnedHosts
     var configuration = CNPinnedSessionConfiguration()
+    configuration.trust = reporting.trust
+    configuration.unpinnedHosts = reporting.unpinnedHosts
     configuration.minimumTLSVersion = reporting.minimumTLSVersion
     configuration.transportSecurity = reporting.transportSecurity
     configuration.timeoutIntervalForRequest = reporting.timeoutIntervalForRequest
@@ -54,8 +49,7 @@ final class ReportUploader: Sendable {
   private func uploadingSession() throws -> CNPinnedSession {
     try session.withLock { existing in
       if let existing { return existing }
-      let created = try CNPinnedSession(
-        manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, configuration: configuration, reportsFailures: false)
+      let created = try CNPinnedSession(manager: manager, configuration: configuration, reportsFailures: false)
       existing = created
       return created
     }

@@ -36,13 +36,13 @@ func demo() async throws -> Bool {
   say("servers: genuine on 127.0.0.1:\(genuineServer.port), rogue on 127.0.0.1:\(rogueServer.port)")
 
   // Both CAs are trusted, as a device with a corporate or mis-installed CA would trust them.
-  let trust = CNTrust.customAnchors([root.certificate, rogueRoot.certificate])
   var configuration = CNPinnedSessionConfiguration()
+  configuration.trust = .customAnchors([root.certificate, rogueRoot.certificate])
   configuration.resolve = [CNHostOverride(host: "api.demo.test", port: genuineServer.port, address: "127.0.0.1")]
   configuration.timeoutIntervalForRequest = 10
 
   step("2. cnpin pins api.demo.test:\(genuineServer.port) — the verified chain, root → leaf")
-  let probe = try CNPinnedSession(manager: nil, trust: trust, configuration: configuration)
+  let probe = try CNPinnedSession(manager: nil, configuration: configuration)
   let event = try await probe.probe(host: "api.demo.test", port: genuineServer.port)
   let chain = Array(event.verifiedChain.reversed())
   for certificate in chain { say(certificate.commonName ?? "(no usable CN)") }
@@ -55,7 +55,7 @@ func demo() async throws -> Bool {
   let manager = try CNPinningManager(configuration: ["api.demo.test": pins])
 
   step("4. A pinned request to the genuine server")
-  let session = try CNPinnedSession(manager: manager, trust: trust, configuration: configuration)
+  let session = try CNPinnedSession(manager: manager, configuration: configuration)
   do {
     let (data, response) = try await session.data(from: genuineServer.url("/status", hostName: "api.demo.test"))
     say("ACCEPTED: HTTP \(response.statusCode): \(String(decoding: data, as: UTF8.self))")
@@ -67,7 +67,7 @@ func demo() async throws -> Bool {
   step("5. The same request to the rogue server (its CA is trusted too)")
   var rogueConfiguration = configuration
   rogueConfiguration.resolve = [CNHostOverride(host: "api.demo.test", port: rogueServer.port, address: "127.0.0.1")]
-  let attacked = try CNPinnedSession(manager: manager, trust: trust, configuration: rogueConfiguration)
+  let attacked = try CNPinnedSession(manager: manager, configuration: rogueConfiguration)
   do {
     _ = try await attacked.data(from: rogueServer.url("/status", hostName: "api.demo.test"))
     unexpected.append("the rogue server was accepted")

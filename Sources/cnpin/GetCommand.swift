@@ -64,9 +64,9 @@ enum GetCommand {
     let network = try NetworkOptions(arguments)
     let session: CNPinnedSession
     do {
-      session = try CNPinnedSession(
-        manager: manager, trust: network.trust, unpinnedHosts: arguments.has("--deny-unpinned") ? .deny : .allow,
-        configuration: network.configuration)
+      var configuration = network.configuration
+      configuration.unpinnedHosts = arguments.has("--deny-unpinned") ? .deny : .allow
+      session = try CNPinnedSession(manager: manager, configuration: configuration)
     } catch {
       throw .usage("\(error)")
     }

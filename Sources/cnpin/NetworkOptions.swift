@@ -56,6 +56,7 @@ struct NetworkOptions {
   init(_ arguments: Arguments) throws(CLIError) {
     trust = try arguments.value("--cafile").map(Self.anchors(inPEMFile:)) ?? .system
     var configuration = CNPinnedSessionConfiguration()
+    configuration.trust = trust
     do {
       configuration.resolve = try arguments.values("--resolve").map { try CNHostOverride($0) }
     } catch {
@@ -79,7 +80,7 @@ struct NetworkOptions {
 
   func session(manager: CNPinningManager?) throws(CLIError) -> CNPinnedSession {
     do {
-      return try CNPinnedSession(manager: manager, trust: trust, configuration: configuration)
+      return try CNPinnedSession(manager: manager, configuration: configuration)
     } catch {
       throw .usage("\(error)")
     }

@@ -37,7 +37,7 @@ struct ConnectionReuseTests {
     setup.recordsRequests = false
     let server = try LocalTLSServer.start(setup)
     let session = try CNPinnedSession(
-      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+      manager: try matchingPins(), configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate])))
     let events = EventCounter()
     session.setConnectionObserver { events.record($0) }
     return (server, session, events)
@@ -83,7 +83,7 @@ struct ConnectionReuseTests {
     setup.renegotiatesAfterEachResponse = true
     let server = try LocalTLSServer.start(setup)
     let session = try CNPinnedSession(
-      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+      manager: try matchingPins(), configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate])))
     let events = EventCounter()
     session.setConnectionObserver { events.record($0) }
     let url = server.url("/", hostName: "api.test")

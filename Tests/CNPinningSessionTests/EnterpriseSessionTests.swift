@@ -26,8 +26,8 @@ struct EnterpriseSessionTests {
         ])
       ])
     let session = try CNPinnedSession(
-      manager: manager, trust: .customAnchors([genuine.root.certificate, inspection.root.certificate]),
-      configuration: resolving(to: proxy))
+      manager: manager,
+      configuration: resolving(to: proxy).trusting(.customAnchors([genuine.root.certificate, inspection.root.certificate])))
     let url = proxy.url("/", hostName: "api.test")
 
     let before = await error { _ = try await session.data(from: url) }

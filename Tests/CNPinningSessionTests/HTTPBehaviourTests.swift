@@ -21,7 +21,7 @@ struct HTTPBehaviourTests {
     var configuration = resolving(to: server)
     configure(&configuration)
     let session = try CNPinnedSession(
-      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: configuration)
+      manager: try matchingPins(), configuration: configuration.trusting(.customAnchors([pki.root.certificate])))
     return (server, session)
   }
 
@@ -300,7 +300,8 @@ struct HTTPBehaviourTests {
     // Foundation drops such values from URLRequest itself; session-wide headers are checked here.
     var configuration = session.configuration
     configuration.httpAdditionalHeaders = ["X-Bad": "a\r\nInjected: yes"]
-    let injecting = try CNPinnedSession(manager: session.manager, trust: session.trust, configuration: configuration)
+    let injecting = try CNPinnedSession(
+      manager: session.manager, configuration: configuration.trusting(session.configuration.trust))
     #expect(
       await error { _ = try await injecting.data(from: server.url("/", hostName: "api.test")) }
         == .invalidArgument("the header \"X-Bad\" has an invalid name or value"))

@@ -60,7 +60,7 @@ struct HostileServerTests {
     var configuration = resolving(to: server!, timeout: timeout)
     configuration.timeoutIntervalForResource = timeout * 4
     var session: CNPinnedSession? = try CNPinnedSession(
-      manager: manager, trust: .customAnchors([trust.certificate]), configuration: configuration)
+      manager: manager, configuration: configuration.trusting(.customAnchors([trust.certificate])))
     let names: Set<String> = ["TLSAccept-\(port)", "TLSConn-\(port)", session!.threadName]
     let started = Date()
     let failure = await error { _ = try await session!.data(from: server!.url("/", hostName: "api.test")) }
@@ -80,7 +80,7 @@ struct HostileServerTests {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
     let session = try CNPinnedSession(
-      manager: nil, trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server, timeout: 5))
+      manager: nil, configuration: resolving(to: server, timeout: 5).trusting(.customAnchors([pki.root.certificate])))
     let keepOpen = Task { try await session.data(from: server.url("/", hostName: "api.test")) }
     _ = try await keepOpen.value
     #expect(Self.threads(named: [session.threadName]) == 1, "\(Self.allThreadNames())")

@@ -14,7 +14,7 @@ struct NginxTests {
     var configuration = CNPinnedSessionConfiguration()
     configuration.resolve = [CNHostOverride(host: "api.test", port: server.port, address: "127.0.0.1")]
     configuration.timeoutIntervalForRequest = 10
-    return try CNPinnedSession(manager: manager, trust: .customAnchors([pki.root.certificate]), configuration: configuration)
+    return try CNPinnedSession(manager: manager, configuration: configuration.trusting(.customAnchors([pki.root.certificate])))
   }
 
   @Test func eightTasksShareOneHTTP2ConnectionForAThousandRequests() async throws {

@@ -18,12 +18,12 @@ struct PinningTests {
     let trust = CNTrust.customAnchors([pki.root.certificate])
     let url = server.url("/items", hostName: "api.test")
 
-    let pinned = try CNPinnedSession(manager: try matchingPins(), trust: trust, configuration: resolving(to: server))
+    let pinned = try CNPinnedSession(manager: try matchingPins(), configuration: resolving(to: server).trusting(trust))
     #expect(String(try await pinned.data(from: url).0) == "hello")
     #expect(server.requests.map(\.target) == ["/items"])
 
     let wrongPins = try pins("api.test", [(.prefixWithNumber, "Test Root X"), (.prefixWithNumber, "E"), (.exact, "api.test")])
-    let rejecting = try CNPinnedSession(manager: wrongPins, trust: trust, configuration: resolving(to: server))
+    let rejecting = try CNPinnedSession(manager: wrongPins, configuration: resolving(to: server).trusting(trust))
     let failure = await error { _ = try await rejecting.data(from: url) }
     let details = try #require(failure?.pinFailure, "expected a pin mismatch, got \(String(describing: failure))")
     #expect(details.host == "api.test")
@@ -39,7 +39,7 @@ struct PinningTests {
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))  // sends leaf + R11 only
     let twoLinks = try pins("api.test", [(.prefixWithNumber, "R"), (.exact, "api.test")])
     let session = try CNPinnedSession(
-      manager: twoLinks, trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+      manager: twoLinks, configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate])))
     let failure = await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
     let details = try #require(failure?.pinFailure, "expected a pin mismatch, got \(String(describing: failure))")
     #expect(details.reason == .noMatchingChain([.certificateCount(expected: 2, actual: 3)]))
@@ -52,12 +52,12 @@ struct PinningTests {
     let rogueServer = try LocalTLSServer.start(.init(identity: rogue.leaf))
     let trust = CNTrust.customAnchors([pki.root.certificate, rogue.root.certificate])
 
-    let unpinned = try CNPinnedSession(manager: nil, trust: trust, configuration: resolving(to: rogueServer))
+    let unpinned = try CNPinnedSession(manager: nil, configuration: resolving(to: rogueServer).trusting(trust))
     #expect(try await unpinned.data(from: rogueServer.url("/", hostName: "api.test")).1.statusCode == 200)
 
-    let genuine = try CNPinnedSession(manager: try matchingPins(), trust: trust, configuration: resolving(to: server))
+    let genuine = try CNPinnedSession(manager: try matchingPins(), configuration: resolving(to: server).trusting(trust))
     #expect(try await genuine.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
-    let attacked = try CNPinnedSession(manager: try matchingPins(), trust: trust, configuration: resolving(to: rogueServer))
+    let attacked = try CNPinnedSession(manager: try matchingPins(), configuration: resolving(to: rogueServer).trusting(trust))
     let failure = await error { _ = try await attacked.data(from: rogueServer.url("/", hostName: "api.test")) }
     let details = try #require(failure?.pinFailure, "expected a pin mismatch, got \(String(describing: failure))")
     #expect(details.presentedCommonNames == ["Rogue Root CA", "Rogue Issuing CA 1", "api.test"])
@@ -74,7 +74,7 @@ struct PinningTests {
     ]
     let server = try LocalTLSServer.start(setup)
     let session = try CNPinnedSession(
-      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+      manager: try matchingPins(), configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate])))
     let recorder = Locked<[[CNCertificate]]>([])
     session.setConnectionObserver { event in recorder.withLock { $0.append(event.verifiedChain) } }
     #expect(try await session.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
@@ -92,8 +92,8 @@ struct PinningTests {
     setup.extraCertificates = [pki.intermediate.certificate, pki.root.certificate]  // the genuine CA certificates
     let server = try LocalTLSServer.start(setup)
     let session = try CNPinnedSession(
-      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate, rogue.root.certificate]),
-      configuration: resolving(to: server))
+      manager: try matchingPins(),
+      configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate, rogue.root.certificate])))
     let failure = await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
     let details = try #require(failure?.pinFailure, "expected a pin mismatch, got \(String(describing: failure))")
     #expect(details.presentedCommonNames == ["Evil Root", "R11", "api.test"])
@@ -116,7 +116,7 @@ struct PinningTests {
     var configuration = resolving(["a.test"], to: origin)
     configuration.resolve += resolving(["b.test"], to: target).resolve
     let session = try CNPinnedSession(
-      manager: manager, trust: .customAnchors([good.root.certificate, other.root.certificate]), configuration: configuration)
+      manager: manager, configuration: configuration.trusting(.customAnchors([good.root.certificate, other.root.certificate])))
     let failure = await error { _ = try await session.data(from: origin.url("/start", hostName: "a.test")) }
     let details = try #require(failure?.pinFailure, "expected a pin mismatch, got \(String(describing: failure))")
     #expect(details.host == "b.test")
@@ -128,7 +128,7 @@ struct PinningTests {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
     let session = try CNPinnedSession(
-      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+      manager: try matchingPins(), configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate])))
     let events = Locked<[(reused: Bool, refused: Bool)]>([])
     session.setConnectionObserver { event in events.withLock { $0.append((event.isReusedConnection, event.error != nil)) } }
     let url = server.url("/", hostName: "api.test")
@@ -152,13 +152,14 @@ struct PinningTests {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
     let session = try CNPinnedSession(
-      manager: try matchingPins("other.test"), trust: .customAnchors([pki.root.certificate]), unpinnedHosts: .deny,
-      configuration: resolving(to: server))
+      manager: try matchingPins("other.test"),
+      configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate]), unpinnedHosts: .deny))
     #expect(
       await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) } == .hostNotPinned(host: "api.test"))
     #expect(server.connections == 0)
 
-    let noManager = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]), unpinnedHosts: .deny)
+    let noManager = try CNPinnedSession(
+      manager: nil, configuration: .default.trusting(.customAnchors([pki.root.certificate]), unpinnedHosts: .deny))
     #expect(await error { _ = try await noManager.data(from: server.baseURL) } == .hostNotPinned(host: "127.0.0.1"))
   }
 

@@ -28,7 +28,7 @@ struct ProxyTests {
     configuration.noProxy = noProxy
     configuration.timeoutIntervalForRequest = 10
     return try CNPinnedSession(
-      manager: try originPins(), trust: .customAnchors([trust.certificate]), configuration: configuration)
+      manager: try originPins(), configuration: configuration.trusting(.customAnchors([trust.certificate])))
   }
 
   @Test func aGenuineOriginIsReachedThroughAnHTTPProxyTunnelWithoutTheProxyCredentials() async throws {
@@ -52,8 +52,8 @@ struct ProxyTests {
     var configuration = CNPinnedSessionConfiguration()
     configuration.proxy = .http(host: "127.0.0.1", port: proxy.port)
     let session = try CNPinnedSession(
-      manager: try Self.originPins(), trust: .customAnchors([pki.root.certificate, rogueRoot.certificate]),
-      configuration: configuration)
+      manager: try Self.originPins(),
+      configuration: configuration.trusting(.customAnchors([pki.root.certificate, rogueRoot.certificate])))
     let failure = await expectPinMismatch { _ = try await session.data(from: URL(string: "https://127.0.0.1:\(rogue.port)/")!) }
     #expect(failure?.host == "127.0.0.1")
     #expect(proxy.connectRequests() == ["127.0.0.1:\(rogue.port)"])
@@ -118,8 +118,8 @@ struct ProxyTests {
     var configuration = CNPinnedSessionConfiguration()
     configuration.proxy = .https(host: "127.0.0.1", port: proxy.port, trust: .customAnchors([proxyRoot.certificate]))
     let session = try CNPinnedSession(
-      manager: try Self.originPins(), trust: .customAnchors([pki.root.certificate, rogueRoot.certificate]),
-      configuration: configuration)
+      manager: try Self.originPins(),
+      configuration: configuration.trusting(.customAnchors([pki.root.certificate, rogueRoot.certificate])))
     let failure = await expectPinMismatch { _ = try await session.data(from: URL(string: "https://127.0.0.1:\(rogue.port)/")!) }
     #expect(failure?.host == "127.0.0.1")
     #expect(rogue.requests.isEmpty)

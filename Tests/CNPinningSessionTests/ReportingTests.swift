@@ -41,8 +41,9 @@ struct ReportingTests {
       sessionConfiguration.resolve += resolving(["reports.test"], to: collector).resolve
       sessionConfiguration.httpAdditionalHeaders = headers
       session = try CNPinnedSession(
-        manager: manager, trust: .customAnchors([pki.root.certificate, collectorPKI.root.certificate]),
-        unpinnedHosts: unpinnedHosts, configuration: sessionConfiguration)
+        manager: manager,
+        configuration: sessionConfiguration.trusting(
+          .customAnchors([pki.root.certificate, collectorPKI.root.certificate]), unpinnedHosts: unpinnedHosts))
       let handled = self.handled
       manager.setFailureReportHandler { report in handled.withLock { $0.append(report) } }
     }

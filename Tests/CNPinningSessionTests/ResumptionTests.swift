@@ -26,7 +26,7 @@ struct ResumptionTests {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(Self.oneRequestPerConnection(pki.leaf, maximumTLSVersion: version))
     let session = try CNPinnedSession(
-      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+      manager: try matchingPins(), configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate])))
     let events = ConnectionReuseTests.EventCounter()
     session.setConnectionObserver { events.record($0) }
     for _ in 0..<5 { #expect(try await session.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200) }
@@ -40,7 +40,7 @@ struct ResumptionTests {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(Self.oneRequestPerConnection(pki.leaf))
     let session = try CNPinnedSession(
-      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+      manager: try matchingPins(), configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate])))
     let events = Locked<[CNConnectionEvent]>([])
     session.setConnectionObserver { event in events.withLock { $0.append(event) } }
     let url = server.url("/", hostName: "api.test")
@@ -69,7 +69,7 @@ struct ResumptionTests {
     let leaf = try intermediate.issue(spec)
     let server = try LocalTLSServer.start(Self.oneRequestPerConnection(leaf))
     let session = try CNPinnedSession(
-      manager: try matchingPins(), trust: .customAnchors([root.certificate]), configuration: resolving(to: server))
+      manager: try matchingPins(), configuration: resolving(to: server).trusting(.customAnchors([root.certificate])))
     let url = server.url("/", hostName: "api.test")
     #expect(try await session.data(from: url).1.statusCode == 200)
 
@@ -101,7 +101,7 @@ struct ResumptionTests {
     let second = try LocalTLSServer.start(setup)
     var configuration = resolving(["api.test", "other.test"], to: first)
     configuration.resolve += resolving(["api.test"], to: second).resolve
-    let session = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]), configuration: configuration)
+    let session = try CNPinnedSession(manager: nil, configuration: configuration.trusting(.customAnchors([pki.root.certificate])))
 
     #expect(try await session.data(from: first.url("/", hostName: "api.test")).1.statusCode == 200)
     #expect(try await session.data(from: first.url("/", hostName: "other.test")).1.statusCode == 200)
@@ -110,7 +110,7 @@ struct ResumptionTests {
     #expect(second.resumptionOffers == 0, "a session for port \(first.port) was offered to port \(second.port)")
 
     let otherTrust = try CNPinnedSession(
-      manager: nil, trust: .systemAndCustomAnchors([pki.root.certificate]), configuration: configuration)
+      manager: nil, configuration: configuration.trusting(.systemAndCustomAnchors([pki.root.certificate])))
     #expect(try await otherTrust.data(from: first.url("/", hostName: "api.test")).1.statusCode == 200)
     #expect(first.resumptionOffers == 0, "a session verified under one trust was offered under another")
 

@@ -107,4 +107,14 @@ extension CNPinnedSessionError {
     return nil
   }
 }
+
+extension CNPinnedSessionConfiguration {
+  /// This configuration with `trust` (and an unpinned-host rule).
+  func trusting(_ trust: CNTrust, unpinnedHosts: CNUnpinnedHostPolicy = .allow) -> Self {
+    var configuration = self
+    configuration.trust = trust
+    configuration.unpinnedHosts = unpinnedHosts
+    return configuration
+  }
+}
 #endif

@@ -15,7 +15,7 @@ struct TransportSecurityTests {
   {
     var configuration = resolving(to: server)
     if let exception { configuration.transportSecurity.exceptions = ["api.test": exception] }
-    return try CNPinnedSession(manager: nil, trust: .customAnchors([root.certificate]), configuration: configuration)
+    return try CNPinnedSession(manager: nil, configuration: configuration.trusting(.customAnchors([root.certificate])))
   }
 
   static func violation(_ session: CNPinnedSession, _ server: LocalTLSServer) async -> CNTransportSecurityViolation? {
@@ -123,11 +123,12 @@ struct TransportSecurityTests {
     configuration.transportSecurity.exceptions = [
       "API.test": CNTransportSecurityException(includesSubdomains: true, requiresForwardSecrecy: false)
     ]
-    let session = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]), configuration: configuration)
+    let session = try CNPinnedSession(manager: nil, configuration: configuration.trusting(.customAnchors([pki.root.certificate])))
     #expect(try await session.data(from: legacy.url("/", hostName: "v1.api.test")).1.statusCode == 200)
 
     configuration.transportSecurity = .disabled
-    let disabled = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]), configuration: configuration)
+    let disabled = try CNPinnedSession(
+      manager: nil, configuration: configuration.trusting(.customAnchors([pki.root.certificate])))
     #expect(try await disabled.data(from: legacy.url("/", hostName: "v1.api.test")).1.statusCode == 200)
   }
 

@@ -16,7 +16,7 @@ struct TrustTests {
   @Test func systemTrustRefusesAPrivateCAAndSendsNoRequest() async throws {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
-    let session = try CNPinnedSession(manager: nil, trust: .system)
+    let session = try CNPinnedSession(manager: nil, configuration: .default.trusting(.system))
     let failure = await error { _ = try await session.data(from: server.baseURL) }
     guard case .untrustedChain(let host, let reason)? = failure else {
       Issue.record("expected an untrusted chain, got \(String(describing: failure))")
@@ -31,7 +31,7 @@ struct TrustTests {
   @Test func customAnchorsAccept() async throws {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(.init(identity: pki.leaf) { _ in .text("secure hello") })
-    let session = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]))
+    let session = try CNPinnedSession(manager: nil, configuration: .default.trusting(.customAnchors([pki.root.certificate])))
     let (data, response) = try await session.data(from: server.baseURL)
     #expect(String(data) == "secure hello")
     #expect(response.statusCode == 200)
@@ -41,7 +41,8 @@ struct TrustTests {
   @Test func customAnchorsAddedToTheSystemStoreAccept() async throws {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
-    let session = try CNPinnedSession(manager: nil, trust: .systemAndCustomAnchors([pki.root.certificate]))
+    let session = try CNPinnedSession(
+      manager: nil, configuration: .default.trusting(.systemAndCustomAnchors([pki.root.certificate])))
     #expect(String(try await session.data(from: server.baseURL).0) == "hello")
   }
 
@@ -49,7 +50,7 @@ struct TrustTests {
     let pki = try TestPKI(dnsNames: [], ipAddresses: ["127.0.0.1"])
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
     let session = try CNPinnedSession(
-      manager: nil, trust: .customAnchors([pki.root.certificate]), configuration: resolving(["localhost"], to: server))
+      manager: nil, configuration: resolving(["localhost"], to: server).trusting(.customAnchors([pki.root.certificate])))
     #expect(try await session.data(from: server.baseURL).1.statusCode == 200)
     let failure = await error { _ = try await session.data(from: server.url("/", hostName: "localhost")) }
     #expect(failure == .hostnameMismatch(host: "localhost"))
@@ -60,8 +61,9 @@ struct TrustTests {
     let pki = try TestPKI(dnsNames: ["api.test"], ipAddresses: [])
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
     let session = try CNPinnedSession(
-      manager: nil, trust: .customAnchors([pki.root.certificate]),
-      configuration: resolving(["api.test", "other.test", "sub.api.test"], to: server))
+      manager: nil,
+      configuration: resolving(["api.test", "other.test", "sub.api.test"], to: server).trusting(
+        .customAnchors([pki.root.certificate])))
     #expect(try await session.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
     #expect(
       await error { _ = try await session.data(from: server.url("/", hostName: "other.test")) }
@@ -77,7 +79,7 @@ struct TrustTests {
     let pki = try TestPKI(leaf: "api.test", dnsNames: [], ipAddresses: [])
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
     let session = try CNPinnedSession(
-      manager: nil, trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+      manager: nil, configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate])))
     #expect(
       await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
         == .hostnameMismatch(host: "api.test"))
@@ -90,7 +92,7 @@ struct TrustTests {
     }
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
     let session = try CNPinnedSession(
-      manager: try matchingPins(), trust: .customAnchors([pki.root.certificate]), configuration: resolving(to: server))
+      manager: try matchingPins(), configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate])))
     #expect(
       await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
         == .certificateExpired(host: "api.test"))
@@ -103,7 +105,7 @@ struct TrustTests {
       spec.notAfter = 2 * 86400
     }
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
-    let session = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]))
+    let session = try CNPinnedSession(manager: nil, configuration: .default.trusting(.customAnchors([pki.root.certificate])))
     #expect(await error { _ = try await session.data(from: server.baseURL) } == .certificateNotYetValid(host: "127.0.0.1"))
   }
 
@@ -114,7 +116,7 @@ struct TrustTests {
     let server = try LocalTLSServer.start(setup)
     var configuration = CNPinnedSessionConfiguration()
     configuration.minimumTLSVersion = .tls13
-    let modern = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]), configuration: configuration)
+    let modern = try CNPinnedSession(manager: nil, configuration: configuration.trusting(.customAnchors([pki.root.certificate])))
     let failure = await error { _ = try await modern.data(from: server.baseURL) }
     guard case .tlsHandshakeFailed(let host, let reason)? = failure else {
       Issue.record("expected a handshake failure, got \(String(describing: failure))")
@@ -124,7 +126,7 @@ struct TrustTests {
     #expect(reason.lowercased().contains("version"))
     #expect(failure?.isTrustFailure == false)
 
-    let legacy = try CNPinnedSession(manager: nil, trust: .customAnchors([pki.root.certificate]))
+    let legacy = try CNPinnedSession(manager: nil, configuration: .default.trusting(.customAnchors([pki.root.certificate])))
     #expect(String(try await legacy.data(from: server.baseURL).0) == "hello")
   }
 
@@ -135,7 +137,7 @@ struct TrustTests {
     let server = try LocalTLSServer.start(setup)
     let session = try CNPinnedSession(
       manager: try pins("::1", [(.prefix, "Test Root"), (.prefix, "R"), (.exact, "api.test")]),
-      trust: .customAnchors([pki.root.certificate]))
+      configuration: .default.trusting(.customAnchors([pki.root.certificate])))
     #expect(server.baseURL.absoluteString == "https://[::1]:\(server.port)")
     #expect(String(try await session.data(from: server.baseURL).0) == "hello")
   }
