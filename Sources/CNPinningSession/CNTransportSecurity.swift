@@ -84,8 +84,9 @@ public struct CNTransportSecurityException: Sendable, Equatable {
 public enum CNTransportSecurityViolation: Sendable, Equatable, CustomStringConvertible {
   /// A plain http:// request to a host that needs https.
   case insecureHTTP(host: String)
-  /// The TLS version negotiated is below the one required.
-  case protocolVersion(host: String, required: String, found: String)
+  /// The TLS version negotiated is below the one required. `found` is nil when the server
+  /// offered only versions below `required` (or one older than TLS 1.0).
+  case protocolVersion(host: String, required: CNTLSVersion, found: CNTLSVersion?)
   /// The cipher suite lacks forward secrecy or authenticated encryption.
   case cipherSuite(host: String, found: String)
   /// The leaf's key is too small (RSA under 2048 bits, EC under 256).
@@ -98,7 +99,8 @@ public enum CNTransportSecurityViolation: Sendable, Equatable, CustomStringConve
     case .insecureHTTP(let host):
       return "\(host): transport security requires https; plain http was requested (add an exception to allow it)"
     case .protocolVersion(let host, let required, let found):
-      return "\(host): transport security requires \(required) or later; the server offered \(found)"
+      return "\(host): transport security requires \(required) or later; the server offered "
+        + (found.map(\.description) ?? "only versions below \(required)")
     case .cipherSuite(let host, let found):
       return
         "\(host): transport security requires an AES-GCM or ChaCha20-Poly1305 cipher with ECDHE forward secrecy; the server chose \(found)"

@@ -32,14 +32,5 @@ public enum CNTLSVersion: Int, Sendable, Comparable, CustomStringConvertible {
   case tls13 = 0x0304
 
   public static func < (lhs: CNTLSVersion, rhs: CNTLSVersion) -> Bool { lhs.rawValue < rhs.rawValue }
-  public var description: String { Self.name(rawValue) }
-
-  /// "TLS 1.1", "SSL 3.0", … for a protocol version number.
-  static func name(_ version: Int) -> String {
-    switch version {
-    case 0x0300: return "SSL 3.0"
-    case 0x0301...0x0304: return "TLS 1.\(version - 0x0301)"
-    default: return "version 0x" + String(version, radix: 16)
-    }
-  }
+  public var description: String { "TLS 1.\(rawValue - 0x0301)" }
 }

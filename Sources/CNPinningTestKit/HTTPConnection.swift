@@ -33,9 +33,10 @@ struct HTTPConnection {
     guard let requestLine = lines.first else { return nil }
     let parts = requestLine.split(separator: " ")
     guard parts.count == 3 else { return nil }
-    let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+    let headers = lines.dropFirst().compactMap { line -> LocalTLSServer.Header? in
       guard let colon = line.firstIndex(of: ":") else { return nil }
-      return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+      return LocalTLSServer.Header(
+        String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
     }
     let length =
       headers.first { $0.name.caseInsensitiveCompare("Content-Length") == .orderedSame }.flatMap { Int($0.value) } ?? 0
@@ -60,7 +61,7 @@ struct HTTPConnection {
   func write(_ response: LocalTLSServer.Response, keepAlive: Bool) -> Bool {
     let write = self.write
     var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
-    for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
+    for header in response.headers { head += "\(header.name): \(header.value)\r\n" }
     head += "Content-Length: \(response.body.count)\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
     let bytes = Array(head.utf8) + response.body
     var offset = 0

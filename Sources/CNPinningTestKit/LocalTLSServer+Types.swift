@@ -22,12 +22,22 @@ extension LocalTLSServer {
     public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool { lhs.rawValue < rhs.rawValue }
   }
 
+  /// One header field of a request or response, as written.
+  public struct Header: Sendable, Equatable {
+    public let name: String
+    public let value: String
+    public init(_ name: String, _ value: String) {
+      self.name = name
+      self.value = value
+    }
+  }
+
   /// An HTTP request the server received.
   public struct Request: Sendable {
     public let method: String
     /// The request target, e.g. `/path?query`.
     public let target: String
-    public let headers: [(name: String, value: String)]
+    public let headers: [Header]
     public let body: Data
     /// The server name the client sent in the TLS handshake (SNI), if any.
     public let serverName: String?
@@ -41,12 +51,12 @@ extension LocalTLSServer {
   /// A canned HTTP response.
   public struct Response: Sendable {
     public var status: Int
-    public var headers: [(name: String, value: String)]
+    public var headers: [Header]
     public var body: Data
     /// Seconds to wait before answering (to test timeouts and cancellation).
     public var delay: TimeInterval
 
-    public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data(), delay: TimeInterval = 0) {
+    public init(status: Int = 200, headers: [Header] = [], body: Data = Data(), delay: TimeInterval = 0) {
       self.status = status
       self.headers = headers
       self.body = body
@@ -55,12 +65,12 @@ extension LocalTLSServer {
 
     /// A `text/plain` response.
     public static func text(_ text: String, status: Int = 200) -> Response {
-      Response(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data(text.utf8))
+      Response(status: status, headers: [Header("Content-Type", "text/plain; charset=utf-8")], body: Data(text.utf8))
     }
 
     /// A redirect to `location`.
     public static func redirect(to location: String, status: Int = 302) -> Response {
-      Response(status: status, headers: [("Location", location)])
+      Response(status: status, headers: [Header("Location", location)])
     }
   }
 

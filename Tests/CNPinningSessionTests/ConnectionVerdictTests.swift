@@ -123,7 +123,7 @@ struct ConnectionVerdictTests {
         == .transportSecurity(.cipherSuite(host: "api.test", found: plain.name)))
     #expect(
       ConnectionVerdict.judge(facts(version: 0x0302, cipher: gcm), under: policy(), at: Date()).rejection
-        == .transportSecurity(.protocolVersion(host: "api.test", required: "TLS 1.2", found: "TLS 1.1")))
+        == .transportSecurity(.protocolVersion(host: "api.test", required: .tls12, found: .tls11)))
     // TLS 1.3 suites are all AEAD with forward secrecy; the policy off judges nothing.
     #expect(ConnectionVerdict.judge(facts(version: 0x0304, cipher: nil), under: policy(), at: Date()).rejection == nil)
     #expect(
@@ -175,10 +175,10 @@ struct ConnectionVerdictTests {
     let strict = policy()
     #expect(
       ConnectionVerdict.versionViolation(HandshakeFailureFacts(serverHelloVersion: 0x0302), under: strict, offered: .tls12)
-        == .protocolVersion(host: "api.test", required: "TLS 1.2", found: "TLS 1.1"))
+        == .protocolVersion(host: "api.test", required: .tls12, found: .tls11))
     #expect(
       ConnectionVerdict.versionViolation(HandshakeFailureFacts(serverRefusedVersions: true), under: strict, offered: .tls12)
-        == .protocolVersion(host: "api.test", required: "TLS 1.2", found: "only versions below TLS 1.2"))
+        == .protocolVersion(host: "api.test", required: .tls12, found: nil))
     // Refusing a TLS 1.3-only offer says nothing about versions the policy allows.
     #expect(
       ConnectionVerdict.versionViolation(HandshakeFailureFacts(serverRefusedVersions: true), under: strict, offered: .tls13)

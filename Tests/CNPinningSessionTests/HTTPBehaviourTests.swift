@@ -28,7 +28,7 @@ struct HTTPBehaviourTests {
   @Test func methodsHeadersAndBodiesReachTheServer() async throws {
     let (server, session) = try Self.fixture { request in
       LocalTLSServer.Response(
-        status: 201, headers: [("X-Echo-Method", request.method), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2")],
+        status: 201, headers: [.init("X-Echo-Method", request.method), .init("Set-Cookie", "a=1"), .init("Set-Cookie", "b=2")],
         body: request.body)
     } configure: {
       $0.httpAdditionalHeaders = ["X-Session": "s", "X-Override": "session"]
@@ -200,7 +200,7 @@ struct HTTPBehaviourTests {
   ) {
     let bomb = gzipBomb
     return try fixture(
-      handler: { _ in LocalTLSServer.Response(headers: [("Content-Encoding", "gzip")], body: bomb) }, configure: configure)
+      handler: { _ in LocalTLSServer.Response(headers: [.init("Content-Encoding", "gzip")], body: bomb) }, configure: configure)
   }
 
   @Test func bodiesAreLimitedOnTheirDecodedSize() async throws {
@@ -233,7 +233,7 @@ struct HTTPBehaviourTests {
   }
 
   @Test func responseHeadsAreLimited() async throws {
-    let many = (0..<20_000).map { (name: "X-Repeated", value: "value \($0)") }
+    let many = (0..<20_000).map { LocalTLSServer.Header("X-Repeated", "value \($0)") }
     let (server, session) = try Self.fixture { _ in LocalTLSServer.Response(headers: many, body: Data("ok".utf8)) }
     let failure = await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
     guard case .invalidResponse(host: "api.test", let reason)? = failure else {

@@ -76,7 +76,7 @@ struct TransportSecurityTests {
     let server = try LocalTLSServer.start(setup)
     #expect(
       await Self.violation(try Self.session(pki.root, server), server)
-        == .protocolVersion(host: "api.test", required: "TLS 1.2", found: "only versions below TLS 1.2"))
+        == .protocolVersion(host: "api.test", required: .tls12, found: nil))
     let excepted = try Self.session(
       pki.root, server, exception: CNTransportSecurityException(minimumTLSVersion: .tls11, requiresForwardSecrecy: false))
     #expect(try await excepted.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)

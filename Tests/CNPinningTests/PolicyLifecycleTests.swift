@@ -161,7 +161,9 @@ struct PolicyLifecycleTests {
         authenticationHost: "https://auth", policySigningKey: Self.keys.publicKey,
         configuration: ["a.test": CNConfiguration([try CNChain([CNChainLink(.exact, "A")])])])
     }
-    #expect(throws: CNConfigurationError.self) { try Self.manager(clockSkew: 3600) }
+    #expect(throws: CNConfigurationError(problems: [.init(path: "clockSkew", error: .clockSkewOutOfRange(3600))])) {
+      try Self.manager(clockSkew: 3600)
+    }
   }
 
   @Test func racingAppliesCannotBothWin() async throws {

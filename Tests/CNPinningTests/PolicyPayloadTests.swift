@@ -33,11 +33,11 @@ struct PolicyPayloadTests {
     ),
     (
       #"{"iat": 1800000000, "exp": 1799999999, "*": [[{"type": "exact", "value": "A"}]]}"#,
-      [.init(path: "payload.exp", error: .malformedDocument("exp must be later than iat"))]
+      [.init(path: "payload.exp", error: .expiryNotAfterIssue)]
     ),
     (
       #"{"iat": 1800000000, "exp": 1800003600}"#,
-      [.init(path: "payload", error: .malformedDocument("the policy pins no host: add a host or \"*\" entry"))]
+      [.init(path: "payload", error: .policyPinsNoHost)]
     ),
     (
       #"{"iat": 1800000000, "exp": 1800003600, "api.test": [[{"type": "prefx", "value": "A"}]]}"#,

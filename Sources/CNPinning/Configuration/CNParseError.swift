@@ -40,6 +40,12 @@ public enum CNParseError: Error, Sendable, Hashable {
   case noBackupPin
   /// A value is not acceptable here (what, and why).
   case invalidValue(String, reason: String)
+  /// An enterprise policy's `exp` is not later than its `iat`.
+  case expiryNotAfterIssue
+  /// An enterprise policy names no host (and no `"*"`): it would pin nothing.
+  case policyPinsNoHost
+  /// The allowed clock skew is outside 0–300 seconds (the value given).
+  case clockSkewOutOfRange(Double)
 }
 
 extension CNParseError: CustomStringConvertible {
@@ -83,6 +89,12 @@ extension CNParseError: CustomStringConvertible {
         "only one hash pin and no chainSet: when that key or certificate changes every client is locked out; add a backup pin"
     case .invalidValue(let value, let reason):
       return "\"\(value)\" \(reason)"
+    case .expiryNotAfterIssue:
+      return "exp must be later than iat"
+    case .policyPinsNoHost:
+      return "the policy pins no host: add a host or \"*\" entry"
+    case .clockSkewOutOfRange(let seconds):
+      return "clock skew must be 0–300 seconds, not \(seconds)"
     }
   }
 

@@ -58,7 +58,7 @@ extension ConfigurationLoader {
         let configuration = try CNConfiguration(includesSubdomains: includesSubdomains, spkiPins: pins, allowsSingleHashPin: true)
         addDomain(key: key, host: host, path: path, configuration: configuration, isAppTransportSecurity: true)
       } catch {
-        fail(path, (error as? CNParseError) ?? .noPinsDefined)
+        fail(path, error)
       }
     }
   }
@@ -89,7 +89,7 @@ extension ConfigurationLoader {
         do {
           pins.append(try CNSPKIPin(sha256Base64: digest, scope: scope))
         } catch {
-          fail("\(entryPath).SPKI-SHA256-BASE64", (error as? CNParseError) ?? .invalidDigest(digest, reason: "is invalid"))
+          fail("\(entryPath).SPKI-SHA256-BASE64", error)
         }
       case let other?:
         fail("\(entryPath).SPKI-SHA256-BASE64", .wrongType(expected: "a base64 string", found: other.typeName))

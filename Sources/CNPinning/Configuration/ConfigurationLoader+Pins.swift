@@ -5,7 +5,7 @@ extension ConfigurationLoader {
   /// Reads an array of hash pins: `{"sha256": base64, "appliesTo": leaf|ca|any}`, or — where
   /// `fromCertificate` is given — `{"file": path}` instead of `sha256`.
   mutating func loadPins<Pin>(
-    _ value: ConfigValue, path: String, make: (String, CNPinScope) throws -> Pin,
+    _ value: ConfigValue, path: String, make: (String, CNPinScope) throws(CNParseError) -> Pin,
     fromCertificate: ((CNCertificate, CNPinScope, String) -> Pin)?
   ) -> [Pin]? {
     guard case .array(let entries) = value, !entries.isEmpty else {
@@ -43,7 +43,7 @@ extension ConfigurationLoader {
         do {
           pins.append(try make(digest, scope))
         } catch {
-          fail("\(entryPath).sha256", (error as? CNParseError) ?? .invalidDigest(digest, reason: "is invalid"))
+          fail("\(entryPath).sha256", error)
         }
       case (nil, .string(let file)?) where fromCertificate != nil:
         if let certificate = loadCertificate(file, path: "\(entryPath).file") {

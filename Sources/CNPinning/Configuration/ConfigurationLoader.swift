@@ -171,7 +171,7 @@ struct ConfigurationLoader {
         certificatePins: certificatePins, expirationDate: expirationDate,
         enforce: enforce, reportURI: reportURI)
     } catch {
-      fail(path, (error as? CNParseError) ?? .noPinsDefined)
+      fail(path, error)
       return nil
     }
   }

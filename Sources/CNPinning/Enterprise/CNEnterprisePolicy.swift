@@ -139,7 +139,7 @@ private struct PayloadReader {
     expiry = date("exp", payload["exp"], required: true)
     notBefore = date("nbf", payload["nbf"], required: false)
     if let issuedAt, let expiry, expiry <= issuedAt {
-      loader.fail("payload.exp", .malformedDocument("exp must be later than iat"))
+      loader.fail("payload.exp", .expiryNotAfterIssue)
     }
     members.sort { $0.key < $1.key }
     for (key, value) in members where !CNEnterprisePolicy.standardClaims.contains(key) {
@@ -159,7 +159,7 @@ private struct PayloadReader {
       byHost[host.normalized] = CNEnterprisePolicy.HostChains(set)
     }
     if chains.isEmpty && loader.problems.isEmpty {
-      loader.fail("payload", .malformedDocument("the policy pins no host: add a host or \"*\" entry"))
+      loader.fail("payload", .policyPinsNoHost)
     }
   }
 

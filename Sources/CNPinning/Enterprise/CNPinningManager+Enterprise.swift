@@ -34,7 +34,7 @@ extension CNPinningManager {
     }
     guard (0...300).contains(clockSkew) else {
       throw CNConfigurationError(
-        problems: [.init(path: "clockSkew", error: .malformedDocument("clock skew must be 0–300 seconds, not \(clockSkew)"))])
+        problems: [.init(path: "clockSkew", error: .clockSkewOutOfRange(clockSkew))])
     }
     self.init(
       document: document, source: nil,

@@ -17,7 +17,7 @@ public struct CNPolicySigningKey: Sendable, Hashable {
     do {
       kind = try PublicKeyKind(subjectPublicKeyInfo: der)
     } catch {
-      throw .malformedKey("\(error)".replacingOccurrences(of: "not a certificate: ", with: ""))
+      throw .malformedKey(error.problem)
     }
     switch kind {
     case .rsa(let bits) where bits < 2048: throw .rsaKeyTooSmall(bits: bits)
@@ -37,7 +37,7 @@ public struct CNPolicySigningKey: Sendable, Hashable {
     do {
       blocks = try PEM.blocks(in: text)
     } catch {
-      throw .malformedKey("\(error)".replacingOccurrences(of: "not a PEM certificate: ", with: "invalid PEM: "))
+      throw .malformedKey("invalid PEM: \(error.problem)")
     }
     if blocks.contains(where: { $0.label.contains("PRIVATE KEY") }) { throw .privateKeyGiven }
     guard blocks.count == 1, blocks[0].label == "PUBLIC KEY" else {

@@ -150,7 +150,11 @@ public final class CNPinningManager: Sendable {
       chainIndex = pinned.leafFirstChains.firstIndex { Self.matches($0, chain) }
       guard chainIndex != nil else {
         let mismatches = pinned.leafFirstChains.map { Self.mismatch($0, chain) }
-        let enterprise = policy.map { policy in zip(policy.chains, policy.leafFirst).map { ($0, Self.mismatch($1, chain)) } }
+        let enterprise = policy.map { policy in
+          zip(policy.chains, policy.leafFirst).map {
+            CNPinningFailure.EnterpriseMismatch(chain: $0, mismatch: Self.mismatch($1, chain))
+          }
+        }
         return verdict(
           configuration,
           failure(
@@ -221,7 +225,7 @@ public final class CNPinningManager: Sendable {
 
   private func failure(
     host: String, pinned: PinnedDomain, reason: CNPinningFailure.Reason, chain: [CNCertificate],
-    enterprise: [(chain: CNChain, mismatch: CNPinningFailure.ChainMismatch)] = []
+    enterprise: [CNPinningFailure.EnterpriseMismatch] = []
   ) -> CNPinningFailure {
     let rootFirst = Array(chain.reversed())
     return CNPinningFailure(

@@ -109,14 +109,14 @@ public struct CNPinningFailure: Error, Sendable, Equatable {
   public let reason: Reason
   /// The applied enterprise policy's chains for the host and why each does not match (tried
   /// before the app's own); empty when no policy applies.
-  public let enterpriseMismatches: [(chain: CNChain, mismatch: ChainMismatch)]
+  public let enterpriseMismatches: [EnterpriseMismatch]
 
-  public static func == (lhs: CNPinningFailure, rhs: CNPinningFailure) -> Bool {
-    lhs.host == rhs.host && lhs.domain == rhs.domain && lhs.configuration == rhs.configuration
-      && lhs.presentedCommonNames == rhs.presentedCommonNames && lhs.reason == rhs.reason
-      && lhs.presentedSPKIHashes == rhs.presentedSPKIHashes
-      && lhs.enterpriseMismatches.map(\.chain) == rhs.enterpriseMismatches.map(\.chain)
-      && lhs.enterpriseMismatches.map(\.mismatch) == rhs.enterpriseMismatches.map(\.mismatch)
+  /// An enterprise policy chain for the host, and why it does not match the verified chain.
+  public struct EnterpriseMismatch: Sendable, Equatable {
+    /// The policy's chain, root → leaf.
+    public let chain: CNChain
+    /// Why it does not match.
+    public let mismatch: ChainMismatch
   }
 }
 

@@ -24,8 +24,8 @@ public struct CNConfiguration: Sendable, Equatable {
 
   /// Creates a CN-chain configuration. Throws `CNParseError.noChainsDefined` for an empty chain
   /// set and `CNParseError.duplicateChain(index)` for a chain that repeats an earlier one.
-  public init(includesSubdomains: Bool = false, _ chains: [CNChain]) throws {
-    guard !chains.isEmpty else { throw CNParseError.noChainsDefined }
+  public init(includesSubdomains: Bool = false, _ chains: [CNChain]) throws(CNParseError) {
+    guard !chains.isEmpty else { throw .noChainsDefined }
     try self.init(includesSubdomains: includesSubdomains, chains: chains)
   }
 
@@ -36,20 +36,20 @@ public struct CNConfiguration: Sendable, Equatable {
     includesSubdomains: Bool = false, chains: [CNChain] = [], spkiPins: [CNSPKIPin] = [],
     certificatePins: [CNCertificatePin] = [], expirationDate: Date? = nil, enforce: Bool = true, reportURI: URL? = nil,
     allowsSingleHashPin: Bool = false
-  ) throws {
-    guard !chains.isEmpty || !spkiPins.isEmpty || !certificatePins.isEmpty else { throw CNParseError.noPinsDefined }
-    if let index = Self.firstRepeat(chains) { throw CNParseError.duplicateChain(index) }
+  ) throws(CNParseError) {
+    guard !chains.isEmpty || !spkiPins.isEmpty || !certificatePins.isEmpty else { throw .noPinsDefined }
+    if let index = Self.firstRepeat(chains) { throw .duplicateChain(index) }
     if let index = Self.firstRepeat(spkiPins) ?? Self.firstRepeat(certificatePins) {
-      throw CNParseError.duplicatePin(index)
+      throw .duplicatePin(index)
     }
     if chains.isEmpty && spkiPins.count + certificatePins.count < 2 && !allowsSingleHashPin {
-      throw CNParseError.noBackupPin
+      throw .noBackupPin
     }
     if let expirationDate, !ISO8601.validRange.contains(expirationDate.timeIntervalSince1970) {
-      throw CNParseError.invalidValue("\(expirationDate)", reason: "is not a date between the years 1 and 9999")
+      throw .invalidValue("\(expirationDate)", reason: "is not a date between the years 1 and 9999")
     }
     if let reportURI, reportURI.scheme?.lowercased() != "https" || reportURI.host == nil {
-      throw CNParseError.invalidValue(reportURI.absoluteString, reason: "is not an https URL")
+      throw .invalidValue(reportURI.absoluteString, reason: "is not an https URL")
     }
     self.includesSubdomains = includesSubdomains
     self.chains = chains

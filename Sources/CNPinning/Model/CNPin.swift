@@ -28,7 +28,7 @@ public struct CNSPKIPin: Sendable, Hashable {
   public let scope: CNPinScope
 
   /// Throws `CNParseError.invalidDigest` unless `sha256Base64` is base64 of exactly 32 bytes.
-  public init(sha256Base64: String, scope: CNPinScope = .any) throws {
+  public init(sha256Base64: String, scope: CNPinScope = .any) throws(CNParseError) {
     _ = try Digest.decode(sha256Base64)
     self.sha256Base64 = sha256Base64
     self.scope = scope
@@ -53,7 +53,7 @@ public struct CNCertificatePin: Sendable, Hashable {
   public let file: String?
 
   /// Throws `CNParseError.invalidDigest` unless `sha256Base64` is base64 of exactly 32 bytes.
-  public init(sha256Base64: String, scope: CNPinScope = .any) throws {
+  public init(sha256Base64: String, scope: CNPinScope = .any) throws(CNParseError) {
     _ = try Digest.decode(sha256Base64)
     self.sha256Base64 = sha256Base64
     self.scope = scope

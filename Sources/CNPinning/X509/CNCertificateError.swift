@@ -25,25 +25,35 @@ public enum CNCertificateError: Error, Sendable, Hashable {
 extension CNCertificateError: CustomStringConvertible {
   public var description: String {
     switch self {
+    case .invalidPEM, .noCertificateInPEM: return "not a PEM certificate: \(problem)"
+    case .multipleCertificatesInPEM: return problem
+    default: return "not a certificate: \(problem)"
+    }
+  }
+
+  /// What is wrong, without saying what was being read (a certificate, or a key whose DER the
+  /// certificate reader's parts read).
+  package var problem: String {
+    switch self {
     case .empty:
-      return "not a certificate: no bytes"
+      return "no bytes"
     case .tooLarge(let size):
-      return "not a certificate: \(size) bytes exceeds the \(CNCertificate.maximumSize)-byte limit"
+      return "\(size) bytes exceeds the \(CNCertificate.maximumSize)-byte limit"
     case .truncated(let field, let offset):
-      return "not a certificate: \(field) is truncated (at byte \(offset))"
+      return "\(field) is truncated (at byte \(offset))"
     case .invalidLength(let field, let offset):
-      return "not a certificate: \(field) has an invalid DER length (at byte \(offset))"
+      return "\(field) has an invalid DER length (at byte \(offset))"
     case .unexpectedTag(let field, let expected, let found, let offset):
       let hex = String(found, radix: 16, uppercase: true)
-      return "not a certificate: expected \(expected) for \(field), found tag 0x\(hex) (at byte \(offset))"
+      return "expected \(expected) for \(field), found tag 0x\(hex) (at byte \(offset))"
     case .trailingData(let field, let offset):
-      return "not a certificate: unexpected bytes after \(field) (at byte \(offset))"
+      return "unexpected bytes after \(field) (at byte \(offset))"
     case .invalidContent(let field, let reason):
-      return "not a certificate: \(field) \(reason)"
+      return "\(field) \(reason)"
     case .invalidPEM(let reason):
-      return "not a PEM certificate: \(reason)"
+      return reason
     case .noCertificateInPEM:
-      return "not a PEM certificate: no \"-----BEGIN CERTIFICATE-----\" block"
+      return "no \"-----BEGIN CERTIFICATE-----\" block"
     case .multipleCertificatesInPEM(let count):
       return "the PEM text holds \(count) certificates where one was expected; "
         + "read a bundle with CNCertificate.certificates(pemEncoded:)"

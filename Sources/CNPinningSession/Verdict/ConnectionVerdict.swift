@@ -81,11 +81,11 @@ enum ConnectionVerdict {
     guard let requirements = policy.transportSecurity else { return nil }
     let required = requirements.minimumTLSVersion
     if let version = facts.serverHelloVersion, version < required.rawValue {
-      return .protocolVersion(host: policy.host, required: required.description, found: CNTLSVersion.name(version))
+      return .protocolVersion(host: policy.host, required: required, found: CNTLSVersion(rawValue: version))
     }
     // We offered every version the policy allows; the server wanted none of them.
     if facts.serverRefusedVersions, offered <= required {
-      return .protocolVersion(host: policy.host, required: required.description, found: "only versions below \(required)")
+      return .protocolVersion(host: policy.host, required: required, found: nil)
     }
     return nil
   }
@@ -110,7 +110,7 @@ enum ConnectionVerdict {
   ) -> CNTransportSecurityViolation? {
     if facts.protocolVersion < requirements.minimumTLSVersion.rawValue {
       return .protocolVersion(
-        host: host, required: requirements.minimumTLSVersion.description, found: CNTLSVersion.name(facts.protocolVersion))
+        host: host, required: requirements.minimumTLSVersion, found: CNTLSVersion(rawValue: facts.protocolVersion))
     }
     guard requirements.requiresForwardSecrecy, facts.protocolVersion < CNTLSVersion.tls13.rawValue else { return nil }
     guard let cipher = facts.cipher else { return .cipherSuite(host: host, found: "an unknown cipher") }
