@@ -21,8 +21,7 @@ extension ConfigurationLoader {
     do {
       _ = try CNConfiguration(chains)
     } catch {
-      let index = if case .duplicateChain(let index) = error as? CNParseError { index } else { 0 }
-      fail("\(path)[\(index)]", .duplicateChain(index))
+      if case .duplicateChain(let index) = error { fail("\(path)[\(index)]", error) } else { fail(path, error) }
       return nil
     }
     return chains

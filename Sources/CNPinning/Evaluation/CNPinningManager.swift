@@ -162,29 +162,21 @@ public final class CNPinningManager: Sendable {
             enterprise: enterprise ?? []))
       }
     }
-    // Hash pins are grouped by scope: each scope a host declares (leaf, ca, any) needs a match,
-    // as ATS requires a match among both its leaf and its CA identities when both are given.
-    var spkiPin: CNSPKIPin?
-    if !configuration.spkiPins.isEmpty {
-      let hashes = chain.map(\.spkiSHA256Base64)
-      for group in Self.scopeGroups(configuration.spkiPins, scope: \.scope) {
-        guard let match = group.first(where: { Self.matches($0.sha256Base64, $0.scope, hashes) }) else {
-          return verdict(
-            configuration, failure(host: name.normalized, pinned: pinned, reason: .noMatchingSPKIPin(group), chain: chain))
-        }
-        spkiPin = spkiPin ?? match
-      }
+    let spkiPin: CNSPKIPin?
+    switch Self.match(configuration.spkiPins, hashes: chain.map(\.spkiSHA256Base64)) {
+    case .success(let match): spkiPin = match
+    case .failure(let unmatched):
+      return verdict(
+        configuration,
+        failure(host: name.normalized, pinned: pinned, reason: .noMatchingSPKIPin(unmatched.group), chain: chain))
     }
-    var certificatePin: CNCertificatePin?
-    if !configuration.certificatePins.isEmpty {
-      let hashes = chain.map { Data($0.sha256).base64EncodedString() }
-      for group in Self.scopeGroups(configuration.certificatePins, scope: \.scope) {
-        guard let match = group.first(where: { Self.matches($0.sha256Base64, $0.scope, hashes) }) else {
-          return verdict(
-            configuration, failure(host: name.normalized, pinned: pinned, reason: .noMatchingCertificatePin(group), chain: chain))
-        }
-        certificatePin = certificatePin ?? match
-      }
+    let certificatePin: CNCertificatePin?
+    switch Self.match(configuration.certificatePins, hashes: chain.map { Data($0.sha256).base64EncodedString() }) {
+    case .success(let match): certificatePin = match
+    case .failure(let unmatched):
+      return verdict(
+        configuration,
+        failure(host: name.normalized, pinned: pinned, reason: .noMatchingCertificatePin(unmatched.group), chain: chain))
     }
     return .accepted(
       CNPinningMatch(
@@ -192,9 +184,30 @@ public final class CNPinningManager: Sendable {
         chain: chainIndex.map { configuration.chains[$0] }, spkiPin: spkiPin, certificatePin: certificatePin))
   }
 
-  /// Pins split by scope, in the order leaf, ca, any.
-  private static func scopeGroups<Pin>(_ pins: [Pin], scope: (Pin) -> CNPinScope) -> [[Pin]] {
-    CNPinScope.allCases.map { wanted in pins.filter { scope($0) == wanted } }.filter { !$0.isEmpty }
+  /// Hash pins of one kind against the chain's hashes (leaf first), grouped by scope: each scope
+  /// the host declares (leaf, ca, any) needs a match, as ATS requires a match among both its leaf
+  /// and its CA identities when both are given. The first match (nil without pins), or the first
+  /// group without one.
+  private static func match<Pin: HashPin & Sendable>(_ pins: [Pin], hashes: @autoclosure () -> [String]) -> Result<
+    Pin?, Unmatched<Pin>
+  > {
+    guard !pins.isEmpty else { return .success(nil) }
+    let hashes = hashes()
+    var first: Pin?
+    for scope in CNPinScope.allCases {
+      let group = pins.filter { $0.scope == scope }
+      guard !group.isEmpty else { continue }
+      guard let match = group.first(where: { matches($0.sha256Base64, $0.scope, hashes) }) else {
+        return .failure(Unmatched(group: group))
+      }
+      first = first ?? match
+    }
+    return .success(first)
+  }
+
+  /// A scope group of hash pins none of which matches.
+  private struct Unmatched<Pin: Sendable>: Error {
+    let group: [Pin]
   }
 
   /// Whether `digest` is among the hashes (leaf first) of the certificates `scope` covers.

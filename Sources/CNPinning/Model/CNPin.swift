@@ -87,3 +87,12 @@ enum Digest {
     return [UInt8](data)
   }
 }
+
+/// What SPKI and certificate pins share: a digest and the certificates it may match.
+protocol HashPin {
+  var sha256Base64: String { get }
+  var scope: CNPinScope { get }
+}
+
+extension CNSPKIPin: HashPin {}
+extension CNCertificatePin: HashPin {}
