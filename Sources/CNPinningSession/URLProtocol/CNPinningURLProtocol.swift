@@ -1,0 +1,193 @@
+#if os(Linux) && !CNPINNING_APPLE_CHECK
+import CNPinning
+import Foundation
+import FoundationNetworking
+
+extension URLSessionConfiguration {
+  /// An ephemeral configuration whose `http` and `https` requests all go through a
+  /// `CNPinnedSession` with `manager` and `configuration` (trust, unpinned-host rule, transport
+  /// security, proxies, reports): `URLSession(configuration: try .cnPinned(manager: manager))`
+  /// pins code written against `URLSession` on Linux, where FoundationNetworking never hands a
+  /// server-trust challenge to a delegate.
+  ///
+  /// Each call makes a session with its own network thread, kept for the life of the process:
+  /// make one pinned configuration per set of pins and reuse it, as URLSessions are reused.
+  ///
+  /// Redirects are followed by the pinned session, each hop judged by its own host's pins. A
+  /// refusal by trust or pins fails the task with `URLError(.serverCertificateUntrusted)` (an
+  /// expired or not yet valid certificate with `.serverCertificateHasBadDate` or
+  /// `.serverCertificateNotYetValid`) whose underlying error (`NSUnderlyingErrorKey`) is the
+  /// `CNPinnedSessionError` with its full reason. Cancelling a task cancels its transfer.
+  /// Responses are never cached. Not yet: the body is handed over when it is complete (not as it
+  /// arrives), the URLSession delegate is not asked about redirects, and cookies are neither sent
+  /// from nor stored in `httpCookieStorage`.
+  public static func cnPinned(
+    manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration = .default
+  ) throws -> URLSessionConfiguration {
+    let session = try CNPinnedSession(manager: manager, configuration: configuration)
+    let pinned = URLSessionConfiguration.ephemeral
+    pinned.protocolClasses = [PinnedSessions.register(session)]
+    // Responses are never cached: a cached response would not be freshly pinned.
+    pinned.urlCache = nil
+    pinned.requestCachePolicy = .reloadIgnoringLocalCacheData
+    return pinned
+  }
+}
+
+/// Carries a URLSession's `http` and `https` requests through a `CNPinnedSession` (see
+/// `URLSessionConfiguration.cnPinned(manager:configuration:)`).
+///
+/// FoundationNetworking gives a protocol no way to reach its URLSession or configuration, so
+/// each pinned configuration gets its own protocol class: `CNPinningURLProtocol<Slot>`, where
+/// the slot type names that configuration's session in `PinnedSessions`.
+final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
+  /// The load in flight; stopped by `stopLoading`.
+  private var loading: Loading?
+
+  override class func canInit(with request: URLRequest) -> Bool {
+    guard let scheme = request.url?.scheme?.lowercased() else { return false }
+    return scheme == "https" || scheme == "http"
+  }
+
+  override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+
+  /// Called by FoundationNetworking on the URLSession task's work queue, as is `stopLoading`.
+  override func startLoading() {
+    guard let client else { return }
+    guard let session = PinnedSessions.session(at: Slot.index), let task, let queue = Loading.workQueue(of: task) else {
+      client.urlProtocol(self, didFailWithError: URLError(.unknown))
+      return
+    }
+    let loading = Loading(protocol: self, client: client, queue: queue)
+    self.loading = loading
+    let request = request
+    loading.transfer = Task {
+      do {
+        let (data, response) = try await session.data(for: request)
+        loading.finish(response: response, data: data)
+      } catch {
+        loading.fail(URLErrorMapping.urlError(for: error, url: request.url))
+      }
+    }
+  }
+
+  override func stopLoading() {
+    loading?.stop()
+  }
+}
+
+/// One load's way back to URLSession. FoundationNetworking expects every protocol-client call on
+/// the task's work queue (its task registry is confined to it); `startLoading` and `stopLoading`
+/// are called there too. So the transfer's outcome is handed to that queue, and once the load is
+/// stopped nothing more is reported: URLSession has already finished the task.
+private final class Loading: @unchecked Sendable {
+  private let `protocol`: URLProtocol
+  private let client: any URLProtocolClient
+  private let queue: DispatchQueue
+  /// Touched only on `queue`.
+  private var stopped = false
+  /// Set once, on `queue`, before anything is reported.
+  var transfer: Task<Void, Never>?
+
+  init(protocol: URLProtocol, client: any URLProtocolClient, queue: DispatchQueue) {
+    self.protocol = `protocol`
+    self.client = client
+    self.queue = queue
+  }
+
+  /// The task's work queue. FoundationNetworking does not make it public, so it is read through
+  /// reflection; nil (and the load fails) if a Foundation version stores it differently.
+  static func workQueue(of task: URLSessionTask) -> DispatchQueue? {
+    var mirror: Mirror? = Mirror(reflecting: task)
+    while let current = mirror {
+      if let queue = current.children.first(where: { $0.label == "workQueue" })?.value as? DispatchQueue { return queue }
+      mirror = current.superclassMirror
+    }
+    return nil
+  }
+
+  func finish(response: HTTPURLResponse, data: Data) {
+    queue.async { [self] in
+      guard !stopped else { return }
+      client.urlProtocol(`protocol`, didReceive: response, cacheStoragePolicy: .notAllowed)
+      if !data.isEmpty { client.urlProtocol(`protocol`, didLoad: data) }
+      client.urlProtocolDidFinishLoading(`protocol`)
+    }
+  }
+
+  func fail(_ error: URLError) {
+    queue.async { [self] in
+      guard !stopped else { return }
+      client.urlProtocol(`protocol`, didFailWithError: error)
+    }
+  }
+
+  /// On `queue`.
+  func stop() {
+    stopped = true
+    transfer?.cancel()
+  }
+}
+
+/// A type that names one pinned session: the slot types are made at run time from two generic
+/// bit types, so any number of configurations each get a protocol class of their own.
+protocol SessionSlot {
+  /// The session's index in `PinnedSessions`.
+  static var index: Int { get }
+}
+
+/// The slot with index 0.
+enum SlotRoot: SessionSlot {
+  /// Zero.
+  static var index: Int { 0 }
+}
+
+/// The slot with index 2 × `Higher.index` + 0.
+enum SlotBit0<Higher: SessionSlot>: SessionSlot {
+  /// 2 × `Higher.index`.
+  static var index: Int { Higher.index * 2 }
+}
+
+/// The slot with index 2 × `Higher.index` + 1.
+enum SlotBit1<Higher: SessionSlot>: SessionSlot {
+  /// 2 × `Higher.index` + 1.
+  static var index: Int { Higher.index * 2 + 1 }
+}
+
+/// The sessions of pinned configurations, by slot. Sessions are never removed: a protocol class
+/// in some URLSession's configuration may name one at any time.
+enum PinnedSessions {
+  private static let sessions = Locked<[CNPinnedSession]>([])
+
+  /// Keeps `session` and returns the protocol class that uses it.
+  static func register(_ session: CNPinnedSession) -> AnyClass {
+    let index = sessions.withLock { sessions in
+      sessions.append(session)
+      return sessions.count - 1
+    }
+    return protocolClass(slot(index))
+  }
+
+  static func session(at index: Int) -> CNPinnedSession? {
+    sessions.withLock { $0.indices.contains(index) ? $0[index] : nil }
+  }
+
+  /// The slot type whose index is `index`, built from its binary digits, most significant first.
+  private static func slot(_ index: Int) -> any SessionSlot.Type {
+    guard index > 0 else { return SlotRoot.self }
+    return appending(index & 1, to: slot(index >> 1))
+  }
+
+  private static func appending(_ bit: Int, to higher: any SessionSlot.Type) -> any SessionSlot.Type {
+    func open<Higher: SessionSlot>(_: Higher.Type) -> any SessionSlot.Type {
+      bit == 0 ? SlotBit0<Higher>.self : SlotBit1<Higher>.self
+    }
+    return open(higher)
+  }
+
+  private static func protocolClass(_ slot: any SessionSlot.Type) -> AnyClass {
+    func open<Slot: SessionSlot>(_: Slot.Type) -> AnyClass { CNPinningURLProtocol<Slot>.self }
+    return open(slot)
+  }
+}
+#endif

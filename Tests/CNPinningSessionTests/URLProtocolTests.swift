@@ -1,0 +1,100 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
+import CNPinning
+import CNPinningSession
+import CNPinningTestKit
+import Foundation
+import FoundationNetworking
+import Testing
+
+/// Plain URLSession calls, pinned by changing only how the configuration is made.
+@Suite("URLSession through CNPinningURLProtocol")
+struct URLProtocolTests {
+  static func urlSession(_ manager: CNPinningManager, _ server: LocalTLSServer, trust: CNTrust) throws -> URLSession {
+    URLSession(configuration: try .cnPinned(manager: manager, configuration: resolving(to: server).trusting(trust)))
+  }
+
+  /// The URLError a URLSession call threw, or a recorded issue when it succeeded.
+  static func urlError(of body: () async throws -> Void) async -> URLError? {
+    do {
+      try await body()
+      Issue.record("expected the request to fail")
+      return nil
+    } catch let error as URLError {
+      return error
+    } catch {
+      Issue.record("expected a URLError, got \(error)")
+      return nil
+    }
+  }
+
+  @Test func genuineIsAcceptedAndRogueRefusedWithTheSessionErrorUnderneath() async throws {
+    let pki = try TestPKI()
+    let rogue = try TestPKI(root: "Rogue Root CA", intermediate: "Rogue Issuing CA 1")
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let rogueServer = try LocalTLSServer.start(.init(identity: rogue.leaf))
+    let trust = CNTrust.customAnchors([pki.root.certificate, rogue.root.certificate])
+
+    let genuine = try Self.urlSession(try matchingPins(), server, trust: trust)
+    let (data, response) = try await genuine.data(from: server.url("/items", hostName: "api.test"))
+    #expect(String(data) == "hello")
+    #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    #expect(server.requests.map(\.target) == ["/items"])
+
+    let attacked = try Self.urlSession(try matchingPins(), rogueServer, trust: trust)
+    let failure = await Self.urlError { _ = try await attacked.data(from: rogueServer.url("/", hostName: "api.test")) }
+    #expect(failure?.code == .serverCertificateUntrusted)
+    let underlying = try #require(failure?.userInfo[NSUnderlyingErrorKey] as? CNPinnedSessionError)
+    let details = try #require(underlying.pinFailure, "expected a pin mismatch, got \(underlying)")
+    #expect(details.presentedCommonNames == ["Rogue Root CA", "Rogue Issuing CA 1", "api.test"])
+    #expect(rogueServer.requests.isEmpty)
+  }
+
+  @Test func twoConfigurationsKeepTheirOwnPinsInOneProcess() async throws {
+    let first = try TestPKI()
+    let second = try TestPKI(root: "Second Root X1", intermediate: "S1")
+    let firstServer = try LocalTLSServer.start(.init(identity: first.leaf, handler: { _ in .text("first") }))
+    let secondServer = try LocalTLSServer.start(.init(identity: second.leaf, handler: { _ in .text("second") }))
+    let trust = CNTrust.customAnchors([first.root.certificate, second.root.certificate])
+    let firstPins = try matchingPins()
+    let secondPins = try pins("api.test", [(.exact, "Second Root X1"), (.exact, "S1"), (.exact, "api.test")])
+
+    // Each session is made for one server; each is asked for both.
+    let pinnedToFirst = try Self.urlSession(firstPins, firstServer, trust: trust)
+    let pinnedToSecond = try Self.urlSession(secondPins, secondServer, trust: trust)
+    let crossedToSecond = try Self.urlSession(firstPins, secondServer, trust: trust)
+    let crossedToFirst = try Self.urlSession(secondPins, firstServer, trust: trust)
+    #expect(String(try await pinnedToFirst.data(from: firstServer.url("/", hostName: "api.test")).0) == "first")
+    #expect(String(try await pinnedToSecond.data(from: secondServer.url("/", hostName: "api.test")).0) == "second")
+    let crossed = await Self.urlError { _ = try await crossedToSecond.data(from: secondServer.url("/", hostName: "api.test")) }
+    #expect(crossed?.code == .serverCertificateUntrusted)
+    let crossedBack = await Self.urlError { _ = try await crossedToFirst.data(from: firstServer.url("/", hostName: "api.test")) }
+    #expect(crossedBack?.code == .serverCertificateUntrusted)
+  }
+
+  @Test func completionHandlerTasksArePinnedToo() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = try Self.urlSession(try matchingPins(), server, trust: .customAnchors([pki.root.certificate]))
+    let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
+      session.dataTask(with: server.url("/", hostName: "api.test")) { _, response, _ in
+        continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode)
+      }.resume()
+    }
+    #expect(status == 200)
+  }
+
+  @Test func cancellingTheTaskStopsTheTransfer() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { _ in .init(body: Data("late".utf8), delay: 30) }))
+    let session = try Self.urlSession(try matchingPins(), server, trust: .customAnchors([pki.root.certificate]))
+    let started = ContinuousClock.now
+    let request = Task { try await session.data(from: server.url("/", hostName: "api.test")) }
+    try await Task.sleep(for: .milliseconds(300))
+    request.cancel()
+    let failure = await Self.urlError { _ = try await request.value }
+    #expect(failure?.code == .cancelled)
+    #expect(ContinuousClock.now - started < .seconds(20))  // not the server's 30 s
+  }
+}
+#endif
