@@ -97,4 +97,37 @@ struct URLProtocolTests {
     #expect(ContinuousClock.now - started < .seconds(20))  // not the server's 30 s
   }
 }
+
+extension URLProtocolTests {
+  /// Uploads keep their body outside the request; a protocol that sent the request alone posted
+  /// nothing (this failed with "got 0 bytes" before the body was read from the task).
+  @Test func uploadsSendTheirBody() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(
+      .init(
+        identity: pki.leaf, handler: { request in .text("\(request.method) \(request.body.count) \(request.body.first ?? 0)") }))
+    let session = try Self.urlSession(try matchingPins(), server, trust: .customAnchors([pki.root.certificate]))
+    var request = URLRequest(url: server.url("/upload", hostName: "api.test"))
+    request.httpMethod = "POST"
+    #expect(String(try await session.upload(for: request, from: Data(repeating: 7, count: 1000)).0) == "POST 1000 7")
+
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("cnpinning-upload-\(UUID().uuidString)")
+    try Data(repeating: 9, count: 70_000).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    #expect(String(try await session.upload(for: request, fromFile: file).0) == "POST 70000 9")
+  }
+
+  /// FoundationNetworking finishes download tasks only for its own protocols (a custom one that
+  /// reported success stopped the process): they are refused, saying why.
+  @Test func downloadTasksAreRefusedNotCrashed() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = try Self.urlSession(try matchingPins(), server, trust: .customAnchors([pki.root.certificate]))
+    let failure = await Self.urlError {
+      _ = try await session.download(for: URLRequest(url: server.url("/", hostName: "api.test")))
+    }
+    #expect(failure?.code == .unsupportedURL)
+    #expect(server.requests.isEmpty)
+  }
+}
 #endif

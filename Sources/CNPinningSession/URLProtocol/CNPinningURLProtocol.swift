@@ -54,13 +54,19 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
   /// Called by FoundationNetworking on the URLSession task's work queue, as is `stopLoading`.
   override func startLoading() {
     guard let client else { return }
-    guard let session = PinnedSessions.session(at: Slot.index), let task, let queue = Loading.workQueue(of: task) else {
-      client.urlProtocol(self, didFailWithError: URLError(.unknown))
+    guard let session = PinnedSessions.session(at: Slot.index), let task, let queue = TaskInternals.workQueue(of: task) else {
+      client.urlProtocol(self, didFailWithError: Self.unsupported("this Foundation's URLSession task cannot be read", request))
+      return
+    }
+    let request: URLRequest
+    do {
+      request = try Self.request(for: task, self.request)
+    } catch {
+      client.urlProtocol(self, didFailWithError: error)
       return
     }
     let loading = Loading(protocol: self, client: client, queue: queue)
     self.loading = loading
-    let request = request
     loading.transfer = Task {
       do {
         let (data, response) = try await session.data(for: request)
@@ -69,6 +75,35 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
         loading.fail(URLErrorMapping.urlError(for: error, url: request.url))
       }
     }
+  }
+
+  /// The request to send: `request` with the body an upload task was given. Download tasks are
+  /// refused: FoundationNetworking finishes them only for its own protocols.
+  private static func request(for task: URLSessionTask, _ request: URLRequest) throws(URLError) -> URLRequest {
+    if task is URLSessionDownloadTask {
+      throw unsupported("download tasks are not pinned yet: use data(for:) (or CNPinnedSession.download(for:))", request)
+    }
+    var request = request
+    switch try TaskInternals.body(of: task) {
+    case nil:
+      return request
+    case .data(let data):
+      request.httpBody = data
+    case .file(let url):
+      guard let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
+        throw URLError(.cannotOpenFile, userInfo: [NSURLErrorFailingURLErrorKey: url])
+      }
+      request.httpBody = data
+    case .stream:
+      throw unsupported("streamed request bodies are not pinned yet", request)
+    }
+    return request
+  }
+
+  private static func unsupported(_ reason: String, _ request: URLRequest) -> URLError {
+    var info: [String: Any] = [NSLocalizedDescriptionKey: reason]
+    if let url = request.url { info[NSURLErrorFailingURLErrorKey] = url }
+    return URLError(.unsupportedURL, userInfo: info)
   }
 
   override func stopLoading() {
@@ -93,17 +128,6 @@ private final class Loading: @unchecked Sendable {
     self.protocol = `protocol`
     self.client = client
     self.queue = queue
-  }
-
-  /// The task's work queue. FoundationNetworking does not make it public, so it is read through
-  /// reflection; nil (and the load fails) if a Foundation version stores it differently.
-  static func workQueue(of task: URLSessionTask) -> DispatchQueue? {
-    var mirror: Mirror? = Mirror(reflecting: task)
-    while let current = mirror {
-      if let queue = current.children.first(where: { $0.label == "workQueue" })?.value as? DispatchQueue { return queue }
-      mirror = current.superclassMirror
-    }
-    return nil
   }
 
   func finish(response: HTTPURLResponse, data: Data) {
