@@ -35,7 +35,8 @@ bench: deps
 # CNPinnedSession against the tools people would use instead, each timed as a whole process in
 # alternating rounds on the same nginx (Debian's nginx-light, a test and benchmark dependency that
 # make deps installs; skipped with a message when it cannot start): the curl CLI with
-# --pinnedpubkey, and Foundation's URLSession (unpinned; it gets the test root through a private
+# --pinnedpubkey, Foundation's URLSession pinned through URLSessionConfiguration.cnPinned, and
+# Foundation's URLSession (unpinned; it gets the test root through a private
 # mount namespace, which needs root). Then 10,000 requests on one reused connection, with the
 # resident-memory target. ROUNDS alternating rounds (10 by default).
 ROUNDS ?= 10

@@ -163,6 +163,12 @@ func runAll(client clientPath: String, rounds: Int) throws -> Int {
       commands.append(
         ("URLSession", ([clientPath, "urlsession", "-", "-", url, "\(workload.count)", "\(workload.concurrency)"])))
     }
+    // URLSession pinned through CNPinningURLProtocol; compared with the unpinned URLSession.
+    commands.append(
+      (
+        "URLSession+cnPinned",
+        ([clientPath, "urlprotocol", rootFile.path, pinsFile.path, url, "\(workload.count)", "\(workload.concurrency)"])
+      ))
     for (_, command) in commands { _ = try timed(command) }  // warm-up: page cache, nginx workers
     var times: [String: [Double]] = [:]
     for round in 0..<rounds {
@@ -185,6 +191,13 @@ func runAll(client clientPath: String, rounds: Int) throws -> Int {
           format: "    URLSession %.3f s → CNPinnedSession %.1f× faster (target ≥ 2) %@", urlSession, faster,
           faster >= 2 ? "MET" : "MISSED"))
       if faster < 2 { missed += 1 }
+      let pinnedURLSession = median(times["URLSession+cnPinned"]!)
+      let protocolRatio = pinnedURLSession / urlSession
+      print(
+        String(
+          format: "    URLSession pinned by .cnPinned %.3f s vs unpinned URLSession → ratio %.2f (target ≤ 1.0) %@",
+          pinnedURLSession, protocolRatio, protocolRatio <= 1 ? "MET" : "MISSED"))
+      if protocolRatio > 1 { missed += 1 }
     }
   }
 

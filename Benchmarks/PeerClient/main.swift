@@ -9,15 +9,16 @@ import FoundationNetworking
 // CNPinningPeerBenchmarks. Exits 1 on the first failed request.
 //
 // Usage: CNPinningPeerClient pinned ROOT.pem PINS.json URL COUNT CONCURRENCY [--soak]
+//        CNPinningPeerClient urlprotocol ROOT.pem PINS.json URL COUNT CONCURRENCY   (URLSession, .cnPinned)
 //        CNPinningPeerClient urlsession - - URL COUNT CONCURRENCY
 // With --soak: 200 requests to warm up, then COUNT more; prints the growth of resident memory.
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 7, ["pinned", "urlsession"].contains(arguments[1]), let url = URL(string: arguments[4]),
+guard arguments.count >= 7, ["pinned", "urlprotocol", "urlsession"].contains(arguments[1]), let url = URL(string: arguments[4]),
   let count = Int(arguments[5]), count > 0, let concurrency = Int(arguments[6]), concurrency > 0
 else {
   FileHandle.standardError.write(
-    Data("usage: CNPinningPeerClient pinned|urlsession ROOT.pem PINS.json URL COUNT CONCURRENCY [--soak]\n".utf8))
+    Data("usage: CNPinningPeerClient pinned|urlprotocol|urlsession ROOT.pem PINS.json URL COUNT CONCURRENCY [--soak]\n".utf8))
   exit(2)
 }
 let soak = arguments.dropFirst(7).contains("--soak")
@@ -30,24 +31,28 @@ struct BadResponse: Error, CustomStringConvertible {
 }
 
 func makeFetch() throws -> Fetch {
-  if arguments[1] == "urlsession" {
-    let session = URLSession(configuration: .default)
-    return {
-      let (data, response) = try await session.data(from: url)
-      guard (response as? HTTPURLResponse)?.statusCode == 200, !data.isEmpty else {
-        throw BadResponse(description: "\(response)")
-      }
-    }
-  }
+  if arguments[1] == "urlsession" { return urlSessionFetch(URLSession(configuration: .default)) }
   let anchors = try CNCertificate.certificates(pemEncoded: String(contentsOfFile: arguments[2], encoding: .utf8))
   let manager = try CNPinningManager(contentsOf: URL(fileURLWithPath: arguments[3]))
   var configuration = CNPinnedSessionConfiguration()
   configuration.trust = .customAnchors(anchors)
   configuration.unpinnedHosts = .deny
+  if arguments[1] == "urlprotocol" {
+    return urlSessionFetch(URLSession(configuration: try .cnPinned(manager: manager, configuration: configuration)))
+  }
   let session = try CNPinnedSession(manager: manager, configuration: configuration)
   return {
     let (data, response) = try await session.data(from: url)
     guard response.statusCode == 200, !data.isEmpty else { throw BadResponse(description: "status \(response.statusCode)") }
+  }
+}
+
+func urlSessionFetch(_ session: URLSession) -> Fetch {
+  {
+    let (data, response) = try await session.data(from: url)
+    guard (response as? HTTPURLResponse)?.statusCode == 200, !data.isEmpty else {
+      throw BadResponse(description: "\(response)")
+    }
   }
 }
 

@@ -99,6 +99,38 @@ struct URLProtocolTests {
 }
 
 extension URLProtocolTests {
+  /// Plain URLSession calls against Debian's nginx (HTTP/2, keep-alive): eight tasks share the
+  /// pinned session's connection; a server with another CA's chain is refused.
+  @Test func urlSessionCallsArePinnedAgainstNginx() async throws {
+    let pki = try TestPKI()
+    let rogue = try TestPKI(root: "Rogue Root CA", intermediate: "Rogue Issuing CA 1")
+    let server = try NginxServer.start(try NginxServer.Configuration(identity: pki.leaf))
+    let rogueServer = try NginxServer.start(try NginxServer.Configuration(identity: rogue.leaf))
+    func session(for server: NginxServer) throws -> URLSession {
+      var configuration = CNPinnedSessionConfiguration()
+      configuration.resolve = [CNHostOverride(host: "api.test", port: server.port, address: "127.0.0.1")]
+      configuration.timeoutIntervalForRequest = 10
+      configuration.trust = .customAnchors([pki.root.certificate, rogue.root.certificate])
+      return URLSession(configuration: try .cnPinned(manager: try matchingPins(), configuration: configuration))
+    }
+    let genuine = try session(for: server)
+    let url = server.url("/", hostName: "api.test")
+    let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          var statuses: [Int] = []
+          for _ in 0..<25 { statuses.append((try await genuine.data(from: url).1 as? HTTPURLResponse)?.statusCode ?? 0) }
+          return statuses
+        }
+      }
+      return try await group.reduce(into: []) { $0 += $1 }
+    }
+    #expect(statuses.count == 200 && Set(statuses) == [200])
+    let attacked = try session(for: rogueServer)
+    let failure = await Self.urlError { _ = try await attacked.data(from: rogueServer.url("/", hostName: "api.test")) }
+    #expect(failure?.code == .serverCertificateUntrusted)
+  }
+
   /// Uploads keep their body outside the request; a protocol that sent the request alone posted
   /// nothing (this failed with "got 0 bytes" before the body was read from the task).
   @Test func uploadsSendTheirBody() async throws {
