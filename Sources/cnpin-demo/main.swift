@@ -1,5 +1,6 @@
 // The offline demonstration (`make demo`): a private PKI made on the spot, TLS servers on
-// loopback, real pins, an accepted and a rejected connection, and a lint finding. Its own
+// loopback, real pins, an accepted and a rejected connection (through CNPinnedSession and through
+// a plain URLSession made with .cnPinned), and a lint finding. Its own
 // executable, so that the shipped `cnpin` does not carry the test kit.
 //
 // Exit status 0 when every step behaved as expected, 1 otherwise.
@@ -8,6 +9,9 @@ import CNPinning
 import CNPinningSession
 import CNPinningTestKit
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
 func write(_ data: Data) { FileHandle.standardOutput.write(data) }
@@ -80,7 +84,23 @@ func demo() async throws -> Bool {
     say("UNEXPECTED: \(error)")
   }
 
-  step("6. cnpin lint on that configuration")
+  step("6. The same pins for code written against URLSession: only the configuration changes")
+  let urlSession = URLSession(configuration: try .cnPinned(manager: manager, configuration: configuration))
+  let attackedURLSession = URLSession(configuration: try .cnPinned(manager: manager, configuration: rogueConfiguration))
+  do {
+    let (data, response) = try await urlSession.data(from: genuineServer.url("/urlsession", hostName: "api.demo.test"))
+    say("ACCEPTED: HTTP \((response as? HTTPURLResponse)?.statusCode ?? 0): \(String(decoding: data, as: UTF8.self))")
+    _ = try await attackedURLSession.data(from: rogueServer.url("/urlsession", hostName: "api.demo.test"))
+    unexpected.append("URLSession reached the rogue server")
+    say("UNEXPECTED: URLSession reached the rogue server")
+  } catch let error as URLError where error.code == .serverCertificateUntrusted {
+    say("REJECTED: URLError.serverCertificateUntrusted, because: \(error.userInfo[NSUnderlyingErrorKey] ?? "")")
+  } catch {
+    unexpected.append("URLSession failed for another reason: \(error)")
+    say("UNEXPECTED: \(error)")
+  }
+
+  step("7. cnpin lint on that configuration")
   let document = try CNPinningDocument(configuration: ["api.demo.test": pins])
   let findings = CNConfigurationLinter.lint(document)
   for finding in findings { say(finding.description) }

@@ -292,6 +292,8 @@ struct OtherCommandTests {
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout.contains("ACCEPTED: HTTP 200"))
     #expect(run.stdout.contains("REJECTED before any request was sent: Pin mismatch for api.demo.test"))
+    #expect(run.stdout.contains("ACCEPTED: HTTP 200: hello from the genuine server (/urlsession)"))
+    #expect(run.stdout.contains("REJECTED: URLError.serverCertificateUntrusted, because: Pin mismatch for api.demo.test"))
     #expect(run.stdout.contains("warning: "))
   }
 
