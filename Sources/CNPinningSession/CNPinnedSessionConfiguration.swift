@@ -1,3 +1,4 @@
+import CNPinning
 import Foundation
 
 /// Settings of a `CNPinnedSession`, named after their `URLSessionConfiguration` counterparts.

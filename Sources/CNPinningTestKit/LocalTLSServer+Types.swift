@@ -12,16 +12,6 @@ extension LocalTLSServer {
     var text: String { self == .ipv4Loopback ? "127.0.0.1" : "::1" }
   }
 
-  /// TLS protocol versions the server can be limited to.
-  public enum TLSVersion: Int32, Sendable, Comparable {
-    case tls10 = 0x0301
-    case tls11 = 0x0302
-    case tls12 = 0x0303
-    case tls13 = 0x0304
-
-    public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool { lhs.rawValue < rhs.rawValue }
-  }
-
   /// One header field of a request or response, as written.
   public struct Header: Sendable, Equatable {
     public let name: String
@@ -102,8 +92,8 @@ extension LocalTLSServer {
     /// More certificates sent after `chain` (unrelated ones, or look-alikes of pinned ones).
     public var extraCertificates: [CNCertificate] = []
     public var address: Address = .ipv4Loopback
-    public var minimumTLSVersion: TLSVersion = .tls12
-    public var maximumTLSVersion: TLSVersion = .tls13
+    public var minimumTLSVersion: CNTLSVersion = .tls12
+    public var maximumTLSVersion: CNTLSVersion = .tls13
     /// OpenSSL cipher list for TLS 1.2 and below, e.g. "AES128-SHA256" (nil: OpenSSL's default).
     public var cipherList: String?
     /// OpenSSL security level; tests of legacy protocols need 0.

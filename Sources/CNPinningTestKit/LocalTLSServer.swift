@@ -314,8 +314,8 @@ final class LocalTLSServerCore: @unchecked Sendable {
       guard SSL_CTX_use_PrivateKey(context, configuration.identity.privateKey.pointer) == 1,
         SSL_CTX_check_private_key(context) == 1
       else { throw TestKitError("cannot use the private key") }
-      guard cnp_SSL_CTX_set_min_proto_version(context, configuration.minimumTLSVersion.rawValue) == 1,
-        cnp_SSL_CTX_set_max_proto_version(context, configuration.maximumTLSVersion.rawValue) == 1
+      guard cnp_SSL_CTX_set_min_proto_version(context, Int32(configuration.minimumTLSVersion.rawValue)) == 1,
+        cnp_SSL_CTX_set_max_proto_version(context, Int32(configuration.maximumTLSVersion.rawValue)) == 1
       else { throw TestKitError("cannot set the TLS versions") }
       if let list = configuration.cipherList, SSL_CTX_set_cipher_list(context, list) != 1 {
         throw TestKitError("cannot set the cipher list \(list)")

@@ -12,7 +12,7 @@ import Testing
 @Suite("TLS session resumption")
 struct ResumptionTests {
   /// A server that closes every connection after one request, so that each request resumes.
-  static func oneRequestPerConnection(_ identity: TestIdentity, maximumTLSVersion: LocalTLSServer.TLSVersion = .tls13)
+  static func oneRequestPerConnection(_ identity: TestIdentity, maximumTLSVersion: CNTLSVersion = .tls13)
     -> LocalTLSServer.Configuration
   {
     var setup = LocalTLSServer.Configuration(identity: identity)
@@ -21,8 +21,8 @@ struct ResumptionTests {
     return setup
   }
 
-  @Test(arguments: [LocalTLSServer.TLSVersion.tls12, .tls13])
-  func everyResumedConnectionIsJudged(_ version: LocalTLSServer.TLSVersion) async throws {
+  @Test(arguments: [CNTLSVersion.tls12, .tls13])
+  func everyResumedConnectionIsJudged(_ version: CNTLSVersion) async throws {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(Self.oneRequestPerConnection(pki.leaf, maximumTLSVersion: version))
     let session = try CNPinnedSession(
