@@ -43,6 +43,9 @@ extension URLSessionConfiguration {
 final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
   /// The load in flight; stopped by `stopLoading`.
   private var loading: Loading?
+  /// Set by `stopLoading`: a load stopped before it started never starts (URLSession has
+  /// already finished the task).
+  private var isStopped = false
 
   override class func canInit(with request: URLRequest) -> Bool {
     guard let scheme = request.url?.scheme?.lowercased() else { return false }
@@ -53,7 +56,7 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
 
   /// Called by FoundationNetworking on the URLSession task's work queue, as is `stopLoading`.
   override func startLoading() {
-    guard let client else { return }
+    guard !isStopped, let client else { return }
     guard let session = PinnedSessions.session(at: Slot.index), let task, let queue = TaskInternals.workQueue(of: task) else {
       client.urlProtocol(self, didFailWithError: Self.unsupported("this Foundation's URLSession task cannot be read", request))
       return
@@ -107,6 +110,7 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
   }
 
   override func stopLoading() {
+    isStopped = true
     loading?.stop()
   }
 }
