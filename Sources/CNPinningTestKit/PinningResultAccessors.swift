@@ -13,4 +13,10 @@ extension CNPinningResult {
     if case .rejected(let failure) = self { return failure }
     return nil
   }
+
+  /// The failure, when it was only reported (the configuration does not enforce).
+  public var reportOnlyFailure: CNPinningFailure? {
+    if case .reportOnly(let failure) = self { return failure }
+    return nil
+  }
 }

@@ -116,10 +116,8 @@ struct PolicyLifecycleTests {
     let newer = try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-60), Self.inspection))
     try manager.applyEnterprisePolicy(with: newer)
     manager.signOut()
-    guard case .olderThanAcceptedPolicy? = policyError({ try manager.applyEnterprisePolicy(with: older) }) else {
-      Issue.record("an older policy was applied after signOut")
-      return
-    }
+    let refusal = #expect(throws: CNPolicyError.self) { try manager.applyEnterprisePolicy(with: older) }
+    #expect(refusal.map(\.isOlderThanAccepted) == true, "an older policy was applied after signOut")
     #expect(manager.enterprisePolicy == nil)
     try manager.applyEnterprisePolicy(with: newer)  // the same policy again is fine
     #expect(manager.enterprisePolicyIssuedAt != nil)
@@ -131,10 +129,9 @@ struct PolicyLifecycleTests {
     try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: issuedAt, Self.inspection)))
     let other = try Self.keys.sign(
       policyPayload(issuedAt: issuedAt, #""api.test": [[{"type": "exact", "value": "Other Root"}]]"#))
-    guard case .reissuedWithDifferentContent? = policyError({ try manager.refreshEnterprisePolicy(with: other) }) else {
-      Issue.record("a different policy with the same iat replaced the applied one")
-      return
-    }
+    let refusal = #expect(throws: CNPolicyError.self) { try manager.refreshEnterprisePolicy(with: other) }
+    #expect(
+      refusal.map(\.isReissuedWithDifferentContent) == true, "a different policy with the same iat replaced the applied one")
     try manager.refreshEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: issuedAt, Self.inspection)))
   }
 
@@ -147,10 +144,8 @@ struct PolicyLifecycleTests {
     let second = try Self.manager()
     second.raisePolicyHighWaterMark(to: restored)
     let older = try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-120), Self.inspection))
-    guard case .olderThanAcceptedPolicy? = policyError({ try second.applyEnterprisePolicy(with: older) }) else {
-      Issue.record("the restored mark was ignored")
-      return
-    }
+    let refusal = #expect(throws: CNPolicyError.self) { try second.applyEnterprisePolicy(with: older) }
+    #expect(refusal.map(\.isOlderThanAccepted) == true, "the restored mark was ignored")
   }
 
   @Test func managersWithoutAKeyRefusePolicies() throws {

@@ -76,4 +76,13 @@ func base64url(_ data: Data) -> String {
   data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
     .replacingOccurrences(of: "=", with: "")
 }
+
+extension CNPolicyError {
+  var isOlderThanAccepted: Bool {
+    if case .olderThanAcceptedPolicy = self { true } else { false }
+  }
+  var isReissuedWithDifferentContent: Bool {
+    if case .reissuedWithDifferentContent = self { true } else { false }
+  }
+}
 #endif
