@@ -73,10 +73,9 @@ struct ConnectionVerdictTests {
   @Test func aConnectionWithoutAVerifiedChainIsRefused() throws {
     let missing = ConnectionFacts(use: .reused, protocolVersion: 0x0304, cipher: nil, verified: nil)
     let judgement = ConnectionVerdict.judge(missing, under: policy(), at: Date())
-    guard case .untrustedChain(host: "api.test", let reason)? = judgement.rejection else {
-      Issue.record("expected an untrusted chain, got \(String(describing: judgement.rejection))")
-      return
-    }
+    let (host, reason) = try #require(
+      judgement.rejection?.untrustedChain, "expected an untrusted chain, got \(String(describing: judgement.rejection))")
+    #expect(host == "api.test")
     #expect(reason.contains("no verified chain"))
   }
 
@@ -85,10 +84,9 @@ struct ConnectionVerdictTests {
     let trust = otherTrust ? ObjectIdentifier(Int.self) : Self.trust
     let judgement = ConnectionVerdict.judge(
       facts(.resumed, host: host, port: port, trust: trust), under: policy(manager: try matchingPins()), at: Date())
-    guard case .untrustedChain(host: "api.test", let reason)? = judgement.rejection else {
-      Issue.record("expected an untrusted chain, got \(String(describing: judgement.rejection))")
-      return
-    }
+    let (refusedHost, reason) = try #require(
+      judgement.rejection?.untrustedChain, "expected an untrusted chain, got \(String(describing: judgement.rejection))")
+    #expect(refusedHost == "api.test")
     #expect(reason.contains("\(host):\(port)"))
     #expect(judgement.pinning == nil, "the pins are not consulted for a chain verified for someone else")
   }

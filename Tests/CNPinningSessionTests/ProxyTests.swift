@@ -99,10 +99,7 @@ struct ProxyTests {
       .https(host: "127.0.0.1", port: proxy.port, trust: .customAnchors([pki.root.certificate]), credentials: Self.credentials),
       trust: pki.root)
     let untrusted = await error { _ = try await wrongTrust.data(from: url) }
-    guard case .untrustedProxy(let name, _)? = untrusted else {
-      Issue.record("expected untrustedProxy, got \(String(describing: untrusted))")
-      return
-    }
+    let name = try #require(untrusted?.untrustedProxyName, "expected untrustedProxy, got \(String(describing: untrusted))")
     #expect(name == "127.0.0.1:\(proxy.port)")
     #expect(origin.requests.count == 1)
   }

@@ -101,6 +101,21 @@ extension String {
 }
 
 extension CNPinnedSessionError {
+  /// Host and reason of an untrusted chain, for `#require`.
+  var untrustedChain: (host: String, reason: String)? {
+    if case .untrustedChain(let host, let reason) = self { (host, reason) } else { nil }
+  }
+
+  /// Host and reason of a failed handshake, for `#require`.
+  var handshakeFailure: (host: String, reason: String)? {
+    if case .tlsHandshakeFailed(let host, let reason) = self { (host, reason) } else { nil }
+  }
+
+  /// The proxy an untrusted-proxy error names, for `#require`.
+  var untrustedProxyName: String? {
+    if case .untrustedProxy(let name, _) = self { name } else { nil }
+  }
+
   /// The pins' verdict, when the request was refused by them.
   var pinFailure: CNPinningFailure? {
     if case .pinMismatch(let failure) = self { return failure }

@@ -18,10 +18,7 @@ struct TrustTests {
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
     let session = try CNPinnedSession(manager: nil, configuration: .default.trusting(.system))
     let failure = await error { _ = try await session.data(from: server.baseURL) }
-    guard case .untrustedChain(let host, let reason)? = failure else {
-      Issue.record("expected an untrusted chain, got \(String(describing: failure))")
-      return
-    }
+    let (host, reason) = try #require(failure?.untrustedChain, "expected an untrusted chain, got \(String(describing: failure))")
     #expect(host == "127.0.0.1")
     #expect(reason.contains("unable to get local issuer certificate"))
     #expect(server.requests.isEmpty)
@@ -118,10 +115,8 @@ struct TrustTests {
     configuration.minimumTLSVersion = .tls13
     let modern = try CNPinnedSession(manager: nil, configuration: configuration.trusting(.customAnchors([pki.root.certificate])))
     let failure = await error { _ = try await modern.data(from: server.baseURL) }
-    guard case .tlsHandshakeFailed(let host, let reason)? = failure else {
-      Issue.record("expected a handshake failure, got \(String(describing: failure))")
-      return
-    }
+    let (host, reason) = try #require(
+      failure?.handshakeFailure, "expected a handshake failure, got \(String(describing: failure))")
     #expect(host == "127.0.0.1")
     #expect(reason.lowercased().contains("version"))
     #expect(failure?.isTrustFailure == false)

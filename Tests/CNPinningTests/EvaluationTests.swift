@@ -100,10 +100,9 @@ struct EvaluationTests {
     let failure = try #require(rejection(of: result))
     #expect(failure.domain == "example.org")
     #expect(failure.description.contains("(pinned through example.org, which includes subdomains)"))
-    guard case .noMatchingChain(let mismatches) = failure.reason else {
-      Issue.record("wrong reason")
-      return
-    }
+    let mismatches = try #require(
+      { if case .noMatchingChain(let mismatches) = failure.reason { mismatches } else { nil } }(),
+      "wrong reason: \(failure.reason)")
     #expect(mismatches.count == 2)
     #expect(mismatches[0] == .certificateCount(expected: 2, actual: 3))
     #expect(mismatches[1] == .commonName(position: 1, link: try CNChainLink(.prefix, "E"), commonName: "R11"))

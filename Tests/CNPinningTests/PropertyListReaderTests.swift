@@ -86,14 +86,13 @@ struct PropertyListReaderTests {
     }
   }
 
-  @Test func duplicateHostsInAnXMLPlistAreNowCaught() {
+  @Test func duplicateHostsInAnXMLPlistAreNowCaught() throws {
     let xml = plistDocument(
       "<dict><key>PinnedDomains</key><dict><key>a.test</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>value</key><string>A</string></dict></array></array></dict><key>a.test</key><dict/></dict></dict>"
     )
-    guard case .malformedDocument(let message)? = problems(xml).first?.error else {
-      Issue.record("a repeated host must be refused")
-      return
-    }
+    let error = problems(xml).first?.error
+    let message = try #require(
+      { if case .malformedDocument(let message)? = error { message } else { nil } }(), "a repeated host must be refused")
     #expect(message.contains("duplicate key \"a.test\""))
   }
 
