@@ -133,11 +133,9 @@ struct HTTPBehaviourTests {
   func numericIPv4FormsAreRefusedBeforeConnecting(_ host: String) async throws {
     let session = try CNPinnedSession(manager: nil)
     let failure = await error { _ = try await session.data(from: URL(string: "https://\(host):1/")!) }
-    guard case .invalidHost(host: host, let reason)? = failure else {
-      Issue.record("expected invalidHost, got \(String(describing: failure))")
-      return
-    }
-    #expect(reason.contains("dotted-decimal"), "\(reason)")
+    let refused = try #require(failure?.invalidHost, "expected invalidHost, got \(String(describing: failure))")
+    #expect(refused.host == host)
+    #expect(refused.reason.contains("dotted-decimal"), "\(refused.reason)")
   }
 
   @Test func redirectLoopsStop() async throws {
@@ -236,11 +234,9 @@ struct HTTPBehaviourTests {
     let many = (0..<20_000).map { LocalTLSServer.Header("X-Repeated", "value \($0)") }
     let (server, session) = try Self.fixture { _ in LocalTLSServer.Response(headers: many, body: Data("ok".utf8)) }
     let failure = await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
-    guard case .invalidResponse(host: "api.test", let reason)? = failure else {
-      Issue.record("expected invalidResponse, got \(String(describing: failure))")
-      return
-    }
-    #expect(reason.contains("256 KiB"), "\(reason)")
+    let refused = try #require(failure?.invalidResponse, "expected invalidResponse, got \(String(describing: failure))")
+    #expect(refused.host == "api.test")
+    #expect(refused.reason.contains("256 KiB"), "\(refused.reason)")
   }
 
   @Test func fiftyConcurrentRequestsAllSucceed() async throws {

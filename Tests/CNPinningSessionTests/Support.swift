@@ -111,6 +111,16 @@ extension CNPinnedSessionError {
     if case .tlsHandshakeFailed(let host, let reason) = self { (host, reason) } else { nil }
   }
 
+  /// Host and reason of a host refused before connecting, for `#require`.
+  var invalidHost: (host: String, reason: String)? {
+    if case .invalidHost(let host, let reason) = self { (host, reason) } else { nil }
+  }
+
+  /// Host and reason of a refused response, for `#require`.
+  var invalidResponse: (host: String, reason: String)? {
+    if case .invalidResponse(let host, let reason) = self { (host, reason) } else { nil }
+  }
+
   /// The proxy an untrusted-proxy error names, for `#require`.
   var untrustedProxyName: String? {
     if case .untrustedProxy(let name, _) = self { name } else { nil }
