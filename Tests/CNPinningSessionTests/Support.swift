@@ -58,11 +58,16 @@ func resolving(_ names: [String] = ["api.test"], to server: LocalTLSServer, time
 
 /// The error a request threw, or a recorded issue when it succeeded.
 func error(of body: () async throws -> Void) async -> CNPinnedSessionError? {
+  await thrown(CNPinnedSessionError.self, by: body)
+}
+
+/// The `E` a request threw, or a recorded issue when it succeeded or threw something else.
+func thrown<E: Error>(_: E.Type, by body: () async throws -> Void) async -> E? {
   do {
     try await body()
     Issue.record("the request succeeded where it should have failed")
     return nil
-  } catch let error as CNPinnedSessionError {
+  } catch let error as E {
     return error
   } catch {
     Issue.record("unexpected error type \(type(of: error)): \(error)")

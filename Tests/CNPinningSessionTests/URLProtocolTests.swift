@@ -16,16 +16,7 @@ struct URLProtocolTests {
 
   /// The URLError a URLSession call threw, or a recorded issue when it succeeded.
   static func urlError(of body: () async throws -> Void) async -> URLError? {
-    do {
-      try await body()
-      Issue.record("expected the request to fail")
-      return nil
-    } catch let error as URLError {
-      return error
-    } catch {
-      Issue.record("expected a URLError, got \(error)")
-      return nil
-    }
+    await thrown(URLError.self, by: body)
   }
 
   @Test func genuineIsAcceptedAndRogueRefusedWithTheSessionErrorUnderneath() async throws {
