@@ -101,14 +101,12 @@ public final class CNPinnedSession: Sendable {
   /// Loads `request`, following redirects (each hop is judged by its own host's pins).
   /// Throws `CNPinnedSessionError`.
   public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let (outcome, _) = try await exchange(request, toFile: false, progress: nil)
-    return (outcome.body, outcome.response)
+    try await load(request, progress: nil)
   }
 
   /// Loads `request` as `data(for:)` does, updating `progress` as the body arrives.
   public func data(for request: URLRequest, progress: CNTransferProgress) async throws -> (Data, HTTPURLResponse) {
-    let (outcome, _) = try await exchange(request, toFile: false, progress: progress)
-    return (outcome.body, outcome.response)
+    try await load(request, progress: progress)
   }
 
   /// Loads `url` with a GET request.
@@ -119,16 +117,12 @@ public final class CNPinnedSession: Sendable {
   /// Loads `request` into a temporary file, for bodies too large to hold in memory. The caller
   /// owns the file and should move or delete it.
   public func download(for request: URLRequest) async throws -> (URL, HTTPURLResponse) {
-    let (outcome, file) = try await exchange(request, toFile: true, progress: nil)
-    guard let file else { throw CNPinnedSessionError.invalidArgument("the download has no file") }
-    return (file, outcome.response)
+    try await downloadFile(request, progress: nil)
   }
 
   /// Downloads `request` as `download(for:)` does, updating `progress` as the body arrives.
   public func download(for request: URLRequest, progress: CNTransferProgress) async throws -> (URL, HTTPURLResponse) {
-    let (outcome, file) = try await exchange(request, toFile: true, progress: progress)
-    guard let file else { throw CNPinnedSessionError.invalidArgument("the download has no file") }
-    return (file, outcome.response)
+    try await downloadFile(request, progress: progress)
   }
 
   /// Downloads `url` with a GET request into a temporary file.
@@ -179,6 +173,21 @@ public final class CNPinnedSession: Sendable {
     #else
     transport.invalidate()
     #endif
+  }
+
+  private func load(_ request: URLRequest, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
+    -> (Data, HTTPURLResponse)
+  {
+    let (outcome, _) = try await exchange(request, toFile: false, progress: progress)
+    return (outcome.body, outcome.response)
+  }
+
+  private func downloadFile(_ request: URLRequest, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
+    -> (URL, HTTPURLResponse)
+  {
+    let (outcome, file) = try await exchange(request, toFile: true, progress: progress)
+    guard let file else { throw .invalidArgument("the download has no file") }
+    return (file, outcome.response)
   }
 
   /// Runs one request and its redirects. With `toFile`, the body is in the returned file (and
