@@ -27,14 +27,8 @@ extension ConfigurationLoader {
       for (member, _) in members where !keys.contains(member) {
         fail("\(path).\(member)", .unknownKey(member, suggestion: Suggestion.closest(to: member, among: keys)))
       }
-      var includesSubdomains = false
-      if let flag = entry["NSIncludesSubdomains"] {
-        if case .bool(let value) = flag {
-          includesSubdomains = value
-        } else {
-          fail("\(path).NSIncludesSubdomains", .wrongType(expected: "a boolean", found: flag.typeName))
-        }
-      }
+      let includesSubdomains =
+        entry["NSIncludesSubdomains"].map { loadBool($0, path: "\(path).NSIncludesSubdomains") ?? false } ?? false
       var pins: [CNSPKIPin] = []
       for (member, scope) in [("NSPinnedCAIdentities", CNPinScope.ca), ("NSPinnedLeafIdentities", .leaf)] {
         guard let identities = entry[member] else { continue }

@@ -126,11 +126,10 @@ struct ConfigurationLoader {
       fail("\(path).\(key)", .unknownKey(key, suggestion: Suggestion.closest(to: key, among: Self.hostKeys)))
     }
     var includesSubdomains = false
-    switch value["includesSubdomains"] {
-    case .none: fail("\(path).includesSubdomains", .missingValue("includesSubdomains"))
-    case .bool(let flag)?: includesSubdomains = flag
-    case let other?:
-      fail("\(path).includesSubdomains", .wrongType(expected: "a boolean", found: other.typeName))
+    if let flag = value["includesSubdomains"] {
+      includesSubdomains = loadBool(flag, path: "\(path).includesSubdomains") ?? false
+    } else {
+      fail("\(path).includesSubdomains", .missingValue("includesSubdomains"))
     }
     let chains = value["chainSet"].flatMap { loadChainSet($0, path: "\(path).chainSet") } ?? []
     let spkiPins =
@@ -144,14 +143,7 @@ struct ConfigurationLoader {
           fromCertificate: CNCertificatePin.init(certificate:scope:file:))
       } ?? []
     let expirationDate = value["expirationDate"].flatMap { loadDate($0, path: "\(path).expirationDate") }
-    var enforce = true
-    if let flag = value["enforce"] {
-      if case .bool(let value) = flag {
-        enforce = value
-      } else {
-        fail("\(path).enforce", .wrongType(expected: "a boolean", found: flag.typeName))
-      }
-    }
+    let enforce = value["enforce"].map { loadBool($0, path: "\(path).enforce") ?? true } ?? true
     var reportURI: URL?
     if let text = value["reportURI"] {
       if case .string(let string) = text, let url = URL(string: string), url.scheme?.lowercased() == "https", url.host != nil {
@@ -202,6 +194,15 @@ struct ConfigurationLoader {
       return nil
     }
     return Date(timeIntervalSince1970: seconds.rounded(.down))
+  }
+
+  /// A boolean; nil (and a problem) for anything else.
+  mutating func loadBool(_ value: ConfigValue, path: String) -> Bool? {
+    guard case .bool(let flag) = value else {
+      fail(path, .wrongType(expected: "a boolean", found: value.typeName))
+      return nil
+    }
+    return flag
   }
 
   mutating func fail(_ path: String, _ error: CNParseError) {
