@@ -20,7 +20,9 @@ extension URLSessionConfiguration {
   /// `CNPinnedSessionError` with its full reason. Cancelling a task cancels its transfer.
   /// Responses are never cached. Not yet: the body is handed over when it is complete (not as it
   /// arrives), the URLSession delegate is not asked about redirects, and cookies are neither sent
-  /// from nor stored in `httpCookieStorage`.
+  /// from nor stored in `httpCookieStorage`. FoundationNetworking does not pass this
+  /// configuration's `httpAdditionalHeaders` to a protocol: set them (and `credentialHeaders`) on
+  /// the `CNPinnedSessionConfiguration` instead, where credentials stay with the original origin.
   public static func cnPinned(
     manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration = .default
   ) throws -> URLSessionConfiguration {
