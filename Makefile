@@ -71,7 +71,7 @@ asan: deps
 
 # The concurrency tests under ThreadSanitizer: concurrent evaluations, requests, cancellations,
 # enterprise apply/refresh/signOut races, connection reuse, resumption and HTTP/2 streams.
-TSAN_TESTS := concurrent|Concurrent|racing|Racing|cancelling|EnterpriseSession|changingPins|ConnectionReuseTests|ResumptionTests|NginxTests|ProxyTests|URLProtocolTests
+TSAN_TESTS := concurrent|Concurrent|racing|Racing|cancelling|EnterpriseSession|changingPins|ConnectionReuseTests|ResumptionTests|NginxTests|ProxyTests|URLProtocolTests|StreamingTests
 tsan: deps
 	$(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread --filter "$(TSAN_TESTS)"

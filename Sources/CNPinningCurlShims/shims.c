@@ -22,6 +22,9 @@ CURLcode cnp_curl_setopt_ssl_ctx_callback(CURL *handle, cnp_curl_ssl_ctx_callbac
 CURLcode cnp_curl_setopt_prereq_callback(CURL *handle, cnp_curl_prereq_callback callback) {
   return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
 }
+CURLcode cnp_curl_setopt_seek_callback(CURL *handle, cnp_curl_seek_callback callback) {
+  return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
+}
 CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
   return curl_easy_getinfo(handle, info, value);
 }

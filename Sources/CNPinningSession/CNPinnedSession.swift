@@ -130,6 +130,33 @@ public final class CNPinnedSession: Sendable {
     try await download(for: URLRequest(url: url))
   }
 
+  /// Loads `request` and returns once the response has arrived, with its body to read as it
+  /// comes: memory stays bounded however large the body, since the transfer waits while the
+  /// reader does. Drop the bytes (or cancel the reading task) to stop the transfer.
+  public func bytes(for request: URLRequest) async throws -> (AsyncBytes, HTTPURLResponse) {
+    let (body, response) = try await stream(request, upload: nil)
+    return (AsyncBytes(body), response)
+  }
+
+  /// Loads `url` with a GET request, its body to read as it comes.
+  public func bytes(from url: URL) async throws -> (AsyncBytes, HTTPURLResponse) {
+    try await bytes(for: URLRequest(url: url))
+  }
+
+  /// Sends `request` with the contents of `fileURL` as its body, read from disk as it is sent
+  /// (never held whole in memory). A redirect that keeps the body sends the file again.
+  public func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, HTTPURLResponse) {
+    let (outcome, _) = try await exchange(request, upload: .file(fileURL), toFile: false, progress: nil)
+    return (outcome.body, outcome.response)
+  }
+
+  /// Sends `request` with `bodyData` as its body.
+  public func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, HTTPURLResponse) {
+    var request = request
+    request.httpBody = bodyData
+    return try await data(for: request)
+  }
+
   /// Connects to `host` and `port`, runs the TLS handshake with all of the session's checks, and
   /// disconnects without sending a request. Returns what was decided about the connection: the
   /// verified and presented chains and the pin result. Throws when the connection is refused,
@@ -146,7 +173,7 @@ public final class CNPinnedSession: Sendable {
       outer?(event)
     }
     do {
-      _ = try await perform(URLRequest(url: url), bodyFile: nil, observer: observer, connectOnly: true)
+      _ = try await perform(URLRequest(url: url), destination: .memory, observer: observer, connectOnly: true)
     } catch {
       throw CNProbeError(error: error, event: events.withLock { $0.last })
     }
@@ -178,58 +205,63 @@ public final class CNPinnedSession: Sendable {
   private func load(_ request: URLRequest, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
     -> (Data, HTTPURLResponse)
   {
-    let (outcome, _) = try await exchange(request, toFile: false, progress: progress)
+    let (outcome, _) = try await exchange(request, upload: nil, toFile: false, progress: progress)
     return (outcome.body, outcome.response)
   }
 
   private func downloadFile(_ request: URLRequest, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
     -> (URL, HTTPURLResponse)
   {
-    let (outcome, file) = try await exchange(request, toFile: true, progress: progress)
+    let (outcome, file) = try await exchange(request, upload: nil, toFile: true, progress: progress)
     guard let file else { throw .invalidArgument("the download has no file") }
     return (file, outcome.response)
   }
 
   /// Runs one request and its redirects. With `toFile`, the body is in the returned file (and
   /// the outcome's body is empty).
-  /// Credentials (request headers or `httpAdditionalHeaders`) go only to the original origin:
-  /// once a hop leaves it they are dropped for the rest of the chain.
-  private func exchange(_ original: URLRequest, toFile: Bool, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
-    -> (TransferOutcome, file: URL?)
+  private func exchange(_ original: URLRequest, upload: UploadSource?, toFile: Bool, progress: CNTransferProgress?)
+    async throws(CNPinnedSessionError) -> (TransferOutcome, file: URL?)
   {
-    var request = original
-    var redirects = 0
-    let credentials = CredentialHeaders(additional: configuration.credentialHeaders)
-    let origin = original.url.map(RedirectPolicy.origin(of:))
-    var leftOrigin = false
+    var hops = RedirectChain(original, upload: upload, configuration: configuration)
     while true {
       try Task.checkCancellation(or: .cancelled)
       let file = toFile ? try DownloadFile.create() : nil
       let outcome: TransferOutcome
       do {
-        outcome = try await perform(request, bodyFile: file?.handle, withheld: leftOrigin ? credentials : nil, progress: progress)
-        try Self.close(file?.handle, host: request.url?.host ?? "")
+        outcome = try await perform(
+          hops.request, upload: hops.upload, destination: file.map { .file($0.handle) } ?? .memory,
+          withheld: hops.withheld, progress: progress)
+        try Self.close(file?.handle, host: hops.request.url?.host ?? "")
       } catch {
         if let file { try? FileManager.default.removeItem(at: file.url) }
         throw error
       }
-      if configuration.followsRedirects, let next = try RedirectPolicy.nextRequest(after: outcome.response, for: request) {
-        if let file { try? FileManager.default.removeItem(at: file.url) }
-        redirects += 1
-        guard redirects <= configuration.maximumRedirects else { throw .tooManyRedirects(configuration.maximumRedirects) }
-        if next.url.map(RedirectPolicy.origin(of:)) != origin { leftOrigin = true }
-        request = leftOrigin ? credentials.removed(from: next) : next
-        continue
-      }
-      return (outcome, file?.url)
+      guard try hops.followRedirect(after: outcome.response) else { return (outcome, file?.url) }
+      if let file { try? FileManager.default.removeItem(at: file.url) }
+    }
+  }
+
+  /// `exchange` for a body read as it arrives (`bytes(for:)`, the URLSession protocol): returns
+  /// with the final hop's response; a redirect's body is dropped.
+  func stream(_ original: URLRequest, upload: UploadSource?) async throws(CNPinnedSessionError)
+    -> (ResponseBodyChannel, HTTPURLResponse)
+  {
+    var hops = RedirectChain(original, upload: upload, configuration: configuration)
+    while true {
+      try Task.checkCancellation(or: .cancelled)
+      let channel = ResponseBodyChannel()
+      let outcome = try await perform(hops.request, upload: hops.upload, destination: .channel(channel), withheld: hops.withheld)
+      guard try hops.followRedirect(after: outcome.response) else { return (channel, outcome.response) }
+      await channel.discardRest()
     }
   }
 
   /// One HTTP exchange, after the checks that need no network.
   /// `withheld`: credential headers that must not be sent (the configuration's included).
   private func perform(
-    _ request: URLRequest, bodyFile: FileHandle?, withheld: CredentialHeaders? = nil, progress: CNTransferProgress? = nil,
-    observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil, connectOnly: Bool = false
+    _ request: URLRequest, upload: UploadSource? = nil, destination: BodyDestination, withheld: CredentialHeaders? = nil,
+    progress: CNTransferProgress? = nil, observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil,
+    connectOnly: Bool = false
   ) async throws(CNPinnedSessionError) -> TransferOutcome {
     let (manager, sessionObserver, invalidated) = state.withLock { ($0.manager, $0.observer, $0.invalidated) }
     guard !invalidated else { throw .sessionInvalidated }
@@ -254,8 +286,8 @@ public final class CNPinnedSession: Sendable {
     }
     #if os(Linux) && !CNPINNING_APPLE_CHECK
     let plan = try RequestPlan(
-      request: request, configuration: configuration, withheld: withheld, toFile: bodyFile != nil, connectOnly: connectOnly,
-      proxies: proxies)
+      request: request, configuration: configuration, withheld: withheld, upload: upload, bodyInMemory: destination.holdsBody,
+      connectOnly: connectOnly, proxies: proxies)
     let policy = RequestPolicy(
       host: plan.host, hostName: name, port: plan.port, trust: ObjectIdentifier(trustStore), manager: manager,
       unpinnedHosts: configuration.unpinnedHosts, transportSecurity: requirements?.rules,
@@ -265,7 +297,7 @@ public final class CNPinnedSession: Sendable {
     }
     let transfer = CurlTransfer(
       plan: plan, policy: policy, trustStore: trustStore, proxyTrustStore: proxyTrustStore,
-      minimumTLSVersion: policy.minimumTLSVersion(session: configuration.minimumTLSVersion), bodyFile: bodyFile,
+      minimumTLSVersion: policy.minimumTLSVersion(session: configuration.minimumTLSVersion), destination: destination,
       progress: progress)
     let report = await loop.perform(transfer)
     emitEffects(
@@ -292,7 +324,20 @@ public final class CNPinnedSession: Sendable {
     where merged.value(forHTTPHeaderField: name) == nil && withheld?.contains(name) != true {
       merged.setValue(value, forHTTPHeaderField: name)
     }
-    if let bodyFile {
+    // A streamed body is URLSession's to read.
+    switch upload {
+    case .file(let file):
+      guard let stream = InputStream(url: file),
+        let size = try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
+      else { throw .invalidArgument("cannot read the upload file \(file.path)") }
+      merged.httpBodyStream = stream
+      merged.setValue(String(size), forHTTPHeaderField: "Content-Length")
+    case .stream(let body):
+      merged.httpBodyStream = body.stream
+    case nil:
+      break
+    }
+    if case .file(let bodyFile) = destination {
       let response = try await transport.download(merged, settings: settings, to: bodyFile)
       if let progress {
         progress.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
@@ -303,6 +348,11 @@ public final class CNPinnedSession: Sendable {
     let (data, response) = try await transport.perform(merged, settings: settings)
     progress?.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
     progress?.add(data.count)
+    if case .channel(let channel) = destination {
+      // Here the body arrives whole (URLSession collects it), then is read as on Linux.
+      channel.finish(whole: data)
+      return TransferOutcome(response: response, body: Data())
+    }
     return TransferOutcome(response: response, body: data)
     #endif
   }

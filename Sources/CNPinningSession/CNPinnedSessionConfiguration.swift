@@ -21,10 +21,10 @@ public struct CNPinnedSessionConfiguration: Sendable {
   /// The most bytes a response body held in memory (`data(for:)`) may have, counted after
   /// decoding (gzip, br, …), so that a small compressed body cannot expand without bound.
   /// Beyond it the request fails with `responseTooLarge`. 32 MiB by default; use `download(for:)`
-  /// for larger bodies.
+  /// or `bytes(for:)` for larger bodies.
   public var maximumResponseBodySize = 32 << 20
-  /// The most bytes a download (`download(for:)`) may write, counted after decoding. 4 GiB by
-  /// default.
+  /// The most bytes a download (`download(for:)`) may write, or `bytes(for:)` may pass on,
+  /// counted after decoding. 4 GiB by default.
   public var maximumDownloadSize = 4 << 30
   /// Whether 3xx responses with a `Location` are followed. Each hop is judged by its own host's pins.
   public var followsRedirects = true

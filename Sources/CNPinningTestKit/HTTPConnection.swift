@@ -2,8 +2,8 @@
 #if os(Linux) && !CNPINNING_APPLE_CHECK
 import Foundation
 
-/// HTTP/1.1 framing over one connection (TLS or plain): requests with Content-Length bodies,
-/// responses with Content-Length.
+/// HTTP/1.1 framing over one connection (TLS or plain): requests with Content-Length or chunked
+/// bodies, responses with Content-Length.
 struct HTTPConnection {
   /// Reads into the buffer; returns the byte count, or 0 or less when the connection ends.
   let read: (UnsafeMutableRawBufferPointer) -> Int
@@ -38,16 +38,60 @@ struct HTTPConnection {
       return LocalTLSServer.Header(
         String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
     }
-    let length =
-      headers.first { $0.name.caseInsensitiveCompare("Content-Length") == .orderedSame }.flatMap { Int($0.value) } ?? 0
-    guard length >= 0, length <= Self.maximumBodySize else { return nil }
-    while buffer.count < length {
-      guard fill() else { return nil }
+    func value(_ name: String) -> String? {
+      headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
-    let body = Data(buffer[..<length])
-    buffer.removeFirst(length)
+    let body: Data
+    if value("Transfer-Encoding")?.lowercased() == "chunked" {
+      guard let chunked = readChunkedBody() else { return nil }
+      body = chunked
+    } else {
+      let length = value("Content-Length").flatMap { Int($0) } ?? 0
+      guard length >= 0, length <= Self.maximumBodySize, let bytes = take(length) else { return nil }
+      body = bytes
+    }
     return LocalTLSServer.Request(
       method: String(parts[0]), target: String(parts[1]), headers: headers, body: body, serverName: serverName)
+  }
+
+  /// A chunked body: hexadecimal sizes, each chunk followed by CRLF, ending with a zero size and
+  /// (ignored) trailers.
+  private mutating func readChunkedBody() -> Data? {
+    var body = Data()
+    while true {
+      guard let line = readLine(), let size = Int(line.split(separator: ";").first ?? "", radix: 16), size >= 0,
+        body.count + size <= Self.maximumBodySize
+      else { return nil }
+      if size == 0 {
+        while let trailer = readLine() {
+          if trailer.isEmpty { return body }
+        }
+        return nil
+      }
+      guard let chunk = take(size), readLine() == "" else { return nil }
+      body.append(chunk)
+    }
+  }
+
+  /// The next line, without its CRLF.
+  private mutating func readLine() -> String? {
+    while true {
+      if let end = buffer.firstRange(of: [13, 10]) {
+        let line = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+        buffer.removeFirst(end.upperBound)
+        return line
+      }
+      guard buffer.count < Self.maximumHeadSize, fill() else { return nil }
+    }
+  }
+
+  /// The next `count` bytes.
+  private mutating func take(_ count: Int) -> Data? {
+    while buffer.count < count {
+      guard fill() else { return nil }
+    }
+    defer { buffer.removeFirst(count) }
+    return Data(buffer[..<count])
   }
 
   private mutating func fill() -> Bool {

@@ -56,6 +56,10 @@ func resolving(_ names: [String] = ["api.test"], to server: LocalTLSServer, time
   return configuration
 }
 
+/// Whether a body is the one expected. Compared outside `#expect`, whose failure message for
+/// `==` on two large `Data` values computes a difference for many minutes.
+func identical(_ body: Data?, _ expected: Data) -> Bool { body == expected }
+
 /// The error a request threw, or a recorded issue when it succeeded.
 func error(of body: () async throws -> Void) async -> CNPinnedSessionError? {
   await thrown(CNPinnedSessionError.self, by: body)

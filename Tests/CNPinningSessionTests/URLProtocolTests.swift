@@ -156,5 +156,76 @@ extension URLProtocolTests {
     #expect(failure?.code == .unsupportedURL)
     #expect(server.requests.isEmpty)
   }
+
+  /// A task whose data goes to a delegate gets the body as it arrives, in pieces.
+  @Test func aDataDelegateGetsTheBodyAsItArrives() async throws {
+    let pki = try TestPKI()
+    let expected = StreamingTests.body(4 << 20)
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { _ in .init(body: expected) }))
+    var configuration = resolving(to: server).trusting(.customAnchors([pki.root.certificate]))
+    configuration.timeoutIntervalForRequest = 10
+    let collector = BodyCollector()
+    let session = URLSession(
+      configuration: try .cnPinned(manager: try matchingPins(), configuration: configuration), delegate: collector,
+      delegateQueue: nil)
+    let error = await collector.run(session.dataTask(with: server.url("/", hostName: "api.test")))
+    #expect(error == nil)
+    let pieces = collector.pieces
+    #expect(pieces.count > 1, "the body came in \(pieces.count) piece(s)")
+    #expect(identical(pieces.reduce(into: Data()) { $0.append($1) }, expected))
+  }
+
+  /// FoundationNetworking keeps only the last piece for completion-handler (and `data(for:)`)
+  /// tasks: they get the body whole.
+  @Test func dataForGetsALargeBodyWhole() async throws {
+    let pki = try TestPKI()
+    let expected = StreamingTests.body(4 << 20)
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { _ in .init(body: expected) }))
+    let session = try Self.urlSession(try matchingPins(), server, trust: .customAnchors([pki.root.certificate]))
+    let (data, _) = try await session.data(from: server.url("/", hostName: "api.test"))
+    #expect(data.count == expected.count)
+    #expect(identical(data, expected))
+  }
+
+  /// A request's `httpBodyStream` is read as it is sent.
+  @Test func anHTTPBodyStreamIsSent() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { .text("\($0.body.count)") }))
+    let session = try Self.urlSession(try matchingPins(), server, trust: .customAnchors([pki.root.certificate]))
+    let expected = StreamingTests.body(2 << 20)
+    var request = URLRequest(url: server.url("/upload", hostName: "api.test"))
+    request.httpMethod = "POST"
+    request.httpBodyStream = InputStream(data: expected)
+    let (data, _) = try await session.data(for: request)
+    #expect(String(data) == "\(expected.count)")
+    #expect(identical(server.requests.last?.body, expected))
+  }
+}
+
+/// A URLSession data delegate that keeps each piece of body it is given.
+final class BodyCollector: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+  private let state = Locked<(pieces: [Data], done: CheckedContinuation<Error?, Never>?)>(([], nil))
+
+  var pieces: [Data] { state.withLock { $0.pieces } }
+
+  /// Runs `task` and returns how it ended.
+  func run(_ task: URLSessionDataTask) async -> Error? {
+    await withCheckedContinuation { continuation in
+      state.withLock { $0.done = continuation }
+      task.resume()
+    }
+  }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    state.withLock { $0.pieces.append(data) }
+  }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+    let done = state.withLock { state in
+      defer { state.done = nil }
+      return state.done
+    }
+    done?.resume(returning: error)
+  }
 }
 #endif

@@ -130,7 +130,7 @@ private struct Options {
       try set(CURLOPT_SSL_SESSIONID_CACHE, 0)
       return
     }
-    try setMethod(plan.method)
+    try setMethod(plan.method, context: context)
     for line in plan.headerLines { headerList = curl_slist_append(headerList, line) }
     if let headerList { try check(cnp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList)) }
   }
@@ -180,7 +180,7 @@ private struct Options {
     }
   }
 
-  private func setMethod(_ method: RequestPlan.Method) throws(CNPinnedSessionError) {
+  private func setMethod(_ method: RequestPlan.Method, context: UnsafeMutableRawPointer) throws(CNPinnedSessionError) {
     switch method {
     case .get:
       try set(CURLOPT_HTTPGET, 1)
@@ -189,13 +189,24 @@ private struct Options {
     case .withBody(let name, let body):
       if name != "POST" { try set(CURLOPT_CUSTOMREQUEST, name) }
       try set(CURLOPT_POST, 1)
-      try check(cnp_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
-      // COPYPOSTFIELDS copies the bytes, so the Data need not outlive this call.
-      let copied = body.withUnsafeBytes { raw in
-        cnp_curl_setopt_pointer(
-          handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+      switch body {
+      case .bytes(let bytes):
+        try check(cnp_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count)))
+        // COPYPOSTFIELDS copies the bytes, so the Data need not outlive this call.
+        let copied = bytes.withUnsafeBytes { raw in
+          cnp_curl_setopt_pointer(
+            handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!)
+          )
+        }
+        try check(copied)
+      case .streamed(let streamed):
+        // Read as it is sent; an unknown length goes chunked on HTTP/1.1.
+        try check(cnp_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(streamed.length ?? -1)))
+        try check(cnp_curl_setopt_data_callback(handle, CURLOPT_READFUNCTION, sendBody))
+        try check(cnp_curl_setopt_pointer(handle, CURLOPT_READDATA, context))
+        try check(cnp_curl_setopt_seek_callback(handle, rewindBody))
+        try check(cnp_curl_setopt_pointer(handle, CURLOPT_SEEKDATA, context))
       }
-      try check(copied)
     }
   }
 
@@ -219,7 +230,29 @@ private struct Options {
 
 private let receiveBody: cnp_curl_data_callback = { data, size, count, context in
   guard let transfer = CurlEasy.transfer(for: context) else { return 0 }
-  return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+  switch transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) {
+  case .taken: return size * count
+  case .paused: return Int(CURL_WRITEFUNC_PAUSE)
+  case .refused: return 0
+  }
+}
+
+private let sendBody: cnp_curl_data_callback = { buffer, size, count, context in
+  guard let buffer, let transfer = CurlEasy.transfer(for: context) else { return Int(CURL_READFUNC_ABORT) }
+  switch transfer.sendBody(UnsafeMutableRawBufferPointer(start: buffer, count: size * count)) {
+  case .bytes(let sent): return sent
+  case .end: return 0
+  case .paused: return Int(CURL_READFUNC_PAUSE)
+  case .failed: return Int(CURL_READFUNC_ABORT)
+  }
+}
+
+/// libcurl rewinds a body only to send it again from the start (on a fresh connection).
+private let rewindBody: cnp_curl_seek_callback = { context, offset, origin in
+  guard offset == 0, origin == SEEK_SET, let transfer = CurlEasy.transfer(for: context), transfer.rewindBody() else {
+    return CURL_SEEKFUNC_CANTSEEK
+  }
+  return CURL_SEEKFUNC_OK
 }
 
 private let receiveHeader: cnp_curl_data_callback = { data, size, count, context in

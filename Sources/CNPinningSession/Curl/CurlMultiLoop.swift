@@ -15,6 +15,8 @@ final class CurlMultiLoop: @unchecked Sendable {
   private enum Command {
     case start(CurlTransfer)
     case cancel(CurlTransfer)
+    /// A streamed body can go on: unpause the transfer.
+    case resume(CurlTransfer)
   }
 
   private static let globalInitialisation: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
@@ -76,17 +78,33 @@ final class CurlMultiLoop: @unchecked Sendable {
     thread.start()
   }
 
-  /// Runs `transfer` to completion. Cancelling the calling task cancels the transfer.
+  /// Runs `transfer` to completion (or, with a streamed response body, until the body starts;
+  /// the rest follows through its channel). Cancelling the calling task cancels the transfer.
   func perform(_ transfer: CurlTransfer) async -> TransferReport {
-    await withTaskCancellationHandler {
+    // The streamed bodies hold the loop and transfer weakly: neither keeps the other alive.
+    transfer.connect(
+      wake: { [weak self, weak transfer] in
+        guard let self, let transfer else { return }
+        enqueue(.resume(transfer))
+      },
+      cancel: { [weak self, weak transfer] in
+        guard let self, let transfer else { return }
+        cancel(transfer)
+      })
+    return await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<TransferReport, Never>) in
         transfer.completion = { continuation.resume(returning: $0) }
         enqueue(.start(transfer))
       }
     } onCancel: {
-      transfer.cancellation.withLock { $0 = true }
-      enqueue(.cancel(transfer))
+      cancel(transfer)
     }
+  }
+
+  /// Stops `transfer` with `cancelled`, whether it is queued or running.
+  private func cancel(_ transfer: CurlTransfer) {
+    transfer.cancellation.withLock { $0 = true }
+    enqueue(.cancel(transfer))
   }
 
   /// Fails every transfer with `sessionInvalidated` and stops the thread.
@@ -109,7 +127,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     if wake {
       curl_multi_wakeup(multi)
     } else if !accepted, case .start(let transfer) = command {
-      transfer.complete(.failure(.sessionInvalidated))
+      transfer.finish(.failure(.sessionInvalidated))
     }
   }
 
@@ -138,7 +156,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
     for (transfer, easy) in active { finish(transfer, easy, .failure(.sessionInvalidated)) }
     commands.withLock { state in
-      for case .start(let transfer) in state.queue { transfer.complete(.failure(.sessionInvalidated)) }
+      for case .start(let transfer) in state.queue { transfer.finish(.failure(.sessionInvalidated)) }
       state.queue = []
     }
     // Easy handles leave the share before it goes; connections (and their TLS state) close
@@ -154,13 +172,17 @@ final class CurlMultiLoop: @unchecked Sendable {
     switch command {
     case .start(let transfer):
       if transfer.cancellation.withLock({ $0 }) {
-        transfer.complete(.failure(.cancelled))
+        transfer.finish(.failure(.cancelled))
         return
       }
       start(transfer)
     case .cancel(let transfer):
       guard let entry = active.first(where: { $0.transfer === transfer }) else { return }
       finish(transfer, entry.easy, .failure(.cancelled))
+    case .resume(let transfer):
+      // Both directions: the side still not ready pauses again at its next callback.
+      guard let entry = active.first(where: { $0.transfer === transfer }) else { return }
+      _ = curl_easy_pause(entry.easy.handle, CURLPAUSE_CONT)
     }
   }
 
@@ -169,19 +191,19 @@ final class CurlMultiLoop: @unchecked Sendable {
     do throws(CNPinnedSessionError) {
       if let reused = idle.popLast() { easy = reused } else { easy = try CurlEasy(share: share) }
     } catch {
-      transfer.complete(.failure(error))
+      transfer.finish(.failure(error))
       return
     }
     do throws(CNPinnedSessionError) {
       try easy.bind(transfer, resolve: resolveList)
     } catch {
       release(easy)
-      transfer.complete(.failure(error))
+      transfer.finish(.failure(error))
       return
     }
     guard curl_multi_add_handle(multi, easy.handle) == CURLM_OK else {
       release(easy)
-      transfer.complete(.failure(.transferFailed(host: transfer.plan.host, reason: "curl_multi_add_handle failed")))
+      transfer.finish(.failure(.transferFailed(host: transfer.plan.host, reason: "curl_multi_add_handle failed")))
       return
     }
     active.append((transfer, easy))
@@ -216,7 +238,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     curl_multi_remove_handle(multi, easy.handle)
     active.removeAll { $0.easy === easy }
     easy.unbind()
-    transfer.complete(result)  // the caller resumes while the handle is put away
+    transfer.finish(result)  // the caller resumes while the handle is put away
     keep(easy)
   }
 

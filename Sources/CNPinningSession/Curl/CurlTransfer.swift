@@ -43,15 +43,18 @@ final class CurlTransfer: @unchecked Sendable {
   private var progressStarted = false
   /// Why the transfer stopped reading the response, when it did.
   private var refusedResponse: CNPinnedSessionError?
-  private let bodyFile: FileHandle?
-  /// Receives the report, once; set by `CurlMultiLoop.perform`.
+  /// Why the request body could not be sent, when it could not.
+  private var uploadFailure: CNPinnedSessionError?
+  private let destination: BodyDestination
+  /// Receives the report, once: when the transfer ends or, for a streamed body, when the body
+  /// starts. Set by `CurlMultiLoop.perform`.
   var completion: (@Sendable (TransferReport) -> Void)?
   /// Set by `CurlMultiLoop.cancel`, read by the loop.
   let cancellation = Locked(false)
 
   init(
     plan: RequestPlan, policy: RequestPolicy, trustStore: TrustStore, proxyTrustStore: TrustStore?,
-    minimumTLSVersion: CNTLSVersion, bodyFile: FileHandle?, progress: CNTransferProgress? = nil
+    minimumTLSVersion: CNTLSVersion, destination: BodyDestination, progress: CNTransferProgress? = nil
   ) {
     self.progress = progress
     self.plan = plan
@@ -60,7 +63,13 @@ final class CurlTransfer: @unchecked Sendable {
     self.proxyTrustStore = proxyTrustStore
     proxyHandshakeIsNext = proxyTrustStore != nil
     self.minimumTLSVersion = minimumTLSVersion
-    self.bodyFile = bodyFile
+    self.destination = destination
+  }
+
+  /// Connects the streamed bodies to the loop: `wake` resumes a paused transfer, `cancel` stops it.
+  func connect(wake: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void) {
+    plan.streamedBody?.connect(wake: wake)
+    if case .channel(let channel) = destination { channel.connect(wake: wake, cancel: cancel) }
   }
 
   // MARK: - Called from libcurl's callbacks (loop thread)
@@ -105,8 +114,28 @@ final class CurlTransfer: @unchecked Sendable {
     return true
   }
 
-  /// Takes body bytes (decoded by libcurl); false stops the transfer.
-  func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+  /// Takes body bytes (decoded by libcurl).
+  func receiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyReceipt {
+    guard bodyBytes + bytes.count <= plan.bodyLimit else {
+      refusedResponse = .responseTooLarge(host: plan.host, limit: plan.bodyLimit)
+      return .refused
+    }
+    switch destination {
+    case .memory:
+      body.append(contentsOf: bytes)
+    case .file(let file):
+      do {
+        try file.write(contentsOf: bytes)
+      } catch {
+        refusedResponse = .transferFailed(host: plan.host, reason: "cannot write the download: \(error.localizedDescription)")
+        return .refused
+      }
+    case .channel(let channel):
+      // The caller gets the response as the body starts, then the body as it comes.
+      if bodyBytes == 0 { deliver(.success(CurlResponse(head: head, body: Data()))) }
+      if channel.offer(bytes) == .paused { return .paused }
+    }
+    bodyBytes += bytes.count
     if let progress {
       if !progressStarted {
         progressStarted = true
@@ -114,22 +143,19 @@ final class CurlTransfer: @unchecked Sendable {
       }
       progress.add(bytes.count)
     }
-    bodyBytes += bytes.count
-    guard bodyBytes <= plan.bodyLimit else {
-      refusedResponse = .responseTooLarge(host: plan.host, limit: plan.bodyLimit)
-      return false
-    }
-    guard let bodyFile else {
-      body.append(contentsOf: bytes)
-      return true
-    }
-    do {
-      try bodyFile.write(contentsOf: bytes)
-      return true
-    } catch {
-      return false
-    }
+    return .taken
   }
+
+  /// Fills `buffer` with the next bytes of a streamed request body.
+  func sendBody(_ buffer: UnsafeMutableRawBufferPointer) -> BodyRead {
+    guard let streamed = plan.streamedBody else { return .end }
+    let read = streamed.read(into: buffer)
+    if case .failed(let reason) = read { uploadFailure = .transferFailed(host: plan.host, reason: reason) }
+    return read
+  }
+
+  /// Starts a streamed request body over; false when it cannot be.
+  func rewindBody() -> Bool { plan.streamedBody?.rewind() ?? false }
 
   /// Takes a header line; false stops the transfer.
   func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -147,6 +173,7 @@ final class CurlTransfer: @unchecked Sendable {
   func outcome(_ result: CurlResult) -> Result<CurlResponse, CNPinnedSessionError> {
     if let rejection = judgements.last?.rejection { return .failure(rejection) }
     if let refusedResponse { return .failure(refusedResponse) }
+    if let uploadFailure { return .failure(uploadFailure) }
     guard result.isSuccess else {
       if let refused = refusedChainJudgement?.rejection { return .failure(refused) }
       return .failure(CurlErrorMapping.error(for: result, transfer: self))
@@ -157,9 +184,20 @@ final class CurlTransfer: @unchecked Sendable {
     return .success(CurlResponse(head: head, body: body))
   }
 
+  /// Ends the request: a streamed request body is released, a streamed response body ends
+  /// (with the error, if any), and the requesting task gets the outcome unless it already has
+  /// the response. Touched by no one afterwards.
+  func finish(_ result: Result<CurlResponse, CNPinnedSessionError>) {
+    plan.streamedBody?.close()
+    if case .channel(let channel) = destination {
+      if case .failure(let error) = result { channel.finish(error) } else { channel.finish(nil) }
+    }
+    deliver(result)
+  }
+
   /// Hands the outcome and every judgement to the requesting task, as values: from here on the
   /// task reads nothing of this object. Later calls do nothing.
-  func complete(_ result: Result<CurlResponse, CNPinnedSessionError>) {
+  private func deliver(_ result: Result<CurlResponse, CNPinnedSessionError>) {
     guard let completion else { return }
     self.completion = nil
     completion(TransferReport(result: result, judgements: allJudgements))
@@ -175,6 +213,15 @@ final class CurlTransfer: @unchecked Sendable {
     guard let refused = refusedChainJudgement else { return judgements }
     return judgements + [refused]
   }
+}
+
+/// What `CurlTransfer.receiveBody` did with the bytes it was given.
+enum BodyReceipt {
+  case taken
+  /// Not taken yet: libcurl holds them and offers them again when woken.
+  case paused
+  /// The transfer must stop (the reason is recorded).
+  case refused
 }
 
 /// What a finished transfer tells the requesting task.

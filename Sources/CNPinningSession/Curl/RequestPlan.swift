@@ -1,3 +1,4 @@
+#if os(Linux) && !CNPINNING_APPLE_CHECK
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -7,11 +8,17 @@ import FoundationNetworking
 /// One HTTP request, checked and reduced to what libcurl is told: built on the caller's thread
 /// without touching libcurl, so that a malformed request fails before anything is queued.
 struct RequestPlan: Sendable {
-  enum Method: Sendable, Equatable {
+  enum Method: Sendable {
     case get
     case head
     /// POST, or another method with a body (possibly empty).
-    case withBody(name: String, body: Data)
+    case withBody(name: String, body: Body)
+  }
+
+  /// A request body: bytes in memory, or read as it is sent.
+  enum Body: Sendable {
+    case bytes(Data)
+    case streamed(any StreamedRequestBody)
   }
 
   let url: URL
@@ -34,9 +41,11 @@ struct RequestPlan: Sendable {
   let proxy: ProxyRoute?
 
   /// `withheld`: credential headers not to send, from the request or the configuration.
+  /// `upload`: a body to stream instead of the request's `httpBody` (opened last, so that a
+  /// plan that fails leaves nothing open).
   init(
     request: URLRequest, configuration: CNPinnedSessionConfiguration, withheld: CredentialHeaders? = nil,
-    toFile: Bool = false, connectOnly: Bool = false, proxies: ProxyRules? = nil
+    upload: UploadSource? = nil, bodyInMemory: Bool = true, connectOnly: Bool = false, proxies: ProxyRules? = nil
   ) throws(CNPinnedSessionError) {
     guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
       let rawHost = url.host, !rawHost.isEmpty
@@ -48,7 +57,7 @@ struct RequestPlan: Sendable {
     host = bare.lowercased()
     proxy = proxies?.route(isHTTPS: isHTTPS, host: host)
     self.connectOnly = connectOnly
-    bodyLimit = toFile ? configuration.maximumDownloadSize : configuration.maximumResponseBodySize
+    bodyLimit = bodyInMemory ? configuration.maximumResponseBodySize : configuration.maximumDownloadSize
     let requested = request.timeoutInterval > 0 ? request.timeoutInterval : .infinity
     timeout = min(requested, configuration.timeoutIntervalForRequest)
     resourceTimeout = configuration.timeoutIntervalForResource
@@ -56,22 +65,33 @@ struct RequestPlan: Sendable {
       method = .get
       headerLines = []
     } else {
-      method = try Self.method(of: request)
       headerLines = try Self.headerLines(request, additional: configuration.httpAdditionalHeaders, withheld: withheld)
+      method = try Self.method(of: request, upload: upload)
     }
   }
 
-  /// The method and body; `httpBodyStream` is not supported.
-  private static func method(of request: URLRequest) throws(CNPinnedSessionError) -> Method {
+  /// The streamed body, if the request has one: it is closed when the request is over.
+  var streamedBody: (any StreamedRequestBody)? {
+    guard case .withBody(_, .streamed(let body)) = method else { return nil }
+    return body
+  }
+
+  /// The method and body: `upload` when given, else the request's `httpBody`.
+  private static func method(of request: URLRequest, upload: UploadSource?) throws(CNPinnedSessionError) -> Method {
     let name = request.httpMethod ?? "GET"
     guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter) else {
       throw .invalidArgument("\"\(name)\" is not a valid HTTP method")
     }
-    guard request.httpBodyStream == nil else { throw .unsupportedRequest("httpBodyStream (set httpBody instead)") }
-    switch (name, request.httpBody) {
-    case ("GET", nil): return .get
-    case ("HEAD", _): return .head
-    case (_, let body): return .withBody(name: name, body: body ?? Data())
+    if name == "HEAD" { return .head }
+    switch upload {
+    case .file(let url):
+      return .withBody(name: name, body: .streamed(try FileRequestBody(url: url)))
+    case .stream(let stream):
+      let length = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+      return .withBody(name: name, body: .streamed(InputStreamRequestBody(stream: stream, length: length)))
+    case nil:
+      guard let body = request.httpBody else { return name == "GET" ? .get : .withBody(name: name, body: .bytes(Data())) }
+      return .withBody(name: name, body: .bytes(body))
     }
   }
 
@@ -112,3 +132,4 @@ struct RequestPlan: Sendable {
     }
   }
 }
+#endif

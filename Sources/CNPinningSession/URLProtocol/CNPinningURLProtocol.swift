@@ -18,8 +18,10 @@ extension URLSessionConfiguration {
   /// expired or not yet valid certificate with `.serverCertificateHasBadDate` or
   /// `.serverCertificateNotYetValid`) whose underlying error (`NSUnderlyingErrorKey`) is the
   /// `CNPinnedSessionError` with its full reason. Cancelling a task cancels its transfer.
-  /// Responses are never cached. Not yet: the body is handed over when it is complete (not as it
-  /// arrives), the URLSession delegate is not asked about redirects, and cookies are neither sent
+  /// Responses are never cached. A task with a data delegate gets the body as it arrives
+  /// (completion-handler and `data(for:)` tasks get it whole, as FoundationNetworking keeps only
+  /// the last piece for them); upload bodies from a file or stream are read as they are sent.
+  /// Not yet: the URLSession delegate is not asked about redirects, and cookies are neither sent
   /// from nor stored in `httpCookieStorage`. FoundationNetworking does not pass this
   /// configuration's `httpAdditionalHeaders` to a protocol: set them (and `credentialHeaders`) on
   /// the `CNPinnedSessionConfiguration` instead, where credentials stay with the original origin.
@@ -64,45 +66,55 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
       return
     }
     let request: URLRequest
+    let upload: UploadSource?
     do {
-      request = try Self.request(for: task, self.request)
+      (request, upload) = try Self.request(for: task, self.request)
     } catch {
       client.urlProtocol(self, didFailWithError: error)
       return
     }
+    // A task whose data goes to a delegate gets the body as it arrives; a completion-handler
+    // task keeps only the last piece it is given, so it gets the body whole.
+    let streams = TaskInternals.hasDataDelegate(task) == true
     let loading = Loading(protocol: self, client: client, queue: queue)
     self.loading = loading
     loading.transfer = Task {
       do {
-        let (data, response) = try await session.data(for: request)
-        loading.finish(response: response, data: data)
+        let (body, response) = try await session.stream(request, upload: upload)
+        loading.respond(response)
+        var whole = Data()
+        while let chunk = try await body.next() {
+          if streams { loading.load(chunk) } else { whole.append(chunk) }
+        }
+        if !whole.isEmpty { loading.load(whole) }
+        loading.finish()
       } catch {
         loading.fail(URLErrorMapping.urlError(for: error, url: request.url))
       }
     }
   }
 
-  /// The request to send: `request` with the body an upload task was given. Download tasks are
-  /// refused: FoundationNetworking finishes them only for its own protocols.
-  private static func request(for task: URLSessionTask, _ request: URLRequest) throws(URLError) -> URLRequest {
+  /// The request to send, and the body an upload task was given (not in the task's request),
+  /// streamed when it is a file or a stream. Download tasks are refused: FoundationNetworking
+  /// finishes them only for its own protocols.
+  private static func request(for task: URLSessionTask, _ request: URLRequest) throws(URLError) -> (
+    URLRequest, UploadSource?
+  ) {
     if task is URLSessionDownloadTask {
       throw unsupported("download tasks are not pinned yet: use data(for:) (or CNPinnedSession.download(for:))", request)
     }
     var request = request
     switch try TaskInternals.body(of: task) {
     case nil:
-      return request
+      return (request, nil)
     case .data(let data):
       request.httpBody = data
+      return (request, nil)
     case .file(let url):
-      guard let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
-        throw URLError(.cannotOpenFile, userInfo: [NSURLErrorFailingURLErrorKey: url])
-      }
-      request.httpBody = data
-    case .stream:
-      throw unsupported("streamed request bodies are not pinned yet", request)
+      return (request, .file(url))
+    case .stream(let stream):
+      return (request, .stream(UploadSource.BodyStream(stream: stream)))
     }
-    return request
   }
 
   private static func unsupported(_ reason: String, _ request: URLRequest) -> URLError {
@@ -136,12 +148,23 @@ private final class Loading: @unchecked Sendable {
     self.queue = queue
   }
 
-  func finish(response: HTTPURLResponse, data: Data) {
+  func respond(_ response: HTTPURLResponse) {
+    report { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: .notAllowed) }
+  }
+
+  func load(_ data: Data) {
+    report { $0.urlProtocol($1, didLoad: data) }
+  }
+
+  func finish() {
+    report { $0.urlProtocolDidFinishLoading($1) }
+  }
+
+  /// Runs `call` on `queue` unless the load was stopped by then.
+  private func report(_ call: @escaping @Sendable (any URLProtocolClient, URLProtocol) -> Void) {
     queue.async { [self] in
       guard !stopped else { return }
-      client.urlProtocol(`protocol`, didReceive: response, cacheStoragePolicy: .notAllowed)
-      if !data.isEmpty { client.urlProtocol(`protocol`, didLoad: data) }
-      client.urlProtocolDidFinishLoading(`protocol`)
+      call(client, `protocol`)
     }
   }
 

@@ -16,7 +16,7 @@ enum TaskInternals {
   enum Body {
     case data(Data)
     case file(URL)
-    case stream
+    case stream(InputStream)
   }
 
   /// The task's body: nil when it has none; throws when it has one that cannot be read.
@@ -28,13 +28,34 @@ enum TaskInternals {
     switch (payload.label, payload.value) {
     case ("data", let data as DispatchData): return .data(Data(data))
     case ("file", let url as URL): return .file(url)
-    case ("stream", _): return .stream
+    case ("stream", let stream as InputStream): return .stream(stream)
     default: throw URLError(.unknown)
     }
   }
 
-  private static func storedValue(_ label: String, of task: URLSessionTask) -> Any? {
-    var mirror: Mirror? = Mirror(reflecting: task)
+  /// Whether the task's data goes to a delegate (`didReceive data` for each piece) rather than
+  /// to a completion handler; nil when it cannot be told. Read on the task's work queue, which
+  /// the session's task registry is confined to.
+  static func hasDataDelegate(_ task: URLSessionTask) -> Bool? {
+    guard let session = storedValue("session", of: task).flatMap(unwrapped),
+      let registry = storedValue("taskRegistry", of: session),
+      let behaviours = storedValue("behaviours", of: registry) as? [Int: Any],
+      let behaviour = behaviours[task.taskIdentifier]
+    else { return nil }
+    // An enum case without a payload has no children; its name is its description.
+    let name = Mirror(reflecting: behaviour).children.first?.label ?? String(describing: behaviour)
+    return name == "callDelegate"
+  }
+
+  /// The value inside an optional, or the value itself.
+  private static func unwrapped(_ value: Any) -> Any? {
+    let mirror = Mirror(reflecting: value)
+    guard mirror.displayStyle == .optional else { return value }
+    return mirror.children.first?.value
+  }
+
+  private static func storedValue(_ label: String, of object: Any) -> Any? {
+    var mirror: Mirror? = Mirror(reflecting: object)
     while let current = mirror {
       if let child = current.children.first(where: { $0.label == label }) { return child.value }
       mirror = current.superclassMirror

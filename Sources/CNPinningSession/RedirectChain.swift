@@ -1,0 +1,58 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The hops of one request as redirects lead it on: the request to send next, the body to send
+/// with it, and the credentials to hold back.
+///
+/// Credentials (request headers or `httpAdditionalHeaders`) go only to the original origin: once
+/// a hop leaves it they are dropped for the rest of the chain. A body goes on to a redirect that
+/// keeps the method (307, 308) and is dropped where the request becomes a GET; a streamed body
+/// that cannot be read twice makes such a redirect an error rather than an empty request.
+struct RedirectChain {
+  private(set) var request: URLRequest
+  /// The body to stream: the caller's file, or the original request's `httpBodyStream` (taken out
+  /// of the request, so that only the session reads it).
+  private(set) var upload: UploadSource?
+  /// Credential headers not to send; nil until a hop leaves the original origin.
+  private(set) var withheld: CredentialHeaders?
+  private let credentials: CredentialHeaders
+  private let origin: String?
+  private let follows: Bool
+  private let maximum: Int
+  private var redirects = 0
+
+  init(_ original: URLRequest, upload: UploadSource?, configuration: CNPinnedSessionConfiguration) {
+    request = original
+    if let upload {
+      self.upload = upload
+    } else if let stream = original.httpBodyStream {
+      self.upload = .stream(UploadSource.BodyStream(stream: stream))
+      request.httpBodyStream = nil
+    }
+    credentials = CredentialHeaders(additional: configuration.credentialHeaders)
+    origin = original.url.map(RedirectPolicy.origin(of:))
+    follows = configuration.followsRedirects
+    maximum = configuration.maximumRedirects
+  }
+
+  /// Moves on to the request that `response` redirects to; false when it is not a redirect the
+  /// session follows.
+  mutating func followRedirect(after response: HTTPURLResponse) throws(CNPinnedSessionError) -> Bool {
+    guard follows, let next = try RedirectPolicy.nextRequest(after: response, for: request) else { return false }
+    redirects += 1
+    guard redirects <= maximum else { throw .tooManyRedirects(maximum) }
+    if (next.httpMethod ?? "GET") != (request.httpMethod ?? "GET") {
+      upload = nil
+    } else if let upload, !upload.canBeResent {
+      throw .unsupportedRequest(
+        "the server redirected (\(response.statusCode)) a request whose httpBodyStream was already sent, and a stream can be read only once: upload a file or set httpBody to follow it"
+      )
+    }
+    if next.url.map(RedirectPolicy.origin(of:)) != origin { withheld = credentials }
+    request = withheld.map { $0.removed(from: next) } ?? next
+    return true
+  }
+}

@@ -1,0 +1,20 @@
+import Foundation
+
+/// A request body the session sends as it reads it, never holding it whole: a file
+/// (`upload(for:fromFile:)`) or the request's `httpBodyStream`.
+enum UploadSource: Sendable {
+  case file(URL)
+  case stream(BodyStream)
+
+  /// A request's `httpBodyStream`, handed over to the session: from then on only the session
+  /// reads it (on one thread at a time), which is what makes passing it between threads safe.
+  struct BodyStream: @unchecked Sendable {
+    let stream: InputStream
+  }
+
+  /// Whether the body can be sent again (to a redirect that keeps the method and body).
+  var canBeResent: Bool {
+    if case .file = self { return true }
+    return false
+  }
+}

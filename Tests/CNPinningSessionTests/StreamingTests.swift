@@ -1,0 +1,273 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
+import CNPinning
+import CNPinningSession
+import CNPinningTestKit
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Bodies that stream through the session in either direction: `bytes(for:)`, uploads from a file
+/// and from an `httpBodyStream`.
+@Suite("Streaming bodies")
+struct StreamingTests {
+  /// Bytes that are not a repeated pattern, so that a lost or repeated chunk shows.
+  static func body(_ count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> Data {
+    var state = seed
+    var data = Data(count: count)
+    data.withUnsafeMutableBytes { bytes in
+      for index in bytes.indices {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        bytes[index] = UInt8(truncatingIfNeeded: state >> 56)
+      }
+    }
+    return data
+  }
+
+  static func session(for server: LocalTLSServer, pki: TestPKI) throws -> CNPinnedSession {
+    try CNPinnedSession(
+      manager: try matchingPins(), configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate])))
+  }
+
+  static func temporaryFile(_ data: Data) throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("upload-\(UUID().uuidString)")
+    try data.write(to: url)
+    return url
+  }
+
+  @Test func aBodyLargerThanTheBufferArrivesWholeThroughASlowReader() async throws {
+    // 12 MiB through a 1 MiB buffer: the transfer must pause and be woken many times.
+    let pki = try TestPKI()
+    let expected = Self.body(12 << 20)
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { _ in .init(body: expected) }))
+    let session = try Self.session(for: server, pki: pki)
+    let (bytes, response) = try await session.bytes(from: server.url("/large", hostName: "api.test"))
+    #expect(response.statusCode == 200)
+    #expect(response.expectedContentLength == Int64(expected.count))
+    var received = Data()
+    var chunks = 0
+    for try await chunk in bytes.chunks {
+      received.append(chunk)
+      chunks += 1
+      if chunks % 16 == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+    }
+    #expect(received.count == expected.count)
+    #expect(identical(received, expected))
+  }
+
+  @Test func bytesCanBeReadOneAtATime() async throws {
+    let pki = try TestPKI()
+    let expected = Self.body(300_000)
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { _ in .init(body: expected) }))
+    let session = try Self.session(for: server, pki: pki)
+    let (bytes, _) = try await session.bytes(from: server.url("/", hostName: "api.test"))
+    var received = [UInt8]()
+    for try await byte in bytes { received.append(byte) }
+    #expect(identical(Data(received), expected))
+  }
+
+  @Test func anEmptyBodyEndsAtOnce() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { _ in .init(status: 204) }))
+    let session = try Self.session(for: server, pki: pki)
+    let (bytes, response) = try await session.bytes(from: server.url("/", hostName: "api.test"))
+    #expect(response.statusCode == 204)
+    var count = 0
+    for try await chunk in bytes.chunks { count += chunk.count }
+    #expect(count == 0)
+  }
+
+  @Test func aRogueServerIsRefusedBeforeAnyByte() async throws {
+    let pki = try TestPKI()
+    let rogue = try TestPKI(root: "Rogue Root CA", intermediate: "Rogue Issuing CA 1")
+    let server = try LocalTLSServer.start(.init(identity: rogue.leaf))
+    let session = try CNPinnedSession(
+      manager: try matchingPins(),
+      configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate, rogue.root.certificate])))
+    let failure = await error { _ = try await session.bytes(from: server.url("/", hostName: "api.test")) }
+    #expect(failure?.pinFailure != nil, "expected a pin mismatch, got \(String(describing: failure))")
+    #expect(server.requests.isEmpty)
+  }
+
+  @Test func redirectsAreFollowedAndOnlyTheLastBodyIsRead() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(
+      .init(
+        identity: pki.leaf,
+        handler: { request in
+          request.target == "/start"
+            ? .init(status: 302, headers: [.init("Location", "/end")], body: Self.body(70_000)) : .text("end")
+        }))
+    let session = try Self.session(for: server, pki: pki)
+    let (bytes, response) = try await session.bytes(from: server.url("/start", hostName: "api.test"))
+    #expect(response.url?.path == "/end")
+    var received = Data()
+    for try await chunk in bytes.chunks { received.append(chunk) }
+    #expect(String(received) == "end")
+  }
+
+  @Test func droppingTheBytesStopsTheTransferAndTheSessionGoesOn() async throws {
+    let pki = try TestPKI()
+    let large = Self.body(16 << 20)
+    let server = try LocalTLSServer.start(
+      .init(identity: pki.leaf, handler: { request in request.target == "/large" ? .init(body: large) : .text("next") }))
+    let session = try Self.session(for: server, pki: pki)
+    do {
+      let (bytes, _) = try await session.bytes(from: server.url("/large", hostName: "api.test"))
+      var iterator = bytes.chunks.makeAsyncIterator()
+      let first = try await iterator.next()
+      #expect(first?.isEmpty == false)
+    }
+    // The abandoned transfer is stopped (its connection closed mid-body); the session serves on.
+    let (data, _) = try await session.data(from: server.url("/next", hostName: "api.test"))
+    #expect(String(data) == "next")
+  }
+
+  @Test func cancellingTheReadingTaskStopsTheTransfer() async throws {
+    let pki = try TestPKI()
+    let large = Self.body(16 << 20)
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { _ in .init(body: large) }))
+    let session = try Self.session(for: server, pki: pki)
+    let (bytes, _) = try await session.bytes(from: server.url("/", hostName: "api.test"))
+    let reader = Task {
+      var count = 0
+      for try await chunk in bytes.chunks {
+        count += chunk.count
+        if count > 2 << 20 { withUnsafeCurrentTask { $0?.cancel() } }
+      }
+      return count
+    }
+    let failure = await thrown(CNPinnedSessionError.self) { _ = try await reader.value }
+    #expect(failure == .cancelled)
+  }
+
+  @Test func aFileIsUploadedAsItIsReadWithItsLength() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { .text("\($0.body.count)") }))
+    let session = try Self.session(for: server, pki: pki)
+    let expected = Self.body(9 << 20)
+    let file = try Self.temporaryFile(expected)
+    defer { try? FileManager.default.removeItem(at: file) }
+    var request = URLRequest(url: server.url("/upload", hostName: "api.test"))
+    request.httpMethod = "PUT"
+    let (data, response) = try await session.upload(for: request, fromFile: file)
+    #expect(response.statusCode == 200)
+    #expect(String(data) == "\(expected.count)")
+    let received = try #require(server.requests.last)
+    #expect(received.method == "PUT")
+    #expect(received.header("Content-Length") == "\(expected.count)")
+    #expect(identical(received.body, expected))
+  }
+
+  @Test func aMissingUploadFileIsAnErrorThatNamesIt() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = try Self.session(for: server, pki: pki)
+    let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-upload-\(UUID().uuidString)")
+    let failure = await error {
+      _ = try await session.upload(for: URLRequest(url: server.url("/", hostName: "api.test")), fromFile: missing)
+    }
+    guard case .invalidArgument(let reason) = failure else {
+      Issue.record("expected invalidArgument, got \(String(describing: failure))")
+      return
+    }
+    #expect(reason.contains(missing.path))
+    #expect(server.requests.isEmpty)
+  }
+
+  @Test func anHTTPBodyStreamIsSentChunkedWhenItsLengthIsUnknown() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { .text("\($0.body.count)") }))
+    let session = try Self.session(for: server, pki: pki)
+    let expected = Self.body(3 << 20)
+    var request = URLRequest(url: server.url("/upload", hostName: "api.test"))
+    request.httpMethod = "POST"
+    request.httpBodyStream = InputStream(data: expected)
+    let (data, _) = try await session.data(for: request)
+    #expect(String(data) == "\(expected.count)")
+    let received = try #require(server.requests.last)
+    #expect(received.header("Transfer-Encoding") == "chunked")
+    #expect(identical(received.body, expected))
+  }
+
+  @Test func anHTTPBodyStreamFedByAnotherThreadIsSentAsItComes() async throws {
+    // A stream over a pipe: reading it blocks until the producer writes; the session's other
+    // requests go on meanwhile.
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { .text("\($0.body.count)") }))
+    let session = try Self.session(for: server, pki: pki)
+    let expected = Self.body(1 << 20)
+    let pipe = Pipe()
+    let input = try #require(InputStream(fileAtPath: "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)"))
+    var request = URLRequest(url: server.url("/upload", hostName: "api.test"))
+    request.httpMethod = "POST"
+    request.setValue("\(expected.count)", forHTTPHeaderField: "Content-Length")
+    request.httpBodyStream = input
+    async let upload = session.data(for: request)
+    // While the upload waits for its producer, the session still answers.
+    let (other, _) = try await session.data(from: server.url("/other", hostName: "api.test"))
+    #expect(String(other) == "0")
+    let writer = pipe.fileHandleForWriting
+    Thread {
+      for start in stride(from: 0, to: expected.count, by: 8192) {
+        writer.write(expected[start..<min(start + 8192, expected.count)])
+      }
+      try? writer.close()
+    }.start()
+    let (data, _) = try await upload
+    #expect(String(data) == "\(expected.count)")
+    let received = try #require(server.requests.first { $0.target == "/upload" })
+    #expect(received.header("Content-Length") == "\(expected.count)")
+    #expect(identical(received.body, expected))
+  }
+
+  @Test func aFileUploadIsSentAgainToA307ButAStreamIsNot() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(
+      .init(
+        identity: pki.leaf,
+        handler: { request in
+          request.target == "/old" ? .init(status: 307, headers: [.init("Location", "/new")]) : .text("\(request.body.count)")
+        }))
+    let session = try Self.session(for: server, pki: pki)
+    let expected = Self.body(200_000)
+    let file = try Self.temporaryFile(expected)
+    defer { try? FileManager.default.removeItem(at: file) }
+    var request = URLRequest(url: server.url("/old", hostName: "api.test"))
+    request.httpMethod = "POST"
+    let (data, response) = try await session.upload(for: request, fromFile: file)
+    #expect(response.url?.path == "/new")
+    #expect(String(data) == "\(expected.count)")
+    #expect(server.requests.count == 2)
+    #expect(server.requests.allSatisfy { identical($0.body, expected) })
+
+    request.httpBodyStream = InputStream(data: expected)
+    let failure = await error { _ = try await session.data(for: request) }
+    guard case .unsupportedRequest(let reason) = failure else {
+      Issue.record("expected unsupportedRequest, got \(String(describing: failure))")
+      return
+    }
+    #expect(reason.contains("307"))
+  }
+
+  @Test func aStreamedBodyIsDroppedWhereARedirectMakesTheRequestAGet() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(
+      .init(
+        identity: pki.leaf,
+        handler: { request in
+          request.target == "/form" ? .init(status: 303, headers: [.init("Location", "/done")]) : .text(request.method)
+        }))
+    let session = try Self.session(for: server, pki: pki)
+    var request = URLRequest(url: server.url("/form", hostName: "api.test"))
+    request.httpMethod = "POST"
+    request.httpBodyStream = InputStream(data: Self.body(50_000))
+    let (data, _) = try await session.data(for: request)
+    #expect(String(data) == "GET")
+    #expect(server.requests.last?.body.isEmpty == true)
+  }
+}
+#endif
