@@ -38,7 +38,9 @@ bench: deps
 # --pinnedpubkey, Foundation's URLSession pinned through URLSessionConfiguration.cnPinned, and
 # Foundation's URLSession (unpinned; it gets the test root through a private
 # mount namespace, which needs root). Then 10,000 requests on one reused connection, with the
-# resident-memory target. ROUNDS alternating rounds (10 by default).
+# resident-memory target, and 1 GiB streamed each way (bytes(for:) over HTTP/2 and HTTP/1.1; a
+# file and an httpBodyStream PUT to nginx), with the peak-memory target. ROUNDS alternating
+# rounds (10 by default).
 ROUNDS ?= 10
 # The client is linked with the Swift runtime static, as Swift server deployments on Linux are.
 PEERS_DIR := .build/bench-peers

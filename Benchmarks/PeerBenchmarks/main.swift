@@ -9,7 +9,8 @@ import Glibc
 // CNPinnedSession against the tools people would use instead, on the same nginx, each timed as a
 // whole process in alternating rounds: the curl CLI with --pinnedpubkey, and Foundation's
 // URLSession (unpinned). Prints medians, ratios and targets; then 10,000 requests on one
-// reused connection with the resident-memory target.
+// reused connection with the resident-memory target, and 1 GiB streamed each way with the
+// peak-memory target.
 //
 // Usage: CNPinningPeerBenchmarks prepare DIR             writes a test PKI and pins into DIR
 //        CNPinningPeerBenchmarks run DIR CLIENT [ROUNDS]   CLIENT: the CNPinningPeerClient executable
@@ -30,6 +31,10 @@ let pinsFile = directory.appendingPathComponent("pins.json")
 let leafFile = directory.appendingPathComponent("leaf.der")
 let leafKeyFile = directory.appendingPathComponent("leaf-key.pem")
 let intermediateFile = directory.appendingPathComponent("intermediate.der")
+/// Served by both nginx servers under /files/, where PUT stores uploads.
+let filesDirectory = directory.appendingPathComponent("files")
+/// A sparse file of 1 GiB: the body streamed each way.
+let largeFile = filesDirectory.appendingPathComponent("1GiB.bin")
 
 func skip(_ why: String) -> Never {
   print("bench-peers skipped: \(why)")
@@ -100,8 +105,9 @@ func prepare() throws {
 func startServers() throws -> (newConnections: NginxServer, keepAlive: NginxServer, leaf: CNCertificate) {
   let intermediate = try CNCertificate(derEncoded: Data(contentsOf: intermediateFile))
   let leaf = try CNCertificate(derEncoded: Data(contentsOf: leafFile))
-  let served = NginxServer.Configuration(
+  var served = NginxServer.Configuration(
     chain: [leaf, intermediate], privateKeyPEM: try String(contentsOf: leafKeyFile, encoding: .utf8))
+  served.files = filesDirectory
   var closing = served
   closing.keepAlive = false
   closing.http2 = false
@@ -215,6 +221,53 @@ func runAll(client clientPath: String, rounds: Int) throws -> Int {
   let soakMet = soak.terminationStatus == 0 && growth < 1.0
   print("10,000 requests on one reused connection: \(text) (target < 1 MB) \(soakMet ? "MET" : "MISSED")")
   if !soakMet { missed += 1 }
+  missed += try streamLargeBodies(client: clientPath, http2: keepAlive, http1: newConnections)
+  return missed
+}
+
+/// 1 GiB through a pinned session each way, against nginx (sent with sendfile; stored by a DAV
+/// PUT): the peak resident growth of the client process while it streams, against the target.
+func streamLargeBodies(client clientPath: String, http2: NginxServer, http1: NginxServer) throws -> Int {
+  try FileManager.default.createDirectory(at: filesDirectory, withIntermediateDirectories: true)
+  if !FileManager.default.fileExists(atPath: largeFile.path) {
+    guard FileManager.default.createFile(atPath: largeFile.path, contents: nil) else {
+      throw TestKitError(message: "cannot create \(largeFile.path)")
+    }
+    let handle = try FileHandle(forWritingTo: largeFile)
+    try handle.truncate(atOffset: 1 << 30)
+    try handle.close()
+  }
+  let uploaded = filesDirectory.appendingPathComponent("uploaded.bin")
+  defer { try? FileManager.default.removeItem(at: uploaded) }
+  let runs: [(name: String, mode: String, server: NginxServer, path: String)] = [
+    ("bytes(for:) over HTTP/2", "stream-download", http2, "/files/1GiB.bin"),
+    ("bytes(for:) over HTTP/1.1", "stream-download", http1, "/files/1GiB.bin"),
+    ("upload(for:fromFile:) over HTTP/2", "stream-upload", http2, "/files/uploaded.bin"),
+    ("httpBodyStream, chunked over HTTP/1.1", "stream-upload-stream", http1, "/files/uploaded.bin"),
+  ]
+  var missed = 0
+  for run in runs {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: clientPath)
+    process.arguments = [
+      run.mode, rootFile.path, pinsFile.path, "https://127.0.0.1:\(run.server.port)\(run.path)", largeFile.path,
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    let start = DispatchTime.now().uptimeNanoseconds
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    process.waitUntilExit()
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    let growth = text.split(separator: " ").last.flatMap { Double($0) } ?? .infinity
+    let movedAll = text.hasPrefix("moved \(1 << 30) bytes")
+    let met = process.terminationStatus == 0 && movedAll && growth < 16
+    print(
+      String(format: "1 GiB, %@: %.1f s; ", run.name, seconds) + "\(text.isEmpty ? "failed" : text) (target < 16 MB) "
+        + (met ? "MET" : "MISSED"))
+    if !met { missed += 1 }
+  }
   return missed
 }
 

@@ -12,8 +12,15 @@ import FoundationNetworking
 //        CNPinningPeerClient urlprotocol ROOT.pem PINS.json URL COUNT CONCURRENCY   (URLSession, .cnPinned)
 //        CNPinningPeerClient urlsession - - URL COUNT CONCURRENCY
 // With --soak: 200 requests to warm up, then COUNT more; prints the growth of resident memory.
+//        CNPinningPeerClient stream-download ROOT.pem PINS.json URL            bytes(for:), counted
+//        CNPinningPeerClient stream-upload ROOT.pem PINS.json URL FILE         PUT upload(for:fromFile:)
+//        CNPinningPeerClient stream-upload-stream ROOT.pem PINS.json URL FILE  PUT with httpBodyStream
+// The stream modes print the bytes moved and the peak resident growth while they moved.
 
 let arguments = CommandLine.arguments
+if arguments.count >= 5, arguments[1].hasPrefix("stream-") {
+  exit(await streamBody(mode: arguments[1], arguments: Array(arguments.dropFirst(2))))
+}
 guard arguments.count >= 7, ["pinned", "urlprotocol", "urlsession"].contains(arguments[1]), let url = URL(string: arguments[4]),
   let count = Int(arguments[5]), count > 0, let concurrency = Int(arguments[6]), concurrency > 0
 else {
@@ -82,6 +89,66 @@ final class Counter: @unchecked Sendable {
     value += 1
     return value - 1
   }
+}
+
+/// One large body through a pinned session, either way; prints the bytes and the growth of peak
+/// resident memory (the kernel's high-water mark, reset after the session is set up).
+func streamBody(mode: String, arguments: [String]) async -> Int32 {
+  do {
+    let anchors = try CNCertificate.certificates(pemEncoded: String(contentsOfFile: arguments[0], encoding: .utf8))
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.trust = .customAnchors(anchors)
+    configuration.unpinnedHosts = .deny
+    let session = try CNPinnedSession(
+      manager: try CNPinningManager(contentsOf: URL(fileURLWithPath: arguments[1])), configuration: configuration)
+    guard let url = URL(string: arguments[2]) else { throw BadResponse(description: "bad URL \(arguments[2])") }
+    let before = resetPeakResident()
+    var moved = 0
+    switch mode {
+    case "stream-download":
+      let (bytes, response) = try await session.bytes(from: url)
+      guard response.statusCode == 200 else { throw BadResponse(description: "status \(response.statusCode)") }
+      for try await chunk in bytes.chunks { moved += chunk.count }
+    case "stream-upload", "stream-upload-stream":
+      guard arguments.count >= 4 else { throw BadResponse(description: "\(mode) needs a FILE") }
+      let file = URL(fileURLWithPath: arguments[3])
+      var request = URLRequest(url: url)
+      request.httpMethod = "PUT"
+      let response: HTTPURLResponse
+      if mode == "stream-upload" {
+        response = try await session.upload(for: request, fromFile: file).1
+      } else {
+        request.httpBodyStream = InputStream(url: file)
+        response = try await session.data(for: request).1
+      }
+      guard response.statusCode == 201 || response.statusCode == 204 else {
+        throw BadResponse(description: "status \(response.statusCode)")
+      }
+      moved = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
+    default:
+      throw BadResponse(description: "unknown mode \(mode)")
+    }
+    let peak = peakResidentMegabytes()
+    print(
+      String(format: "moved %d bytes; resident %.2f MB, peak %.2f MB, growth in MB: %.2f", moved, before, peak, peak - before))
+    return 0
+  } catch {
+    FileHandle.standardError.write(Data("\(mode) failed: \(error)\n".utf8))
+    return 1
+  }
+}
+
+/// Resets the kernel's peak-resident mark to the current resident size, and returns that size.
+func resetPeakResident() -> Double {
+  try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+  return residentMegabytes()
+}
+
+/// The peak resident size since the last reset (VmHWM).
+func peakResidentMegabytes() -> Double {
+  let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+  let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+  return (line.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? .infinity) / 1024
 }
 
 func residentMegabytes() -> Double {

@@ -27,6 +27,10 @@ public final class NginxServer: @unchecked Sendable {
     public var http2 = true
     /// The body of every response (`200`, `text/plain`).
     public var body = "hello\n"
+    /// A directory served under `/files/` (nginx's static module: Content-Length, sent with
+    /// sendfile), where a PUT of any size stores a file (nginx's DAV module reads the whole body
+    /// before it answers `201`): large bodies both ways.
+    public var files: URL?
     /// Write one line per request (`$server_protocol $connection $connection_requests`) to
     /// `accessLog`.
     public var logsRequests = false
@@ -135,6 +139,10 @@ public final class NginxServer: @unchecked Sendable {
   private static func configurationText(_ configuration: Configuration, directory: String, port: Int) -> String {
     let body = configuration.body.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
       .replacingOccurrences(of: "\n", with: "\\n")
+    let files =
+      configuration.files.map {
+        "\n      location /files/ { alias \($0.path)/; dav_methods PUT; client_max_body_size 0; }"
+      } ?? ""
     return """
       daemon off;
       master_process off;
@@ -160,7 +168,7 @@ public final class NginxServer: @unchecked Sendable {
           listen 127.0.0.1:\(port) ssl\(configuration.http2 ? " http2" : "");
           ssl_certificate \(directory)/chain.pem;
           ssl_certificate_key \(directory)/key.pem;
-          location / { return 200 "\(body)"; }
+          location / { return 200 "\(body)"; }\(files)
         }
       }
 

@@ -6,6 +6,10 @@ import CNPinningTestKit
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Against Debian's nginx on loopback (installed by `make deps`): HTTP/2 with concurrent streams,
 /// keep-alive, and TLS 1.3 session tickets as a server people run does them.
 @Suite("nginx")
@@ -95,6 +99,64 @@ struct NginxTests {
     session.manager = try otherRootPins()
     await expectPinMismatch { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
     #expect(events.value.resumed == 20)
+  }
+
+  /// A file nginx sends with sendfile, larger than the session's buffer, read as it arrives over
+  /// HTTP/2 and over HTTP/1.1, through a reader that takes its time; then one more request on
+  /// the same session.
+  @Test(arguments: [true, false])
+  func largeBodiesStreamThroughBytes(http2: Bool) async throws {
+    let pki = try TestPKI()
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-files-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let expected = StreamingTests.body(20 << 20)
+    try expected.write(to: directory.appendingPathComponent("large.bin"))
+    var setup = try NginxServer.Configuration(identity: pki.leaf)
+    setup.http2 = http2
+    setup.files = directory
+    let server = try NginxServer.start(setup)
+    let session = try Self.session(for: server, pki: pki, manager: try matchingPins())
+    let (bytes, response) = try await session.bytes(from: server.url("/files/large.bin", hostName: "api.test"))
+    #expect(response.statusCode == 200)
+    var received = Data()
+    var chunks = 0
+    for try await chunk in bytes.chunks {
+      received.append(chunk)
+      chunks += 1
+      if chunks % 32 == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+    }
+    #expect(identical(received, expected))
+    #expect(String(try await session.data(from: server.url("/", hostName: "api.test")).0) == "hello\n")
+  }
+
+  /// PUT streams a file, and an `httpBodyStream` of unknown length (chunked on HTTP/1.1), to
+  /// nginx, which stores each; reading them back gives the same bytes.
+  @Test(arguments: [true, false])
+  func uploadsStreamToNginx(http2: Bool) async throws {
+    let pki = try TestPKI()
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-files-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var setup = try NginxServer.Configuration(identity: pki.leaf)
+    setup.http2 = http2
+    setup.files = directory
+    let server = try NginxServer.start(setup)
+    let session = try Self.session(for: server, pki: pki, manager: try matchingPins())
+    let expected = StreamingTests.body(6 << 20)
+    let source = try StreamingTests.temporaryFile(expected)
+    defer { try? FileManager.default.removeItem(at: source) }
+
+    var put = URLRequest(url: server.url("/files/from-file.bin", hostName: "api.test"))
+    put.httpMethod = "PUT"
+    #expect(try await session.upload(for: put, fromFile: source).1.statusCode == 201)
+    put.url = server.url("/files/from-stream.bin", hostName: "api.test")
+    put.httpBodyStream = InputStream(url: source)
+    #expect(try await session.data(for: put).1.statusCode == 201)
+
+    for name in ["from-file.bin", "from-stream.bin"] {
+      #expect(identical(try? Data(contentsOf: directory.appendingPathComponent(name)), expected), "\(name) differs")
+    }
   }
 }
 #endif
