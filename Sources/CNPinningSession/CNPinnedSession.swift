@@ -230,7 +230,7 @@ public final class CNPinnedSession: Sendable {
       do {
         outcome = try await perform(
           hops.request, upload: hops.upload, destination: file.map { .file($0.handle) } ?? .memory,
-          withheld: hops.withheld, progress: progress)
+          withheld: hops.withheld, cookies: hops.cookies, progress: progress)
         try Self.close(file?.handle, host: hops.request.url?.host ?? "")
       } catch {
         if let file { try? FileManager.default.removeItem(at: file.url) }
@@ -243,14 +243,16 @@ public final class CNPinnedSession: Sendable {
 
   /// `exchange` for a body read as it arrives (`bytes(for:)`, the URLSession protocol): returns
   /// with the final hop's response; a redirect's body is dropped.
-  func stream(_ original: URLRequest, upload: UploadSource?) async throws(CNPinnedSessionError)
-    -> (ResponseBodyChannel, HTTPURLResponse)
+  /// `cookies`: a storage other than the configuration's (or none), for the URLSession protocol.
+  func stream(_ original: URLRequest, upload: UploadSource?, cookies: HTTPCookieStorage?? = nil)
+    async throws(CNPinnedSessionError) -> (ResponseBodyChannel, HTTPURLResponse)
   {
-    var hops = RedirectChain(original, upload: upload, configuration: configuration)
+    var hops = RedirectChain(original, upload: upload, configuration: configuration, cookies: cookies)
     while true {
       try Task.checkCancellation(or: .cancelled)
       let channel = ResponseBodyChannel()
-      let outcome = try await perform(hops.request, upload: hops.upload, destination: .channel(channel), withheld: hops.withheld)
+      let outcome = try await perform(
+        hops.request, upload: hops.upload, destination: .channel(channel), withheld: hops.withheld, cookies: hops.cookies)
       guard try hops.followRedirect(after: outcome.response) else { return (channel, outcome.response) }
       await channel.discardRest()
     }
@@ -258,9 +260,11 @@ public final class CNPinnedSession: Sendable {
 
   /// One HTTP exchange, after the checks that need no network.
   /// `withheld`: credential headers that must not be sent (the configuration's included).
+  /// `cookies`: where the hop's cookies come from and its response's go.
   private func perform(
     _ request: URLRequest, upload: UploadSource? = nil, destination: BodyDestination, withheld: CredentialHeaders? = nil,
-    progress: CNTransferProgress? = nil, observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil,
+    cookies: HTTPCookieStorage? = nil, progress: CNTransferProgress? = nil,
+    observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil,
     connectOnly: Bool = false
   ) async throws(CNPinnedSessionError) -> TransferOutcome {
     let (manager, sessionObserver, invalidated) = state.withLock { ($0.manager, $0.observer, $0.invalidated) }
@@ -286,8 +290,8 @@ public final class CNPinnedSession: Sendable {
     }
     #if os(Linux) && !CNPINNING_APPLE_CHECK
     let plan = try RequestPlan(
-      request: request, configuration: configuration, withheld: withheld, upload: upload, bodyInMemory: destination.holdsBody,
-      connectOnly: connectOnly, proxies: proxies)
+      request: request, configuration: configuration, withheld: withheld, cookies: Cookies.header(for: request, from: cookies),
+      upload: upload, bodyInMemory: destination.holdsBody, connectOnly: connectOnly, proxies: proxies)
     let policy = RequestPolicy(
       host: plan.host, hostName: name, port: plan.port, trust: ObjectIdentifier(trustStore), manager: manager,
       unpinnedHosts: configuration.unpinnedHosts, transportSecurity: requirements?.rules,
@@ -304,7 +308,9 @@ public final class CNPinnedSession: Sendable {
       of: report.judgements, host: policy.host, port: policy.port, hostName: policy.hostName, manager: policy.manager,
       observer: observer)
     // The response object is made here, in the requesting task, not on the network thread.
-    return try report.result.get().outcome(for: plan)
+    let outcome = try report.result.get().outcome(for: plan)
+    Cookies.store(from: outcome.response, of: request, in: cookies)
+    return outcome
     #else
     // Apple platforms: ATS applies the transport-security rules; no handshake-only probe.
     guard !connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
@@ -324,6 +330,8 @@ public final class CNPinnedSession: Sendable {
     where merged.value(forHTTPHeaderField: name) == nil && withheld?.contains(name) != true {
       merged.setValue(value, forHTTPHeaderField: name)
     }
+    // The URLSession underneath keeps no cookies: the hop's come from `cookies`, as on Linux.
+    if let cookie = Cookies.header(for: merged, from: cookies) { merged.setValue(cookie, forHTTPHeaderField: "Cookie") }
     // A streamed body is URLSession's to read.
     switch upload {
     case .file(let file):
@@ -339,6 +347,7 @@ public final class CNPinnedSession: Sendable {
     }
     if case .file(let bodyFile) = destination {
       let response = try await transport.download(merged, settings: settings, to: bodyFile)
+      Cookies.store(from: response, of: merged, in: cookies)
       if let progress {
         progress.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
         progress.add((try? bodyFile.offset()).map(Int.init) ?? 0)
@@ -346,6 +355,7 @@ public final class CNPinnedSession: Sendable {
       return TransferOutcome(response: response, body: Data())
     }
     let (data, response) = try await transport.perform(merged, settings: settings)
+    Cookies.store(from: response, of: merged, in: cookies)
     progress?.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
     progress?.add(data.count)
     if case .channel(let channel) = destination {

@@ -1,6 +1,10 @@
 import CNPinning
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Settings of a `CNPinnedSession`, named after their `URLSessionConfiguration` counterparts.
 public struct CNPinnedSessionConfiguration: Sendable {
   /// The anchors chains are verified against: the system's by default.
@@ -37,6 +41,11 @@ public struct CNPinnedSessionConfiguration: Sendable {
   /// request: once a redirect leaves it, they are dropped for the rest of the chain, whether the
   /// request or `httpAdditionalHeaders` set them.
   public var credentialHeaders: [String] = []
+  /// Where cookies are kept: each hop (redirects included) sends the stored cookies for its URL
+  /// unless the request sets its own `Cookie` header or `httpShouldHandleCookies` is false, and
+  /// stores the cookies its response sets; `Secure` cookies go over https only. nil (the default)
+  /// sends and keeps no cookies.
+  public var httpCookieStorage: HTTPCookieStorage?
   /// Fixed addresses for host names, like curl's `--resolve host:port:address`. The URL's host is
   /// still the name that TLS verifies and pins are looked up for.
   public var resolve: [CNHostOverride] = []

@@ -18,14 +18,21 @@ struct RedirectChain {
   private(set) var upload: UploadSource?
   /// Credential headers not to send; nil until a hop leaves the original origin.
   private(set) var withheld: CredentialHeaders?
+  /// Where each hop's cookies come from and go to.
+  let cookies: HTTPCookieStorage?
   private let credentials: CredentialHeaders
   private let origin: String?
   private let follows: Bool
   private let maximum: Int
   private var redirects = 0
 
-  init(_ original: URLRequest, upload: UploadSource?, configuration: CNPinnedSessionConfiguration) {
+  /// `cookies`: the configuration's storage unless the caller names another (or none).
+  init(
+    _ original: URLRequest, upload: UploadSource?, configuration: CNPinnedSessionConfiguration,
+    cookies: HTTPCookieStorage?? = nil
+  ) {
     request = original
+    self.cookies = cookies ?? configuration.httpCookieStorage
     if let upload {
       self.upload = upload
     } else if let stream = original.httpBodyStream {

@@ -157,6 +157,35 @@ extension URLProtocolTests {
     #expect(server.requests.isEmpty)
   }
 
+  /// The URLSession configuration's headers and cookie storage are used, hop by hop; its
+  /// credentials stay with the original origin.
+  @Test func theConfigurationsHeadersAndCookiesAreUsed() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(
+      .init(
+        identity: pki.leaf,
+        handler: { request in
+          let port = request.header("Host")!.split(separator: ":").last!
+          switch request.target {
+          case "/login": return .init(headers: [.init("Set-Cookie", "sid=abc; Path=/; Secure")])
+          case "/away": return .redirect(to: "https://localhost.test:\(port)/echo")
+          default:
+            return .text(
+              ["Cookie", "Authorization", "X-Client"].map { "\($0)=\(request.header($0) ?? "-")" }.joined(separator: " "))
+          }
+        }))
+    let configuration = try URLSessionConfiguration.cnPinned(
+      manager: try matchingPins(),
+      configuration: resolving(["api.test", "localhost.test"], to: server).trusting(.customAnchors([pki.root.certificate])))
+    configuration.httpAdditionalHeaders = ["Authorization": "Bearer app", "X-Client": "7"]
+    let session = URLSession(configuration: configuration)
+    _ = try await session.data(from: server.url("/login", hostName: "api.test"))
+    let (echo, _) = try await session.data(from: server.url("/echo", hostName: "api.test"))
+    #expect(String(echo) == "Cookie=sid=abc Authorization=Bearer app X-Client=7")
+    let (away, _) = try await session.data(from: server.url("/away", hostName: "api.test"))
+    #expect(String(away) == "Cookie=- Authorization=- X-Client=7")
+  }
+
   /// A task whose data goes to a delegate gets the body as it arrives, in pieces.
   @Test func aDataDelegateGetsTheBodyAsItArrives() async throws {
     let pki = try TestPKI()

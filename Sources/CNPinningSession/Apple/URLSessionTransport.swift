@@ -89,6 +89,9 @@ final class URLSessionTransport: Sendable {
       current?.session.finishTasksAndInvalidate()
       let settings = URLSessionConfiguration.ephemeral
       settings.urlCache = nil
+      // Cookies are the pinned session's business, hop by hop (`Cookies`).
+      settings.httpCookieStorage = nil
+      settings.httpShouldSetCookies = false
       settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
       settings.timeoutIntervalForRequest = configuration.timeoutIntervalForRequest
       settings.timeoutIntervalForResource = configuration.timeoutIntervalForResource

@@ -41,11 +41,13 @@ struct RequestPlan: Sendable {
   let proxy: ProxyRoute?
 
   /// `withheld`: credential headers not to send, from the request or the configuration.
+  /// `cookies`: the stored cookies for this hop's URL (never withheld: they are its own).
   /// `upload`: a body to stream instead of the request's `httpBody` (opened last, so that a
   /// plan that fails leaves nothing open).
   init(
     request: URLRequest, configuration: CNPinnedSessionConfiguration, withheld: CredentialHeaders? = nil,
-    upload: UploadSource? = nil, bodyInMemory: Bool = true, connectOnly: Bool = false, proxies: ProxyRules? = nil
+    cookies: String? = nil, upload: UploadSource? = nil, bodyInMemory: Bool = true, connectOnly: Bool = false,
+    proxies: ProxyRules? = nil
   ) throws(CNPinnedSessionError) {
     guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
       let rawHost = url.host, !rawHost.isEmpty
@@ -65,7 +67,8 @@ struct RequestPlan: Sendable {
       method = .get
       headerLines = []
     } else {
-      headerLines = try Self.headerLines(request, additional: configuration.httpAdditionalHeaders, withheld: withheld)
+      headerLines = try Self.headerLines(
+        request, additional: configuration.httpAdditionalHeaders, withheld: withheld, cookies: cookies)
       method = try Self.method(of: request, upload: upload)
     }
   }
@@ -97,14 +100,15 @@ struct RequestPlan: Sendable {
 
   /// The request's headers over the configuration's, compared case-insensitively, sorted by name.
   /// `Expect` is sent empty unless set, so that libcurl never waits for a `100 Continue`.
-  private static func headerLines(_ request: URLRequest, additional: [String: String], withheld: CredentialHeaders?)
-    throws(CNPinnedSessionError) -> [String]
-  {
+  private static func headerLines(
+    _ request: URLRequest, additional: [String: String], withheld: CredentialHeaders?, cookies: String?
+  ) throws(CNPinnedSessionError) -> [String] {
     // Keyed by the ASCII lower-case name (valid names are ASCII tokens; others fail below).
     var fields: [String: (name: String, value: String)] = [:]
     for (name, value) in additional.sorted(by: { $0.key < $1.key }) { fields[lowercasedASCII(name)] = (name, value) }
     for (name, value) in request.allHTTPHeaderFields ?? [:] { fields[lowercasedASCII(name)] = (name, value) }
     if let withheld { fields = fields.filter { !withheld.contains($0.key) } }
+    if let cookies, fields["cookie"] == nil { fields["cookie"] = ("Cookie", cookies) }
     if fields["expect"] == nil { fields["expect"] = ("Expect", "") }
     var lines: [String] = []
     lines.reserveCapacity(fields.count)

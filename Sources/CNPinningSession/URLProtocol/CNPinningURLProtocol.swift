@@ -21,10 +21,11 @@ extension URLSessionConfiguration {
   /// Responses are never cached. A task with a data delegate gets the body as it arrives
   /// (completion-handler and `data(for:)` tasks get it whole, as FoundationNetworking keeps only
   /// the last piece for them); upload bodies from a file or stream are read as they are sent.
-  /// Not yet: the URLSession delegate is not asked about redirects, and cookies are neither sent
-  /// from nor stored in `httpCookieStorage`. FoundationNetworking does not pass this
-  /// configuration's `httpAdditionalHeaders` to a protocol: set them (and `credentialHeaders`) on
-  /// the `CNPinnedSessionConfiguration` instead, where credentials stay with the original origin.
+  /// The URLSession configuration's `httpAdditionalHeaders` are sent (under the request's own),
+  /// and its `httpCookieStorage` gives and keeps each hop's cookies (`httpShouldSetCookies`);
+  /// credential headers stay with the original origin. The URLSession delegate is not asked about
+  /// redirects (FoundationNetworking cannot take them from a protocol), and download tasks are
+  /// refused (it finishes them only for its own protocols).
   public static func cnPinned(
     manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration = .default
   ) throws -> URLSessionConfiguration {
@@ -65,7 +66,7 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
       client.urlProtocol(self, didFailWithError: Self.unsupported("this Foundation's URLSession task cannot be read", request))
       return
     }
-    let request: URLRequest
+    var request: URLRequest
     let upload: UploadSource?
     do {
       (request, upload) = try Self.request(for: task, self.request)
@@ -73,14 +74,25 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
       client.urlProtocol(self, didFailWithError: error)
       return
     }
+    // The URLSession's configuration: its headers (under the request's own, kept to the original
+    // origin like them) and its cookie storage, used hop by hop.
+    guard let settings = TaskInternals.session(of: task)?.configuration else {
+      client.urlProtocol(self, didFailWithError: Self.unsupported("this Foundation's URLSession task cannot be read", request))
+      return
+    }
+    for case (let name as String, let value as String) in settings.httpAdditionalHeaders ?? [:]
+    where request.value(forHTTPHeaderField: name) == nil {
+      request.setValue(value, forHTTPHeaderField: name)
+    }
+    let cookies = settings.httpShouldSetCookies ? settings.httpCookieStorage : nil
     // A task whose data goes to a delegate gets the body as it arrives; a completion-handler
     // task keeps only the last piece it is given, so it gets the body whole.
     let streams = TaskInternals.hasDataDelegate(task) == true
     let loading = Loading(protocol: self, client: client, queue: queue)
     self.loading = loading
-    loading.transfer = Task {
+    loading.transfer = Task { [request] in
       do {
-        let (body, response) = try await session.stream(request, upload: upload)
+        let (body, response) = try await session.stream(request, upload: upload, cookies: .some(cookies))
         loading.respond(response)
         var whole = Data()
         while let chunk = try await body.next() {

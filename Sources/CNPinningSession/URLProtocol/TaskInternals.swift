@@ -47,6 +47,11 @@ enum TaskInternals {
     return name == "callDelegate"
   }
 
+  /// The URLSession the task belongs to (for its configuration's headers and cookies).
+  static func session(of task: URLSessionTask) -> URLSession? {
+    storedValue("session", of: task).flatMap(unwrapped) as? URLSession
+  }
+
   /// The value inside an optional, or the value itself.
   private static func unwrapped(_ value: Any) -> Any? {
     let mirror = Mirror(reflecting: value)
