@@ -157,6 +157,34 @@ extension URLProtocolTests {
     #expect(server.requests.isEmpty)
   }
 
+  /// Redirects are followed inside the pinned session (FoundationNetworking cannot take one from a
+  /// protocol), each hop judged by its own host's pins: the task ends at the final URL, or fails
+  /// as untrusted when a hop leads to a server with another CA's chain.
+  @Test func redirectsAreFollowedWithEachHopPinned() async throws {
+    let pki = try TestPKI()
+    let rogue = try TestPKI(root: "Rogue Root CA", intermediate: "Rogue Issuing CA 1", dnsNames: ["api.test", "evil.test"])
+    let rogueServer = try LocalTLSServer.start(.init(identity: rogue.leaf, handler: { _ in .text("stolen") }))
+    let server = try LocalTLSServer.start(
+      .init(
+        identity: pki.leaf,
+        handler: { request in
+          switch request.target {
+          case "/moved": return .redirect(to: "/final")
+          case "/to-rogue": return .redirect(to: "https://api.test:\(rogueServer.port)/")
+          default: return .text("final")
+          }
+        }))
+    var configuration = resolving(to: server).trusting(.customAnchors([pki.root.certificate, rogue.root.certificate]))
+    configuration.resolve.append(CNHostOverride(host: "api.test", port: rogueServer.port, address: "127.0.0.1"))
+    let session = URLSession(configuration: try .cnPinned(manager: try matchingPins(), configuration: configuration))
+    let (data, response) = try await session.data(from: server.url("/moved", hostName: "api.test"))
+    #expect(String(data) == "final")
+    #expect(response.url?.path == "/final")
+    let failure = await Self.urlError { _ = try await session.data(from: server.url("/to-rogue", hostName: "api.test")) }
+    #expect(failure?.code == .serverCertificateUntrusted)
+    #expect(rogueServer.requests.isEmpty)
+  }
+
   /// The URLSession configuration's headers and cookie storage are used, hop by hop; its
   /// credentials stay with the original origin.
   @Test func theConfigurationsHeadersAndCookiesAreUsed() async throws {
