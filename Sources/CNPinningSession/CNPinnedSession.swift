@@ -130,33 +130,6 @@ public final class CNPinnedSession: Sendable {
     try await download(for: URLRequest(url: url))
   }
 
-  /// Loads `request` and returns once the response has arrived, with its body to read as it
-  /// comes: memory stays bounded however large the body, since the transfer waits while the
-  /// reader does. Drop the bytes (or cancel the reading task) to stop the transfer.
-  public func bytes(for request: URLRequest) async throws -> (AsyncBytes, HTTPURLResponse) {
-    let (body, response) = try await stream(request, upload: nil)
-    return (AsyncBytes(body), response)
-  }
-
-  /// Loads `url` with a GET request, its body to read as it comes.
-  public func bytes(from url: URL) async throws -> (AsyncBytes, HTTPURLResponse) {
-    try await bytes(for: URLRequest(url: url))
-  }
-
-  /// Sends `request` with the contents of `fileURL` as its body, read from disk as it is sent
-  /// (never held whole in memory). A redirect that keeps the body sends the file again.
-  public func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, HTTPURLResponse) {
-    let (outcome, _) = try await exchange(request, upload: .file(fileURL), toFile: false, progress: nil)
-    return (outcome.body, outcome.response)
-  }
-
-  /// Sends `request` with `bodyData` as its body.
-  public func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, HTTPURLResponse) {
-    var request = request
-    request.httpBody = bodyData
-    return try await data(for: request)
-  }
-
   /// Connects to `host` and `port`, runs the TLS handshake with all of the session's checks, and
   /// disconnects without sending a request. Returns what was decided about the connection: the
   /// verified and presented chains and the pin result. Throws when the connection is refused,
@@ -219,7 +192,7 @@ public final class CNPinnedSession: Sendable {
 
   /// Runs one request and its redirects. With `toFile`, the body is in the returned file (and
   /// the outcome's body is empty).
-  private func exchange(_ original: URLRequest, upload: UploadSource?, toFile: Bool, progress: CNTransferProgress?)
+  func exchange(_ original: URLRequest, upload: UploadSource?, toFile: Bool, progress: CNTransferProgress?)
     async throws(CNPinnedSessionError) -> (TransferOutcome, file: URL?)
   {
     var hops = RedirectChain(original, upload: upload, configuration: configuration)
@@ -241,27 +214,10 @@ public final class CNPinnedSession: Sendable {
     }
   }
 
-  /// `exchange` for a body read as it arrives (`bytes(for:)`, the URLSession protocol): returns
-  /// with the final hop's response; a redirect's body is dropped.
-  /// `cookies`: a storage other than the configuration's (or none), for the URLSession protocol.
-  func stream(_ original: URLRequest, upload: UploadSource?, cookies: HTTPCookieStorage?? = nil)
-    async throws(CNPinnedSessionError) -> (ResponseBodyChannel, HTTPURLResponse)
-  {
-    var hops = RedirectChain(original, upload: upload, configuration: configuration, cookies: cookies)
-    while true {
-      try Task.checkCancellation(or: .cancelled)
-      let channel = ResponseBodyChannel()
-      let outcome = try await perform(
-        hops.request, upload: hops.upload, destination: .channel(channel), withheld: hops.withheld, cookies: hops.cookies)
-      guard try hops.followRedirect(after: outcome.response) else { return (channel, outcome.response) }
-      await channel.discardRest()
-    }
-  }
-
   /// One HTTP exchange, after the checks that need no network.
   /// `withheld`: credential headers that must not be sent (the configuration's included).
   /// `cookies`: where the hop's cookies come from and its response's go.
-  private func perform(
+  func perform(
     _ request: URLRequest, upload: UploadSource? = nil, destination: BodyDestination, withheld: CredentialHeaders? = nil,
     cookies: HTTPCookieStorage? = nil, progress: CNTransferProgress? = nil,
     observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil,
@@ -408,7 +364,7 @@ struct TransferOutcome: Sendable {
 }
 
 extension Task where Success == Never, Failure == Never {
-  fileprivate static func checkCancellation(or error: CNPinnedSessionError) throws(CNPinnedSessionError) {
+  static func checkCancellation(or error: CNPinnedSessionError) throws(CNPinnedSessionError) {
     if Task.isCancelled { throw error }
   }
 }

@@ -170,10 +170,7 @@ struct StreamingTests {
     let failure = await error {
       _ = try await session.upload(for: URLRequest(url: server.url("/", hostName: "api.test")), fromFile: missing)
     }
-    guard case .invalidArgument(let reason) = failure else {
-      Issue.record("expected invalidArgument, got \(String(describing: failure))")
-      return
-    }
+    let reason = try #require(failure?.invalidArgument, "expected invalidArgument, got \(String(describing: failure))")
     #expect(reason.contains(missing.path))
     #expect(server.requests.isEmpty)
   }
@@ -246,10 +243,7 @@ struct StreamingTests {
 
     request.httpBodyStream = InputStream(data: expected)
     let failure = await error { _ = try await session.data(for: request) }
-    guard case .unsupportedRequest(let reason) = failure else {
-      Issue.record("expected unsupportedRequest, got \(String(describing: failure))")
-      return
-    }
+    let reason = try #require(failure?.unsupportedRequest, "expected unsupportedRequest, got \(String(describing: failure))")
     #expect(reason.contains("307"))
   }
 

@@ -130,6 +130,16 @@ extension CNPinnedSessionError {
     if case .invalidResponse(let host, let reason) = self { (host, reason) } else { nil }
   }
 
+  /// Why an argument was refused, for `#require`.
+  var invalidArgument: String? {
+    if case .invalidArgument(let reason) = self { reason } else { nil }
+  }
+
+  /// What the session does not support, for `#require`.
+  var unsupportedRequest: String? {
+    if case .unsupportedRequest(let what) = self { what } else { nil }
+  }
+
   /// The proxy an untrusted-proxy error names, for `#require`.
   var untrustedProxyName: String? {
     if case .untrustedProxy(let name, _) = self { name } else { nil }

@@ -1,0 +1,54 @@
+import CNPinning
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// Bodies that stream through the session rather than being held whole: the response as it
+// arrives, and uploads from a file or a stream as they are sent.
+extension CNPinnedSession {
+  /// Loads `request` and returns once the response has arrived, with its body to read as it
+  /// comes: memory stays bounded however large the body, since the transfer waits while the
+  /// reader does. Drop the bytes (or cancel the reading task) to stop the transfer.
+  public func bytes(for request: URLRequest) async throws -> (AsyncBytes, HTTPURLResponse) {
+    let (body, response) = try await stream(request, upload: nil)
+    return (AsyncBytes(body), response)
+  }
+
+  /// Loads `url` with a GET request, its body to read as it comes.
+  public func bytes(from url: URL) async throws -> (AsyncBytes, HTTPURLResponse) {
+    try await bytes(for: URLRequest(url: url))
+  }
+
+  /// Sends `request` with the contents of `fileURL` as its body, read from disk as it is sent
+  /// (never held whole in memory). A redirect that keeps the body sends the file again.
+  public func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, HTTPURLResponse) {
+    let (outcome, _) = try await exchange(request, upload: .file(fileURL), toFile: false, progress: nil)
+    return (outcome.body, outcome.response)
+  }
+
+  /// Sends `request` with `bodyData` as its body.
+  public func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, HTTPURLResponse) {
+    var request = request
+    request.httpBody = bodyData
+    return try await data(for: request)
+  }
+
+  /// `exchange` for a body read as it arrives (`bytes(for:)`, the URLSession protocol): returns
+  /// with the final hop's response; a redirect's body is dropped.
+  /// `cookies`: a storage other than the configuration's (or none), for the URLSession protocol.
+  func stream(_ original: URLRequest, upload: UploadSource?, cookies: HTTPCookieStorage?? = nil)
+    async throws(CNPinnedSessionError) -> (ResponseBodyChannel, HTTPURLResponse)
+  {
+    var hops = RedirectChain(original, upload: upload, configuration: configuration, cookies: cookies)
+    while true {
+      try Task.checkCancellation(or: .cancelled)
+      let channel = ResponseBodyChannel()
+      let outcome = try await perform(
+        hops.request, upload: hops.upload, destination: .channel(channel), withheld: hops.withheld, cookies: hops.cookies)
+      guard try hops.followRedirect(after: outcome.response) else { return (channel, outcome.response) }
+      await channel.discardRest()
+    }
+  }
+}
