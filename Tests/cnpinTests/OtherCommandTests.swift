@@ -280,8 +280,14 @@ struct OtherCommandTests {
     let plistFile = try directory.file("pins.plist", plist.stdout)
     let back = try await cnpin(["convert", plistFile, "--to", "json"])
     let original = try CNPinningDocument(data: Data(json.utf8))
-    #expect(try CNPinningDocument(data: Data(plist.stdout.utf8)) == original)
-    #expect(try CNPinningDocument(data: Data(back.stdout.utf8)) == original)
+    let converted = try CNPinningDocument(data: Data(plist.stdout.utf8))
+    let convertedBack = try CNPinningDocument(data: Data(back.stdout.utf8))
+    // The same hosts and pins; the written files spell out the type the original left out, so
+    // only the original warns.
+    #expect(converted.entries == original.entries)
+    #expect(convertedBack.entries == original.entries)
+    #expect(original.warnings.count == 1)
+    #expect(converted.warnings.isEmpty && convertedBack.warnings.isEmpty)
     // Foundation reads the written property list too.
     #expect(try PropertyListSerialization.propertyList(from: Data(plist.stdout.utf8), format: nil) is [String: Any])
   }

@@ -14,11 +14,6 @@ public struct CNPinningDocument: Sendable, Equatable {
     /// Read from `NSAppTransportSecurity` › `NSPinnedDomains`, and written back there: ATS's
     /// rules (a single identity is allowed) are not CNPinning's.
     let isAppTransportSecurity: Bool
-
-    public static func == (lhs: Entry, rhs: Entry) -> Bool {
-      lhs.host == rhs.host && lhs.configuration == rhs.configuration
-        && lhs.isAppTransportSecurity == rhs.isAppTransportSecurity
-    }
   }
 
   /// The file formats.
@@ -33,9 +28,6 @@ public struct CNPinningDocument: Sendable, Equatable {
   public let entries: [Entry]
   /// Remarks that did not stop the document from loading.
   public let warnings: [CNConfigurationWarning]
-
-  /// Documents are equal when they configure the same hosts the same way (warnings aside).
-  public static func == (lhs: CNPinningDocument, rhs: CNPinningDocument) -> Bool { lhs.entries == rhs.entries }
 
   /// Reads a property list (XML or binary) or JSON document. Throws `CNConfigurationError`
   /// with every problem found. Certificate files named by relative paths are looked for in

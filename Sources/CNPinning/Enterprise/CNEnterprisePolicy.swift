@@ -27,7 +27,7 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
   /// base64: tells two policies with the same `iat` apart, however their JSON was formatted.
   public let contentSHA256: String
   /// A host's chains as written and leaf first (the order verified chains arrive in).
-  struct HostChains: Sendable {
+  struct HostChains: Sendable, Equatable {
     let chains: [CNChain]
     let leafFirst: [[CNChainLink]]
 
@@ -113,11 +113,6 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
   func chains(for host: HostName) -> HostChains? {
     byHost[host.normalized] ?? wildcard
   }
-
-  public static func == (lhs: CNEnterprisePolicy, rhs: CNEnterprisePolicy) -> Bool {
-    lhs.algorithm == rhs.algorithm && lhs.issuedAt == rhs.issuedAt && lhs.expiry == rhs.expiry
-      && lhs.notBefore == rhs.notBefore && lhs.chains == rhs.chains
-  }
 }
 
 /// Reads a policy payload, collecting every problem with its path.
@@ -131,10 +126,7 @@ private struct PayloadReader {
   private var keysByHost: [String: String] = [:]
 
   mutating func read(_ payload: ConfigValue) {
-    guard case .dictionary(var members) = payload else {
-      loader.fail("payload", .wrongType(expected: "a JSON object", found: payload.typeName))
-      return
-    }
+    guard var members = loader.members(of: payload, at: "payload", expected: "a JSON object") else { return }
     issuedAt = date("iat", payload["iat"], required: true)
     expiry = date("exp", payload["exp"], required: true)
     notBefore = date("nbf", payload["nbf"], required: false)

@@ -49,7 +49,7 @@ public struct CNCertificatePin: Sendable, Hashable {
   /// Which certificates of the verified chain the pin may match.
   public let scope: CNPinScope
   /// The certificate file the pin was read from, when a configuration named one (kept so that
-  /// conversions between formats keep the reference; it does not take part in equality).
+  /// conversions between formats keep the reference).
   public let file: String?
 
   /// Throws `CNParseError.invalidDigest` unless `sha256Base64` is base64 of exactly 32 bytes.
@@ -65,15 +65,6 @@ public struct CNCertificatePin: Sendable, Hashable {
     self.sha256Base64 = Data(certificate.sha256).base64EncodedString()
     self.scope = scope
     self.file = file
-  }
-
-  public static func == (lhs: CNCertificatePin, rhs: CNCertificatePin) -> Bool {
-    lhs.sha256Base64 == rhs.sha256Base64 && lhs.scope == rhs.scope
-  }
-
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(sha256Base64)
-    hasher.combine(scope)
   }
 }
 
