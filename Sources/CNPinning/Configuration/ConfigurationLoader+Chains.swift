@@ -4,10 +4,7 @@ import Foundation
 extension ConfigurationLoader {
   /// Reads an array of chains (each root → leaf), reporting every problem under `path`.
   mutating func loadChainSet(_ value: ConfigValue, path: String) -> [CNChain]? {
-    guard case .array(let chainValues) = value else {
-      fail(path, .wrongType(expected: "an array of chains", found: value.typeName))
-      return nil
-    }
+    guard let chainValues = elements(of: value, at: path, expected: "an array of chains") else { return nil }
     guard !chainValues.isEmpty else {
       fail(path, .noChainsDefined)
       return nil
@@ -28,10 +25,7 @@ extension ConfigurationLoader {
   }
 
   mutating func loadChain(_ value: ConfigValue, path: String) -> CNChain? {
-    guard case .array(let linkValues) = value else {
-      fail(path, .wrongType(expected: "an array of links (root → leaf)", found: value.typeName))
-      return nil
-    }
+    guard let linkValues = elements(of: value, at: path, expected: "an array of links (root → leaf)") else { return nil }
     var links: [CNChainLink] = []
     links.reserveCapacity(linkValues.count)
     for (index, linkValue) in linkValues.enumerated() {
@@ -47,8 +41,7 @@ extension ConfigurationLoader {
   }
 
   mutating func loadLink(_ value: ConfigValue, path: String) -> CNChainLink? {
-    guard case .dictionary(let entries) = value else {
-      fail(path, .wrongType(expected: "a dictionary with \"type\" and \"value\"", found: value.typeName))
+    guard let entries = self.members(of: value, at: path, expected: "a dictionary with \"type\" and \"value\"") else {
       return nil
     }
     var valid = true

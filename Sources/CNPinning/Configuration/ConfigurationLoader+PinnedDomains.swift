@@ -6,10 +6,7 @@ extension ConfigurationLoader {
   /// `{SPKI-SHA256-BASE64}`), read as SPKI pins with CA and leaf scope.
   mutating func loadPinnedDomains(_ value: ConfigValue) {
     let root = "NSAppTransportSecurity.NSPinnedDomains"
-    guard case .dictionary(var domains) = value else {
-      fail(root, .wrongType(expected: "a dictionary of domains", found: value.typeName))
-      return
-    }
+    guard var domains = self.members(of: value, at: root, expected: "a dictionary of domains") else { return }
     guard !domains.isEmpty else {
       fail(root, .noPinnedDomains)
       return
@@ -19,10 +16,7 @@ extension ConfigurationLoader {
     for (key, entry) in domains {
       let path = "\(root)[\(Self.quoted(key))]"
       let host = validatedHost(key, path: path)
-      guard case .dictionary(let members) = entry else {
-        fail(path, .wrongType(expected: "a dictionary", found: entry.typeName))
-        continue
-      }
+      guard let members = self.members(of: entry, at: path) else { continue }
       let problemsBefore = problems.count
       for (member, _) in members where !keys.contains(member) {
         fail("\(path).\(member)", .unknownKey(member, suggestion: Suggestion.closest(to: member, among: keys)))
@@ -58,19 +52,15 @@ extension ConfigurationLoader {
   }
 
   mutating func loadIdentities(_ value: ConfigValue, path: String, scope: CNPinScope) -> [CNSPKIPin] {
-    guard case .array(let entries) = value, !entries.isEmpty else {
-      if case .array = value {
-        fail(path, .noPinsDefined)
-      } else {
-        fail(path, .wrongType(expected: "an array of identities", found: value.typeName))
-      }
+    guard let entries = elements(of: value, at: path, expected: "an array of identities") else { return [] }
+    guard !entries.isEmpty else {
+      fail(path, .noPinsDefined)
       return []
     }
     var pins: [CNSPKIPin] = []
     for (index, identity) in entries.enumerated() {
       let entryPath = "\(path)[\(index)]"
-      guard case .dictionary(let members) = identity else {
-        fail(entryPath, .wrongType(expected: "a dictionary with SPKI-SHA256-BASE64", found: identity.typeName))
+      guard let members = self.members(of: identity, at: entryPath, expected: "a dictionary with SPKI-SHA256-BASE64") else {
         continue
       }
       for (member, _) in members where member != "SPKI-SHA256-BASE64" {

@@ -8,22 +8,16 @@ extension ConfigurationLoader {
     _ value: ConfigValue, path: String, make: (String, CNPinScope) throws(CNParseError) -> Pin,
     fromCertificate: ((CNCertificate, CNPinScope, String) -> Pin)?
   ) -> [Pin]? {
-    guard case .array(let entries) = value, !entries.isEmpty else {
-      if case .array = value {
-        fail(path, .noPinsDefined)
-      } else {
-        fail(path, .wrongType(expected: "an array of pins", found: value.typeName))
-      }
+    guard let entries = elements(of: value, at: path, expected: "an array of pins") else { return nil }
+    guard !entries.isEmpty else {
+      fail(path, .noPinsDefined)
       return nil
     }
     let problemsBefore = problems.count
     var pins: [Pin] = []
     for (index, entry) in entries.enumerated() {
       let entryPath = "\(path)[\(index)]"
-      guard case .dictionary(let members) = entry else {
-        fail(entryPath, .wrongType(expected: "a dictionary with \"sha256\"", found: entry.typeName))
-        continue
-      }
+      guard let members = self.members(of: entry, at: entryPath, expected: "a dictionary with \"sha256\"") else { continue }
       let allowed = fromCertificate == nil ? ["sha256", "appliesTo"] : Self.pinKeys
       for (key, _) in members where !allowed.contains(key) {
         fail("\(entryPath).\(key)", .unknownKey(key, suggestion: Suggestion.closest(to: key, among: allowed)))

@@ -30,16 +30,10 @@ struct ConfigurationLoader {
   /// Loads the `CNPinningManager` dictionary, or a whole Info.plist that contains one.
   init(document: ConfigValue, baseDirectory: URL? = nil) {
     self.baseDirectory = baseDirectory
-    guard case .dictionary = document else {
-      fail("", .wrongType(expected: "a dictionary at the top level", found: document.typeName))
-      return
-    }
+    guard self.members(of: document, at: "", expected: "a dictionary at the top level") != nil else { return }
     let appTransportSecurity = document["NSAppTransportSecurity"]?["NSPinnedDomains"]
     if let manager = document["CNPinningManager"] {
-      guard case .dictionary = manager else {
-        fail("CNPinningManager", .wrongType(expected: "a dictionary", found: manager.typeName))
-        return
-      }
+      guard self.members(of: manager, at: "CNPinningManager") != nil else { return }
       loadManager(manager)
     } else if document["PinnedDomains"] != nil {
       loadManager(document)
@@ -76,10 +70,7 @@ struct ConfigurationLoader {
       fail("", .missingValue("PinnedDomains"))
       return
     }
-    guard case .dictionary(var hosts) = pinned else {
-      fail("PinnedDomains", .wrongType(expected: "a dictionary of hosts", found: pinned.typeName))
-      return
-    }
+    guard var hosts = self.members(of: pinned, at: "PinnedDomains", expected: "a dictionary of hosts") else { return }
     guard !hosts.isEmpty else {
       fail("PinnedDomains", .noPinnedDomains)
       return
@@ -117,10 +108,7 @@ struct ConfigurationLoader {
   }
 
   mutating func loadHost(_ value: ConfigValue, path: String) -> CNConfiguration? {
-    guard case .dictionary(let entries) = value else {
-      fail(path, .wrongType(expected: "a dictionary", found: value.typeName))
-      return nil
-    }
+    guard let entries = self.members(of: value, at: path) else { return nil }
     let problemsBefore = problems.count
     for (key, _) in entries where !Self.hostKeys.contains(key) {
       fail("\(path).\(key)", .unknownKey(key, suggestion: Suggestion.closest(to: key, among: Self.hostKeys)))
@@ -194,15 +182,6 @@ struct ConfigurationLoader {
       return nil
     }
     return Date(timeIntervalSince1970: seconds.rounded(.down))
-  }
-
-  /// A boolean; nil (and a problem) for anything else.
-  mutating func loadBool(_ value: ConfigValue, path: String) -> Bool? {
-    guard case .bool(let flag) = value else {
-      fail(path, .wrongType(expected: "a boolean", found: value.typeName))
-      return nil
-    }
-    return flag
   }
 
   mutating func fail(_ path: String, _ error: CNParseError) {
