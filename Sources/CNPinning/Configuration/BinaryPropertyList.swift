@@ -27,40 +27,40 @@ struct BinaryPropertyList {
   }
 
   private let bytes: [UInt8]
+  /// The object area: objects live before the offset table, and nothing may extend past it.
+  private let objects: ByteCursor<[UInt8]>
   private let offsets: [Int]
   private let referenceSize: Int
-  /// Objects live before the offset table; nothing may extend past it.
-  private let objectAreaEnd: Int
 
   static func parse(_ data: Data) throws(FormatError) -> ConfigValue {
     let bytes = [UInt8](data)
     guard bytes.count >= 40, bytes.starts(with: Array("bplist00".utf8)) else { throw FormatError(message: "no bplist00 header") }
+    let file = ByteCursor(bytes)
     let trailer = bytes.count - 32
     let offsetSize = Int(bytes[trailer + 6])
     let referenceSize = Int(bytes[trailer + 7])
-    let count = try number(bytes, at: trailer + 8, size: 8)
-    let top = try number(bytes, at: trailer + 16, size: 8)
-    let tableStart = try number(bytes, at: trailer + 24, size: 8)
+    let count = try number(file, at: trailer + 8, size: 8)
+    let top = try number(file, at: trailer + 16, size: 8)
+    let tableStart = try number(file, at: trailer + 24, size: 8)
     guard (1...8).contains(offsetSize), (1...8).contains(referenceSize), count > 0, top < count,
       tableStart >= 8, tableStart < trailer, count <= (trailer - tableStart) / offsetSize
     else { throw FormatError(message: "the trailer is inconsistent") }
     var offsets: [Int] = []
     offsets.reserveCapacity(count)
     for index in 0..<count {
-      let offset = try number(bytes, at: tableStart + index * offsetSize, size: offsetSize)
+      let offset = try number(file, at: tableStart + index * offsetSize, size: offsetSize)
       guard offset >= 8, offset < tableStart else { throw FormatError(message: "object \(index) lies outside the object area") }
       offsets.append(offset)
     }
-    let reader = BinaryPropertyList(bytes: bytes, offsets: offsets, referenceSize: referenceSize, objectAreaEnd: tableStart)
+    let reader = BinaryPropertyList(
+      bytes: bytes, objects: ByteCursor(bytes, range: 0..<tableStart), offsets: offsets, referenceSize: referenceSize)
     var path: Set<Int> = []
     var budget = Budget(fileSize: bytes.count)
     return try reader.object(UInt64(top), depth: 0, path: &path, budget: &budget)
   }
 
-  private static func number(_ bytes: [UInt8], at start: Int, size: Int) throws(FormatError) -> Int {
-    guard start >= 0, size <= 8, start + size <= bytes.count else { throw FormatError(message: "a number runs past the end") }
-    var value: UInt64 = 0
-    for index in start..<(start + size) { value = value << 8 | UInt64(bytes[index]) }
+  private static func number(_ file: ByteCursor<[UInt8]>, at start: Int, size: Int) throws(FormatError) -> Int {
+    guard let value = file.bigEndian(at: start, size: size) else { throw FormatError(message: "a number runs past the end") }
     guard value <= UInt64(Int.max) else { throw FormatError(message: "a number is too large") }
     return Int(value)
   }
@@ -181,10 +181,10 @@ struct BinaryPropertyList {
   }
 
   private func slice(_ start: Int, _ count: Int, object index: Int) throws(FormatError) -> ArraySlice<UInt8> {
-    guard count >= 0, start <= objectAreaEnd, count <= objectAreaEnd - start else {
+    guard let range = objects.range(at: start, count: count) else {
       throw FormatError(message: "object \(index) runs past the end")
     }
-    return bytes[start..<(start + count)]
+    return bytes[range]
   }
 
   /// The object references of a container, as unsigned numbers (an 8-byte reference can exceed
@@ -194,7 +194,7 @@ struct BinaryPropertyList {
     guard !overflow else { throw FormatError(message: "object \(index) has too many elements") }
     let content = try slice(start, byteCount, object: index)
     return stride(from: content.startIndex, to: content.endIndex, by: referenceSize).map { offset in
-      content[offset..<(offset + referenceSize)].reduce(0) { $0 << 8 | UInt64($1) }
+      objects.bigEndian(at: offset, size: referenceSize) ?? 0  // inside `content`, checked above
     }
   }
 
@@ -213,9 +213,7 @@ struct BinaryPropertyList {
 extension BinaryPropertyList {
   /// An unsigned big-endian value of `size` bytes inside the object area.
   fileprivate func scalar(at start: Int, size: Int) throws(FormatError) -> UInt64 {
-    guard start >= 0, size <= 8, start + size <= objectAreaEnd else { throw FormatError(message: "a value runs past the end") }
-    var value: UInt64 = 0
-    for index in start..<(start + size) { value = value << 8 | UInt64(bytes[index]) }
+    guard let value = objects.bigEndian(at: start, size: size) else { throw FormatError(message: "a value runs past the end") }
     return value
   }
 }

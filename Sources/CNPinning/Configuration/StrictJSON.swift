@@ -13,40 +13,28 @@ struct StrictJSON {
   static let maximumDepth = 64
 
   static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> ConfigValue {
-    var parser = StrictJSON(bytes: bytes)
-    if parser.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.position = 3 }
+    var parser = StrictJSON(cursor: ByteCursor(bytes))
+    parser.cursor.skipByteOrderMark()
     let utf8IsValid = bytes.withUnsafeBufferPointer { UTF8Validation.isValid($0) }
     guard utf8IsValid else { throw parser.error("the document is not valid UTF-8") }
     let value = try parser.parseValue(depth: 0)
-    parser.skipWhitespace()
-    guard parser.position == parser.bytes.count else { throw parser.error("unexpected text after the document") }
+    parser.cursor.skipWhitespace()
+    guard parser.cursor.isAtEnd else { throw parser.error("unexpected text after the document") }
     return value
   }
 
-  private let bytes: [UInt8]
-  private var position = 0
-
-  private init(bytes: [UInt8]) { self.bytes = bytes }
+  private var cursor: ByteCursor<[UInt8]>
 
   private func error(_ message: String) -> SyntaxError {
-    var line = 1
-    var lineStart = 0
-    for index in 0..<min(position, bytes.count) where bytes[index] == 0x0A {
-      line += 1
-      lineStart = index + 1
-    }
-    return SyntaxError(message: message, line: line, column: position - lineStart + 1)
-  }
-
-  private mutating func skipWhitespace() {
-    while position < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[position]) { position += 1 }
+    let (line, column) = cursor.lineAndColumn
+    return SyntaxError(message: message, line: line, column: column)
   }
 
   private mutating func parseValue(depth: Int) throws(SyntaxError) -> ConfigValue {
     guard depth < Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels") }
-    skipWhitespace()
-    guard position < bytes.count else { throw error("unexpected end of the document") }
-    switch bytes[position] {
+    cursor.skipWhitespace()
+    guard let first = cursor.current else { throw error("unexpected end of the document") }
+    switch first {
     case UInt8(ascii: "{"): return try parseObject(depth: depth)
     case UInt8(ascii: "["): return try parseArray(depth: depth)
     case UInt8(ascii: "\""): return .string(try parseString())
@@ -66,106 +54,78 @@ struct StrictJSON {
 
   private mutating func expectLiteral(_ literal: StaticString) throws(SyntaxError) {
     let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
-    guard bytes.count - position >= expected.count,
-      bytes[position..<(position + expected.count)].elementsEqual(expected)
-    else { throw error("unexpected character") }
-    position += expected.count
+    guard cursor.consume(expected) else { throw error("unexpected character") }
   }
 
   private mutating func parseObject(depth: Int) throws(SyntaxError) -> ConfigValue {
-    position += 1
+    cursor.position += 1
     var entries: [(key: String, value: ConfigValue)] = []
     var keys = Set<String>()
-    skipWhitespace()
-    if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-      position += 1
-      return .dictionary(entries)
-    }
+    cursor.skipWhitespace()
+    if cursor.consume(UInt8(ascii: "}")) { return .dictionary(entries) }
     while true {
-      skipWhitespace()
-      guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
-        throw error("expected a string key")
-      }
-      let keyStart = position
+      cursor.skipWhitespace()
+      guard cursor.current == UInt8(ascii: "\"") else { throw error("expected a string key") }
+      let keyStart = cursor.position
       let key = try parseString()
       guard keys.insert(key).inserted else {
-        position = keyStart
+        cursor.position = keyStart
         throw error("duplicate key \"\(key)\" in the same object")
       }
-      skipWhitespace()
-      guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected \":\"") }
-      position += 1
+      cursor.skipWhitespace()
+      guard cursor.consume(UInt8(ascii: ":")) else { throw error("expected \":\"") }
       entries.append((key, try parseValue(depth: depth + 1)))
-      skipWhitespace()
-      guard position < bytes.count else { throw error("unexpected end of the document in an object") }
-      if bytes[position] == UInt8(ascii: ",") {
-        position += 1
-      } else if bytes[position] == UInt8(ascii: "}") {
-        position += 1
-        return .dictionary(entries)
-      } else {
-        throw error("expected \",\" or \"}\"")
-      }
+      cursor.skipWhitespace()
+      guard !cursor.isAtEnd else { throw error("unexpected end of the document in an object") }
+      if cursor.consume(UInt8(ascii: "}")) { return .dictionary(entries) }
+      guard cursor.consume(UInt8(ascii: ",")) else { throw error("expected \",\" or \"}\"") }
     }
   }
 
   private mutating func parseArray(depth: Int) throws(SyntaxError) -> ConfigValue {
-    position += 1
+    cursor.position += 1
     var elements: [ConfigValue] = []
-    skipWhitespace()
-    if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-      position += 1
-      return .array(elements)
-    }
+    cursor.skipWhitespace()
+    if cursor.consume(UInt8(ascii: "]")) { return .array(elements) }
     while true {
       elements.append(try parseValue(depth: depth + 1))
-      skipWhitespace()
-      guard position < bytes.count else { throw error("unexpected end of the document in an array") }
-      if bytes[position] == UInt8(ascii: ",") {
-        position += 1
-      } else if bytes[position] == UInt8(ascii: "]") {
-        position += 1
-        return .array(elements)
-      } else {
-        throw error("expected \",\" or \"]\"")
-      }
+      cursor.skipWhitespace()
+      guard !cursor.isAtEnd else { throw error("unexpected end of the document in an array") }
+      if cursor.consume(UInt8(ascii: "]")) { return .array(elements) }
+      guard cursor.consume(UInt8(ascii: ",")) else { throw error("expected \",\" or \"]\"") }
     }
   }
 
   private mutating func parseString() throws(SyntaxError) -> String {
-    position += 1
+    cursor.position += 1
     var scalars = String.UnicodeScalarView()
-    var runStart = position
-    func flushRun(_ end: Int) {
-      if end > runStart {
-        scalars.append(contentsOf: String(decoding: bytes[runStart..<end], as: UTF8.self).unicodeScalars)
-      }
+    var runStart = cursor.position
+    /// Adds the unescaped bytes since `runStart`.
+    func flushRun(_ cursor: ByteCursor<[UInt8]>) {
+      if cursor.position > runStart { scalars.append(contentsOf: cursor.text(from: runStart).unicodeScalars) }
     }
-    while position < bytes.count {
-      let byte = bytes[position]
+    while let byte = cursor.current {
       switch byte {
       case UInt8(ascii: "\""):
-        flushRun(position)
-        position += 1
+        flushRun(cursor)
+        cursor.position += 1
         return String(scalars)
       case UInt8(ascii: "\\"):
-        flushRun(position)
-        position += 1
+        flushRun(cursor)
+        cursor.position += 1
         scalars.append(try parseEscape())
-        runStart = position
+        runStart = cursor.position
       case 0..<0x20:
         throw error("control character in a string (escape it)")
       default:
-        position += 1
+        cursor.position += 1
       }
     }
     throw error("unterminated string")
   }
 
   private mutating func parseEscape() throws(SyntaxError) -> Unicode.Scalar {
-    guard position < bytes.count else { throw error("unterminated escape") }
-    let byte = bytes[position]
-    position += 1
+    guard let byte = cursor.next() else { throw error("unterminated escape") }
     switch byte {
     case UInt8(ascii: "\""): return "\""
     case UInt8(ascii: "\\"): return "\\"
@@ -179,26 +139,26 @@ struct StrictJSON {
       let first = try parseHex4()
       if (0xDC00...0xDFFF).contains(first) { throw error("unpaired low surrogate in \\u escape") }
       if (0xD800...0xDBFF).contains(first) {
-        guard bytes.count - position >= 2, bytes[position] == UInt8(ascii: "\\"),
-          bytes[position + 1] == UInt8(ascii: "u")
-        else { throw error("unpaired high surrogate in \\u escape") }
-        position += 2
+        guard cursor.current == UInt8(ascii: "\\"), cursor.peek(1) == UInt8(ascii: "u") else {
+          throw error("unpaired high surrogate in \\u escape")
+        }
+        cursor.position += 2
         let second = try parseHex4()
         guard (0xDC00...0xDFFF).contains(second) else { throw error("unpaired high surrogate in \\u escape") }
         return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))!
       }
       return Unicode.Scalar(first)!
     default:
-      position -= 1
+      cursor.position -= 1
       throw error("invalid escape")
     }
   }
 
   private mutating func parseHex4() throws(SyntaxError) -> UInt32 {
-    guard bytes.count - position >= 4 else { throw error("truncated \\u escape") }
+    guard cursor.remaining >= 4 else { throw error("truncated \\u escape") }
     var value: UInt32 = 0
     for _ in 0..<4 {
-      let byte = bytes[position]
+      let byte = cursor.current ?? 0
       let digit: UInt8
       switch byte {
       case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
@@ -207,49 +167,38 @@ struct StrictJSON {
       default: throw error("invalid hex digit in \\u escape")
       }
       value = value << 4 | UInt32(digit)
-      position += 1
+      cursor.position += 1
     }
     return value
   }
 
   private mutating func parseNumber() throws(SyntaxError) -> ConfigValue {
-    let start = position
+    let start = cursor.position
     var isInteger = true
-    if bytes[position] == UInt8(ascii: "-") { position += 1 }
-    guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
-    if bytes[position] == UInt8(ascii: "0") {
-      position += 1
-      if position < bytes.count, isDigit(bytes[position]) { throw error("leading zero in a number") }
+    _ = cursor.consume(UInt8(ascii: "-"))
+    guard let first = cursor.current, Self.isDigit(first) else { throw error("invalid number") }
+    if cursor.consume(UInt8(ascii: "0")) {
+      if let next = cursor.current, Self.isDigit(next) { throw error("leading zero in a number") }
     } else {
-      skipDigits()
+      cursor.skip(while: Self.isDigit)
     }
-    if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+    if cursor.consume(UInt8(ascii: ".")) {
       isInteger = false
-      position += 1
-      guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
-      skipDigits()
+      guard cursor.skip(while: Self.isDigit) > 0 else { throw error("invalid number") }
     }
-    if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+    if cursor.consume(UInt8(ascii: "e")) || cursor.consume(UInt8(ascii: "E")) {
       isInteger = false
-      position += 1
-      if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
-        position += 1
-      }
-      guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
-      skipDigits()
+      if !cursor.consume(UInt8(ascii: "+")) { _ = cursor.consume(UInt8(ascii: "-")) }
+      guard cursor.skip(while: Self.isDigit) > 0 else { throw error("invalid number") }
     }
-    let text = String(decoding: bytes[start..<position], as: UTF8.self)
+    let text = cursor.text(from: start)
     if isInteger, let integer = Int64(text) { return .integer(integer) }
     guard let real = Double(text), real.isFinite else {
-      position = start
+      cursor.position = start
       throw error("number out of range")
     }
     return .real(real)
   }
 
-  private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
-
-  private mutating func skipDigits() {
-    while position < bytes.count, isDigit(bytes[position]) { position += 1 }
-  }
+  private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 }

@@ -13,13 +13,13 @@ struct XMLPropertyList {
 
   static let maximumDepth = 64
 
-  private let bytes: [UInt8]
-  private var position = 0
+  private var cursor: ByteCursor<[UInt8]>
 
   static func parse(_ data: Data) throws(SyntaxError) -> ConfigValue {
-    var reader = XMLPropertyList(bytes: [UInt8](data))
-    if reader.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.position = 3 }
-    let valid = reader.bytes.withUnsafeBufferPointer { UTF8Validation.isValid($0) }
+    let bytes = [UInt8](data)
+    var reader = XMLPropertyList(cursor: ByteCursor(bytes))
+    reader.cursor.skipByteOrderMark()
+    let valid = bytes.withUnsafeBufferPointer { UTF8Validation.isValid($0) }
     guard valid else { throw reader.error("the document is not valid UTF-8") }
     try reader.skipProlog()
     var value: ConfigValue
@@ -35,39 +35,22 @@ struct XMLPropertyList {
       try reader.closeTag("plist")
       try reader.skipMisc()
     }
-    guard reader.position == reader.bytes.count else { throw reader.error("unexpected content after the property list") }
+    guard reader.cursor.isAtEnd else { throw reader.error("unexpected content after the property list") }
     return value
   }
 
-  private init(bytes: [UInt8]) { self.bytes = bytes }
-
   private func error(_ message: String) -> SyntaxError {
-    SyntaxError(message: message, line: 1 + bytes[..<min(position, bytes.count)].filter { $0 == 0x0A }.count)
+    SyntaxError(message: message, line: cursor.lineAndColumn.line)
   }
 
   // MARK: - Markup
 
-  private mutating func skipWhitespace() {
-    while position < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[position]) { position += 1 }
-  }
-
-  private func startsWith(_ text: String) -> Bool {
-    var index = position
-    for byte in text.utf8 {
-      guard index < bytes.count, bytes[index] == byte else { return false }
-      index += 1
-    }
-    return true
-  }
+  private func startsWith(_ text: String) -> Bool { cursor.starts(with: text.utf8) }
 
   private mutating func skip(past terminator: String, what: String) throws(SyntaxError) {
-    let needle = Array(terminator.utf8)
-    while position < bytes.count {
-      if startsWith(terminator) {
-        position += needle.count
-        return
-      }
-      position += 1
+    while !cursor.isAtEnd {
+      if cursor.consume(terminator.utf8) { return }
+      cursor.position += 1
     }
     throw error("unterminated \(what)")
   }
@@ -75,7 +58,7 @@ struct XMLPropertyList {
   /// The XML declaration, comments, processing instructions and the DOCTYPE.
   private mutating func skipProlog() throws(SyntaxError) {
     while true {
-      skipWhitespace()
+      cursor.skipWhitespace()
       if startsWith("<?") {
         try skip(past: "?>", what: "processing instruction")
       } else if startsWith("<!--") {
@@ -90,19 +73,19 @@ struct XMLPropertyList {
 
   private mutating func skipMisc() throws(SyntaxError) {
     while true {
-      skipWhitespace()
+      cursor.skipWhitespace()
       guard startsWith("<!--") else { return }
       try skip(past: "-->", what: "comment")
     }
   }
 
   private func peekTag() -> String? {
-    guard position < bytes.count, bytes[position] == UInt8(ascii: "<"), position + 1 < bytes.count,
-      bytes[position + 1] != UInt8(ascii: "/")
-    else { return nil }
-    var end = position + 1
-    while end < bytes.count, Self.isNameByte(bytes[end]) { end += 1 }
-    return String(decoding: bytes[(position + 1)..<end], as: UTF8.self)
+    guard cursor.current == UInt8(ascii: "<"), let second = cursor.peek(1), second != UInt8(ascii: "/") else { return nil }
+    var name = cursor
+    name.position += 1
+    let start = name.position
+    name.skip(while: Self.isNameByte)
+    return name.text(from: start)
   }
 
   private static func isNameByte(_ byte: UInt8) -> Bool {
@@ -113,11 +96,9 @@ struct XMLPropertyList {
   /// Reads `<name attributes…>` or `<name/>`; returns the name and whether it was empty.
   private mutating func openTag() throws(SyntaxError) -> (name: String, isEmpty: Bool) {
     guard let name = peekTag(), !name.isEmpty else { throw error("expected an element") }
-    position += 1 + name.utf8.count
+    cursor.position += 1 + name.utf8.count
     var quote: UInt8?
-    while position < bytes.count {
-      let byte = bytes[position]
-      position += 1
+    while let byte = cursor.next() {
       if let open = quote {
         if byte == open { quote = nil }
         continue
@@ -126,8 +107,7 @@ struct XMLPropertyList {
       case UInt8(ascii: "\""), UInt8(ascii: "'"): quote = byte
       case UInt8(ascii: ">"): return (name, false)
       case UInt8(ascii: "/"):
-        guard position < bytes.count, bytes[position] == UInt8(ascii: ">") else { throw error("malformed <\(name)> tag") }
-        position += 1
+        guard cursor.consume(UInt8(ascii: ">")) else { throw error("malformed <\(name)> tag") }
         return (name, true)
       case UInt8(ascii: "<"): throw error("malformed <\(name)> tag")
       default: continue
@@ -137,56 +117,55 @@ struct XMLPropertyList {
   }
 
   private mutating func closeTag(_ name: String) throws(SyntaxError) {
-    guard startsWith("</\(name)") else { throw error("expected </\(name)>") }
-    position += 2 + name.utf8.count
-    skipWhitespace()
-    guard position < bytes.count, bytes[position] == UInt8(ascii: ">") else { throw error("malformed </\(name)>") }
-    position += 1
+    guard cursor.consume("</\(name)".utf8) else { throw error("expected </\(name)>") }
+    cursor.skipWhitespace()
+    guard cursor.consume(UInt8(ascii: ">")) else { throw error("malformed </\(name)>") }
   }
 
   /// Character data up to the next tag, with entities and CDATA sections resolved.
   private mutating func text(of name: String) throws(SyntaxError) -> String {
     var result = ""
-    var runStart = position
-    func flush(_ end: Int) { result += String(decoding: bytes[runStart..<end], as: UTF8.self) }
-    while position < bytes.count {
-      if bytes[position] == UInt8(ascii: "<"), startsWith("<![CDATA[") {
-        flush(position)
-        position += 9
-        let start = position
+    var runStart = cursor.position
+    while let byte = cursor.current {
+      if byte == UInt8(ascii: "<"), startsWith("<![CDATA[") {
+        result += cursor.text(from: runStart)
+        cursor.position += 9
+        let start = cursor.position
         try skip(past: "]]>", what: "CDATA section")
-        result += String(decoding: bytes[start..<(position - 3)], as: UTF8.self)
-        runStart = position
+        cursor.position -= 3
+        result += cursor.text(from: start)
+        cursor.position += 3
+        runStart = cursor.position
         continue
       }
-      if bytes[position] == UInt8(ascii: "<"), startsWith("<!--") {
-        flush(position)
+      if byte == UInt8(ascii: "<"), startsWith("<!--") {
+        result += cursor.text(from: runStart)
         try skip(past: "-->", what: "comment")
-        runStart = position
+        runStart = cursor.position
         continue
       }
-      switch bytes[position] {
+      switch byte {
       case UInt8(ascii: "<"):
-        flush(position)
+        result += cursor.text(from: runStart)
         try closeTag(name)
         return result
       case UInt8(ascii: "&"):
-        flush(position)
+        result += cursor.text(from: runStart)
         result.unicodeScalars.append(try entity())
-        runStart = position
+        runStart = cursor.position
       default:
-        position += 1
+        cursor.position += 1
       }
     }
     throw error("unterminated <\(name)>")
   }
 
   private mutating func entity() throws(SyntaxError) -> Unicode.Scalar {
-    let start = position
-    while position < bytes.count, bytes[position] != UInt8(ascii: ";"), position - start < 12 { position += 1 }
-    guard position < bytes.count, bytes[position] == UInt8(ascii: ";") else { throw error("malformed entity") }
-    let name = String(decoding: bytes[(start + 1)..<position], as: UTF8.self)
-    position += 1
+    let start = cursor.position + 1
+    while let byte = cursor.current, byte != UInt8(ascii: ";"), cursor.position - start < 11 { cursor.position += 1 }
+    guard cursor.current == UInt8(ascii: ";") else { throw error("malformed entity") }
+    let name = cursor.text(from: start)
+    cursor.position += 1
     switch name {
     case "lt": return "<"
     case "gt": return ">"

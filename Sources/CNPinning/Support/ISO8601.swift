@@ -10,43 +10,31 @@ package enum ISO8601 {
   package static func date(from text: String) -> Date? {
     let bytes = Array(text.utf8)
     guard bytes.count >= 20, bytes.count <= 40 else { return nil }
-    func digits(_ start: Int, _ count: Int) -> Int? {
-      guard start + count <= bytes.count else { return nil }
-      var value = 0
-      for byte in bytes[start..<(start + count)] {
-        guard byte >= 0x30, byte <= 0x39 else { return nil }
-        value = value * 10 + Int(byte - 0x30)
-      }
-      return value
-    }
-    func at(_ index: Int, _ character: Character) -> Bool { index < bytes.count && bytes[index] == character.asciiValue! }
-    guard let year = digits(0, 4), at(4, "-"), let month = digits(5, 2), at(7, "-"), let day = digits(8, 2),
-      at(10, "T"), let hour = digits(11, 2), at(13, ":"), let minute = digits(14, 2), at(16, ":"),
-      let second = digits(17, 2), (1...12).contains(month), (1...CalendarMath.daysIn(month: month, year: year)).contains(day),
+    var cursor = ByteCursor(bytes)
+    func separator(_ character: Unicode.Scalar) -> Bool { cursor.consume(UInt8(ascii: character)) }
+    guard let year = cursor.decimal(digits: 4), separator("-"), let month = cursor.decimal(digits: 2), separator("-"),
+      let day = cursor.decimal(digits: 2), separator("T"), let hour = cursor.decimal(digits: 2), separator(":"),
+      let minute = cursor.decimal(digits: 2), separator(":"), let second = cursor.decimal(digits: 2),
+      (1...12).contains(month), (1...CalendarMath.daysIn(month: month, year: year)).contains(day),
       hour < 24, minute < 60, second < 60
     else { return nil }
-    var index = 19
     var fraction = 0.0
-    if at(index, ".") {
-      index += 1
-      let start = index
-      while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
-      guard index > start, let value = Double("0." + String(decoding: bytes[start..<index], as: UTF8.self)) else { return nil }
+    if separator(".") {
+      let start = cursor.position
+      guard cursor.skip(while: { $0 >= 0x30 && $0 <= 0x39 }) > 0, let value = Double("0." + cursor.text(from: start)) else {
+        return nil
+      }
       fraction = value
     }
     var offset = 0
-    if at(index, "Z") {
-      index += 1
-    } else if at(index, "+") || at(index, "-") {
-      let sign = at(index, "-") ? -1 : 1
-      guard let hours = digits(index + 1, 2), at(index + 3, ":"), let minutes = digits(index + 4, 2), hours < 24, minutes < 60
+    if !separator("Z") {
+      guard let sign = cursor.next(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"),
+        let hours = cursor.decimal(digits: 2), separator(":"), let minutes = cursor.decimal(digits: 2), hours < 24,
+        minutes < 60
       else { return nil }
-      offset = sign * (hours * 3600 + minutes * 60)
-      index += 6
-    } else {
-      return nil
+      offset = (sign == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60)
     }
-    guard index == bytes.count else { return nil }
+    guard cursor.isAtEnd else { return nil }
     let days = CalendarMath.daysSinceEpoch(year: year, month: month, day: day)
     let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second - offset
     return Date(timeIntervalSince1970: TimeInterval(seconds) + fraction)

@@ -11,9 +11,10 @@ struct DERElement {
 /// A strict DER reader over a byte buffer: definite, minimally encoded lengths; single-byte tags;
 /// every element must lie inside its parent. Errors name the element being read.
 struct DERReader {
-  let bytes: UnsafeBufferPointer<UInt8>
-  private(set) var position: Int
-  let end: Int
+  private var cursor: ByteCursor<UnsafeBufferPointer<UInt8>>
+  var bytes: UnsafeBufferPointer<UInt8> { cursor.bytes }
+  var position: Int { cursor.position }
+  var end: Int { cursor.end }
 
   static let sequence: UInt8 = 0x30
   static let set: UInt8 = 0x31
@@ -26,9 +27,7 @@ struct DERReader {
   static let generalizedTime: UInt8 = 0x18
 
   init(_ bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>) {
-    self.bytes = bytes
-    self.position = range.lowerBound
-    self.end = range.upperBound
+    cursor = ByteCursor(bytes, range: range)
   }
 
   /// A reader over the content of `element`.
@@ -36,40 +35,31 @@ struct DERReader {
     DERReader(bytes, range: element.content)
   }
 
-  var isAtEnd: Bool { position >= end }
+  var isAtEnd: Bool { cursor.isAtEnd }
 
-  var nextTag: UInt8? { position < end ? bytes[position] : nil }
+  var nextTag: UInt8? { cursor.current }
 
   /// Reads the next element, whatever its tag.
   mutating func readAny(_ field: String) throws(CNCertificateError) -> DERElement {
-    let start = position
-    guard position < end else { throw .truncated(field: field, offset: position) }
-    let tag = bytes[position]
+    let start = cursor.position
+    guard let tag = cursor.next() else { throw .truncated(field: field, offset: cursor.position) }
     guard tag & 0x1F != 0x1F else {
       throw .unexpectedTag(field: field, expected: "a single-byte tag", found: tag, offset: start)
     }
-    position += 1
-    guard position < end else { throw .truncated(field: field, offset: position) }
-    let first = bytes[position]
-    position += 1
+    guard let first = cursor.next() else { throw .truncated(field: field, offset: cursor.position) }
     var length = 0
     if first < 0x80 {
       length = Int(first)
     } else {
       let count = Int(first & 0x7F)
       guard count >= 1, count <= 4 else { throw .invalidLength(field: field, offset: start) }
-      guard end - position >= count else { throw .truncated(field: field, offset: position) }
-      guard bytes[position] != 0 else { throw .invalidLength(field: field, offset: start) }
-      for _ in 0..<count {
-        length = length << 8 | Int(bytes[position])
-        position += 1
-      }
+      guard cursor.remaining >= count else { throw .truncated(field: field, offset: cursor.position) }
+      guard cursor.current != 0 else { throw .invalidLength(field: field, offset: start) }
+      for _ in 0..<count { length = length << 8 | Int(cursor.next() ?? 0) }
       guard length >= 0x80 else { throw .invalidLength(field: field, offset: start) }
     }
-    guard end - position >= length else { throw .truncated(field: field, offset: position) }
-    let element = DERElement(tag: tag, headerStart: start, contentStart: position, end: position + length)
-    position += length
-    return element
+    guard let content = cursor.take(length) else { throw .truncated(field: field, offset: cursor.position) }
+    return DERElement(tag: tag, headerStart: start, contentStart: content.lowerBound, end: content.upperBound)
   }
 
   /// Reads the next element and requires `tag`.
