@@ -10,8 +10,6 @@ struct BinaryPropertyList {
     var description: String { "invalid binary property list: \(message)" }
   }
 
-  static let maximumDepth = 64
-
   /// What one document may expand to. Objects may be referenced many times (Foundation's writer
   /// shares equal strings), so the file's size does not bound the values it describes: a chain
   /// of objects that each reference the next twice doubles with every level. The budget is
@@ -68,7 +66,9 @@ struct BinaryPropertyList {
   private func object(_ reference: UInt64, depth: Int, path: inout Set<Int>, budget: inout Budget) throws(FormatError)
     -> ConfigValue
   {
-    guard depth < Self.maximumDepth else { throw FormatError(message: "nesting deeper than \(Self.maximumDepth) levels") }
+    guard depth < ConfigValue.maximumNesting else {
+      throw FormatError(message: "nesting deeper than \(ConfigValue.maximumNesting) levels")
+    }
     guard reference < UInt64(offsets.count) else {
       throw FormatError(message: "a reference to object \(reference), which does not exist")
     }

@@ -12,6 +12,10 @@ indirect enum ConfigValue {
   case data(Data)
   case null
 
+  /// The deepest nesting any reader accepts (JSON, XML and binary property lists alike): far
+  /// beyond what a configuration needs, and short of what recursion could overflow.
+  static let maximumNesting = 64
+
   /// How error messages name this value's type.
   var typeName: String {
     switch self {

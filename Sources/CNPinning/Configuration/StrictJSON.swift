@@ -10,8 +10,6 @@ struct StrictJSON {
     var description: String { "invalid JSON at line \(line), column \(column): \(message)" }
   }
 
-  static let maximumDepth = 64
-
   static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> ConfigValue {
     var parser = StrictJSON(cursor: ByteCursor(bytes))
     parser.cursor.skipByteOrderMark()
@@ -31,7 +29,7 @@ struct StrictJSON {
   }
 
   private mutating func parseValue(depth: Int) throws(SyntaxError) -> ConfigValue {
-    guard depth < Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels") }
+    guard depth < ConfigValue.maximumNesting else { throw error("nesting deeper than \(ConfigValue.maximumNesting) levels") }
     cursor.skipWhitespace()
     guard let first = cursor.current else { throw error("unexpected end of the document") }
     switch first {

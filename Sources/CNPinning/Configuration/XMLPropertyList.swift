@@ -11,8 +11,6 @@ struct XMLPropertyList {
     var description: String { "invalid XML property list at line \(line): \(message)" }
   }
 
-  static let maximumDepth = 64
-
   private var cursor: ByteCursor<[UInt8]>
 
   static func parse(_ data: Data) throws(SyntaxError) -> ConfigValue {
@@ -189,7 +187,7 @@ struct XMLPropertyList {
   // MARK: - Values
 
   private mutating func value(depth: Int) throws(SyntaxError) -> ConfigValue {
-    guard depth < Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels") }
+    guard depth < ConfigValue.maximumNesting else { throw error("nesting deeper than \(ConfigValue.maximumNesting) levels") }
     let (name, isEmpty) = try openTag()
     switch name {
     case "dict":
