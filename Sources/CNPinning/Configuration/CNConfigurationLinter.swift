@@ -79,8 +79,8 @@ public enum CNConfigurationLinter {
 
   /// Where an entry sits in its document.
   private static func path(_ entry: CNPinningDocument.Entry) -> String {
-    (entry.isAppTransportSecurity ? "NSAppTransportSecurity.NSPinnedDomains" : "PinnedDomains")
-      + "[\(ConfigurationLoader.quoted(entry.host))]"
+    ConfigPath(entry.isAppTransportSecurity ? "NSAppTransportSecurity.NSPinnedDomains" : "PinnedDomains")
+      .entry(entry.host).description
   }
 
   private static func lint(_ entry: CNPinningDocument.Entry, path: String) -> [CNLintFinding] {

@@ -5,7 +5,7 @@ extension ConfigurationLoader {
   /// `NSIncludesSubdomains`, `NSPinnedCAIdentities`, `NSPinnedLeafIdentities` (each an array of
   /// `{SPKI-SHA256-BASE64}`), read as SPKI pins with CA and leaf scope.
   mutating func loadPinnedDomains(_ value: ConfigValue) {
-    let root = "NSAppTransportSecurity.NSPinnedDomains"
+    let root: ConfigPath = "NSAppTransportSecurity.NSPinnedDomains"
     guard var domains = self.members(of: value, at: root, expected: "a dictionary of domains") else { return }
     guard !domains.isEmpty else {
       fail(root, .noPinnedDomains)
@@ -14,22 +14,22 @@ extension ConfigurationLoader {
     domains.sort { $0.key < $1.key }
     let keys = ["NSIncludesSubdomains", "NSPinnedCAIdentities", "NSPinnedLeafIdentities"]
     for (key, entry) in domains {
-      let path = "\(root)[\(Self.quoted(key))]"
+      let path = root.entry(key)
       let host = validatedHost(key, path: path)
       guard let members = self.members(of: entry, at: path) else { continue }
       let problemsBefore = problems.count
       for (member, _) in members where !keys.contains(member) {
-        fail("\(path).\(member)", .unknownKey(member, suggestion: Suggestion.closest(to: member, among: keys)))
+        fail(path.member(member), .unknownKey(member, suggestion: Suggestion.closest(to: member, among: keys)))
       }
       let includesSubdomains =
-        entry["NSIncludesSubdomains"].map { loadBool($0, path: "\(path).NSIncludesSubdomains") ?? false } ?? false
+        entry["NSIncludesSubdomains"].map { loadBool($0, path: path.member("NSIncludesSubdomains")) ?? false } ?? false
       var pins: [CNSPKIPin] = []
       for (member, scope) in [("NSPinnedCAIdentities", CNPinScope.ca), ("NSPinnedLeafIdentities", .leaf)] {
         guard let identities = entry[member] else { continue }
-        pins += loadIdentities(identities, path: "\(path).\(member)", scope: scope)
+        pins += loadIdentities(identities, path: path.member(member), scope: scope)
       }
       if entry["NSPinnedCAIdentities"] == nil && entry["NSPinnedLeafIdentities"] == nil {
-        fail("\(path)", .missingValue("NSPinnedCAIdentities or NSPinnedLeafIdentities"))
+        fail(path, .missingValue("NSPinnedCAIdentities or NSPinnedLeafIdentities"))
       }
       guard problems.count == problemsBefore, let host else { continue }
       // ATS accepts a single identity; CNPinning's own format refuses one (no backup). Read it
@@ -37,7 +37,7 @@ extension ConfigurationLoader {
       if pins.count == 1 {
         warnings.append(
           CNConfigurationWarning(
-            path: path,
+            path: path.description,
             message:
               "only one pinned identity: when that key changes every client is locked out until the app is updated; add a backup identity"
           ))
@@ -51,7 +51,7 @@ extension ConfigurationLoader {
     }
   }
 
-  mutating func loadIdentities(_ value: ConfigValue, path: String, scope: CNPinScope) -> [CNSPKIPin] {
+  mutating func loadIdentities(_ value: ConfigValue, path: ConfigPath, scope: CNPinScope) -> [CNSPKIPin] {
     guard let entries = elements(of: value, at: path, expected: "an array of identities") else { return [] }
     guard !entries.isEmpty else {
       fail(path, .noPinsDefined)
@@ -59,13 +59,13 @@ extension ConfigurationLoader {
     }
     var pins: [CNSPKIPin] = []
     for (index, identity) in entries.enumerated() {
-      let entryPath = "\(path)[\(index)]"
+      let entryPath = path.element(index)
       guard let members = self.members(of: identity, at: entryPath, expected: "a dictionary with SPKI-SHA256-BASE64") else {
         continue
       }
       for (member, _) in members where member != "SPKI-SHA256-BASE64" {
         fail(
-          "\(entryPath).\(member)", .unknownKey(member, suggestion: Suggestion.closest(to: member, among: ["SPKI-SHA256-BASE64"]))
+          entryPath.member(member), .unknownKey(member, suggestion: Suggestion.closest(to: member, among: ["SPKI-SHA256-BASE64"]))
         )
       }
       switch identity["SPKI-SHA256-BASE64"] {
@@ -73,12 +73,12 @@ extension ConfigurationLoader {
         do {
           pins.append(try CNSPKIPin(sha256Base64: digest, scope: scope))
         } catch {
-          fail("\(entryPath).SPKI-SHA256-BASE64", error)
+          fail(entryPath.member("SPKI-SHA256-BASE64"), error)
         }
       case let other?:
-        fail("\(entryPath).SPKI-SHA256-BASE64", .wrongType(expected: "a base64 string", found: other.typeName))
+        fail(entryPath.member("SPKI-SHA256-BASE64"), .wrongType(expected: "a base64 string", found: other.typeName))
       case nil:
-        fail("\(entryPath).SPKI-SHA256-BASE64", .missingValue("SPKI-SHA256-BASE64"))
+        fail(entryPath.member("SPKI-SHA256-BASE64"), .missingValue("SPKI-SHA256-BASE64"))
       }
     }
     return pins

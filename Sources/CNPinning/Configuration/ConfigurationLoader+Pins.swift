@@ -5,7 +5,7 @@ extension ConfigurationLoader {
   /// Reads an array of hash pins: `{"sha256": base64, "appliesTo": leaf|ca|any}`, or — where
   /// `fromCertificate` is given — `{"file": path}` instead of `sha256`.
   mutating func loadPins<Pin>(
-    _ value: ConfigValue, path: String, make: (String, CNPinScope) throws(CNParseError) -> Pin,
+    _ value: ConfigValue, path: ConfigPath, make: (String, CNPinScope) throws(CNParseError) -> Pin,
     fromCertificate: ((CNCertificate, CNPinScope, String) -> Pin)?
   ) -> [Pin]? {
     guard let entries = elements(of: value, at: path, expected: "an array of pins") else { return nil }
@@ -16,20 +16,20 @@ extension ConfigurationLoader {
     let problemsBefore = problems.count
     var pins: [Pin] = []
     for (index, entry) in entries.enumerated() {
-      let entryPath = "\(path)[\(index)]"
+      let entryPath = path.element(index)
       guard let members = self.members(of: entry, at: entryPath, expected: "a dictionary with \"sha256\"") else { continue }
       let allowed = fromCertificate == nil ? ["sha256", "appliesTo"] : Self.pinKeys
       for (key, _) in members where !allowed.contains(key) {
-        fail("\(entryPath).\(key)", .unknownKey(key, suggestion: Suggestion.closest(to: key, among: allowed)))
+        fail(entryPath.member(key), .unknownKey(key, suggestion: Suggestion.closest(to: key, among: allowed)))
       }
       var scope = CNPinScope.any
       if let text = entry["appliesTo"] {
         if case .string(let name) = text, let parsed = CNPinScope(rawValue: name) {
           scope = parsed
         } else if case .string(let name) = text {
-          fail("\(entryPath).appliesTo", .invalidValue(name, reason: "is not one of leaf, ca, any"))
+          fail(entryPath.member("appliesTo"), .invalidValue(name, reason: "is not one of leaf, ca, any"))
         } else {
-          fail("\(entryPath).appliesTo", .wrongType(expected: "a string", found: text.typeName))
+          fail(entryPath.member("appliesTo"), .wrongType(expected: "a string", found: text.typeName))
         }
       }
       switch (entry["sha256"], entry["file"]) {
@@ -37,29 +37,29 @@ extension ConfigurationLoader {
         do {
           pins.append(try make(digest, scope))
         } catch {
-          fail("\(entryPath).sha256", error)
+          fail(entryPath.member("sha256"), error)
         }
       case (nil, .string(let file)?) where fromCertificate != nil:
-        if let certificate = loadCertificate(file, path: "\(entryPath).file") {
+        if let certificate = loadCertificate(file, path: entryPath.member("file")) {
           pins.append(fromCertificate!(certificate, scope, file))
         }
       case (let digest?, nil):
-        fail("\(entryPath).sha256", .wrongType(expected: "a base64 string", found: digest.typeName))
+        fail(entryPath.member("sha256"), .wrongType(expected: "a base64 string", found: digest.typeName))
       case (nil, let file?) where fromCertificate != nil:
-        fail("\(entryPath).file", .wrongType(expected: "a path string", found: file.typeName))
+        fail(entryPath.member("file"), .wrongType(expected: "a path string", found: file.typeName))
       case (nil, _?):
         // "file" is not allowed here (reported as an unknown key above), so sha256 is missing.
-        fail("\(entryPath).sha256", .missingValue("sha256"))
+        fail(entryPath.member("sha256"), .missingValue("sha256"))
       case (nil, nil):
-        fail("\(entryPath).sha256", .missingValue(fromCertificate == nil ? "sha256" : "sha256 or file"))
+        fail(entryPath.member("sha256"), .missingValue(fromCertificate == nil ? "sha256" : "sha256 or file"))
       case (_?, _?):
-        fail("\(entryPath)", .invalidValue("sha256 and file", reason: "give one of them, not both"))
+        fail(entryPath, .invalidValue("sha256 and file", reason: "give one of them, not both"))
       }
     }
     return problems.count == problemsBefore ? pins : nil
   }
 
-  mutating func loadCertificate(_ file: String, path: String) -> CNCertificate? {
+  mutating func loadCertificate(_ file: String, path: ConfigPath) -> CNCertificate? {
     let url = URL(fileURLWithPath: file, relativeTo: file.hasPrefix("/") ? nil : baseDirectory)
     guard FileManager.default.fileExists(atPath: url.path) else {
       fail(path, .unreadableCertificate(file, reason: "no such file"))

@@ -54,7 +54,7 @@ struct ConfigurationLoader {
       return
     }
     for (key, configuration) in configurations.sorted(by: { $0.key < $1.key }) {
-      let path = "configuration[\(Self.quoted(key))]"
+      let path = ConfigPath("configuration").entry(key)
       if let host = validatedHost(key, path: path) {
         addDomain(key: key, host: host, path: path, configuration: configuration)
       }
@@ -64,7 +64,7 @@ struct ConfigurationLoader {
   private mutating func loadManager(_ manager: ConfigValue) {
     guard case .dictionary(let entries) = manager else { return }
     for (key, _) in entries where !Self.managerKeys.contains(key) {
-      fail(key, .unknownKey(key, suggestion: Suggestion.closest(to: key, among: Self.managerKeys)))
+      fail(ConfigPath(key), .unknownKey(key, suggestion: Suggestion.closest(to: key, among: Self.managerKeys)))
     }
     guard let pinned = manager["PinnedDomains"] else {
       fail("", .missingValue("PinnedDomains"))
@@ -77,7 +77,7 @@ struct ConfigurationLoader {
     }
     hosts.sort { $0.key < $1.key }
     for (key, value) in hosts {
-      let path = "PinnedDomains[\(Self.quoted(key))]"
+      let path = ConfigPath("PinnedDomains").entry(key)
       let host = validatedHost(key, path: path)
       if let configuration = loadHost(value, path: path), let host {
         addDomain(key: key, host: host, path: path, configuration: configuration)
@@ -85,7 +85,7 @@ struct ConfigurationLoader {
     }
   }
 
-  mutating func validatedHost(_ key: String, path: String) -> HostName? {
+  mutating func validatedHost(_ key: String, path: ConfigPath) -> HostName? {
     switch HostName.parse(key) {
     case .failure(let invalid):
       fail(path, .invalidHost(key, reason: invalid.reason))
@@ -96,7 +96,7 @@ struct ConfigurationLoader {
   }
 
   mutating func addDomain(
-    key: String, host: HostName, path: String, configuration: CNConfiguration, isAppTransportSecurity: Bool = false
+    key: String, host: HostName, path: ConfigPath, configuration: CNConfiguration, isAppTransportSecurity: Bool = false
   ) {
     if let earlier = keysByHost[host] {
       fail(path, .duplicateHost(key, sameAs: earlier))
@@ -107,43 +107,43 @@ struct ConfigurationLoader {
     }
   }
 
-  mutating func loadHost(_ value: ConfigValue, path: String) -> CNConfiguration? {
+  mutating func loadHost(_ value: ConfigValue, path: ConfigPath) -> CNConfiguration? {
     guard let entries = self.members(of: value, at: path) else { return nil }
     let problemsBefore = problems.count
     for (key, _) in entries where !Self.hostKeys.contains(key) {
-      fail("\(path).\(key)", .unknownKey(key, suggestion: Suggestion.closest(to: key, among: Self.hostKeys)))
+      fail(path.member(key), .unknownKey(key, suggestion: Suggestion.closest(to: key, among: Self.hostKeys)))
     }
     var includesSubdomains = false
     if let flag = value["includesSubdomains"] {
-      includesSubdomains = loadBool(flag, path: "\(path).includesSubdomains") ?? false
+      includesSubdomains = loadBool(flag, path: path.member("includesSubdomains")) ?? false
     } else {
-      fail("\(path).includesSubdomains", .missingValue("includesSubdomains"))
+      fail(path.member("includesSubdomains"), .missingValue("includesSubdomains"))
     }
-    let chains = value["chainSet"].flatMap { loadChainSet($0, path: "\(path).chainSet") } ?? []
+    let chains = value["chainSet"].flatMap { loadChainSet($0, path: path.member("chainSet")) } ?? []
     let spkiPins =
       value["spkiPins"].flatMap {
-        loadPins($0, path: "\(path).spkiPins", make: CNSPKIPin.init(sha256Base64:scope:), fromCertificate: nil)
+        loadPins($0, path: path.member("spkiPins"), make: CNSPKIPin.init(sha256Base64:scope:), fromCertificate: nil)
       } ?? []
     let certificatePins =
       value["certificatePins"].flatMap {
         loadPins(
-          $0, path: "\(path).certificatePins", make: CNCertificatePin.init(sha256Base64:scope:),
+          $0, path: path.member("certificatePins"), make: CNCertificatePin.init(sha256Base64:scope:),
           fromCertificate: CNCertificatePin.init(certificate:scope:file:))
       } ?? []
-    let expirationDate = value["expirationDate"].flatMap { loadDate($0, path: "\(path).expirationDate") }
-    let enforce = value["enforce"].map { loadBool($0, path: "\(path).enforce") ?? true } ?? true
+    let expirationDate = value["expirationDate"].flatMap { loadDate($0, path: path.member("expirationDate")) }
+    let enforce = value["enforce"].map { loadBool($0, path: path.member("enforce")) ?? true } ?? true
     var reportURI: URL?
     if let text = value["reportURI"] {
       if case .string(let string) = text, let url = URL(string: string), url.scheme?.lowercased() == "https", url.host != nil {
         reportURI = url
       } else if case .string(let string) = text {
-        fail("\(path).reportURI", .invalidValue(string, reason: "is not an https URL"))
+        fail(path.member("reportURI"), .invalidValue(string, reason: "is not an https URL"))
       } else {
-        fail("\(path).reportURI", .wrongType(expected: "a string", found: text.typeName))
+        fail(path.member("reportURI"), .wrongType(expected: "a string", found: text.typeName))
       }
     }
     let declaresPins = ["chainSet", "spkiPins", "certificatePins"].contains { value[$0] != nil }
-    if !declaresPins { fail("\(path).chainSet", .missingValue("chainSet")) }
+    if !declaresPins { fail(path.member("chainSet"), .missingValue("chainSet")) }
     guard problems.count == problemsBefore else { return nil }
     do {
       return try CNConfiguration(
@@ -159,7 +159,7 @@ struct ConfigurationLoader {
   /// A date: a property-list date, or an ISO 8601 string such as 2027-01-31T00:00:00Z. Kept to
   /// the whole second, so that a configuration converts between formats without change (binary
   /// property lists store dates as floating-point numbers).
-  mutating func loadDate(_ value: ConfigValue, path: String) -> Date? {
+  mutating func loadDate(_ value: ConfigValue, path: ConfigPath) -> Date? {
     let seconds: TimeInterval
     switch value {
     case .date(let date):
@@ -184,25 +184,7 @@ struct ConfigurationLoader {
     return Date(timeIntervalSince1970: seconds.rounded(.down))
   }
 
-  mutating func fail(_ path: String, _ error: CNParseError) {
-    problems.append(CNConfigurationProblem(path: path, error: error))
-  }
-
-  /// A key as it appears in a path: in double quotes, with quotes, backslashes and control
-  /// characters escaped.
-  static func quoted(_ key: String) -> String {
-    var result = "\""
-    for scalar in key.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-        result +=
-          "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-          + String(scalar.value, radix: 16)
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result + "\""
+  mutating func fail(_ path: ConfigPath, _ error: CNParseError) {
+    problems.append(CNConfigurationProblem(path: path.description, error: error))
   }
 }

@@ -135,7 +135,7 @@ private struct PayloadReader {
     }
     members.sort { $0.key < $1.key }
     for (key, value) in members where !CNEnterprisePolicy.standardClaims.contains(key) {
-      let path = "payload[\(ConfigurationLoader.quoted(key))]"
+      let path = ConfigPath("payload").entry(key)
       if key == "*" {
         if let set = loader.loadChainSet(value, path: path) { chains[key] = set }
         continue
@@ -159,16 +159,18 @@ private struct PayloadReader {
     let seconds: Double
     switch value {
     case .none:
-      if required { loader.fail("payload.\(name)", .missingValue(name)) }
+      if required { loader.fail(ConfigPath("payload").member(name), .missingValue(name)) }
       return nil
     case .integer(let integer)?: seconds = Double(integer)
     case .real(let real)?: seconds = real
     case let other?:
-      loader.fail("payload.\(name)", .wrongType(expected: "a NumericDate (seconds since 1970)", found: other.typeName))
+      loader.fail(
+        ConfigPath("payload").member(name), .wrongType(expected: "a NumericDate (seconds since 1970)", found: other.typeName))
       return nil
     }
     guard seconds.isFinite, seconds >= 0, seconds <= 253_402_300_799 else {
-      loader.fail("payload.\(name)", .wrongType(expected: "a NumericDate between 1970 and 9999", found: "\(seconds)"))
+      loader.fail(
+        ConfigPath("payload").member(name), .wrongType(expected: "a NumericDate between 1970 and 9999", found: "\(seconds)"))
       return nil
     }
     return Date(timeIntervalSince1970: seconds)
