@@ -88,10 +88,8 @@ func otherRootPins() throws -> CNPinningManager {
 @discardableResult
 func expectPinMismatch(_ body: () async throws -> Void) async -> CNPinningFailure? {
   let failure = await error(of: body)
-  guard case .pinMismatch(let details)? = failure else {
-    Issue.record("expected a pin mismatch, got \(String(describing: failure))")
-    return nil
-  }
+  let details = failure?.pinFailure
+  #expect(details != nil, "expected a pin mismatch, got \(String(describing: failure))")
   return details
 }
 
@@ -128,6 +126,11 @@ extension CNPinnedSessionError {
   /// Host and reason of a refused response, for `#require`.
   var invalidResponse: (host: String, reason: String)? {
     if case .invalidResponse(let host, let reason) = self { (host, reason) } else { nil }
+  }
+
+  /// The transport-security rule a request broke, for `#require`.
+  var transportSecurityViolation: CNTransportSecurityViolation? {
+    if case .transportSecurity(let violation) = self { violation } else { nil }
   }
 
   /// Why an argument was refused, for `#require`.

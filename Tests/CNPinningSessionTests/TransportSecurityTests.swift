@@ -20,10 +20,8 @@ struct TransportSecurityTests {
 
   static func violation(_ session: CNPinnedSession, _ server: LocalTLSServer) async -> CNTransportSecurityViolation? {
     let failure = await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
-    guard case .transportSecurity(let violation)? = failure else {
-      Issue.record("expected a transport-security violation, got \(String(describing: failure))")
-      return nil
-    }
+    let violation = failure?.transportSecurityViolation
+    #expect(violation != nil, "expected a transport-security violation, got \(String(describing: failure))")
     return violation
   }
 
