@@ -31,10 +31,6 @@ let pinsFile = directory.appendingPathComponent("pins.json")
 let leafFile = directory.appendingPathComponent("leaf.der")
 let leafKeyFile = directory.appendingPathComponent("leaf-key.pem")
 let intermediateFile = directory.appendingPathComponent("intermediate.der")
-/// Served by both nginx servers under /files/, where PUT stores uploads.
-let filesDirectory = directory.appendingPathComponent("files")
-/// A sparse file of 1 GiB: the body streamed each way.
-let largeFile = filesDirectory.appendingPathComponent("1GiB.bin")
 
 func skip(_ why: String) -> Never {
   print("bench-peers skipped: \(why)")
@@ -107,7 +103,7 @@ func startServers() throws -> (newConnections: NginxServer, keepAlive: NginxServ
   let leaf = try CNCertificate(derEncoded: Data(contentsOf: leafFile))
   var served = NginxServer.Configuration(
     chain: [leaf, intermediate], privateKeyPEM: try String(contentsOf: leafKeyFile, encoding: .utf8))
-  served.files = filesDirectory
+  served.servesFiles = true
   var closing = served
   closing.keepAlive = false
   closing.http2 = false
@@ -228,17 +224,17 @@ func runAll(client clientPath: String, rounds: Int) throws -> Int {
 /// 1 GiB through a pinned session each way, against nginx (sent with sendfile; stored by a DAV
 /// PUT): the peak resident growth of the client process while it streams, against the target.
 func streamLargeBodies(client clientPath: String, http2: NginxServer, http1: NginxServer) throws -> Int {
-  try FileManager.default.createDirectory(at: filesDirectory, withIntermediateDirectories: true)
-  if !FileManager.default.fileExists(atPath: largeFile.path) {
-    guard FileManager.default.createFile(atPath: largeFile.path, contents: nil) else {
-      throw TestKitError(message: "cannot create \(largeFile.path)")
+  // A sparse file of 1 GiB in each server's files: the body streamed each way.
+  for server in [http2, http1] {
+    let file = server.filesDirectory.appendingPathComponent("1GiB.bin")
+    guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+      throw TestKitError(message: "cannot create \(file.path)")
     }
-    let handle = try FileHandle(forWritingTo: largeFile)
+    let handle = try FileHandle(forWritingTo: file)
     try handle.truncate(atOffset: 1 << 30)
     try handle.close()
   }
-  let uploaded = filesDirectory.appendingPathComponent("uploaded.bin")
-  defer { try? FileManager.default.removeItem(at: uploaded) }
+  let largeFile = http2.filesDirectory.appendingPathComponent("1GiB.bin")
   let runs: [(name: String, mode: String, server: NginxServer, path: String)] = [
     ("bytes(for:) over HTTP/2", "stream-download", http2, "/files/1GiB.bin"),
     ("bytes(for:) over HTTP/1.1", "stream-download", http1, "/files/1GiB.bin"),

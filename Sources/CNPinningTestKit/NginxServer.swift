@@ -27,10 +27,10 @@ public final class NginxServer: @unchecked Sendable {
     public var http2 = true
     /// The body of every response (`200`, `text/plain`).
     public var body = "hello\n"
-    /// A directory served under `/files/` (nginx's static module: Content-Length, sent with
-    /// sendfile), where a PUT of any size stores a file (nginx's DAV module reads the whole body
-    /// before it answers `201`): large bodies both ways.
-    public var files: URL?
+    /// Serve the server's `filesDirectory` under `/files/` (nginx's static module: Content-Length,
+    /// sent with sendfile), where a PUT of any size stores a file (nginx's DAV module reads the
+    /// whole body before it answers `201`): large bodies both ways.
+    public var servesFiles = false
     /// Write one line per request (`$server_protocol $connection $connection_requests`) to
     /// `accessLog`.
     public var logsRequests = false
@@ -59,6 +59,9 @@ public final class NginxServer: @unchecked Sendable {
   public func url(_ path: String = "/", hostName: String = "127.0.0.1") -> URL {
     URL(string: "https://\(hostName):\(port)\(path)")!
   }
+
+  /// What `/files/` serves and where PUT stores, with `servesFiles`; removed with the server.
+  public var filesDirectory: URL { directory.appendingPathComponent("files") }
 
   /// Where request lines go when `logsRequests` is on.
   public var accessLog: URL { directory.appendingPathComponent("access.log") }
@@ -89,6 +92,9 @@ public final class NginxServer: @unchecked Sendable {
     self.port = port
     directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    if configuration.servesFiles {
+      try FileManager.default.createDirectory(at: directory.appendingPathComponent("files"), withIntermediateDirectories: true)
+    }
     let chain = configuration.chain.map(\.pemEncoded).joined()
     try chain.write(to: directory.appendingPathComponent("chain.pem"), atomically: true, encoding: .utf8)
     try configuration.privateKeyPEM.write(to: directory.appendingPathComponent("key.pem"), atomically: true, encoding: .utf8)
@@ -140,9 +146,8 @@ public final class NginxServer: @unchecked Sendable {
     let body = configuration.body.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
       .replacingOccurrences(of: "\n", with: "\\n")
     let files =
-      configuration.files.map {
-        "\n      location /files/ { alias \($0.path)/; dav_methods PUT; client_max_body_size 0; }"
-      } ?? ""
+      configuration.servesFiles
+      ? "\n      location /files/ { alias \(directory)/files/; dav_methods PUT; client_max_body_size 0; }" : ""
     return """
       daemon off;
       master_process off;

@@ -101,32 +101,27 @@ struct NginxTests {
     #expect(events.value.resumed == 20)
   }
 
+  /// nginx serving its `filesDirectory` under /files/ (where PUT stores files).
+  static func fileServer(pki: TestPKI, http2: Bool) throws -> NginxServer {
+    var setup = try NginxServer.Configuration(identity: pki.leaf)
+    setup.http2 = http2
+    setup.servesFiles = true
+    return try NginxServer.start(setup)
+  }
+
   /// A file nginx sends with sendfile, larger than the session's buffer, read as it arrives over
   /// HTTP/2 and over HTTP/1.1, through a reader that takes its time; then one more request on
   /// the same session.
   @Test(arguments: [true, false])
   func largeBodiesStreamThroughBytes(http2: Bool) async throws {
     let pki = try TestPKI()
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-files-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let server = try Self.fileServer(pki: pki, http2: http2)
     let expected = StreamingTests.body(20 << 20)
-    try expected.write(to: directory.appendingPathComponent("large.bin"))
-    var setup = try NginxServer.Configuration(identity: pki.leaf)
-    setup.http2 = http2
-    setup.files = directory
-    let server = try NginxServer.start(setup)
+    try expected.write(to: server.filesDirectory.appendingPathComponent("large.bin"))
     let session = try Self.session(for: server, pki: pki, manager: try matchingPins())
     let (bytes, response) = try await session.bytes(from: server.url("/files/large.bin", hostName: "api.test"))
     #expect(response.statusCode == 200)
-    var received = Data()
-    var chunks = 0
-    for try await chunk in bytes.chunks {
-      received.append(chunk)
-      chunks += 1
-      if chunks % 32 == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
-    }
-    #expect(identical(received, expected))
+    #expect(identical(try await StreamingTests.readSlowly(bytes), expected))
     #expect(String(try await session.data(from: server.url("/", hostName: "api.test")).0) == "hello\n")
   }
 
@@ -135,13 +130,7 @@ struct NginxTests {
   @Test(arguments: [true, false])
   func uploadsStreamToNginx(http2: Bool) async throws {
     let pki = try TestPKI()
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-files-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    var setup = try NginxServer.Configuration(identity: pki.leaf)
-    setup.http2 = http2
-    setup.files = directory
-    let server = try NginxServer.start(setup)
+    let server = try Self.fileServer(pki: pki, http2: http2)
     let session = try Self.session(for: server, pki: pki, manager: try matchingPins())
     let expected = StreamingTests.body(6 << 20)
     let source = try StreamingTests.temporaryFile(expected)
@@ -155,7 +144,7 @@ struct NginxTests {
     #expect(try await session.data(for: put).1.statusCode == 201)
 
     for name in ["from-file.bin", "from-stream.bin"] {
-      #expect(identical(try? Data(contentsOf: directory.appendingPathComponent(name)), expected), "\(name) differs")
+      #expect(identical(try? Data(contentsOf: server.filesDirectory.appendingPathComponent(name)), expected), "\(name) differs")
     }
   }
 }

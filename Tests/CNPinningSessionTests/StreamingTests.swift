@@ -38,6 +38,19 @@ struct StreamingTests {
     return url
   }
 
+  /// The whole body, read by a reader that pauses a millisecond every 16 pieces, so that the
+  /// transfer fills the buffer and has to wait.
+  static func readSlowly(_ bytes: CNPinnedSession.AsyncBytes) async throws -> Data {
+    var received = Data()
+    var pieces = 0
+    for try await chunk in bytes.chunks {
+      received.append(chunk)
+      pieces += 1
+      if pieces % 16 == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+    }
+    return received
+  }
+
   @Test func aBodyLargerThanTheBufferArrivesWholeThroughASlowReader() async throws {
     // 12 MiB through a 1 MiB buffer: the transfer must pause and be woken many times.
     let pki = try TestPKI()
@@ -47,13 +60,7 @@ struct StreamingTests {
     let (bytes, response) = try await session.bytes(from: server.url("/large", hostName: "api.test"))
     #expect(response.statusCode == 200)
     #expect(response.expectedContentLength == Int64(expected.count))
-    var received = Data()
-    var chunks = 0
-    for try await chunk in bytes.chunks {
-      received.append(chunk)
-      chunks += 1
-      if chunks % 16 == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
-    }
+    let received = try await Self.readSlowly(bytes)
     #expect(received.count == expected.count)
     #expect(identical(received, expected))
   }
