@@ -192,10 +192,12 @@ public final class CNPinnedSession: Sendable {
 
   /// Runs one request and its redirects. With `toFile`, the body is in the returned file (and
   /// the outcome's body is empty).
-  func exchange(_ original: URLRequest, upload: UploadSource?, toFile: Bool, progress: CNTransferProgress?)
-    async throws(CNPinnedSessionError) -> (TransferOutcome, file: URL?)
-  {
-    var hops = RedirectChain(original, upload: upload, configuration: configuration)
+  /// `cookies`: a storage other than the configuration's (or none), for the URLSession protocol.
+  func exchange(
+    _ original: URLRequest, upload: UploadSource?, toFile: Bool, progress: CNTransferProgress?,
+    cookies: HTTPCookieStorage?? = nil
+  ) async throws(CNPinnedSessionError) -> (TransferOutcome, file: URL?) {
+    var hops = RedirectChain(original, upload: upload, configuration: configuration, cookies: cookies)
     while true {
       try Task.checkCancellation(or: .cancelled)
       let file = toFile ? try DownloadFile.create() : nil

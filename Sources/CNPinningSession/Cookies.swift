@@ -21,7 +21,9 @@ enum Cookies {
 
   /// Keeps the cookies `response` sets, for the URL `request` was sent to.
   static func store(from response: HTTPURLResponse, of request: URLRequest, in storage: HTTPCookieStorage?) {
-    guard let storage, request.httpShouldHandleCookies, let url = request.url else { return }
+    guard let storage, request.httpShouldHandleCookies, let url = request.url,
+      response.value(forHTTPHeaderField: "Set-Cookie") != nil
+    else { return }
     var fields: [String: String] = [:]
     for case (let name as String, let value as String) in response.allHeaderFields { fields[name] = value }
     let cookies = HTTPCookie.cookies(withResponseHeaderFields: fields, for: url)

@@ -76,29 +76,33 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
     }
     // The URLSession's configuration: its headers (under the request's own, kept to the original
     // origin like them) and its cookie storage, used hop by hop.
-    guard let settings = TaskInternals.session(of: task)?.configuration else {
+    guard let urlSession = TaskInternals.session(of: task) else {
       client.urlProtocol(self, didFailWithError: Self.unsupported("this Foundation's URLSession task cannot be read", request))
       return
     }
+    let settings = urlSession.configuration
     for case (let name as String, let value as String) in settings.httpAdditionalHeaders ?? [:]
     where request.value(forHTTPHeaderField: name) == nil {
       request.setValue(value, forHTTPHeaderField: name)
     }
     let cookies = settings.httpShouldSetCookies ? settings.httpCookieStorage : nil
     // A task whose data goes to a delegate gets the body as it arrives; a completion-handler
-    // task keeps only the last piece it is given, so it gets the body whole.
-    let streams = TaskInternals.hasDataDelegate(task) == true
+    // task keeps only the last piece it is given, so it gets the body whole, in one report
+    // (without a delegate, no task can be the delegate's).
+    let streams = urlSession.delegate != nil && TaskInternals.hasDataDelegate(task) == true
     let loading = Loading(protocol: self, client: client, queue: queue)
     self.loading = loading
     loading.transfer = Task { [request] in
       do {
+        guard streams else {
+          let (outcome, _) = try await session.exchange(
+            request, upload: upload, toFile: false, progress: nil, cookies: .some(cookies))
+          loading.deliver(outcome.response, outcome.body)
+          return
+        }
         let (body, response) = try await session.stream(request, upload: upload, cookies: .some(cookies))
         loading.respond(response)
-        var whole = Data()
-        while let chunk = try await body.next() {
-          if streams { loading.load(chunk) } else { whole.append(chunk) }
-        }
-        if !whole.isEmpty { loading.load(whole) }
+        while let chunk = try await body.next() { loading.load(chunk) }
         loading.finish()
       } catch {
         loading.fail(URLErrorMapping.urlError(for: error, url: request.url))
@@ -158,6 +162,15 @@ private final class Loading: @unchecked Sendable {
     self.protocol = `protocol`
     self.client = client
     self.queue = queue
+  }
+
+  /// The response and its whole body, reported at once.
+  func deliver(_ response: HTTPURLResponse, _ body: Data) {
+    report { client, `protocol` in
+      client.urlProtocol(`protocol`, didReceive: response, cacheStoragePolicy: .notAllowed)
+      if !body.isEmpty { client.urlProtocol(`protocol`, didLoad: body) }
+      client.urlProtocolDidFinishLoading(`protocol`)
+    }
   }
 
   func respond(_ response: HTTPURLResponse) {
