@@ -145,9 +145,10 @@ func runAll(client clientPath: String, rounds: Int) throws -> Int {
     "bench-peers: nginx \(keepAlive.port) (keep-alive, HTTP/2) and \(newConnections.port) (keep-alive off); \(rounds) alternating rounds, whole processes, medians"
   )
   var missed = 0
-  for workload in workloads {
+  for (index, workload) in workloads.enumerated() {
     let url = "https://127.0.0.1:\(workload.server.port)/"
-    let curlConfig = directory.appendingPathComponent("curl-\(workload.server.port)-\(workload.count).conf")
+    // One file per workload, rewritten each run (the ports change from run to run).
+    let curlConfig = directory.appendingPathComponent("curl-workload-\(index).conf")
     try String(repeating: "url = \"\(url)\"\noutput = \"/dev/null\"\n", count: workload.count)
       .write(to: curlConfig, atomically: true, encoding: .utf8)
     var commands: [(String, [String])] = [

@@ -40,7 +40,7 @@ struct BadResponse: Error, CustomStringConvertible {
 func makeFetch() throws -> Fetch {
   if arguments[1] == "urlsession" { return urlSessionFetch(URLSession(configuration: .default)) }
   let anchors = try CNCertificate.certificates(pemEncoded: String(contentsOfFile: arguments[2], encoding: .utf8))
-  let manager = try CNPinningManager(contentsOf: URL(fileURLWithPath: arguments[3]))
+  let manager = try CNPinningManager(contentsOf: URL(filePath: arguments[3], directoryHint: .notDirectory))
   var configuration = CNPinnedSessionConfiguration()
   configuration.trust = .customAnchors(anchors)
   configuration.unpinnedHosts = .deny

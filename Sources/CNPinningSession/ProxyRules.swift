@@ -50,6 +50,17 @@ struct ProxyRules: Sendable {
     bypass = entries
   }
 
+  /// The variables `.environment` reads, from this process's environment. Read one by one:
+  /// Foundation's whole-environment dictionary costs a new process a quarter of a millisecond.
+  static func processEnvironment() -> [String: String] {
+    let names = ["all_proxy", "ALL_PROXY", "https_proxy", "HTTPS_PROXY", "http_proxy", "no_proxy", "NO_PROXY"]
+    var environment: [String: String] = [:]
+    for name in names {
+      if let value = getenv(name) { environment[name] = String(cString: value) }
+    }
+    return environment
+  }
+
   /// The proxy for a request to `host` (lower-cased, IPv6 without brackets), or nil to go direct.
   func route(isHTTPS: Bool, host: String) -> ProxyRoute? {
     guard let route = isHTTPS ? forHTTPS : forHTTP, !bypassesAll else { return nil }
