@@ -274,7 +274,9 @@ do {
     try prepare()
   case "serve" where arguments.count >= 4:
     let (newConnections, keepAlive, _) = try startServers()
-    print("nginx: keep-alive off on \(newConnections.port), keep-alive and HTTP/2 on \(keepAlive.port)")
+    // Written unbuffered: scripts/profile-peers.sh reads it while the servers run.
+    FileHandle.standardOutput.write(
+      Data("nginx: keep-alive off on \(newConnections.port), keep-alive and HTTP/2 on \(keepAlive.port)\n".utf8))
     Thread.sleep(forTimeInterval: Double(arguments[3]) ?? 60)
     newConnections.stop()
     keepAlive.stop()

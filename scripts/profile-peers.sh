@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Where one whole process spends its CPU: the peer benchmark's CNPinnedSession client against the
+# curl CLI with --pinnedpubkey, each making REQUESTS requests (default 1) to the same nginx, each
+# run RUNS times (default 30) under `perf record`. Prints milliseconds of CPU per process by
+# thread, by library and, for the kernel, by cause, with page faults and wall time: the
+# per-process cost that `make bench-peers` ratios carry on top of the per-request work.
+#   scripts/profile-peers.sh [RUNS] [REQUESTS] [keepalive|close]
+# Run it after `make bench-peers` (which builds the clients) on an idle machine. Needs perf
+# (Debian: linux-perf) and python3; a profiling aid, not part of `make test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-30}
+requests=${2:-1}
+server=${3:-keepalive}
+release=.build/static/release
+for tool in perf python3 openssl curl; do
+  command -v "$tool" >/dev/null || { echo "profile-peers: $tool is not installed (perf: apt-get install linux-perf)"; exit 2; }
+done
+[ -x "$release/CNPinningPeerClient" ] || { echo "profile-peers: run make bench-peers first (it builds the clients)"; exit 2; }
+directory=.build/bench-peers
+work=$(mktemp -d)
+"$release/CNPinningPeerBenchmarks" prepare "$directory"
+"$release/CNPinningPeerBenchmarks" serve "$directory" 3600 >"$work/serve.log" 2>&1 &
+serve=$!
+trap 'kill $serve 2>/dev/null; wait $serve 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 100); do grep -q "^nginx:" "$work/serve.log" && break; sleep 0.1; done
+grep -q "^nginx:" "$work/serve.log" || { cat "$work/serve.log"; exit 2; }
+if [ "$server" = close ]; then
+  port=$(sed -E 's/.*keep-alive off on ([0-9]+).*/\1/' "$work/serve.log")
+else
+  port=$(sed -E 's/.*HTTP\/2 on ([0-9]+).*/\1/' "$work/serve.log")
+fi
+url="https://127.0.0.1:$port/"
+pin="sha256//$(openssl x509 -in "$directory/leaf.der" -inform der -pubkey -noout | openssl pkey -pubin -outform der |
+  openssl dgst -sha256 -binary | base64)"
+for _ in $(seq "$requests"); do printf 'url = "%s"\noutput = "/dev/null"\n' "$url"; done >"$work/curl.conf"
+ours=("$release/CNPinningPeerClient" pinned "$directory/root.pem" "$directory/pins.json" "$url" "$requests" 1)
+theirs=(curl -s -f --cacert "$directory/root.pem" --pinnedpubkey "$pin" -K "$work/curl.conf")
+"${ours[@]}" && "${theirs[@]}" || { echo "profile-peers: a client failed"; exit 2; }
+for name in ours theirs; do
+  declare -n command=$name
+  perf stat -r "$runs" -e task-clock,page-faults,context-switches -x, -o "$work/$name.stat" "${command[@]}"
+  perf record -q -F 20000 -g -o "$work/$name.data" -- sh -c "for i in \$(seq $runs); do \"\$@\"; done" sh "${command[@]}" \
+    2>/dev/null
+  perf script -i "$work/$name.data" -F comm,tid,period,ip,sym,dso 2>/dev/null >"$work/$name.script"
+done
+echo "profile-peers: $requests request(s) per process to nginx ($server), $runs processes each, CPU ms per process"
+python3 - "$work" "$runs" <<'PY'
+import collections, sys
+work, runs = sys.argv[1], int(sys.argv[2])
+
+def thread(comm):
+    if comm.startswith("CNPSession"): return "thread: session loop"
+    if "qos" in comm: return "thread: dispatch workers"
+    return "thread: main (and curl's resolver)"
+
+KERNEL_CAUSES = [  # first match from the leaf up
+    ("page faults", ("exc_page_fault",)), ("exec", ("execve", "load_elf_binary")),
+    ("exit and unmapping", ("do_exit", "exit_mmap", "do_group_exit", "munmap")),
+    ("mmap, mprotect, brk", ("mmap", "mprotect", "brk")), ("thread creation", ("clone",)),
+    ("network", ("sendto", "recvfrom", "sendmsg", "recvmsg", "connect", "socket", "poll", "epoll", "tcp_")),
+    ("files", ("openat", "read", "newfstatat", "statx", "close", "getdents")),
+    ("futex and scheduling", ("futex", "schedule", "sched_")),
+]
+
+def library(dso):
+    for key, name in (("kernel", "kernel"), ("ld-linux", "dynamic loader (ld.so)"), ("libcrypto", "OpenSSL"),
+                      ("libssl", "OpenSSL"), ("libcurl", "libcurl, nghttp2"), ("libnghttp2", "libcurl, nghttp2"),
+                      ("libc.so", "libc"), ("CNPinningPeerClient", "client binary (Swift runtime, Foundation, CNPinning)"),
+                      ("curl", "client binary (curl)")):
+        if key in dso: return name
+    return "other libraries"
+
+def profile(name):
+    totals = collections.Counter()
+    for sample in open(f"{work}/{name}.script").read().split("\n\n"):
+        lines = [line.strip() for line in sample.strip().split("\n") if line.strip()]
+        if len(lines) < 2: continue
+        head = lines[0].split()
+        comm, period = head[0], int(head[2])
+        if comm in ("sh", "seq"): continue
+        frames = [line.split(None, 1) for line in lines[1:]]
+        leaf_dso = frames[0][1].rsplit("(", 1)[-1].rstrip(")") if len(frames[0]) > 1 else "?"
+        ms = period / 1e6 / runs
+        totals["total"] += ms
+        totals[thread(comm)] += ms
+        lib = library(leaf_dso)
+        totals["library: " + lib] += ms
+        if lib == "kernel":
+            symbols = " ".join(f[1] for f in frames if len(f) > 1)
+            cause = next((c for c, keys in KERNEL_CAUSES if any(k in symbols for k in keys)), "other")
+            totals["kernel: " + cause] += ms
+    stat = {}
+    for line in open(f"{work}/{name}.stat"):
+        fields = line.strip().split(",")
+        if len(fields) > 2 and fields[0] and fields[0][0].isdigit(): stat[fields[2]] = float(fields[0])
+    return totals, stat
+
+ours, our_stat = profile("ours")
+theirs, their_stat = profile("theirs")
+print(f"{'':58} {'CNPinnedSession':>15} {'curl':>8} {'difference':>10}")
+for event in ("task-clock", "page-faults", "context-switches"):
+    a, b = our_stat.get(event, 0), their_stat.get(event, 0)
+    print(f"{event + ' (perf stat)':58} {a:15.1f} {b:8.1f} {a - b:+10.1f}")
+keys = sorted(set(ours) | set(theirs), key=lambda k: (k != "total", k.split(":")[0], -(ours[k] + theirs[k])))
+for key in keys:
+    print(f"{key:58} {ours[key]:15.2f} {theirs[key]:8.2f} {ours[key] - theirs[key]:+10.2f}")
+PY
