@@ -182,10 +182,14 @@ func runAll(client clientPath: String, rounds: Int) throws -> Int {
     let theirs = median(times["curl"]!)
     let ratio = ours / theirs
     let met = ratio <= workload.target
+    // The ratio of each round (ours and curl's run back to back), to show how much it moves.
+    let perRound = zip(times["CNPinnedSession"]!, times["curl"]!).map { $0 / $1 }.sorted()
     print(
       String(
-        format: "%@: CNPinnedSession %.3f s, curl %.3f s → ratio %.2f (target ≤ %.1f) %@",
-        workload.name, ours, theirs, ratio, workload.target, met ? "MET" : "MISSED"))
+        format:
+          "%@: CNPinnedSession %.3f s, curl %.3f s → ratio %.2f (rounds %.2f–%.2f, middle half %.2f–%.2f; target ≤ %.1f) %@",
+        workload.name, ours, theirs, ratio, perRound[0], perRound[perRound.count - 1], perRound[perRound.count / 4],
+        perRound[(perRound.count * 3) / 4], workload.target, met ? "MET" : "MISSED"))
     if !met { missed += 1 }
     if let urlSession = times["URLSession"].map(median) {
       let faster = urlSession / ours
