@@ -206,7 +206,7 @@ public final class CNPinnedSession: Sendable {
         outcome = try await perform(
           hops.request, upload: hops.upload, destination: file.map { .file($0.handle) } ?? .memory,
           withheld: hops.withheld, cookies: hops.cookies, progress: progress)
-        try Self.close(file?.handle, host: hops.request.url?.host ?? "")
+        if let file { try Self.close(file.handle, host: hops.request.url?.host ?? "") }
       } catch {
         if let file { try? FileManager.default.removeItem(at: file.url) }
         throw error
@@ -350,9 +350,9 @@ public final class CNPinnedSession: Sendable {
   }
 
   /// Closes a finished download, so that a failed final write is an error rather than a short file.
-  private static func close(_ handle: FileHandle?, host: String) throws(CNPinnedSessionError) {
+  private static func close(_ handle: FileHandle, host: String) throws(CNPinnedSessionError) {
     do {
-      try handle?.close()
+      try handle.close()
     } catch {
       throw .transferFailed(host: host, reason: "cannot write the download: \(error.localizedDescription)")
     }

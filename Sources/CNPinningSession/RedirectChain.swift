@@ -20,8 +20,10 @@ struct RedirectChain {
   private(set) var withheld: CredentialHeaders?
   /// Where each hop's cookies come from and go to.
   let cookies: HTTPCookieStorage?
-  private let credentials: CredentialHeaders
-  private let origin: String?
+  /// The configuration's own credential headers, and the URL whose origin credentials stay with:
+  /// kept as given and read only when a redirect happens, which most requests never do.
+  private let additionalCredentialHeaders: [String]
+  private let originalURL: URL?
   private let follows: Bool
   private let maximum: Int
   private var redirects = 0
@@ -39,8 +41,8 @@ struct RedirectChain {
       self.upload = .stream(UploadSource.BodyStream(stream: stream))
       request.httpBodyStream = nil
     }
-    credentials = CredentialHeaders(additional: configuration.credentialHeaders)
-    origin = original.url.map(RedirectPolicy.origin(of:))
+    additionalCredentialHeaders = configuration.credentialHeaders
+    originalURL = original.url
     follows = configuration.followsRedirects
     maximum = configuration.maximumRedirects
   }
@@ -58,7 +60,9 @@ struct RedirectChain {
         "the server redirected (\(response.statusCode)) a request whose httpBodyStream was already sent, and a stream can be read only once: upload a file or set httpBody to follow it"
       )
     }
-    if next.url.map(RedirectPolicy.origin(of:)) != origin { withheld = credentials }
+    if withheld == nil, next.url.map(RedirectPolicy.origin(of:)) != originalURL.map(RedirectPolicy.origin(of:)) {
+      withheld = CredentialHeaders(additional: additionalCredentialHeaders)
+    }
     request = withheld.map { $0.removed(from: next) } ?? next
     return true
   }

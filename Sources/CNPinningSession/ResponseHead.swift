@@ -26,37 +26,69 @@ struct ResponseHead {
 
   /// The status code, HTTP version and header fields, or nil without a status line. Repeated
   /// field names are joined by ", " (as URLSession reports them), under the first spelling seen.
+  /// One pass over the bytes: every response of a session comes through here.
   func parsed() -> (statusCode: Int, httpVersion: String, fields: [String: String])? {
-    var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).makeIterator()
-    guard let statusLine = lines.next().map(Self.trimmed), statusLine.starts(with: Self.statusPrefix) else { return nil }
-    let parts = statusLine.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: true)
-    guard parts.count >= 2, let statusCode = Int(String(decoding: parts[1], as: UTF8.self)), (100...999).contains(statusCode)
-    else { return nil }
-    let httpVersion = String(decoding: parts[0], as: UTF8.self)
+    bytes.withUnsafeBufferPointer { head -> (statusCode: Int, httpVersion: String, fields: [String: String])? in
+      var lines = Lines(head)
+      guard let status = lines.next(), head[status].starts(with: Self.statusPrefix) else { return nil }
+      // "HTTP/1.1 200 OK": the version, then the code, separated by spaces.
+      guard let versionEnd = head[status].firstIndex(of: UInt8(ascii: " ")),
+        let codeStart = head[versionEnd..<status.upperBound].firstIndex(where: { $0 != UInt8(ascii: " ") })
+      else { return nil }
+      let codeEnd = head[codeStart..<status.upperBound].firstIndex(of: UInt8(ascii: " ")) ?? status.upperBound
+      guard let statusCode = Int(String(decoding: head[codeStart..<codeEnd], as: UTF8.self)), (100...999).contains(statusCode)
+      else { return nil }
+      let httpVersion = String(decoding: head[status.lowerBound..<versionEnd], as: UTF8.self)
 
-    // Repeated names are joined in place, in order of arrival: linear in the size of the head.
-    var fields: [(name: String, value: String)] = []
-    var positions: [String: Int] = [:]
-    while let raw = lines.next() {
-      let line = Self.trimmed(raw)
-      guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
-      let nameBytes = Self.trimmed(line[..<colon])
-      let name = String(decoding: nameBytes, as: UTF8.self)
-      let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
-      let key =
-        nameBytes.contains(where: { (0x41...0x5A).contains($0) })
-        ? String(decoding: nameBytes.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self) : name
-      if let position = positions[key] {
-        fields[position].value += ", " + value
-      } else {
-        positions[key] = fields.count
-        fields.append((name, value))
+      // Repeated names are joined in place, in order of arrival: linear in the size of the head.
+      var fields: [(name: String, value: String)] = []
+      var positions: [String: Int] = [:]
+      fields.reserveCapacity(16)
+      positions.reserveCapacity(16)
+      while let line = lines.next() {
+        guard let colon = head[line].firstIndex(of: UInt8(ascii: ":")) else { continue }
+        let nameRange = Self.trimmed(head, line.lowerBound..<colon)
+        let name = String(decoding: head[nameRange], as: UTF8.self)
+        let value = String(decoding: head[Self.trimmed(head, (colon + 1)..<line.upperBound)], as: UTF8.self)
+        let key = head[nameRange].contains(where: Self.isUpperCase) ? Self.lowercased(head[nameRange]) : name
+        if let position = positions[key] {
+          fields[position].value += ", " + value
+        } else {
+          positions[key] = fields.count
+          fields.append((name, value))
+        }
       }
+      var dictionary: [String: String] = [:]
+      dictionary.reserveCapacity(fields.count)
+      for field in fields { dictionary[field.name] = field.value }
+      return (statusCode, httpVersion, dictionary)
     }
-    var dictionary: [String: String] = [:]
-    dictionary.reserveCapacity(fields.count)
-    for field in fields { dictionary[field.name] = field.value }
-    return (statusCode, httpVersion, dictionary)
+  }
+
+  /// The non-empty lines of a head, without their line endings and surrounding white space.
+  private struct Lines {
+    let head: UnsafeBufferPointer<UInt8>
+    var position = 0
+    init(_ head: UnsafeBufferPointer<UInt8>) { self.head = head }
+
+    mutating func next() -> Range<Int>? {
+      while position < head.count {
+        let end = head[position...].firstIndex(of: UInt8(ascii: "\n")) ?? head.count
+        let line = ResponseHead.trimmed(head, position..<end)
+        position = end + 1
+        if !line.isEmpty { return line }
+      }
+      return nil
+    }
+  }
+
+  private static func isUpperCase(_ byte: UInt8) -> Bool { byte >= 0x41 && byte <= 0x5A }
+
+  private static func lowercased(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+    String(unsafeUninitializedCapacity: name.count) { buffer in
+      for (index, byte) in name.enumerated() { buffer[index] = isUpperCase(byte) ? byte + 0x20 : byte }
+      return name.count
+    }
   }
 
   /// The body length the head announces (`Content-Length`); nil when it announces none, or when
@@ -74,12 +106,14 @@ struct ResponseHead {
     return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: fields)
   }
 
-  /// The bytes without leading and trailing spaces, tabs, CR and LF.
-  private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-    let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
-    guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
-      return bytes[bytes.startIndex..<bytes.startIndex]
-    }
-    return bytes[first...last]
+  /// `range` without leading and trailing spaces, tabs, CR and LF.
+  private static func trimmed(_ head: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {
+    var lower = range.lowerBound
+    var upper = range.upperBound
+    while lower < upper, isSpace(head[lower]) { lower += 1 }
+    while upper > lower, isSpace(head[upper - 1]) { upper -= 1 }
+    return lower..<upper
   }
+
+  private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
 }

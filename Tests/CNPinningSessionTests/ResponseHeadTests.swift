@@ -35,6 +35,20 @@ struct ResponseHeadTests {
     #expect(parsed.fields["X-R"]?.split(separator: ",").count == 10_000)
   }
 
+  @Test func statusLinesAndOddFieldLinesAreReadAsLibcurlHandsThemOver() throws {
+    let spaced = try #require(Self.head(["HTTP/1.1  404  Not Found\r\n"]).parsed())
+    #expect(spaced.statusCode == 404 && spaced.httpVersion == "HTTP/1.1")
+    for status in ["HTTP/1.1\r\n", "HTTP/1.1 99\r\n", "HTTP/1.1 1000 Big\r\n", "HTTP/1.1 200\tOK\r\n"] {
+      #expect(Self.head([status]).parsed() == nil, "\(status)")
+    }
+    let parsed = try #require(
+      Self.head([
+        "HTTP/2 200\r\n", "no colon here\r\n", " \t\r\n", "Content-Type : text/html\r\n", "ETAG: \"1\"\r\n",
+        "etag: \"2\"\r\n", "x-a:1\n",
+      ]).parsed())
+    #expect(parsed.fields == ["Content-Type": "text/html", "ETAG": "\"1\", \"2\"", "x-a": "1"])
+  }
+
   @Test func headsWithoutAStatusLineOrBeyondTheLimitAreRefused() {
     #expect(Self.head(["X-A: 1\r\n"]).parsed() == nil)
     #expect(Self.head(["HTTP/1.1 abc\r\n"]).parsed() == nil)
