@@ -39,7 +39,7 @@ theirs=(curl -s -f --cacert "$directory/root.pem" --pinnedpubkey "$pin" -K "$wor
 "${ours[@]}" && "${theirs[@]}" || { echo "profile-peers: a client failed"; exit 2; }
 for name in ours theirs; do
   declare -n command=$name
-  perf stat -r "$runs" -e task-clock,page-faults,context-switches -x, -o "$work/$name.stat" "${command[@]}"
+  perf stat -r "$runs" -e duration_time,task-clock,page-faults,context-switches -x, -o "$work/$name.stat" "${command[@]}"
   perf record -q -F 20000 -g -o "$work/$name.data" -- sh -c "for i in \$(seq $runs); do \"\$@\"; done" sh "${command[@]}" \
     2>/dev/null
   perf script -i "$work/$name.data" -F comm,tid,period,ip,sym,dso 2>/dev/null >"$work/$name.script"
@@ -99,8 +99,9 @@ def profile(name):
 ours, our_stat = profile("ours")
 theirs, their_stat = profile("theirs")
 print(f"{'':58} {'CNPinnedSession':>15} {'curl':>8} {'difference':>10}")
-for event in ("task-clock", "page-faults", "context-switches"):
+for event in ("duration_time", "task-clock", "page-faults", "context-switches"):
     a, b = our_stat.get(event, 0), their_stat.get(event, 0)
+    if event == "duration_time": a, b, event = a / 1e6, b / 1e6, "wall time, ms"
     print(f"{event + ' (perf stat)':58} {a:15.1f} {b:8.1f} {a - b:+10.1f}")
 keys = sorted(set(ours) | set(theirs), key=lambda k: (k != "total", k.split(":")[0], -(ours[k] + theirs[k])))
 for key in keys:
