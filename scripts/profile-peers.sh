@@ -54,14 +54,24 @@ def thread(comm):
     if "qos" in comm: return "thread: dispatch workers"
     return "thread: main (and curl's resolver)"
 
-KERNEL_CAUSES = [  # first match from the leaf up
-    ("page faults", ("exc_page_fault",)), ("exec", ("execve", "load_elf_binary")),
-    ("exit and unmapping", ("do_exit", "exit_mmap", "do_group_exit", "munmap")),
-    ("mmap, mprotect, brk", ("mmap", "mprotect", "brk")), ("thread creation", ("clone",)),
-    ("network", ("sendto", "recvfrom", "sendmsg", "recvmsg", "connect", "socket", "poll", "epoll", "tcp_")),
-    ("files", ("openat", "read", "newfstatat", "statx", "close", "getdents")),
-    ("futex and scheduling", ("futex", "schedule", "sched_")),
-]
+def kernel_cause(symbols):
+    """What a kernel sample was doing: a page fault, else the system call it serves."""
+    if any("exc_page_fault" in symbol for symbol in symbols): return "page faults"
+    if any(symbol in ("do_exit", "exit_mmap") for symbol in symbols): return "exit and unmapping"
+    call = next((symbol.split("_sys_", 1)[1] for symbol in symbols
+                 if symbol.startswith(("__x64_sys_", "__do_sys_"))), None)
+    if call is None: return "interrupts and other"
+    if any(symbol.startswith(("tcp_", "sock_", "unix_", "inet_")) for symbol in symbols) or call in (
+            "sendto", "recvfrom", "sendmsg", "recvmsg", "connect", "socket", "poll", "ppoll", "epoll_wait"):
+        return "network and poll"
+    for cause, calls in (("exec", ("execve",)), ("exit and unmapping", ("exit_group", "exit", "munmap")),
+                         ("mmap, mprotect, brk", ("mmap", "mprotect", "brk", "madvise")),
+                         ("thread creation", ("clone", "clone3")), ("sched_yield (spinning)", ("sched_yield",)),
+                         ("futex", ("futex",)),
+                         ("files", ("openat", "read", "write", "close", "newfstatat", "statx", "readlink",
+                                    "getdents64", "pread64", "lseek", "fstat", "access"))):
+        if call in calls: return cause
+    return "other system calls"
 
 def library(dso):
     for key, name in (("kernel", "kernel"), ("ld-linux", "dynamic loader (ld.so)"), ("libcrypto", "OpenSSL"),
@@ -87,9 +97,8 @@ def profile(name):
         lib = library(leaf_dso)
         totals["library: " + lib] += ms
         if lib == "kernel":
-            symbols = " ".join(f[1] for f in frames if len(f) > 1)
-            cause = next((c for c, keys in KERNEL_CAUSES if any(k in symbols for k in keys)), "other")
-            totals["kernel: " + cause] += ms
+            symbols = [f[1].split()[0] for f in frames if len(f) > 1]
+            totals["kernel: " + kernel_cause(symbols)] += ms
     stat = {}
     for line in open(f"{work}/{name}.stat"):
         fields = line.strip().split(",")
