@@ -22,7 +22,16 @@ work=$(mktemp -d)
 "$release/CNPinningPeerBenchmarks" prepare "$directory"
 "$release/CNPinningPeerBenchmarks" serve "$directory" 3600 >"$work/serve.log" 2>&1 &
 serve=$!
-trap 'kill $serve 2>/dev/null; wait $serve 2>/dev/null; rm -rf "$work"' EXIT
+# The servers are nginx processes the serve command started (children, stopped with SIGKILL).
+stop() {
+  local status=$?
+  pkill -KILL -P "$serve" 2>/dev/null || true
+  kill "$serve" 2>/dev/null || true
+  wait "$serve" 2>/dev/null || true
+  rm -rf "$work"
+  exit "$status"
+}
+trap stop EXIT
 for _ in $(seq 100); do grep -q "^nginx:" "$work/serve.log" && break; sleep 0.1; done
 grep -q "^nginx:" "$work/serve.log" || { cat "$work/serve.log"; exit 2; }
 if [ "$server" = close ]; then
