@@ -94,6 +94,16 @@ struct TransportSecurityTests {
     #expect(try await excepted.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
   }
 
+  @Test(arguments: ["ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-ECDSA-CHACHA20-POLY1305"])
+  func tls12CiphersWithGCMOrChaChaAndForwardSecrecyPass(cipher: String) async throws {
+    let pki = try TestPKI()
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.maximumTLSVersion = .tls12
+    setup.cipherList = cipher
+    let server = try LocalTLSServer.start(setup)
+    #expect(try await Self.session(pki.root, server).data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
+  }
+
   @Test func ciphersWithoutForwardSecrecyAreRefused() async throws {
     let root = try TestIdentity.root("RSA Root", keyType: .rsa2048)
     let leaf = try root.issueLeaf("api.test", dnsNames: ["api.test"], keyType: .rsa2048)

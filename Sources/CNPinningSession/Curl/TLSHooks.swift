@@ -180,10 +180,12 @@ enum TLSHooks {
 
   private static func negotiatedCipher(_ ssl: OpaquePointer) -> NegotiatedCipher? {
     guard let cipher = SSL_get_current_cipher(ssl) else { return nil }
-    let name = String(cString: SSL_CIPHER_get_name(cipher))
+    // AES-GCM or ChaCha20-Poly1305, as ATS requires, told by the cipher's identifier rather than
+    // by searching its name (Foundation's string search, on every new connection).
+    let aead = SSL_CIPHER_get_cipher_nid(cipher)
     return NegotiatedCipher(
-      name: name,
-      isAuthenticatedEncryption: SSL_CIPHER_is_aead(cipher) == 1 && (name.contains("GCM") || name.contains("CHACHA20")),
+      name: String(cString: SSL_CIPHER_get_name(cipher)),
+      isAuthenticatedEncryption: aead == NID_aes_128_gcm || aead == NID_aes_256_gcm || aead == NID_chacha20_poly1305,
       isForwardSecret: SSL_CIPHER_get_kx_nid(cipher) == NID_kx_ecdhe)
   }
 }
