@@ -58,7 +58,7 @@ public final class CNPinnedSession: Sendable {
     #if os(Linux) && !CNPINNING_APPLE_CHECK
     self.trustStore = try TrustStore(configuration.trust)
     let proxies = try ProxyRules(
-      configuration.proxy, noProxy: configuration.noProxy, environment: ProxyRules.processEnvironment())
+      configuration.proxy, noProxy: configuration.noProxy, environment: ProxyRules.processEnvironment)
     self.proxies = proxies
     self.proxyTrustStores = try proxies.proxyTrusts.map { trust throws(CNPinnedSessionError) in (trust, try TrustStore(trust)) }
     self.loop = try CurlMultiLoop(resolve: configuration.resolve)

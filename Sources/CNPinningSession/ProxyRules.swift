@@ -23,9 +23,10 @@ struct ProxyRules: Sendable {
   private let bypassesAll: Bool
   private let bypass: [String]
 
-  /// Reads `proxy` (and, for `.environment`, `environment`). Throws `invalidArgument` for a proxy
-  /// that cannot be used (an unsupported scheme, no host, a bad port), naming where it came from.
-  init(_ proxy: CNProxy, noProxy: [String]?, environment: [String: String]) throws(CNPinnedSessionError) {
+  /// Reads `proxy` (and, for `.environment`, the variables `environment` looks up by name).
+  /// Throws `invalidArgument` for a proxy that cannot be used (an unsupported scheme, no host, a
+  /// bad port), naming where it came from.
+  init(_ proxy: CNProxy, noProxy: [String]?, environment: (String) -> String?) throws(CNPinnedSessionError) {
     var exceptions = noProxy
     switch proxy {
     case .direct:
@@ -35,7 +36,8 @@ struct ProxyRules: Sendable {
       (forHTTPS, forHTTP) = (route, route)
     case .environment:
       func variable(_ names: String...) -> (name: String, value: String)? {
-        names.lazy.compactMap { name in environment[name].flatMap { $0.isEmpty ? nil : (name, $0) } }.first
+        for name in names { if let value = environment(name), !value.isEmpty { return (name, value) } }
+        return nil
       }
       // curl reads only the lower-case http_proxy: a CGI server sets HTTP_PROXY from a request header.
       let all = try variable("all_proxy", "ALL_PROXY").map(Self.parse)
@@ -50,16 +52,9 @@ struct ProxyRules: Sendable {
     bypass = entries
   }
 
-  /// The variables `.environment` reads, from this process's environment. Read one by one:
-  /// Foundation's whole-environment dictionary costs a new process a quarter of a millisecond.
-  static func processEnvironment() -> [String: String] {
-    let names = ["all_proxy", "ALL_PROXY", "https_proxy", "HTTPS_PROXY", "http_proxy", "no_proxy", "NO_PROXY"]
-    var environment: [String: String] = [:]
-    for name in names {
-      if let value = getenv(name) { environment[name] = String(cString: value) }
-    }
-    return environment
-  }
+  /// A variable of this process's environment. Read one by one rather than through Foundation's
+  /// whole-environment dictionary, which costs a new process a quarter of a millisecond.
+  static func processEnvironment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
   /// The proxy for a request to `host` (lower-cased, IPv6 without brackets), or nil to go direct.
   func route(isHTTPS: Bool, host: String) -> ProxyRoute? {

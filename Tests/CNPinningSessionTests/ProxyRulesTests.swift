@@ -9,7 +9,7 @@ struct ProxyRulesTests {
     _ environment: [String: String], proxy: CNProxy = .environment, noProxy: [String]? = nil, https: Bool = true,
     host: String = "api.example.com"
   ) throws -> String? {
-    try ProxyRules(proxy, noProxy: noProxy, environment: environment).route(isHTTPS: https, host: host)?.url
+    try ProxyRules(proxy, noProxy: noProxy, environment: { environment[$0] }).route(isHTTPS: https, host: host)?.url
   }
 
   @Test func theEnvironmentIsReadAsCurlReadsIt() throws {
@@ -26,7 +26,8 @@ struct ProxyRulesTests {
   }
 
   @Test func credentialsInTheURLAreKeptApartAndNeverPrinted() throws {
-    let rules = try ProxyRules(.environment, noProxy: nil, environment: ["https_proxy": "http://al%40ce:p%3Ass@proxy.corp:3128"])
+    let environment = ["https_proxy": "http://al%40ce:p%3Ass@proxy.corp:3128"]
+    let rules = try ProxyRules(.environment, noProxy: nil, environment: { environment[$0] })
     let route = try #require(rules.route(isHTTPS: true, host: "a.test"))
     #expect(route.credentials == CNProxyCredentials(user: "al@ce", password: "p:ss"))
     #expect(route.url == "http://proxy.corp:3128")
@@ -69,7 +70,7 @@ struct ProxyRulesTests {
   ])
   func unusableProxiesAreRefusedSayingWhere(_ proxy: CNProxy, _ environment: [String: String], _ message: String) {
     #expect {
-      _ = try ProxyRules(proxy, noProxy: nil, environment: environment)
+      _ = try ProxyRules(proxy, noProxy: nil, environment: { environment[$0] })
     } throws: { error in
       guard case .invalidArgument(let text) = error as? CNPinnedSessionError else { return false }
       return text.hasPrefix(message)
