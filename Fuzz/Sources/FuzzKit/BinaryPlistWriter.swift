@@ -36,55 +36,80 @@ public struct BinaryPlistWriter {
   public func encoded() -> [UInt8] {
     var bytes = Array("bplist00".utf8)
     var offsets: [Int] = []
+    offsets.reserveCapacity(objects.count)
     for object in objects {
       offsets.append(bytes.count)
-      bytes += encode(object)
+      encode(object, into: &bytes)
     }
     let tableOffset = bytes.count
-    for offset in offsets { bytes += bigEndian(UInt64(offset), size: offsetSize) }
+    for offset in offsets { bigEndian(UInt64(offset), size: offsetSize, into: &bytes) }
     bytes += [0, 0, 0, 0, 0, 0, UInt8(truncatingIfNeeded: offsetSize), UInt8(truncatingIfNeeded: referenceSize)]
-    bytes += bigEndian(claimedObjectCount ?? UInt64(objects.count), size: 8)
-    bytes += bigEndian(top, size: 8)
-    bytes += bigEndian(claimedTableOffset ?? UInt64(tableOffset), size: 8)
+    bigEndian(claimedObjectCount ?? UInt64(objects.count), size: 8, into: &bytes)
+    bigEndian(top, size: 8, into: &bytes)
+    bigEndian(claimedTableOffset ?? UInt64(tableOffset), size: 8, into: &bytes)
     return bytes
   }
 
-  private func encode(_ object: Object) -> [UInt8] {
+  private func encode(_ object: Object, into bytes: inout [UInt8]) {
     switch object {
-    case .null: return [0x00]
-    case .bool(let value): return [value ? 0x09 : 0x08]
-    case .fill: return [0x0F]
-    case .integer(let value, let exponent): return integer(value, exponent: exponent)
+    case .null: bytes.append(0x00)
+    case .bool(let value): bytes.append(value ? 0x09 : 0x08)
+    case .fill: bytes.append(0x0F)
+    case .integer(let value, let exponent): integer(value, exponent: exponent, into: &bytes)
     case .real(let value, let single):
-      return single ? [0x22] + bigEndian(UInt64(Float(value).bitPattern), size: 4) : [0x23] + bigEndian(value.bitPattern, size: 8)
-    case .date(let value): return [0x33] + bigEndian(value.bitPattern, size: 8)
-    case .data(let bytes): return marker(0x40, bytes.count) + bytes
-    case .ascii(let bytes): return marker(0x50, bytes.count) + bytes
-    case .utf16(let units): return marker(0x60, units.count) + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
-    case .uid(let bytes): return [0x80 | UInt8(max(0, min(bytes.count, 16) - 1))] + bytes
-    case .array(let references): return marker(0xA0, references.count) + references.flatMap(reference)
-    case .set(let references): return marker(0xC0, references.count) + references.flatMap(reference)
+      if single {
+        bytes.append(0x22)
+        bigEndian(UInt64(Float(value).bitPattern), size: 4, into: &bytes)
+      } else {
+        bytes.append(0x23)
+        bigEndian(value.bitPattern, size: 8, into: &bytes)
+      }
+    case .date(let value):
+      bytes.append(0x33)
+      bigEndian(value.bitPattern, size: 8, into: &bytes)
+    case .data(let contents):
+      marker(0x40, contents.count, into: &bytes)
+      bytes += contents
+    case .ascii(let contents):
+      marker(0x50, contents.count, into: &bytes)
+      bytes += contents
+    case .utf16(let units):
+      marker(0x60, units.count, into: &bytes)
+      for unit in units { bytes += [UInt8(unit >> 8), UInt8(unit & 0xFF)] }
+    case .uid(let contents):
+      bytes.append(0x80 | UInt8(max(0, min(contents.count, 16) - 1)))
+      bytes += contents
+    case .array(let references): collection(0xA0, references, into: &bytes)
+    case .set(let references): collection(0xC0, references, into: &bytes)
     case .dictionary(let keys, let values):
-      return marker(0xD0, keys.count) + keys.flatMap(reference) + values.flatMap(reference)
-    case .raw(let bytes): return bytes
+      marker(0xD0, keys.count, into: &bytes)
+      for reference in keys + values { bigEndian(reference, size: referenceSize, into: &bytes) }
+    case .raw(let contents): bytes += contents
     }
   }
 
-  private func marker(_ type: UInt8, _ count: Int) -> [UInt8] {
-    guard count >= 15 || overlongCounts else { return [type | UInt8(count)] }
-    let exponent = count <= 0xFF ? 0 : count <= 0xFFFF ? 1 : 2
-    return [type | 0x0F] + integer(UInt64(count), exponent: exponent)
+  private func collection(_ type: UInt8, _ references: [UInt64], into bytes: inout [UInt8]) {
+    marker(type, references.count, into: &bytes)
+    for reference in references { bigEndian(reference, size: referenceSize, into: &bytes) }
   }
 
-  private func integer(_ value: UInt64, exponent: Int) -> [UInt8] {
+  private func marker(_ type: UInt8, _ count: Int, into bytes: inout [UInt8]) {
+    guard count >= 15 || overlongCounts else { return bytes.append(type | UInt8(count)) }
+    bytes.append(type | 0x0F)
+    integer(UInt64(count), exponent: count <= 0xFF ? 0 : count <= 0xFFFF ? 1 : 2, into: &bytes)
+  }
+
+  private func integer(_ value: UInt64, exponent: Int, into bytes: inout [UInt8]) {
     let size = 1 << min(exponent, 4)
-    return [0x10 | UInt8(min(exponent, 4))]
-      + (size == 16 ? [UInt8](repeating: 0, count: 8) + bigEndian(value, size: 8) : bigEndian(value, size: size))
+    bytes.append(0x10 | UInt8(min(exponent, 4)))
+    if size == 16 { bytes += [UInt8](repeating: 0, count: 8) }
+    bigEndian(value, size: min(size, 8), into: &bytes)
   }
 
-  private func reference(_ value: UInt64) -> [UInt8] { bigEndian(value, size: referenceSize) }
-
-  private func bigEndian(_ value: UInt64, size: Int) -> [UInt8] {
-    (0..<max(0, size)).reversed().map { index in index >= 8 ? 0 : UInt8(truncatingIfNeeded: value >> (UInt64(index) * 8)) }
+  /// `size` bytes of `value`, most significant first (zeros above the eighth byte).
+  private func bigEndian(_ value: UInt64, size: Int, into bytes: inout [UInt8]) {
+    for index in (0..<max(0, size)).reversed() {
+      bytes.append(index >= 8 ? 0 : UInt8(truncatingIfNeeded: value >> (UInt64(index) * 8)))
+    }
   }
 }

@@ -84,17 +84,17 @@ public struct PolicyGenerator {
   }
 
   static func base64URL(_ bytes: [UInt8], _ input: inout FuzzInput) -> String {
-    var text = base64Encode(bytes).replacingAll("+", "-").replacingAll("/", "_")
-    if !input.rarely(16) { text = text.replacingAll("=", "") }
-    if input.rarely(32) { text += input.pick(["=", " ", "+", "\n", "."]) }
-    return text
-  }
-}
-
-extension String {
-  func replacingAll(_ target: Character, _ replacement: String) -> String {
-    var result = ""
-    for character in self { if character == target { result += replacement } else { result.append(character) } }
-    return result
+    let keepPadding = input.rarely(16)
+    var text: [UInt8] = []
+    for byte in base64EncodedBytes(bytes) {
+      switch byte {
+      case UInt8(ascii: "+"): text.append(UInt8(ascii: "-"))
+      case UInt8(ascii: "/"): text.append(UInt8(ascii: "_"))
+      case UInt8(ascii: "=") where !keepPadding: break
+      default: text.append(byte)
+      }
+    }
+    if input.rarely(32) { text += input.pick(["=", " ", "+", "\n", "."]).utf8 }
+    return String(decoding: text, as: UTF8.self)
   }
 }

@@ -30,7 +30,9 @@ public struct TextWriter {
     return writer.output
   }
 
-  private mutating func emit(_ text: String) { output += Array(text.utf8) }
+  private mutating func emit(_ text: String) { output.append(contentsOf: text.utf8) }
+
+  private mutating func emit(_ scalar: Unicode.Scalar) { UTF8.encode(scalar) { output.append($0) } }
 
   private mutating func space() {
     if input.rarely(4) { emit(input.pick(["\n", " ", "\t", "\r\n", "  \n  "])) }
@@ -99,7 +101,7 @@ public struct TextWriter {
       case (">", _): emit(input.pick([">", "&gt;"]))
       case ("\"", _): emit(input.pick(["\"", "&quot;"]))
       case ("'", _): emit(input.pick(["'", "&apos;"]))
-      default: output += Array(String(scalar).utf8)
+      default: emit(scalar)
       }
     }
   }
@@ -149,7 +151,7 @@ public struct TextWriter {
       case (0x5C, _): emit("\\\\")
       case (0..<0x20, _), (0xD800...0xDFFF, _), (_, 7): emit("\\u" + hex4(unit))
       case (0x2F, 6): emit("\\/")
-      default: if let scalar { output += Array(String(Character(scalar)).utf8) }
+      default: if let scalar { emit(scalar) }
       }
     }
     if input.rarely(64) { emit(input.pick(["\\ud800", "\\udc00\\ud800", "\\x41", "\\u12", "\u{7F}"])) }
@@ -171,16 +173,23 @@ func isoDate(_ seconds: Double) -> String {
 private let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
 func base64Encode(_ bytes: [UInt8]) -> String {
+  String(decoding: base64EncodedBytes(bytes), as: UTF8.self)
+}
+
+/// Base64 (standard alphabet, padded) of `bytes`, as ASCII bytes.
+func base64EncodedBytes(_ bytes: [UInt8]) -> [UInt8] {
   var output: [UInt8] = []
+  output.reserveCapacity((bytes.count + 2) / 3 * 4)
   var index = 0
   while index < bytes.count {
-    let chunk = Array(bytes[index..<min(index + 3, bytes.count)])
-    let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * UInt32($1.offset)) }
+    let count = min(3, bytes.count - index)
+    var value = UInt32(bytes[index]) << 16
+    if count > 1 { value |= UInt32(bytes[index + 1]) << 8 }
+    if count > 2 { value |= UInt32(bytes[index + 2]) }
     for position in 0..<4 {
-      output.append(
-        position <= chunk.count ? base64Alphabet[Int(value >> (18 - 6 * UInt32(position)) & 0x3F)] : UInt8(ascii: "="))
+      output.append(position <= count ? base64Alphabet[Int(value >> (18 - 6 * UInt32(position)) & 0x3F)] : UInt8(ascii: "="))
     }
     index += 3
   }
-  return String(decoding: output, as: UTF8.self)
+  return output
 }
