@@ -84,16 +84,7 @@ public struct PolicyGenerator {
   }
 
   static func base64URL(_ bytes: [UInt8], _ input: inout FuzzInput) -> String {
-    let keepPadding = input.rarely(16)
-    var text: [UInt8] = []
-    for byte in base64EncodedBytes(bytes) {
-      switch byte {
-      case UInt8(ascii: "+"): text.append(UInt8(ascii: "-"))
-      case UInt8(ascii: "/"): text.append(UInt8(ascii: "_"))
-      case UInt8(ascii: "=") where !keepPadding: break
-      default: text.append(byte)
-      }
-    }
+    var text = FuzzKit.base64URL(bytes, padded: input.rarely(16))
     if input.rarely(32) { text += input.pick(["=", " ", "+", "\n", "."]).utf8 }
     return String(decoding: text, as: UTF8.self)
   }

@@ -176,6 +176,21 @@ func base64Encode(_ bytes: [UInt8]) -> String {
   String(decoding: base64EncodedBytes(bytes), as: UTF8.self)
 }
 
+/// Base64url of `bytes` (the URL alphabet; `=` padding only when `padded`), as a JWS writes it.
+public func base64URL(_ bytes: [UInt8], padded: Bool) -> [UInt8] {
+  var text: [UInt8] = []
+  text.reserveCapacity((bytes.count + 2) / 3 * 4)
+  for byte in base64EncodedBytes(bytes) {
+    switch byte {
+    case UInt8(ascii: "+"): text.append(UInt8(ascii: "-"))
+    case UInt8(ascii: "/"): text.append(UInt8(ascii: "_"))
+    case UInt8(ascii: "=") where !padded: break
+    default: text.append(byte)
+    }
+  }
+  return text
+}
+
 /// Base64 (standard alphabet, padded) of `bytes`, as ASCII bytes.
 func base64EncodedBytes(_ bytes: [UInt8]) -> [UInt8] {
   var output: [UInt8] = []

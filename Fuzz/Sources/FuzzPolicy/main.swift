@@ -2,6 +2,7 @@ import CNPinning
 import CNPinningTestKit
 import Foundation
 import FuzzDriver
+import FuzzKit
 
 // The JWS parser and verifier on raw bytes. The first byte picks the mode: verify the input as
 // a token (nothing may crash, and random bytes must never verify), or sign the rest as a payload
@@ -11,12 +12,7 @@ import FuzzDriver
 let key = try! TestPrivateKey.generate(.p256)
 let verificationKey = try! CNPolicySigningKey(derEncoded: key.subjectPublicKeyInfo)
 let moment = Date(timeIntervalSince1970: 1_800_000_000)
-let header = base64URL(Array(#"{"alg":"ES256","typ":"JWT"}"#.utf8))
-
-func base64URL(_ bytes: [UInt8]) -> String {
-  Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-    .replacingOccurrences(of: "=", with: "")
-}
+let header = base64URL(Array(#"{"alg":"ES256","typ":"JWT"}"#.utf8), padded: false)
 
 runFuzzing { bytes in
   guard let mode = bytes.first else { return }
@@ -27,11 +23,11 @@ runFuzzing { bytes in
     }
     return
   }
-  let signingInput = header + "." + base64URL(Array(rest))
-  guard let signature = try? key.signature(of: Array(signingInput.utf8), digest: .sha256) else { return }
-  let token = signingInput + "." + base64URL(signature)
-  let first = Result { try CNEnterprisePolicy(token: Data(token.utf8), key: verificationKey, at: moment) }
-  let second = Result { try CNEnterprisePolicy(token: Data(token.utf8), key: verificationKey, at: moment) }
+  let signingInput = header + [UInt8(ascii: ".")] + base64URL(Array(rest), padded: false)
+  guard let signature = try? key.signature(of: signingInput, digest: .sha256) else { return }
+  let token = signingInput + [UInt8(ascii: ".")] + base64URL(signature, padded: false)
+  let first = Result { try CNEnterprisePolicy(token: Data(token), key: verificationKey, at: moment) }
+  let second = Result { try CNEnterprisePolicy(token: Data(token), key: verificationKey, at: moment) }
   switch (first, second) {
   case (.success(let a), .success(let b)) where a == b: break
   case (.failure(let a as CNPolicyError), .failure(let b as CNPolicyError)) where a == b: break
