@@ -317,6 +317,18 @@ struct WarningHookTests {
       mine == [#"\#(source): PinnedDomains["api.example.com"].chainSet[0][0]: link has no "type"; it is treated as "exact""#])
   }
 
+  /// Reading the handler must not change it: each warning once wrapped the stored closure in two
+  /// more conversion thunks, so every call went deeper and slower than the one before.
+  @Test func theHandlerIsCalledAtTheSameDepthAfterManyWarnings() {
+    let depths = Locked<[Int]>([])
+    CNPinningLog.setHandler { _ in depths.withLock { $0.append(Thread.callStackReturnAddresses.count) } }
+    defer { CNPinningLog.setHandler(nil) }
+    for index in 0..<200 { CNPinningLog.warn("warning \(index)") }
+    let seen = depths.withLock { $0 }
+    #expect(seen.count == 200)
+    #expect(Set(seen).count == 1, "stack depths of the handler's calls: \(seen.first ?? 0) first, \(seen.last ?? 0) last")
+  }
+
   /// An NSPinnedDomains entry with one identity (which ATS accepts) is logged as a warning.
   @Test func aSingleNSPinnedIdentityIsLogged() throws {
     let source = "single-identity-\(UUID().uuidString).plist"

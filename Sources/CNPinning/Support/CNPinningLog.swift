@@ -6,16 +6,22 @@ public enum CNPinningLog {
   /// Receives each warning as one line of text.
   public typealias Handler = @Sendable (String) -> Void
 
-  private static let handler = Locked<Handler>(defaultHandler)
+  /// The handler in a struct: a bare closure stored as `Locked`'s generic value is converted to
+  /// and from its generic form on every `withLock` (which writes the value back), and each
+  /// round trip wrapped it in two more thunks, so each warning made the next call deeper.
+  private struct Route: Sendable {
+    let send: Handler
+  }
+
+  private static let route = Locked(Route(send: defaultHandler))
 
   /// Replaces the warning handler; pass `nil` to restore the default.
   public static func setHandler(_ newHandler: Handler?) {
-    handler.withLock { $0 = newHandler ?? defaultHandler }
+    route.withLock { $0 = Route(send: newHandler ?? defaultHandler) }
   }
 
   package static func warn(_ message: String) {
-    let current = handler.withLock { $0 }
-    current(message)
+    route.withLock { $0 }.send(message)
   }
 
   private static let defaultHandler: Handler = { message in
