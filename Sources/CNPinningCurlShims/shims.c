@@ -31,6 +31,14 @@ CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
 CURLMcode cnp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
   return curl_multi_setopt(multi, option, value);
 }
+CURLMcode cnp_curl_multi_setopt_socket_callback(CURLM *multi, cnp_curl_socket_callback callback, void *context) {
+  CURLMcode code = curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, callback);
+  return code != CURLM_OK ? code : curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, context);
+}
+CURLMcode cnp_curl_multi_setopt_timer_callback(CURLM *multi, cnp_curl_timer_callback callback, void *context) {
+  CURLMcode code = curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, callback);
+  return code != CURLM_OK ? code : curl_multi_setopt(multi, CURLMOPT_TIMERDATA, context);
+}
 CURLSHcode cnp_curl_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
   return curl_share_setopt(share, option, value);
 }

@@ -36,6 +36,8 @@ public final class CNPinnedSession: Sendable {
   private struct State {
     var manager: CNPinningManager?
     var observer: (@Sendable (CNConnectionEvent) -> Void)?
+    /// Receives each request's time on the network thread, for tests of the loop's latency.
+    var networkTimeObserver: (@Sendable (_ nanoseconds: UInt64) -> Void)?
     /// Set by `invalidateAndCancel`; every later request fails with `sessionInvalidated`, on
     /// every platform, before it reaches a transport (an invalidated URLSession raises an
     /// Objective-C exception when asked for a task).
@@ -96,6 +98,13 @@ public final class CNPinnedSession: Sendable {
   /// requesting task after the verdict, before the request returns; never on the network thread.
   public func setConnectionObserver(_ observer: (@Sendable (CNConnectionEvent) -> Void)?) {
     state.withLock { $0.observer = observer }
+  }
+
+  /// Receives, for every request, the nanoseconds from handing it to the network thread until
+  /// its response (or error) came back: the loop's share of the request's latency, free of the
+  /// requesting task's scheduling. For tests; nil stops it. (Linux only.)
+  package func setNetworkTimeObserver(_ observer: (@Sendable (_ nanoseconds: UInt64) -> Void)?) {
+    state.withLock { $0.networkTimeObserver = observer }
   }
 
   /// Loads `request`, following redirects (each hop is judged by its own host's pins).
@@ -225,7 +234,9 @@ public final class CNPinnedSession: Sendable {
     observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil,
     connectOnly: Bool = false
   ) async throws(CNPinnedSessionError) -> TransferOutcome {
-    let (manager, sessionObserver, invalidated) = state.withLock { ($0.manager, $0.observer, $0.invalidated) }
+    let (manager, sessionObserver, networkTimeObserver, invalidated) = state.withLock {
+      ($0.manager, $0.observer, $0.networkTimeObserver, $0.invalidated)
+    }
     guard !invalidated else { throw .sessionInvalidated }
     let observer = explicitObserver ?? sessionObserver
     guard let url = request.url, let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
@@ -262,6 +273,7 @@ public final class CNPinnedSession: Sendable {
       minimumTLSVersion: policy.minimumTLSVersion(session: configuration.minimumTLSVersion), destination: destination,
       progress: progress)
     let report = await loop.perform(transfer)
+    networkTimeObserver?(report.networkTime)
     emitEffects(
       of: report.judgements, host: policy.host, port: policy.port, hostName: policy.hostName, manager: policy.manager,
       observer: observer)
@@ -271,6 +283,7 @@ public final class CNPinnedSession: Sendable {
     return outcome
     #else
     // Apple platforms: ATS applies the transport-security rules; no handshake-only probe.
+    _ = networkTimeObserver  // URLSession's own threads: nothing to time.
     guard !connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
     let judgements = JudgementLog()
     let settings = TaskSettings(

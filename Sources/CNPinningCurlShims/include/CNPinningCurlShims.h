@@ -14,6 +14,9 @@ typedef CURLcode (*cnp_curl_ssl_ctx_callback)(CURL *handle, void *ssl_ctx, void 
 typedef int (*cnp_curl_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port,
                                         int local_port);
 typedef int (*cnp_curl_seek_callback)(void *context, curl_off_t offset, int origin);
+typedef int (*cnp_curl_socket_callback)(CURL *handle, curl_socket_t socket, int what, void *context,
+                                        void *socket_context);
+typedef int (*cnp_curl_timer_callback)(CURLM *multi, long timeout_ms, void *context);
 
 CURLcode cnp_curl_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode cnp_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
@@ -25,11 +28,35 @@ CURLcode cnp_curl_setopt_prereq_callback(CURL *handle, cnp_curl_prereq_callback 
 CURLcode cnp_curl_setopt_seek_callback(CURL *handle, cnp_curl_seek_callback callback);
 CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLMcode cnp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+/// Sets the multi handle's socket callback (NULL removes it) and the context it is given.
+CURLMcode cnp_curl_multi_setopt_socket_callback(CURLM *multi, cnp_curl_socket_callback callback, void *context);
+/// Sets the multi handle's timer callback (NULL removes it) and the context it is given.
+CURLMcode cnp_curl_multi_setopt_timer_callback(CURLM *multi, cnp_curl_timer_callback callback, void *context);
 CURLSHcode cnp_curl_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
 /// The OpenSSL SSL* of the connection a transfer uses, or NULL.
 SSL *cnp_curl_ssl_pointer(CURL *handle);
 /// CURLMsg's union member `result`.
 CURLcode cnp_curl_message_result(const CURLMsg *message);
+
+/// A socket epoll found ready, with libcurl's CURL_CSELECT_* bits for what it is ready for.
+typedef struct {
+  int fd;
+  int events;
+} cnp_ready_socket;
+/// A new epoll set (close-on-exec), or -1.
+int cnp_epoll_create(void);
+/// A new non-blocking eventfd (close-on-exec), or -1.
+int cnp_eventfd_create(void);
+/// Makes `eventfd` readable (it stays so until reset).
+void cnp_eventfd_signal(int eventfd);
+/// Makes `eventfd` unreadable again.
+void cnp_eventfd_reset(int eventfd);
+/// Makes epoll watch `fd` for what libcurl's socket callback asked (CURL_POLL_IN, _OUT, _INOUT),
+/// or stop watching it (CURL_POLL_REMOVE). Returns 0, or the errno of the failed epoll_ctl.
+int cnp_epoll_watch(int epoll, int fd, int what);
+/// Waits at most `timeout_ms` (-1: without limit) for watched sockets; fills `ready` with at most
+/// `capacity` of them. Returns how many, or -errno.
+int cnp_epoll_wait(int epoll, int timeout_ms, cnp_ready_socket *ready, int capacity);
 
 #endif  // __linux__
 #endif  // CNPINNING_CURL_SHIMS_H

@@ -51,6 +51,8 @@ final class CurlTransfer: @unchecked Sendable {
   var completion: (@Sendable (TransferReport) -> Void)?
   /// Set by `CurlMultiLoop.cancel`, read by the loop.
   let cancellation = Locked(false)
+  /// When the request was handed to the loop (uptime nanoseconds), set by `CurlMultiLoop.perform`.
+  var queuedAt: UInt64 = 0
 
   init(
     plan: RequestPlan, policy: RequestPolicy, trustStore: TrustStore, proxyTrustStore: TrustStore?,
@@ -200,7 +202,8 @@ final class CurlTransfer: @unchecked Sendable {
   private func deliver(_ result: Result<CurlResponse, CNPinnedSessionError>) {
     guard let completion else { return }
     self.completion = nil
-    completion(TransferReport(result: result, judgements: allJudgements))
+    let networkTime = DispatchTime.now().uptimeNanoseconds - queuedAt
+    completion(TransferReport(result: result, judgements: allJudgements, networkTime: networkTime))
   }
 
   /// The judgement on a handshake that failed because OpenSSL refused the chain.
@@ -229,6 +232,9 @@ struct TransferReport: Sendable {
   let result: Result<CurlResponse, CNPinnedSessionError>
   /// Every verdict on the request's connections, for observer events and failure reports.
   let judgements: [Judgement]
+  /// Nanoseconds from handing the request to the network thread to this report (the time the
+  /// request spent queued and in libcurl, without the requesting task's own scheduling).
+  let networkTime: UInt64
 }
 
 /// What a transfer received: the response head as bytes and the body. It becomes an

@@ -1,0 +1,142 @@
+#if os(Linux) && !CNPINNING_APPLE_CHECK
+internal import CCurl
+internal import CNPinningCurlShims
+import CNPinning
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// libcurl's multi handle, driven through `curl_multi_socket_action` by an epoll set this object
+/// owns: libcurl says which sockets it wants watched and when its timer is due (its socket and
+/// timer callbacks, which only record that), and the loop thread waits for exactly those, plus
+/// one wake-up descriptor that other threads signal.
+///
+/// Why not `curl_multi_perform` and `curl_multi_poll`: in libcurl 7.88, a `curl_multi_perform`
+/// pass that starts a transfer advances the pass's clock, and at the end of the pass discards
+/// every timer due before that clock, including the "run now" timers HTTP/2 sets for a stream
+/// whose data another stream's read just buffered. That stream then waits, its data already off
+/// the socket, until the poll times out: the one-second stalls of HTTP/2 fan-out.
+/// `curl_multi_socket_action` runs every timer it takes off its list.
+///
+/// Touched only by the loop thread, except `wakeDescriptor`, which any thread may signal.
+final class CurlEventDriver {
+  let multi: UnsafeMutableRawPointer
+  private let epoll: Int32
+  /// What the socket callback asked for since the set was last brought up to date, per socket.
+  private var requested: [Int32: Int32] = [:]
+  /// When libcurl's timer is due (uptime nanoseconds); nil when it has none.
+  private var timerDeadline: UInt64?
+  private var ready = [cnp_ready_socket](repeating: cnp_ready_socket(), count: 64)
+
+  /// A multi handle keeping at most `maximumConnections` connections open, and an epoll set
+  /// that also watches `wakeDescriptor`.
+  init(maximumConnections: Int, wakeDescriptor: Int32) throws(CNPinnedSessionError) {
+    guard let multi = curl_multi_init() else { throw .transferFailed(host: "", reason: "libcurl cannot be initialised") }
+    let epoll = cnp_epoll_create()
+    guard epoll >= 0, cnp_epoll_watch(epoll, wakeDescriptor, CURL_POLL_IN) == 0,
+      cnp_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maximumConnections) == CURLM_OK
+    else {
+      if epoll >= 0 { Glibc.close(epoll) }
+      curl_multi_cleanup(multi)
+      throw .transferFailed(host: "", reason: "cannot set up the network thread's event set")
+    }
+    self.multi = multi
+    self.epoll = epoll
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    guard cnp_curl_multi_setopt_socket_callback(multi, recordSocketInterest, context) == CURLM_OK,
+      cnp_curl_multi_setopt_timer_callback(multi, recordTimer, context) == CURLM_OK
+    else {
+      Glibc.close(epoll)
+      curl_multi_cleanup(multi)
+      throw .transferFailed(host: "", reason: "libcurl refused the event callbacks")
+    }
+  }
+
+  /// Closes every connection and the event set. The callbacks are removed first: nothing
+  /// libcurl does from here on reaches this object.
+  func close() {
+    _ = cnp_curl_multi_setopt_socket_callback(multi, nil, nil)
+    _ = cnp_curl_multi_setopt_timer_callback(multi, nil, nil)
+    curl_multi_cleanup(multi)
+    Glibc.close(epoll)
+  }
+
+  /// Whether libcurl's timer is due now.
+  var timerIsDue: Bool {
+    guard let timerDeadline else { return false }
+    return timerDeadline <= DispatchTime.now().uptimeNanoseconds
+  }
+
+  /// Runs libcurl's timer if it is due (a transfer just added, or resumed, sets it to now).
+  func runDueTimer() {
+    guard timerIsDue else { return }
+    timerDeadline = nil
+    var running: Int32 = 0
+    _ = curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
+  }
+
+  /// Waits until a watched socket is ready, libcurl's timer is due or the wake-up descriptor is
+  /// signalled (whichever comes first), lets libcurl act on each ready socket and then on its
+  /// timer if due. Returns whether the wake-up descriptor was signalled (it is reset here).
+  func waitAndAct(wakeDescriptor: Int32) -> Bool {
+    updateWatchedSockets()
+    var timeout: Int32 = -1
+    if let timerDeadline {
+      let now = DispatchTime.now().uptimeNanoseconds
+      // Rounded up: waking before the deadline would only come back here.
+      timeout = timerDeadline <= now ? 0 : Int32(clamping: (timerDeadline - now + 999_999) / 1_000_000)
+    }
+    let count = ready.withUnsafeMutableBufferPointer { cnp_epoll_wait(epoll, timeout, $0.baseAddress, Int32($0.count)) }
+    var woken = false
+    for index in 0..<max(0, Int(count)) {
+      let socket = ready[index]
+      if socket.fd == wakeDescriptor {
+        cnp_eventfd_reset(wakeDescriptor)
+        woken = true
+        continue
+      }
+      var running: Int32 = 0
+      _ = curl_multi_socket_action(multi, socket.fd, socket.events, &running)
+    }
+    runDueTimer()
+    return woken
+  }
+
+  /// Brings the epoll set up to date with what libcurl asked for since the last wait.
+  private func updateWatchedSockets() {
+    guard !requested.isEmpty else { return }
+    for (socket, what) in requested { _ = cnp_epoll_watch(epoll, socket, what) }
+    requested.removeAll(keepingCapacity: true)
+  }
+
+  // MARK: - Called from libcurl's callbacks (loop thread)
+
+  fileprivate func record(socket: Int32, wants what: Int32) { requested[socket] = what }
+
+  fileprivate func record(timeout milliseconds: Int) {
+    // libcurl's timeouts are capped at a year (see the transfer options), so this cannot overflow.
+    guard milliseconds >= 0 else {
+      timerDeadline = nil
+      return
+    }
+    let capped = UInt64(min(milliseconds, 366 * 24 * 3_600_000))
+    timerDeadline = DispatchTime.now().uptimeNanoseconds + capped * 1_000_000
+  }
+}
+
+// MARK: - libcurl's multi callbacks: they capture nothing and only record what libcurl asked for.
+
+private let recordSocketInterest: cnp_curl_socket_callback = { _, socket, what, context, _ in
+  guard let context else { return -1 }
+  Unmanaged<CurlEventDriver>.fromOpaque(context).takeUnretainedValue().record(socket: socket, wants: what)
+  return 0
+}
+
+private let recordTimer: cnp_curl_timer_callback = { _, milliseconds, context in
+  guard let context else { return -1 }
+  Unmanaged<CurlEventDriver>.fromOpaque(context).takeUnretainedValue().record(timeout: milliseconds)
+  return 0
+}
+#endif

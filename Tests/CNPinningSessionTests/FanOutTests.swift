@@ -1,0 +1,63 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
+import CNPinning
+import CNPinningSession
+import CNPinningTestKit
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Many requests at once over one HTTP/2 connection, as a server fanning out to an upstream
+/// sends them: no request may wait on a wake-up the network thread missed.
+@Suite("HTTP/2 fan-out")
+struct FanOutTests {
+  /// 60 batches of 100 concurrent requests on one session. A missed wake-up leaves a request
+  /// whose response has arrived waiting until something else wakes the loop (the old loop's
+  /// one-second poll timeout), so it takes many times what its batch-mates take. Each request's
+  /// time on the network thread — from being handed over to its response coming back, which
+  /// leaves out the test tasks' own scheduling, slow when the rest of the suite runs beside it —
+  /// must stay within 250 ms plus five times the median request's (a loaded machine slows the
+  /// median too and raises the bound with it).
+  @Test func batchesOfAHundredConcurrentRequestsNeverStall() async throws {
+    let pki = try TestPKI()
+    let server = try NginxServer.start(try .init(identity: pki.leaf))
+    let session = try NginxTests.session(for: server, pki: pki, manager: try matchingPins())
+    let events = ConnectionReuseTests.EventCounter()
+    session.setConnectionObserver { events.record($0) }
+    let url = server.url("/", hostName: "api.test")
+    // The connection is set up first: the batches measure streams on it, not its handshake.
+    #expect(try await session.data(from: url).1.statusCode == 200)
+    let networkTimes = Locked<[Double]>([])
+    session.setNetworkTimeObserver { nanoseconds in networkTimes.withLock { $0.append(Double(nanoseconds) / 1e6) } }
+    var batches: [Double] = []
+    for _ in 0..<60 {
+      let started = DispatchTime.now().uptimeNanoseconds
+      let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+        for _ in 0..<100 { group.addTask { try await session.data(from: url).1.statusCode } }
+        return try await group.reduce(into: [Int]()) { $0.append($1) }
+      }
+      batches.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6)
+      #expect(statuses.count == 100 && Set(statuses) == [200])
+    }
+    let times = networkTimes.withLock { $0 }
+    try #require(times.count == 6000)
+    let median = times.sorted()[times.count / 2]
+    let bound = 250 + 5 * median
+    let slow = times.enumerated().filter { $0.element > bound }
+    let slowBatches = Set(slow.map { $0.offset / 100 }).sorted()
+    let sortedBatches = batches.sorted()
+    #expect(
+      slow.isEmpty,
+      """
+      median request \(String(format: "%.1f", median)) ms on the network thread; \(slow.count) over \(Int(bound)) ms \
+      (slowest \(Int(slow.map(\.element).max() ?? 0)) ms) in batches \(slowBatches); batches (wall time) median \
+      \(Int(sortedBatches[30])) ms, slowest \(Int(sortedBatches[59])) ms
+      """)
+    let counted = events.value
+    #expect(counted.new == 1 && counted.reused == 6000 && counted.refused == 0, "one HTTP/2 connection: \(counted)")
+  }
+}
+#endif
