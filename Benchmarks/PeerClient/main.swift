@@ -18,6 +18,9 @@ import FoundationNetworking
 // The stream modes print the bytes moved and the peak resident growth while they moved.
 
 let arguments = CommandLine.arguments
+if arguments.count >= 8, arguments[1] == "in-process" {
+  exit(await inProcess(arguments: Array(arguments.dropFirst(2))))
+}
 if arguments.count >= 5, arguments[1].hasPrefix("stream-") {
   exit(await streamBody(mode: arguments[1], arguments: Array(arguments.dropFirst(2))))
 }
@@ -37,15 +40,15 @@ struct BadResponse: Error, CustomStringConvertible {
   let description: String
 }
 
-func makeFetch() throws -> Fetch {
-  if arguments[1] == "urlsession" { return urlSessionFetch(URLSession(configuration: .default)) }
-  let anchors = try CNCertificate.certificates(pemEncoded: String(contentsOfFile: arguments[2], encoding: .utf8))
-  let manager = try CNPinningManager(contentsOf: URL(filePath: arguments[3], directoryHint: .notDirectory))
+func makeFetch(kind: String, root: String, pins: String, url: URL) throws -> Fetch {
+  if kind == "urlsession" { return urlSessionFetch(URLSession(configuration: .default), url: url) }
+  let anchors = try CNCertificate.certificates(pemEncoded: String(contentsOfFile: root, encoding: .utf8))
+  let manager = try CNPinningManager(contentsOf: URL(filePath: pins, directoryHint: .notDirectory))
   var configuration = CNPinnedSessionConfiguration()
   configuration.trust = .customAnchors(anchors)
   configuration.unpinnedHosts = .deny
-  if arguments[1] == "urlprotocol" {
-    return urlSessionFetch(URLSession(configuration: try .cnPinned(manager: manager, configuration: configuration)))
+  if kind == "urlprotocol" {
+    return urlSessionFetch(URLSession(configuration: try .cnPinned(manager: manager, configuration: configuration)), url: url)
   }
   let session = try CNPinnedSession(manager: manager, configuration: configuration)
   return {
@@ -54,7 +57,7 @@ func makeFetch() throws -> Fetch {
   }
 }
 
-func urlSessionFetch(_ session: URLSession) -> Fetch {
+func urlSessionFetch(_ session: URLSession, url: URL) -> Fetch {
   {
     let (data, response) = try await session.data(from: url)
     guard (response as? HTTPURLResponse)?.statusCode == 200, !data.isEmpty else {
@@ -157,8 +160,72 @@ func residentMegabytes() -> Double {
   return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
 }
 
+/// The per-request cost in one long-lived process, as multi-client.c measures libcurl's: 200
+/// requests to warm up, then COUNT with CONCURRENCY in flight (or COUNT/BATCH batches of BATCH
+/// started together). Prints the same line as multi-client.c.
+///
+/// Arguments: KIND ROOT.pem PINS.json URL COUNT CONCURRENCY [BATCH], KIND pinned, urlprotocol or
+/// urlsession.
+func inProcess(arguments: [String]) async -> Int32 {
+  guard let count = Int(arguments[4]), count > 0, let concurrency = Int(arguments[5]), concurrency > 0,
+    let url = URL(string: arguments[3])
+  else { return 2 }
+  let batch = arguments.count > 6 ? Int(arguments[6]) ?? 0 : 0
+  do {
+    let fetch = try makeFetch(kind: arguments[0], root: arguments[1], pins: arguments[2], url: url)
+    let clock = ContinuousClock()
+    /// Runs `count` requests, `width` at a time; returns each one's latency in seconds.
+    func run(_ count: Int, width: Int) async throws -> [Double] {
+      let next = Counter()
+      return try await withThrowingTaskGroup(of: [Double].self) { group in
+        for _ in 0..<min(width, count) {
+          group.addTask {
+            var latencies: [Double] = []
+            while next.take() < count {
+              let started = clock.now
+              try await fetch()
+              latencies.append(seconds(clock.now - started))
+            }
+            return latencies
+          }
+        }
+        return try await group.reduce(into: []) { $0 += $1 }
+      }
+    }
+    _ = try await run(200, width: batch > 0 ? batch : concurrency)
+    let started = clock.now
+    var samples: [Double] = []
+    if batch > 0 {
+      for _ in 0..<(count / batch) {
+        let began = clock.now
+        _ = try await run(batch, width: batch)
+        samples.append(seconds(clock.now - began))
+      }
+    } else {
+      samples = try await run(count, width: concurrency)
+    }
+    let total = seconds(clock.now - started)
+    let requests = batch > 0 ? samples.count * batch : count
+    samples.sort()
+    let prefix = batch > 0 ? "batch_" : ""
+    print(
+      String(
+        format: "requests %d seconds %.6f per_request_us %.1f %@p50_us %.1f %@p99_us %.1f %@max_us %.1f", requests, total,
+        total / Double(requests) * 1e6, prefix, samples[samples.count / 2] * 1e6, prefix,
+        samples[min(samples.count - 1, samples.count * 99 / 100)] * 1e6, prefix, samples[samples.count - 1] * 1e6))
+    return 0
+  } catch {
+    FileHandle.standardError.write(Data("request failed: \(error)\n".utf8))
+    return 1
+  }
+}
+
+func seconds(_ duration: Duration) -> Double {
+  Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
 do {
-  let fetch = try makeFetch()
+  let fetch = try makeFetch(kind: arguments[1], root: arguments[2], pins: arguments[3], url: url)
   if soak {
     try await run(fetch, count: 200)
     let before = residentMegabytes()
