@@ -187,7 +187,7 @@ final class CurlMultiLoop: @unchecked Sendable {
       guard mayWait else { continue }
       _ = driver.waitAndAct(wakeDescriptor: wakeDescriptor)
       commands.withLock { $0.loopIsWaiting = false }
-      _ = collectFinishedTransfers()
+      if collectFinishedTransfers(), active.isEmpty { awaitNextCommandBriefly() }
     }
     for easy in active.values {
       if let transfer = easy.transfer { finish(transfer, easy, .failure(.sessionInvalidated)) }
