@@ -32,9 +32,11 @@ bench: deps
 	.build/release/CNPinningBenchmarks
 	.build/release/CNPinningSoak 10000 5
 
-# CNPinnedSession against the tools people would use instead, each timed as a whole process in
-# alternating rounds on the same nginx (Debian's nginx-light, a test and benchmark dependency that
-# make deps installs; skipped with a message when it cannot start): the curl CLI with
+# CNPinnedSession against the tools people would use instead, on the same nginx (Debian's
+# nginx-light, a test and benchmark dependency that make deps installs; skipped with a message
+# when it cannot start). First in one long-lived process each, against libcurl's multi interface
+# driven from C with the same options (Benchmarks/PeerC/multi-client.c): time per request, p99 and
+# the slowest request or batch. Then each timed as a whole process in alternating rounds: the curl CLI with
 # --pinnedpubkey, Foundation's URLSession pinned through URLSessionConfiguration.cnPinned, and
 # Foundation's URLSession (unpinned; it gets the test root through a private
 # mount namespace, which needs root). Then 10,000 requests on one reused connection, with the
@@ -50,6 +52,7 @@ bench-peers: deps
 	$(SWIFT) build $(PEERS_BUILD) --product CNPinningPeerClient $(STRICT)
 	$(SWIFT) build $(PEERS_BUILD) --product CNPinningPeerBenchmarks $(STRICT)
 	.build/static/release/CNPinningPeerBenchmarks prepare $(PEERS_DIR)
+	cc -O2 -Wall -Wextra -Werror -o $(PEERS_DIR)/multi-client Benchmarks/PeerC/multi-client.c $$(pkg-config --cflags --libs libcurl)
 	if [ "$$(id -u)" = 0 ] && command -v unshare >/dev/null; then \
 	  unshare -m sh -c 'mount --bind $(PEERS_DIR)/root.pem /etc/ssl/certs/ca-certificates.crt && exec $(PEERS_RUN)'; \
 	else \

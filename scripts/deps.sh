@@ -4,9 +4,10 @@
 set -euo pipefail
 
 debian_packages=(libssl-dev libcurl4-openssl-dev pkg-config openssl ca-certificates)
-# Peers for tests and benchmarks: nginx (keep-alive, HTTP/2, session tickets, as users run it)
-# and the curl command-line tool that `make bench-peers` compares against.
-debian_packages+=(nginx-light curl)
+# Peers for tests and benchmarks: nginx (keep-alive, HTTP/2, session tickets, as users run it),
+# the curl command-line tool that `make bench-peers` compares against, and a C compiler for its
+# libcurl-from-C yardstick.
+debian_packages+=(nginx-light curl gcc libc6-dev)
 # Real proxies for the proxy tests: tinyproxy (HTTP CONNECT) and socat (TLS in front of it).
 debian_packages+=(tinyproxy-bin socat)
 # Independent JOSE signers for the enterprise-policy interoperability tests.
