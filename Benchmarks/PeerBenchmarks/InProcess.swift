@@ -46,10 +46,14 @@ func runInProcess(
     let target: Double
   }
   let workloads = [
-    Workload(name: "sequential, keep-alive (HTTP/2)", server: servers.keepAlive, count: 2000, concurrency: 1, batch: 0, target: 1.15),
+    Workload(
+      name: "sequential, keep-alive (HTTP/2)", server: servers.keepAlive, count: 2000, concurrency: 1, batch: 0, target: 1.15),
     Workload(name: "8 concurrent (HTTP/2)", server: servers.keepAlive, count: 4000, concurrency: 8, batch: 0, target: 1.15),
-    Workload(name: "new connection each (HTTP/1.1)", server: servers.newConnections, count: 200, concurrency: 1, batch: 0, target: 1.05),
-    Workload(name: "batches of 100 concurrent (HTTP/2)", server: servers.keepAlive, count: 4000, concurrency: 100, batch: 100, target: 1.15),
+    Workload(
+      name: "new connection each (HTTP/1.1)", server: servers.newConnections, count: 200, concurrency: 1, batch: 0, target: 1.05),
+    Workload(
+      name: "batches of 100 concurrent (HTTP/2)", server: servers.keepAlive, count: 4000, concurrency: 100, batch: 100,
+      target: 1.15),
   ]
   print("in process, after 200 requests to warm up; \(rounds) alternating rounds; times per request in µs")
   var missed = 0
@@ -85,7 +89,8 @@ func runInProcess(
         theirs.perRequest, ratio, workload.target, met ? "MET" : "MISSED"))
     print(
       String(
-        format: "    per %@: CNPinnedSession median %.0f, p99 %.0f, slowest %.0f; libcurl median %.0f, p99 %.0f, slowest %.0f", unit,
+        format: "    per %@: CNPinnedSession median %.0f, p99 %.0f, slowest %.0f; libcurl median %.0f, p99 %.0f, slowest %.0f",
+        unit,
         ours.p50, ours.p99, ours.slowest, theirs.p50, theirs.p99, theirs.slowest))
     if workload.batch > 0 {
       // The latency tail: no batch may wait on a missed wake-up.

@@ -256,6 +256,15 @@ func streamLargeBodies(client clientPath: String, http2: NginxServer, http1: Ngi
     ("httpBodyStream, chunked over HTTP/1.1", "stream-upload-stream", http1, "/files/uploaded.bin"),
   ]
   var missed = 0
+  // Four streams whose reader never reads, 2 s after they start, while other requests go on.
+  for (name, server) in [("HTTP/2", http2), ("HTTP/1.1", http1)] {
+    let text = try outputLine(
+      of: [clientPath, "stream-stall", rootFile.path, pinsFile.path, "https://127.0.0.1:\(server.port)/files/1GiB.bin"])
+    let growth = text.split(separator: " ").last.flatMap { Double($0) } ?? .infinity
+    let met = growth <= 20
+    print("4 stalled bytes(for:) streams, server offering \(name): \(text) (target ≤ 20 MB) \(met ? "MET" : "MISSED")")
+    if !met { missed += 1 }
+  }
   for run in runs {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: clientPath)

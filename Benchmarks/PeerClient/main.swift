@@ -13,6 +13,7 @@ import FoundationNetworking
 //        CNPinningPeerClient urlsession - - URL COUNT CONCURRENCY
 // With --soak: 200 requests to warm up, then COUNT more; prints the growth of resident memory.
 //        CNPinningPeerClient stream-download ROOT.pem PINS.json URL            bytes(for:), counted
+//        CNPinningPeerClient stream-stall ROOT.pem PINS.json URL               4 bytes(for:) never read
 //        CNPinningPeerClient stream-upload ROOT.pem PINS.json URL FILE         PUT upload(for:fromFile:)
 //        CNPinningPeerClient stream-upload-stream ROOT.pem PINS.json URL FILE  PUT with httpBodyStream
 // The stream modes print the bytes moved and the peak resident growth while they moved.
@@ -112,6 +113,21 @@ func streamBody(mode: String, arguments: [String]) async -> Int32 {
       let (bytes, response) = try await session.bytes(from: url)
       guard response.statusCode == 200 else { throw BadResponse(description: "status \(response.statusCode)") }
       for try await chunk in bytes.chunks { moved += chunk.count }
+    case "stream-stall":
+      // Four streams whose reader never reads, while 20 other requests go through the session.
+      var streams: [CNPinnedSession.AsyncBytes] = []
+      for _ in 0..<4 { streams.append(try await session.bytes(from: url).0) }
+      guard let other = URL(string: "/", relativeTo: url)?.absoluteURL else { throw BadResponse(description: "bad URL") }
+      for _ in 0..<20 {
+        guard try await session.data(from: other).1.statusCode == 200 else { throw BadResponse(description: "other request") }
+      }
+      try await Task.sleep(nanoseconds: 2_000_000_000)
+      let peak = peakResidentMegabytes()
+      print(
+        String(
+          format: "%d streams unread for 2 s; resident %.2f MB, peak %.2f MB, growth in MB: %.2f", streams.count, before, peak,
+          peak - before))
+      return 0
     case "stream-upload", "stream-upload-stream":
       guard arguments.count >= 4 else { throw BadResponse(description: "\(mode) needs a FILE") }
       let file = URL(fileURLWithPath: arguments[3])

@@ -260,7 +260,7 @@ public final class CNPinnedSession: Sendable {
     #if os(Linux) && !CNPINNING_APPLE_CHECK
     let plan = try RequestPlan(
       request: request, configuration: configuration, withheld: withheld, cookies: Cookies.header(for: request, from: cookies),
-      upload: upload, bodyInMemory: destination.holdsBody, connectOnly: connectOnly, proxies: proxies)
+      upload: upload, destination: destination, connectOnly: connectOnly, proxies: proxies)
     let policy = RequestPolicy(
       host: plan.host, hostName: name, port: plan.port, trust: ObjectIdentifier(trustStore), manager: manager,
       unpinnedHosts: configuration.unpinnedHosts, transportSecurity: requirements?.rules,

@@ -31,8 +31,8 @@ public final class NginxServer: @unchecked Sendable {
     /// sent with sendfile), where a PUT of any size stores a file (nginx's DAV module reads the
     /// whole body before it answers `201`): large bodies both ways.
     public var servesFiles = false
-    /// Write one line per request (`$server_protocol $connection $connection_requests`) to
-    /// `accessLog`.
+    /// Write one line per request (`$server_protocol $connection $connection_requests $uri
+    /// $body_bytes_sent`) to `accessLog`.
     public var logsRequests = false
 
     public init(chain: [CNCertificate], privateKeyPEM: String) {
@@ -162,7 +162,7 @@ public final class NginxServer: @unchecked Sendable {
         fastcgi_temp_path \(directory)/fastcgi;
         uwsgi_temp_path \(directory)/uwsgi;
         scgi_temp_path \(directory)/scgi;
-        log_format requests '$server_protocol $connection $connection_requests';
+        log_format requests '$server_protocol $connection $connection_requests $uri $body_bytes_sent';
         access_log \(configuration.logsRequests ? "\(directory)/access.log requests" : "off");
         keepalive_timeout \(configuration.keepAlive ? "60s" : "0");
         keepalive_requests 1000000;

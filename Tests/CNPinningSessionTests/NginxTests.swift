@@ -125,6 +125,47 @@ struct NginxTests {
     #expect(String(try await session.data(from: server.url("/", hostName: "api.test")).0) == "hello\n")
   }
 
+  /// Four `bytes(for:)` streams whose reader never reads, from a server that offers HTTP/2, while
+  /// other requests go on. Each stream has an HTTP/1.1 connection of its own, so that TCP stops
+  /// the server once the socket buffers are full: nginx's log says how much it sent each. (Over
+  /// HTTP/2, libcurl 7.88 gave each paused stream a 32 MiB window, and the server filled it, all
+  /// of it held in the client process.) The other requests keep flowing over one HTTP/2 connection.
+  @Test func stalledStreamsLetTheServerSendOnlyWhatTheSocketsHold() async throws {
+    let pki = try TestPKI()
+    var setup = try NginxServer.Configuration(identity: pki.leaf)
+    setup.servesFiles = true
+    setup.logsRequests = true
+    let server = try NginxServer.start(setup)
+    let file = server.filesDirectory.appendingPathComponent("large.bin")
+    try Data().write(to: file)
+    let handle = try FileHandle(forWritingTo: file)
+    try handle.truncate(atOffset: 256 << 20)
+    try handle.close()
+    let session = try Self.session(for: server, pki: pki, manager: try matchingPins())
+    let events = Locked<[CNConnectionEvent]>([])
+    session.setConnectionObserver { event in events.withLock { $0.append(event) } }
+
+    var streams: [CNPinnedSession.AsyncBytes] = []
+    for _ in 0..<4 { streams.append(try await session.bytes(from: server.url("/files/large.bin", hostName: "api.test")).0) }
+    for _ in 0..<20 {
+      let body = try await session.data(from: server.url("/", hostName: "api.test")).0
+      #expect(String(body) == "hello\n")
+    }
+    // Time for the server to send all it can (on loopback, 128 MiB of windows fill in well under it).
+    try await Task.sleep(nanoseconds: 2_000_000_000)
+    streams.removeAll()  // stops the transfers; nginx logs each stream with the bytes it sent
+
+    let seen = events.withLock { $0 }
+    #expect(seen.prefix(4).map(\.httpVersion) == Array(repeating: "HTTP/1.1", count: 4))
+    #expect(seen.dropFirst(4).map(\.httpVersion) == Array(repeating: "HTTP/2", count: 20))
+    #expect(seen.dropFirst(5).allSatisfy { $0.isReusedConnection }, "the other requests share one connection")
+    #expect(await eventually(within: 10) { server.loggedRequests().filter { $0.contains("/files/") }.count == 4 })
+    let sent = server.loggedRequests().filter { $0.contains("/files/") }.compactMap {
+      $0.split(separator: " ").last.flatMap { Int($0) }
+    }
+    #expect(sent.count == 4 && sent.allSatisfy { $0 < 24 << 20 }, "bytes nginx sent each stalled stream: \(sent)")
+  }
+
   /// PUT streams a file, and an `httpBodyStream` of unknown length (chunked on HTTP/1.1), to
   /// nginx, which stores each; reading them back gives the same bytes.
   @Test(arguments: [true, false])

@@ -14,7 +14,9 @@ final class CurlEasy {
   let handle: UnsafeMutableRawPointer
   /// The request using the handle, between `bind` and `unbind`.
   private(set) var transfer: CurlTransfer?
-  private var headerList: UnsafeMutablePointer<curl_slist>?
+  /// The string lists the bound request's options point at (header lines, connect-to), freed
+  /// when it is unbound.
+  private var lists: [UnsafeMutablePointer<curl_slist>] = []
   private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
   /// A handle that keeps TLS sessions and DNS answers in `share` (the session's).
@@ -31,7 +33,7 @@ final class CurlEasy {
 
   deinit {
     curl_easy_cleanup(handle)
-    curl_slist_free_all(headerList)
+    for list in lists { curl_slist_free_all(list) }
     errorBuffer.deallocate()
   }
 
@@ -55,7 +57,7 @@ final class CurlEasy {
     errorBuffer[0] = 0
     try Options(handle: handle, host: transfer.plan.host).apply(
       transfer.plan, minimumTLSVersion: transfer.minimumTLSVersion, context: Unmanaged.passUnretained(self).toOpaque(),
-      errorBuffer: errorBuffer, resolve: resolve, headerList: &headerList)
+      errorBuffer: errorBuffer, resolve: resolve, lists: &lists)
   }
 
   /// libcurl's result, read before the handle is unbound.
@@ -68,12 +70,12 @@ final class CurlEasy {
     return CurlResult(code: code, message: message, osError: osError, connectCode: connectCode)
   }
 
-  /// Takes the handle back: no request, no options, no header list.
+  /// Takes the handle back: no request, no options, no lists.
   func unbind() {
     transfer = nil
     curl_easy_reset(handle)
-    curl_slist_free_all(headerList)
-    headerList = nil
+    for list in lists { curl_slist_free_all(list) }
+    lists.removeAll(keepingCapacity: true)
   }
 }
 
@@ -85,7 +87,7 @@ private struct Options {
   func apply(
     _ plan: RequestPlan, minimumTLSVersion: CNTLSVersion, context: UnsafeMutableRawPointer,
     errorBuffer: UnsafeMutablePointer<CChar>, resolve: UnsafeMutablePointer<curl_slist>?,
-    headerList: inout UnsafeMutablePointer<curl_slist>?
+    lists: inout [UnsafeMutablePointer<curl_slist>]
   ) throws(CNPinnedSessionError) {
     try set(CURLOPT_URL, plan.url.absoluteString)
     try set(CURLOPT_PROTOCOLS_STR, "http,https")
@@ -93,6 +95,7 @@ private struct Options {
     try setProxy(plan.proxy, tunnels: plan.isHTTPS)
     try set(CURLOPT_FOLLOWLOCATION, 0)
     try set(CURLOPT_ACCEPT_ENCODING, "")
+    try set(CURLOPT_HTTP_VERSION, plan.offersHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
     try check(cnp_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
     try check(cnp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, receiveBody))
     try check(cnp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
@@ -108,7 +111,12 @@ private struct Options {
     // connection's context by the hooks); the pins are judged before each request.
     try set(CURLOPT_SSL_VERIFYPEER, 1)
     try set(CURLOPT_SSL_VERIFYHOST, 2)
-    try set(CURLOPT_SSLVERSION, Self.curlVersion(minimumTLSVersion))
+    // A streamed body's HTTP/1.1 connections are kept apart from the others by naming TLS 1.3,
+    // the highest version OpenSSL 3.0 has, as the maximum, which libcurl counts as another TLS
+    // configuration: libcurl 7.88, once it has an HTTP/2 connection to a host, takes any busy
+    // connection to that host for multiplexing, an HTTP/1.1 one in the middle of a body included.
+    let maximum = plan.offersHTTP2 ? Int(CURL_SSLVERSION_MAX_DEFAULT) : Int(CURL_SSLVERSION_MAX_TLSv1_3)
+    try set(CURLOPT_SSLVERSION, Self.curlVersion(minimumTLSVersion) | maximum)
     // The session's store replaces curl's; without these libcurl would parse the whole system
     // bundle for every connection only to have it thrown away.
     try check(cnp_curl_setopt_pointer(handle, CURLOPT_CAINFO, nil))
@@ -131,8 +139,24 @@ private struct Options {
       return
     }
     try setMethod(plan.method, context: context)
-    for line in plan.headerLines { headerList = curl_slist_append(headerList, line) }
-    if let headerList { try check(cnp_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList)) }
+    try setList(CURLOPT_HTTPHEADER, plan.headerLines, lists: &lists)
+  }
+
+  /// Sets a string-list option; the list is kept in `lists` until the request is unbound.
+  private func setList(_ option: CURLoption, _ lines: [String], lists: inout [UnsafeMutablePointer<curl_slist>])
+    throws(CNPinnedSessionError)
+  {
+    var list: UnsafeMutablePointer<curl_slist>?
+    for line in lines {
+      guard let longer = curl_slist_append(list, line) else {
+        curl_slist_free_all(list)
+        throw .transferFailed(host: host, reason: "out of memory for the request's options")
+      }
+      list = longer
+    }
+    guard let list else { return }
+    lists.append(list)
+    try check(cnp_curl_setopt_pointer(handle, option, list))
   }
 
   /// The session's proxy for this request, or none: libcurl reads no proxy variable itself

@@ -39,14 +39,19 @@ struct RequestPlan: Sendable {
   let bodyLimit: Int
   /// The proxy the request goes through, or nil to connect directly.
   let proxy: ProxyRoute?
+  /// Whether HTTP/2 is offered. Not for a body the caller streams: libcurl 7.88 gives every
+  /// HTTP/2 stream a 32 MiB window that a pause does not take back, so a reader that stops
+  /// would let the server park up to that much in the process. Over HTTP/1.1, on a connection
+  /// of its own, a pause stops reading the socket and TCP stops the server at the socket buffers.
+  let offersHTTP2: Bool
 
   /// `withheld`: credential headers not to send, from the request or the configuration.
   /// `cookies`: the stored cookies for this hop's URL (never withheld: they are its own).
   /// `upload`: a body to stream instead of the request's `httpBody` (opened last, so that a
-  /// plan that fails leaves nothing open).
+  /// plan that fails leaves nothing open). `destination`: where the response body goes.
   init(
     request: URLRequest, configuration: CNPinnedSessionConfiguration, withheld: CredentialHeaders? = nil,
-    cookies: String? = nil, upload: UploadSource? = nil, bodyInMemory: Bool = true, connectOnly: Bool = false,
+    cookies: String? = nil, upload: UploadSource? = nil, destination: BodyDestination = .memory, connectOnly: Bool = false,
     proxies: ProxyRules? = nil
   ) throws(CNPinnedSessionError) {
     guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
@@ -59,7 +64,8 @@ struct RequestPlan: Sendable {
     host = bare.lowercased()
     proxy = proxies?.route(isHTTPS: isHTTPS, host: host)
     self.connectOnly = connectOnly
-    bodyLimit = bodyInMemory ? configuration.maximumResponseBodySize : configuration.maximumDownloadSize
+    bodyLimit = destination.holdsBody ? configuration.maximumResponseBodySize : configuration.maximumDownloadSize
+    offersHTTP2 = !destination.isStreamed
     let requested = request.timeoutInterval > 0 ? request.timeoutInterval : .infinity
     timeout = min(requested, configuration.timeoutIntervalForRequest)
     resourceTimeout = configuration.timeoutIntervalForResource

@@ -14,4 +14,10 @@ enum BodyDestination {
     if case .memory = self { return true }
     return false
   }
+
+  /// Whether the body is read by the caller as it arrives, and so may stall when they stop.
+  var isStreamed: Bool {
+    if case .channel = self { return true }
+    return false
+  }
 }
