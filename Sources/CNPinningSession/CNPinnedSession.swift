@@ -19,19 +19,12 @@ public final class CNPinnedSession: Sendable {
   /// The settings the session was made with, its trust and unpinned-host rule included.
   public let configuration: CNPinnedSessionConfiguration
   private let state: Locked<State>
-  /// Uploads failure reports; nil for the session that uploads them (no recursion).
-  private let uploader: ReportUploader?
+  /// Observer events, failure reports and uploads, after each hop.
+  private let effects: ConnectionEffects
   /// `configuration.transportSecurity`, indexed; nil when it is off.
   private let transportSecurity: IndexedTransportSecurity?
-  #if os(Linux) && !CNPINNING_APPLE_CHECK
-  private let trustStore: TrustStore
-  private let proxies: ProxyRules
-  /// What HTTPS proxies are verified against, one store per distinct trust.
-  private let proxyTrustStores: [(trust: CNTrust, store: TrustStore)]
-  private let loop: CurlMultiLoop
-  #else
-  private let transport: URLSessionTransport
-  #endif
+  /// libcurl and OpenSSL on Linux, URLSession on Apple platforms.
+  private let transport: PlatformTransport
 
   private struct State {
     var manager: CNPinningManager?
@@ -53,38 +46,15 @@ public final class CNPinnedSession: Sendable {
   }
 
   init(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration, reportsFailures: Bool) throws {
-    self.uploader = reportsFailures ? ReportUploader(manager: manager, configuration: configuration) : nil
+    self.effects = ConnectionEffects(
+      uploader: reportsFailures ? ReportUploader(manager: manager, configuration: configuration) : nil)
     self.configuration = configuration
     self.transportSecurity = try configuration.transportSecurity.indexed()
     self.state = Locked(State(manager: manager, observer: nil))
-    #if os(Linux) && !CNPINNING_APPLE_CHECK
-    self.trustStore = try TrustStore(configuration.trust)
-    let proxies = try ProxyRules(
-      configuration.proxy, noProxy: configuration.noProxy, environment: ProxyRules.processEnvironment)
-    self.proxies = proxies
-    self.proxyTrustStores = try proxies.proxyTrusts.map { trust throws(CNPinnedSessionError) in (trust, try TrustStore(trust)) }
-    self.loop = try CurlMultiLoop(resolve: configuration.resolve)
-    #else
-    // URLSession takes the system's proxy settings (or none); an explicit proxy would need
-    // platform-specific keys, so it is refused rather than silently bypassed.
-    switch configuration.proxy {
-    case .http, .https:
-      throw CNPinnedSessionError.unsupportedRequest(
-        "an explicit proxy needs the Linux transport; on Apple platforms use .environment (the system's proxy settings) or .direct"
-      )
-    case .direct, .environment:
-      self.transport = URLSessionTransport(configuration: configuration)
-    }
-    #endif
+    self.transport = try PlatformTransport(configuration: configuration)
   }
 
-  deinit {
-    #if os(Linux) && !CNPINNING_APPLE_CHECK
-    loop.shutdown()
-    #else
-    transport.invalidate()
-    #endif
-  }
+  deinit { transport.invalidate() }
 
   /// The pins in force. Replacing the manager affects every request that starts afterwards,
   /// including requests that reuse an open connection: each is judged against the pins in force
@@ -166,22 +136,12 @@ public final class CNPinnedSession: Sendable {
   }
 
   /// The name of the session's network thread (`CNPSession-N`), for diagnostics.
-  package var threadName: String {
-    #if os(Linux) && !CNPINNING_APPLE_CHECK
-    loop.name
-    #else
-    ""
-    #endif
-  }
+  package var threadName: String { transport.threadName }
 
   /// Fails every request in flight with `sessionInvalidated` and refuses new ones.
   public func invalidateAndCancel() {
     state.withLock { $0.invalidated = true }
-    #if os(Linux) && !CNPINNING_APPLE_CHECK
-    loop.shutdown()
-    #else
     transport.invalidate()
-    #endif
   }
 
   private func load(_ request: URLRequest, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
@@ -239,127 +199,29 @@ public final class CNPinnedSession: Sendable {
     }
     guard !invalidated else { throw .sessionInvalidated }
     let observer = explicitObserver ?? sessionObserver
-    guard let url = request.url, let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
-      scheme == "https" || scheme == "http"
-    else { throw .invalidURL(request.url?.absoluteString ?? "") }
-    // Parsed once; the pins and the transport-security exceptions are looked up with it. A host
-    // that cannot be parsed (127.1, 2130706433, …) is refused here, saying why, not left to fail
-    // somewhere in OpenSSL.
-    let name: HostName
-    switch HostName.parse(host) {
-    case .success(let parsed): name = parsed
-    case .failure(let invalid): throw .invalidHost(host: host, reason: invalid.reason)
-    }
+    // Checked and canonicalised once: the pins, the exceptions, the unpinned-host rule, TLS and
+    // the transport all see the same host. One that cannot be parsed (127.1, 2130706433, …) is
+    // refused here, saying why, not left to fail somewhere in OpenSSL.
+    let target = try RequestTarget(request.url)
+    let name = target.hostName
+    let host = target.host
     let isPinned = manager?.configuration(for: name) != nil
     if !isPinned && configuration.unpinnedHosts == .deny { throw .hostNotPinned(host: host) }
-    if isPinned && scheme == "http" { throw .insecureConnectionToPinnedHost(host: host) }
+    if isPinned && !target.isHTTPS { throw .insecureConnectionToPinnedHost(host: host) }
     let requirements = transportSecurity?.requirements(for: name)
-    if scheme == "http", let requirements, !requirements.rules.allowsInsecureHTTPLoads {
+    if !target.isHTTPS, let requirements, !requirements.rules.allowsInsecureHTTPLoads {
       throw .transportSecurity(.insecureHTTP(host: host))
     }
-    #if os(Linux) && !CNPINNING_APPLE_CHECK
-    let plan = try RequestPlan(
-      request: request, configuration: configuration, withheld: withheld, cookies: Cookies.header(for: request, from: cookies),
-      upload: upload, destination: destination, connectOnly: connectOnly, proxies: proxies)
-    let policy = RequestPolicy(
-      host: plan.host, hostName: name, port: plan.port, trust: ObjectIdentifier(trustStore), manager: manager,
-      unpinnedHosts: configuration.unpinnedHosts, transportSecurity: requirements?.rules,
-      transportSecurityIsException: requirements?.isException ?? false, wantsPresentedChain: observer != nil)
-    let proxyTrustStore = plan.proxy.flatMap { route in
-      route.isHTTPS ? proxyTrustStores.first { $0.trust == route.trust }?.store : nil
-    }
-    let transfer = CurlTransfer(
-      plan: plan, policy: policy, trustStore: trustStore, proxyTrustStore: proxyTrustStore,
-      minimumTLSVersion: policy.minimumTLSVersion(session: configuration.minimumTLSVersion), destination: destination,
-      progress: progress)
-    let report = await loop.perform(transfer)
-    networkTimeObserver?(report.networkTime)
-    emitEffects(
-      of: report.judgements, host: policy.host, port: policy.port, hostName: policy.hostName, manager: policy.manager,
-      observer: observer)
-    // The response object is made here, in the requesting task, not on the network thread.
-    let outcome = try report.result.get().outcome(for: plan)
+    let hop = Hop(
+      request: request, target: target, manager: manager, requirements: requirements, upload: upload,
+      destination: destination, withheld: withheld, cookies: cookies, progress: progress,
+      wantsPresentedChain: observer != nil, connectOnly: connectOnly)
+    let report = await transport.exchange(hop)
+    if let networkTime = report.networkTime { networkTimeObserver?(networkTime) }
+    effects.emit(report.judgements, target: target, manager: manager, observer: observer)
+    let outcome = try report.outcome.get()
     Cookies.store(from: outcome.response, of: request, in: cookies)
     return outcome
-    #else
-    // Apple platforms: ATS applies the transport-security rules; no handshake-only probe.
-    _ = networkTimeObserver  // URLSession's own threads: nothing to time.
-    guard !connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
-    let judgements = JudgementLog()
-    let settings = TaskSettings(
-      host: host, manager: manager, trust: configuration.trust, unpinnedHosts: configuration.unpinnedHosts,
-      judgements: judgements)
-    // Observer events and reports for every challenge answered, whatever the request's outcome.
-    defer {
-      emitEffects(
-        of: judgements.all, host: host, port: url.port ?? (scheme == "https" ? 443 : 80), hostName: name, manager: manager,
-        observer: observer)
-    }
-    // The configuration's headers are added here, per hop, so that withheld credentials stay out.
-    var merged = request
-    for (name, value) in configuration.httpAdditionalHeaders
-    where merged.value(forHTTPHeaderField: name) == nil && withheld?.contains(name) != true {
-      merged.setValue(value, forHTTPHeaderField: name)
-    }
-    // The URLSession underneath keeps no cookies: the hop's come from `cookies`, as on Linux.
-    if let cookie = Cookies.header(for: merged, from: cookies) { merged.setValue(cookie, forHTTPHeaderField: "Cookie") }
-    // A streamed body is URLSession's to read.
-    switch upload {
-    case .file(let file):
-      guard let stream = InputStream(url: file),
-        let size = try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
-      else { throw .invalidArgument("cannot read the upload file \(file.path)") }
-      merged.httpBodyStream = stream
-      merged.setValue(String(size), forHTTPHeaderField: "Content-Length")
-    case .stream(let body):
-      merged.httpBodyStream = body.stream
-    case nil:
-      break
-    }
-    if case .file(let bodyFile) = destination {
-      let response = try await transport.download(merged, settings: settings, to: bodyFile)
-      Cookies.store(from: response, of: merged, in: cookies)
-      if let progress {
-        progress.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
-        progress.add((try? bodyFile.offset()).map(Int.init) ?? 0)
-      }
-      return TransferOutcome(response: response, body: Data())
-    }
-    let (data, response) = try await transport.perform(merged, settings: settings)
-    Cookies.store(from: response, of: merged, in: cookies)
-    progress?.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
-    progress?.add(data.count)
-    if case .channel(let channel) = destination {
-      // Here the body arrives whole (URLSession collects it), then is read as on Linux.
-      channel.finish(whole: data)
-      return TransferOutcome(response: response, body: Data())
-    }
-    return TransferOutcome(response: response, body: data)
-    #endif
-  }
-
-  /// What follows a verdict, outside every C callback and every delegate: an observer event per
-  /// judgement, and each pin failure (or expiry) reported to the manager's handler and, with a
-  /// `reportURI`, uploaded. The same on every platform.
-  private func emitEffects(
-    of judgements: [Judgement], host: String, port: Int, hostName: HostName, manager: CNPinningManager?,
-    observer: (@Sendable (CNConnectionEvent) -> Void)?
-  ) {
-    for judgement in judgements {
-      observer?(
-        CNConnectionEvent(
-          host: host, port: port, isReusedConnection: judgement.use == .reused,
-          isResumedSession: judgement.use == .resumed, verifiedChain: judgement.verifiedChain,
-          presentedChain: judgement.presentedChain, pinning: judgement.pinning, error: judgement.rejection,
-          tlsVersion: CNTLSVersion(rawValue: judgement.protocolVersion),
-          httpVersion: judgement.applicationProtocol.map { $0 == "h2" ? "HTTP/2" : $0.uppercased() }))
-      guard let uploader, let manager, let pinning = judgement.pinning,
-        let report = manager.report(pinning, host: host, port: port, chain: judgement.verifiedChain)
-      else { continue }
-      if let target = manager.configuration(for: hostName)?.configuration.reportURI, manager.shouldUpload(report) {
-        uploader.upload(report, to: target)
-      }
-    }
   }
 
   /// Closes a finished download, so that a failed final write is an error rather than a short file.
@@ -370,12 +232,6 @@ public final class CNPinnedSession: Sendable {
       throw .transferFailed(host: host, reason: "cannot write the download: \(error.localizedDescription)")
     }
   }
-}
-
-/// What one HTTP exchange produced (redirects are separate exchanges).
-struct TransferOutcome: Sendable {
-  let response: HTTPURLResponse
-  let body: Data
 }
 
 extension Task where Success == Never, Failure == Never {

@@ -1,5 +1,6 @@
 /// A host name in the form used for lookups: ASCII lower case, without a trailing dot, IPv6 in
-/// canonical RFC 5952 text without brackets.
+/// canonical RFC 5952 text without brackets, and an IPv4-mapped IPv6 address as the IPv4 address
+/// it is (the deprecated IPv4-compatible and IPv4-translated forms are refused).
 package struct HostName: Hashable, Sendable {
   package let normalized: String
   package let isIPAddress: Bool
@@ -124,12 +125,19 @@ package struct HostName: Hashable, Sendable {
     if body.contains(UInt8(ascii: "%")) {
       return .failure(Invalid(reason: "IPv6 zone identifiers (%…) are not supported"))
     }
-    guard let canonical = IPAddress.canonicalIPv6(body) else {
+    switch IPAddress.readIPv6(body) {
+    case .ipv6(let canonical):
+      return .success(HostName(normalized: canonical, isIPAddress: true))
+    case .ipv4(let address):
+      // One address, one name: pins, exceptions and the unpinned-host rule see the IPv4 form.
+      return .success(HostName(normalized: address, isIPAddress: true))
+    case .embeddedIPv4(let form, let address):
+      return .failure(Invalid(reason: "is an \(form) IPv6 address, not in use; write the IPv4 address \(address)"))
+    case nil:
       let reason =
         bytes.first == UInt8(ascii: "[")
         ? "is not a valid IPv6 address" : "contains a port or is not a valid IPv6 address"
       return .failure(Invalid(reason: reason))
     }
-    return .success(HostName(normalized: canonical, isIPAddress: true))
   }
 }

@@ -30,9 +30,40 @@ enum IPAddress {
     return octets
   }
 
-  /// RFC 5952 text (lower-case hex, longest run of two or more zero groups as "::"), or nil.
-  static func canonicalIPv6(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String? {
+  /// How an IPv6 literal reads: its canonical text, or the IPv4 address it spells.
+  enum IPv6Reading {
+    /// RFC 5952 text (lower-case hex, the longest run of two or more zero groups as "::").
+    case ipv6(String)
+    /// An IPv4-mapped address (`::ffff:a.b.c.d`, in any spelling): the IPv4 address itself,
+    /// which a dual-stack socket reaches.
+    case ipv4(String)
+    /// A form that embeds an IPv4 address but is another address on the wire: IPv4-compatible
+    /// (`::a.b.c.d`, deprecated by RFC 4291) or IPv4-translated (`::ffff:0:a.b.c.d`, RFC 2765).
+    case embeddedIPv4(form: String, address: String)
+  }
+
+  /// What an IPv6 literal (without brackets) reads as, or nil when it is not one.
+  static func readIPv6(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> IPv6Reading? {
     guard let groups = parseIPv6(bytes) else { return nil }
+    let embedded = "\(groups[6] >> 8).\(groups[6] & 0xFF).\(groups[7] >> 8).\(groups[7] & 0xFF)"
+    if groups[0..<5].allSatisfy({ $0 == 0 }) {
+      switch groups[5] {
+      case 0xFFFF:
+        return .ipv4(embedded)
+      case 0 where groups[6] != 0 || groups[7] > 1:
+        return .embeddedIPv4(form: "IPv4-compatible", address: embedded)
+      default:
+        break
+      }
+    }
+    if groups[0..<4].allSatisfy({ $0 == 0 }), groups[4] == 0xFFFF, groups[5] == 0 {
+      return .embeddedIPv4(form: "IPv4-translated", address: embedded)
+    }
+    return .ipv6(canonicalText(groups))
+  }
+
+  /// RFC 5952 text: lower-case hex, the longest run of two or more zero groups as "::".
+  private static func canonicalText(_ groups: [UInt16]) -> String {
     var bestStart = -1
     var bestLength = 1
     var index = 0

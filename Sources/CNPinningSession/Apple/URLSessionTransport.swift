@@ -9,7 +9,7 @@ import Security
 /// reused connection again, so a new one is made whenever the pins in force may have changed:
 /// another manager (held strongly, so a new one at a freed address is not mistaken for it), or
 /// a new `PolicyGeneration` of the same one (enterprise policy changes, pin expiry).
-final class URLSessionTransport: Sendable {
+final class URLSessionTransport: HopTransport {
   private let configuration: CNPinnedSessionConfiguration
   private let sessions = Locked<Current?>(nil)
 
@@ -19,15 +19,83 @@ final class URLSessionTransport: Sendable {
     let session: URLSession
   }
 
-  init(configuration: CNPinnedSessionConfiguration) {
-    self.configuration = configuration
+  init(configuration: CNPinnedSessionConfiguration) throws(CNPinnedSessionError) {
+    // URLSession takes the system's proxy settings (or none); an explicit proxy would need
+    // platform-specific keys, so it is refused rather than silently bypassed.
+    switch configuration.proxy {
+    case .http, .https:
+      throw .unsupportedRequest(
+        "an explicit proxy needs the Linux transport; on Apple platforms use .environment (the system's proxy settings) or .direct"
+      )
+    case .direct, .environment:
+      self.configuration = configuration
+    }
   }
+
+  /// URLSession's own threads: none to name.
+  var threadName: String { "" }
 
   func invalidate() {
     sessions.withLock { $0?.session.invalidateAndCancel() }
   }
 
-  func perform(_ request: URLRequest, settings: TaskSettings) async throws(CNPinnedSessionError) -> (Data, HTTPURLResponse) {
+  /// Runs one hop through URLSession: App Transport Security applies the transport-security
+  /// rules; there is no handshake-only probe. Every challenge answered is reported, whatever
+  /// the hop's outcome.
+  func exchange(_ hop: Hop) async -> HopReport {
+    let judgements = JudgementLog()
+    do throws(CNPinnedSessionError) {
+      let outcome = try await load(hop, judgements: judgements)
+      return HopReport(outcome: .success(outcome), judgements: judgements.all, networkTime: nil)
+    } catch {
+      return HopReport(outcome: .failure(error), judgements: judgements.all, networkTime: nil)
+    }
+  }
+
+  private func load(_ hop: Hop, judgements: JudgementLog) async throws(CNPinnedSessionError) -> TransferOutcome {
+    guard !hop.connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
+    let settings = TaskSettings(
+      host: hop.target.host, manager: hop.manager, trust: configuration.trust, unpinnedHosts: configuration.unpinnedHosts,
+      judgements: judgements)
+    // The configuration's headers are added here, per hop, so that withheld credentials stay out.
+    var merged = RequestHeaders.adding(configuration.httpAdditionalHeaders, to: hop.request, withheld: hop.withheld)
+    // The URLSession underneath keeps no cookies: the hop's come from `cookies`, as on Linux.
+    if let cookie = Cookies.header(for: merged, from: hop.cookies) { merged.setValue(cookie, forHTTPHeaderField: "Cookie") }
+    // A streamed body is URLSession's to read.
+    switch hop.upload {
+    case .file(let file):
+      guard let stream = InputStream(url: file),
+        let size = try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
+      else { throw .invalidArgument("cannot read the upload file \(file.path)") }
+      merged.httpBodyStream = stream
+      merged.setValue(String(size), forHTTPHeaderField: "Content-Length")
+    case .stream(let body):
+      merged.httpBodyStream = body.stream
+    case nil:
+      break
+    }
+    if case .file(let bodyFile) = hop.destination {
+      let response = try await download(merged, settings: settings, to: bodyFile)
+      if let progress = hop.progress {
+        progress.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
+        progress.add((try? bodyFile.offset()).map(Int.init) ?? 0)
+      }
+      return TransferOutcome(response: response, body: Data())
+    }
+    let (data, response) = try await perform(merged, settings: settings)
+    hop.progress?.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
+    hop.progress?.add(data.count)
+    if case .channel(let channel) = hop.destination {
+      // Here the body arrives whole (URLSession collects it), then is read as on Linux.
+      channel.finish(whole: data)
+      return TransferOutcome(response: response, body: Data())
+    }
+    return TransferOutcome(response: response, body: data)
+  }
+
+  private func perform(_ request: URLRequest, settings: TaskSettings) async throws(CNPinnedSessionError) -> (
+    Data, HTTPURLResponse
+  ) {
     let delegate = PinningTaskDelegate(settings: settings)
     do {
       let (data, response) = try await session(for: settings.manager).data(for: request, delegate: delegate)
@@ -48,7 +116,8 @@ final class URLSessionTransport: Sendable {
   /// Downloads `request`'s body to a file of URLSession's and copies it, in chunks, into
   /// `destination` (the session's private download file): the body is never held in memory.
   /// Fails with `responseTooLarge` beyond `maximumDownloadSize`.
-  func download(_ request: URLRequest, settings: TaskSettings, to destination: FileHandle) async throws(CNPinnedSessionError)
+  private func download(_ request: URLRequest, settings: TaskSettings, to destination: FileHandle)
+    async throws(CNPinnedSessionError)
     -> HTTPURLResponse
   {
     let delegate = PinningTaskDelegate(settings: settings)

@@ -56,7 +56,7 @@ final class CurlEasy {
     self.transfer = transfer
     errorBuffer[0] = 0
     try Options(handle: handle, host: transfer.plan.host).apply(
-      transfer.plan, minimumTLSVersion: transfer.minimumTLSVersion, context: Unmanaged.passUnretained(self).toOpaque(),
+      transfer.plan, minimumTLSVersion: transfer.policy.minimumTLSVersion, context: Unmanaged.passUnretained(self).toOpaque(),
       errorBuffer: errorBuffer, resolve: resolve, lists: &lists)
   }
 
@@ -89,7 +89,7 @@ private struct Options {
     errorBuffer: UnsafeMutablePointer<CChar>, resolve: UnsafeMutablePointer<curl_slist>?,
     lists: inout [UnsafeMutablePointer<curl_slist>]
   ) throws(CNPinnedSessionError) {
-    try set(CURLOPT_URL, plan.url.absoluteString)
+    try set(CURLOPT_URL, plan.target.connectionURL.absoluteString)
     try set(CURLOPT_PROTOCOLS_STR, "http,https")
     try set(CURLOPT_NOSIGNAL, 1)
     try setProxy(plan.proxy, tunnels: plan.isHTTPS)

@@ -37,7 +37,7 @@ enum CurlErrorMapping {
       return .timedOut(host: host, seconds: transfer.plan.timeout)
     case CURLE_SSL_CONNECT_ERROR:
       if let violation = ConnectionVerdict.versionViolation(
-        handshake, under: transfer.policy, offered: transfer.minimumTLSVersion)
+        handshake, under: transfer.policy, offered: transfer.policy.minimumTLSVersion)
       {
         return .transportSecurity(violation)
       }

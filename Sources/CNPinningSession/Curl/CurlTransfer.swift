@@ -25,8 +25,6 @@ final class CurlTransfer: @unchecked Sendable {
   private var proxyHandshakeIsNext: Bool
   /// Whether the origin's TLS context was set up (a failure before it was the proxy's).
   private(set) var reachedOrigin = false
-  /// The lowest TLS version offered.
-  let minimumTLSVersion: CNTLSVersion
   /// The connection this request set up, when it made one (its handshake facts explain a failure).
   private(set) var createdConnection: TLSConnectionState?
   /// Why this request's TLS context could not be set up.
@@ -56,7 +54,7 @@ final class CurlTransfer: @unchecked Sendable {
 
   init(
     plan: RequestPlan, policy: RequestPolicy, trustStore: TrustStore, proxyTrustStore: TrustStore?,
-    minimumTLSVersion: CNTLSVersion, destination: BodyDestination, progress: CNTransferProgress? = nil
+    destination: BodyDestination, progress: CNTransferProgress? = nil
   ) {
     self.progress = progress
     self.plan = plan
@@ -64,7 +62,6 @@ final class CurlTransfer: @unchecked Sendable {
     self.trustStore = trustStore
     self.proxyTrustStore = proxyTrustStore
     proxyHandshakeIsNext = proxyTrustStore != nil
-    self.minimumTLSVersion = minimumTLSVersion
     self.destination = destination
   }
 
@@ -87,7 +84,7 @@ final class CurlTransfer: @unchecked Sendable {
       return true
     }
     reachedOrigin = true
-    switch TLSHooks.configure(context, for: policy, trustStore: trustStore, minimumTLSVersion: minimumTLSVersion) {
+    switch TLSHooks.configure(context, for: policy, trustStore: trustStore) {
     case .success(let state):
       createdConnection = state
       return true

@@ -21,11 +21,14 @@ struct RequestPlan: Sendable {
     case streamed(any StreamedRequestBody)
   }
 
-  let url: URL
-  /// The URL's host, lower-cased, without IPv6 brackets: what TLS verifies and pins are looked up for.
-  let host: String
-  let port: Int
-  let isHTTPS: Bool
+  /// The URL, checked and with its host canonical.
+  let target: RequestTarget
+  /// The URL as the caller wrote it.
+  var url: URL { target.url }
+  /// The canonical host: what TLS verifies and pins are looked up for.
+  var host: String { target.host }
+  var port: Int { target.port }
+  var isHTTPS: Bool { target.isHTTPS }
   let method: Method
   /// Header lines in curl's form ("Name: value", or "Name;" for an empty value).
   let headerLines: [String]
@@ -49,20 +52,17 @@ struct RequestPlan: Sendable {
   /// `cookies`: the stored cookies for this hop's URL (never withheld: they are its own).
   /// `upload`: a body to stream instead of the request's `httpBody` (opened last, so that a
   /// plan that fails leaves nothing open). `destination`: where the response body goes.
+  /// `target`: the request's URL, checked (nil: checked here).
   init(
-    request: URLRequest, configuration: CNPinnedSessionConfiguration, withheld: CredentialHeaders? = nil,
-    cookies: String? = nil, upload: UploadSource? = nil, destination: BodyDestination = .memory, connectOnly: Bool = false,
-    proxies: ProxyRules? = nil
+    request: URLRequest, target: RequestTarget? = nil, configuration: CNPinnedSessionConfiguration,
+    withheld: CredentialHeaders? = nil, cookies: String? = nil, upload: UploadSource? = nil,
+    destination: BodyDestination = .memory, connectOnly: Bool = false, proxies: ProxyRules? = nil
   ) throws(CNPinnedSessionError) {
-    guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-      let rawHost = url.host, !rawHost.isEmpty
-    else { throw .invalidURL(request.url?.absoluteString ?? "") }
-    self.url = url
-    isHTTPS = scheme == "https"
-    port = url.port ?? (isHTTPS ? 443 : 80)
-    let bare = rawHost.hasPrefix("[") && rawHost.hasSuffix("]") ? String(rawHost.dropFirst().dropLast()) : rawHost
-    host = bare.lowercased()
-    proxy = proxies?.route(isHTTPS: isHTTPS, host: host)
+    let checked: RequestTarget
+    if let target { checked = target } else { checked = try RequestTarget(request.url) }
+    let target = checked
+    self.target = target
+    proxy = proxies?.route(isHTTPS: target.isHTTPS, host: target.host)
     self.connectOnly = connectOnly
     bodyLimit = destination.holdsBody ? configuration.maximumResponseBodySize : configuration.maximumDownloadSize
     offersHTTP2 = !destination.isStreamed
@@ -104,21 +104,18 @@ struct RequestPlan: Sendable {
     }
   }
 
-  /// The request's headers over the configuration's, compared case-insensitively, sorted by name.
+  /// The request's headers over the configuration's (`RequestHeaders.merged`), sorted by name.
   /// `Expect` is sent empty unless set, so that libcurl never waits for a `100 Continue`.
   private static func headerLines(
     _ request: URLRequest, additional: [String: String], withheld: CredentialHeaders?, cookies: String?
   ) throws(CNPinnedSessionError) -> [String] {
-    // Keyed by the ASCII lower-case name (valid names are ASCII tokens; others fail below).
-    var fields: [String: (name: String, value: String)] = [:]
-    for (name, value) in additional.sorted(by: { $0.key < $1.key }) { fields[lowercasedASCII(name)] = (name, value) }
-    for (name, value) in request.allHTTPHeaderFields ?? [:] { fields[lowercasedASCII(name)] = (name, value) }
-    if let withheld { fields = fields.filter { !withheld.contains($0.key) } }
-    if let cookies, fields["cookie"] == nil { fields["cookie"] = ("Cookie", cookies) }
-    if fields["expect"] == nil { fields["expect"] = ("Expect", "") }
+    var fields = RequestHeaders.merged(request, additional: additional, withheld: withheld)
+    if let cookies, fields["cookie"] == nil { fields["cookie"] = .init(key: "cookie", name: "Cookie", value: cookies) }
+    if fields["expect"] == nil { fields["expect"] = .init(key: "expect", name: "Expect", value: "") }
     var lines: [String] = []
     lines.reserveCapacity(fields.count)
-    for (key, (name, value)) in fields.sorted(by: { $0.key < $1.key }) {
+    for (key, field) in fields.sorted(by: { $0.key < $1.key }) {
+      let (name, value) = (field.name, field.value)
       guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter),
         !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
       else { throw .invalidArgument("the header \"\(name)\" has an invalid name or value") }
@@ -126,11 +123,6 @@ struct RequestPlan: Sendable {
       lines.append(value.isEmpty && key != "expect" ? "\(name);" : "\(name): \(value)")
     }
     return lines
-  }
-
-  private static func lowercasedASCII(_ name: String) -> String {
-    guard name.utf8.contains(where: { (0x41...0x5A).contains($0) }) else { return name }
-    return String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
   }
 
   private static func isTokenCharacter(_ byte: UInt8) -> Bool {

@@ -55,7 +55,7 @@ enum TLSHooks {
   /// the lowest version, no renegotiation, session tickets, and the hooks. Returns the
   /// connection's state, or why the context cannot be used.
   static func configure(
-    _ context: OpaquePointer, for policy: RequestPolicy, trustStore: TrustStore, minimumTLSVersion: CNTLSVersion
+    _ context: OpaquePointer, for policy: RequestPolicy, trustStore: TrustStore
   ) -> Result<TLSConnectionState, TLSSetupFailure> {
     let host = policy.host
     guard connectionIndex >= 0, sessionIndex >= 0 else { return .failure(.init("OpenSSL has no ex_data slot left")) }
@@ -66,6 +66,7 @@ enum TLSHooks {
     SSL_CTX_set1_cert_store(context, trustStore.store)
     // Hosts excepted from transport security may need OpenSSL's legacy algorithms; the rules
     // that still apply are judged by `ConnectionVerdict`.
+    let minimumTLSVersion = policy.minimumTLSVersion
     if minimumTLSVersion < .tls12 || policy.transportSecurity?.allowsWeakCertificates == true {
       SSL_CTX_set_security_level(context, 0)
     }

@@ -81,10 +81,9 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
       return
     }
     let settings = urlSession.configuration
-    for case (let name as String, let value as String) in settings.httpAdditionalHeaders ?? [:]
-    where request.value(forHTTPHeaderField: name) == nil {
-      request.setValue(value, forHTTPHeaderField: name)
-    }
+    var sessionHeaders: [String: String] = [:]
+    for case (let name as String, let value as String) in settings.httpAdditionalHeaders ?? [:] { sessionHeaders[name] = value }
+    request = RequestHeaders.adding(sessionHeaders, to: request)
     let cookies = settings.httpShouldSetCookies ? settings.httpCookieStorage : nil
     // A task whose data goes to a delegate gets the body as it arrives; a completion-handler
     // task keeps only the last piece it is given, so it gets the body whole, in one report

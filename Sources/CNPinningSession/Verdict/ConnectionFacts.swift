@@ -116,10 +116,9 @@ struct HandshakeFailureFacts: Sendable {
 
 /// The session's rules for one request, captured when the request starts.
 struct RequestPolicy: Sendable {
-  /// The URL's host, lower-cased, without IPv6 brackets.
+  /// The canonical host (see `RequestTarget`): what TLS verifies.
   let host: String
-  /// The host parsed for pin and exception lookups (the session refuses a host that does not
-  /// parse before anything else).
+  /// The host parsed for pin and exception lookups.
   let hostName: HostName
   let port: Int
   let trust: ObjectIdentifier
@@ -131,12 +130,42 @@ struct RequestPolicy: Sendable {
   let transportSecurityIsException: Bool
   /// Whether the observer wants the certificates the server presented.
   let wantsPresentedChain: Bool
+  /// The lowest TLS version a handshake offers: the session's, unless a transport-security
+  /// exception for the host sets its own. The one place the two settings meet.
+  let minimumTLSVersion: CNTLSVersion
 
-  /// The lowest TLS version a handshake may offer: the session's, unless a transport-security
-  /// exception for the host sets its own.
-  func minimumTLSVersion(session: CNTLSVersion) -> CNTLSVersion {
-    guard transportSecurityIsException, let transportSecurity else { return session }
-    return transportSecurity.minimumTLSVersion
+  init(
+    host: String, hostName: HostName, port: Int, trust: ObjectIdentifier, manager: CNPinningManager?,
+    unpinnedHosts: CNUnpinnedHostPolicy, transportSecurity: CNTransportSecurityException?,
+    transportSecurityIsException: Bool, sessionMinimum: CNTLSVersion = .tls12, wantsPresentedChain: Bool
+  ) {
+    self.host = host
+    self.hostName = hostName
+    self.port = port
+    self.trust = trust
+    self.manager = manager
+    self.unpinnedHosts = unpinnedHosts
+    self.transportSecurity = transportSecurity
+    self.transportSecurityIsException = transportSecurityIsException
+    self.wantsPresentedChain = wantsPresentedChain
+    if transportSecurityIsException, let transportSecurity {
+      minimumTLSVersion = transportSecurity.minimumTLSVersion
+    } else {
+      minimumTLSVersion = sessionMinimum
+    }
+  }
+
+  /// The policy for `target`, with the host's transport-security `requirements`.
+  init(
+    target: RequestTarget, trust: ObjectIdentifier, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
+    requirements: (rules: CNTransportSecurityException, isException: Bool)?, sessionMinimum: CNTLSVersion,
+    wantsPresentedChain: Bool
+  ) {
+    self.init(
+      host: target.host, hostName: target.hostName, port: target.port, trust: trust, manager: manager,
+      unpinnedHosts: unpinnedHosts, transportSecurity: requirements?.rules,
+      transportSecurityIsException: requirements?.isException ?? false, sessionMinimum: sessionMinimum,
+      wantsPresentedChain: wantsPresentedChain)
   }
 }
 

@@ -1,0 +1,64 @@
+#if os(Linux) && !CNPINNING_APPLE_CHECK
+import CNPinning
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `CNPinnedSession`'s transport on Linux: each hop becomes a `RequestPlan` and a `CurlTransfer`
+/// on the session's network thread (`CurlMultiLoop`), with the session's trust store and proxies.
+final class CurlTransport: HopTransport {
+  private let configuration: CNPinnedSessionConfiguration
+  private let trustStore: TrustStore
+  private let proxies: ProxyRules
+  /// What HTTPS proxies are verified against, one store per distinct trust.
+  private let proxyTrustStores: [(trust: CNTrust, store: TrustStore)]
+  private let loop: CurlMultiLoop
+
+  init(configuration: CNPinnedSessionConfiguration) throws(CNPinnedSessionError) {
+    self.configuration = configuration
+    trustStore = try TrustStore(configuration.trust)
+    let proxies = try ProxyRules(
+      configuration.proxy, noProxy: configuration.noProxy, environment: ProxyRules.processEnvironment)
+    self.proxies = proxies
+    proxyTrustStores = try proxies.proxyTrusts.map { trust throws(CNPinnedSessionError) in (trust, try TrustStore(trust)) }
+    loop = try CurlMultiLoop(resolve: configuration.resolve)
+  }
+
+  deinit { loop.shutdown() }
+
+  /// The name of the network thread (`CNPSession-N`).
+  var threadName: String { loop.name }
+
+  func invalidate() { loop.shutdown() }
+
+  func exchange(_ hop: Hop) async -> HopReport {
+    let plan: RequestPlan
+    do throws(CNPinnedSessionError) {
+      plan = try RequestPlan(
+        request: hop.request, target: hop.target, configuration: configuration, withheld: hop.withheld,
+        cookies: Cookies.header(for: hop.request, from: hop.cookies), upload: hop.upload, destination: hop.destination,
+        connectOnly: hop.connectOnly, proxies: proxies)
+    } catch {
+      return HopReport(outcome: .failure(error), judgements: [], networkTime: nil)
+    }
+    let policy = RequestPolicy(
+      target: hop.target, trust: ObjectIdentifier(trustStore), manager: hop.manager, unpinnedHosts: configuration.unpinnedHosts,
+      requirements: hop.requirements, sessionMinimum: configuration.minimumTLSVersion,
+      wantsPresentedChain: hop.wantsPresentedChain)
+    let proxyTrustStore = plan.proxy.flatMap { route in
+      route.isHTTPS ? proxyTrustStores.first { $0.trust == route.trust }?.store : nil
+    }
+    let transfer = CurlTransfer(
+      plan: plan, policy: policy, trustStore: trustStore, proxyTrustStore: proxyTrustStore, destination: hop.destination,
+      progress: hop.progress)
+    let report = await loop.perform(transfer)
+    // The response object is made here, in the requesting task, not on the network thread.
+    let outcome = report.result.flatMap { response in
+      Result { () throws(CNPinnedSessionError) in try response.outcome(for: plan) }
+    }
+    return HopReport(outcome: outcome, judgements: report.judgements, networkTime: report.networkTime)
+  }
+}
+#endif

@@ -1,0 +1,34 @@
+import CNPinning
+import Foundation
+
+/// What follows a verdict, outside every C callback and every delegate, in the requesting task:
+/// an observer event per judgement, and each pin failure (or expiry) reported to the manager's
+/// handler and, with a `reportURI`, uploaded. The same on every platform.
+struct ConnectionEffects: Sendable {
+  /// Uploads failure reports; nil for the session that uploads them (no recursion).
+  let uploader: ReportUploader?
+
+  func emit(
+    _ judgements: [Judgement], target: RequestTarget, manager: CNPinningManager?,
+    observer: (@Sendable (CNConnectionEvent) -> Void)?
+  ) {
+    for judgement in judgements {
+      observer?(event(for: judgement, target: target))
+      guard let uploader, let manager, let pinning = judgement.pinning,
+        let report = manager.report(pinning, host: target.host, port: target.port, chain: judgement.verifiedChain)
+      else { continue }
+      if let reportURI = manager.configuration(for: target.hostName)?.configuration.reportURI, manager.shouldUpload(report) {
+        uploader.upload(report, to: reportURI)
+      }
+    }
+  }
+
+  private func event(for judgement: Judgement, target: RequestTarget) -> CNConnectionEvent {
+    CNConnectionEvent(
+      host: target.host, port: target.port, isReusedConnection: judgement.use == .reused,
+      isResumedSession: judgement.use == .resumed, verifiedChain: judgement.verifiedChain,
+      presentedChain: judgement.presentedChain, pinning: judgement.pinning, error: judgement.rejection,
+      tlsVersion: CNTLSVersion(rawValue: judgement.protocolVersion),
+      httpVersion: judgement.applicationProtocol.map { $0 == "h2" ? "HTTP/2" : $0.uppercased() })
+  }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one rule by which headers from a configuration join a request, on both platforms and in
+/// the URLSession protocol: the request's own fields win over the added ones (names compared
+/// without regard to ASCII case), and `withheld` credential names are sent by neither.
+enum RequestHeaders {
+  /// A field to send, with its name as written and in ASCII lower case.
+  struct Field {
+    let key: String
+    let name: String
+    let value: String
+  }
+
+  /// The fields of `request` over `additional`, without the `withheld` names, by lower-case name.
+  static func merged(_ request: URLRequest, additional: [String: String], withheld: CredentialHeaders?) -> [String: Field] {
+    var fields: [String: Field] = [:]
+    for (name, value) in additional.sorted(by: { $0.key < $1.key }) {
+      let key = lowercasedASCII(name)
+      fields[key] = Field(key: key, name: name, value: value)
+    }
+    for (name, value) in request.allHTTPHeaderFields ?? [:] {
+      let key = lowercasedASCII(name)
+      fields[key] = Field(key: key, name: name, value: value)
+    }
+    if let withheld { fields = fields.filter { !withheld.contains($0.key) } }
+    return fields
+  }
+
+  /// `request` with the fields `merged` gives it.
+  static func adding(_ additional: [String: String], to request: URLRequest, withheld: CredentialHeaders? = nil)
+    -> URLRequest
+  {
+    guard !additional.isEmpty || withheld != nil else { return request }
+    var result = request
+    result.allHTTPHeaderFields = [:]
+    for field in merged(request, additional: additional, withheld: withheld).values {
+      result.setValue(field.value, forHTTPHeaderField: field.name)
+    }
+    return result
+  }
+
+  static func lowercasedASCII(_ name: String) -> String {
+    guard name.utf8.contains(where: { (0x41...0x5A).contains($0) }) else { return name }
+    return String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+  }
+}

@@ -1,0 +1,54 @@
+import CNPinning
+import Foundation
+
+/// A hop's URL, checked and canonicalised once, before anything looks at its host: the pins, the
+/// transport-security exceptions and the unpinned-host rule are looked up with `hostName`, TLS
+/// verifies `host`, and the transport connects to `connectionURL`. So every spelling of a host —
+/// upper case, a trailing dot, an IPv6 address written out, an IPv4-mapped IPv6 address — is one
+/// host for all of them, and none can reach a server under another host's rules.
+struct RequestTarget: Sendable {
+  /// The URL as the caller gave it: what responses and errors report.
+  let url: URL
+  /// The URL with its host in canonical form: what the transport connects to.
+  let connectionURL: URL
+  let isHTTPS: Bool
+  let hostName: HostName
+  let port: Int
+
+  /// The canonical host: ASCII lower case, no trailing dot, IPv6 in RFC 5952 form without
+  /// brackets, an IPv4-mapped IPv6 address as the IPv4 address.
+  var host: String { hostName.normalized }
+
+  /// `scheme://host:port` with the canonical host: where credentials and cookies belong.
+  var origin: String { "\(isHTTPS ? "https" : "http")://\(host):\(port)" }
+
+  /// Checks `url`: an absolute `http` or `https` URL whose host parses (`127.1`, `2130706433`
+  /// and the deprecated IPv4-compatible IPv6 forms do not: they are refused, saying why).
+  init(_ url: URL?) throws(CNPinnedSessionError) {
+    guard let url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+      let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+      let written = components.percentEncodedHost, !written.isEmpty
+    else { throw .invalidURL(url?.absoluteString ?? "") }
+    let bare = written.hasPrefix("[") && written.hasSuffix("]") ? String(written.dropFirst().dropLast()) : written
+    // The host as libcurl would read it: percent-encoding is decoded first (and a host that
+    // still needs it is refused by the parse).
+    let decoded = bare.removingPercentEncoding ?? bare
+    switch HostName.parse(decoded) {
+    case .success(let name): hostName = name
+    case .failure(let invalid): throw .invalidHost(host: decoded, reason: invalid.reason)
+    }
+    self.url = url
+    isHTTPS = scheme == "https"
+    port = components.port ?? (isHTTPS ? 443 : 80)
+    guard (1...65535).contains(port) else { throw .invalidURL(url.absoluteString) }
+    let canonical = hostName.normalized.contains(":") ? "[\(hostName.normalized)]" : hostName.normalized
+    if written == canonical {
+      connectionURL = url
+    } else {
+      var rewritten = components
+      rewritten.percentEncodedHost = canonical
+      guard let connectionURL = rewritten.url else { throw .invalidURL(url.absoluteString) }
+      self.connectionURL = connectionURL
+    }
+  }
+}
