@@ -42,11 +42,10 @@ enum RedirectPolicy {
     return next
   }
 
-  /// Scheme, lower-cased host and port: where credentials may go.
+  /// Scheme, canonical host and port (`RequestTarget.origin`): where credentials may go. A URL
+  /// the session would refuse is an origin of its own.
   static func origin(of url: URL) -> String {
-    let scheme = url.scheme?.lowercased() ?? ""
-    let port = url.port ?? (scheme == "https" ? 443 : 80)
-    return "\(scheme)://\((url.host ?? "").lowercased()):\(port)"
+    (try? RequestTarget(url))?.origin ?? "not a target: \(url.absoluteString)"
   }
 }
 

@@ -42,6 +42,11 @@ struct HostTests {
     ("127.0.0.1", "127.0.0.1"),
     ("2001:db8::1", "2001:db8::1"),
     ("[2001:db8:0:0:0:0:0:1]", "2001:db8::1"),
+    // an IPv4-mapped IPv6 address is the IPv4 address, however it is written
+    ("::ffff:127.0.0.1", "127.0.0.1"),
+    ("[::FFFF:7F00:1]", "127.0.0.1"),
+    ("0:0:0:0:0:ffff:7f00:0001", "127.0.0.1"),
+    ("127.0.0.1.", "127.0.0.1"),
   ])
   func resolvesToTheMostSpecificDomain(_ host: String, _ domain: String) throws {
     let resolved = try #require(Self.manager.configuration(for: host))
@@ -93,6 +98,11 @@ struct HostTests {
     ("fe80::1%eth0", "IPv6 zone identifiers (%…) are not supported"),
     ("1:2:3:4:5:6:7:8:9", "contains a port or is not a valid IPv6 address"),
     ("[1::2::3]", "is not a valid IPv6 address"),
+    ("::127.0.0.1", "is an IPv4-compatible IPv6 address, not in use; write the IPv4 address 127.0.0.1"),
+    ("[::7f00:1]", "is an IPv4-compatible IPv6 address, not in use; write the IPv4 address 127.0.0.1"),
+    ("::ffff:0:10.0.0.1", "is an IPv4-translated IPv6 address, not in use; write the IPv4 address 10.0.0.1"),
+    ("127.1", "ends in a numeric label but is not an IPv4 address in dotted-decimal form"),
+    ("2130706433", "ends in a numeric label but is not an IPv4 address in dotted-decimal form"),
     // Length is checked before anything else reads the text (a long IPv6 literal once took
     // minutes to refuse).
     ("[" + String(repeating: "0:", count: 200) + "1]", "longer than 253 characters"),
@@ -122,6 +132,7 @@ struct HostTests {
     ("example.com.", "example.com"),
     ("[::1]", "::1"),
     ("0:0::1", "::1"),
+    ("::ffff:10.0.0.1", "10.0.0.1"),
   ])
   func hostsThatNormaliseAlikeAreDuplicates(_ first: String, _ second: String) {
     let keys = [first, second].sorted()
