@@ -16,29 +16,56 @@ struct CurlResult: Sendable {
   var isSuccess: Bool { code == CURLE_OK }
 }
 
-/// Turns a failed transfer into the session's error, using what the TLS hooks saw of the
-/// handshake. Certificate refusals are judged by `ConnectionVerdict` before this is asked.
+/// What is known of a failed transfer, as a value (the failure path's counterpart of
+/// `ConnectionFacts`): libcurl's result and what the TLS hooks saw, collected on the network
+/// thread when the transfer ends.
+struct TransferFailureFacts: Sendable {
+  let result: CurlResult
+  /// Why a TLS context could not be set up, when one could not.
+  let setupFailure: TLSSetupFailure?
+  /// What the hooks saw of the handshake of the connection the transfer made, if any.
+  let handshake: HandshakeFailureFacts
+  /// Whether the origin's TLS context was set up (a failure before it was an HTTPS proxy's).
+  let reachedOrigin: Bool
+}
+
+/// Turns a failed transfer into the session's error: a pure function of the failure's facts and
+/// the request's plan and policy. Certificate refusals are judged by `ConnectionVerdict` before
+/// this is asked. The table, first match wins:
+///
+/// | facts | error |
+/// | --- | --- |
+/// | through a proxy: its name unresolved, its port refused, CONNECT answered ≥ 300, its own TLS failed | `proxyFailed`, `untrustedProxy` |
+/// | a TLS context could not be set up | `tlsHandshakeFailed` |
+/// | `COULDNT_RESOLVE_HOST` | `cannotResolveHost` |
+/// | `COULDNT_CONNECT` (`ECONNREFUSED`, else any) | `connectionRefused`, `cannotConnect` |
+/// | `OPERATION_TIMEDOUT` | `timedOut` |
+/// | `SSL_CONNECT_ERROR` (the server chose or offered only a version below the minimum, else any) | `transportSecurity`, `tlsHandshakeFailed` |
+/// | `PEER_FAILED_VERIFICATION`, `SSL_CERTPROBLEM`, `SSL_CACERT_BADFILE` | `untrustedChain` |
+/// | `SEND_ERROR`, `RECV_ERROR`, `GOT_NOTHING`, `PARTIAL_FILE` | `connectionLost` |
+/// | `WEIRD_SERVER_REPLY`, `BAD_CONTENT_ENCODING`, `HTTP2`, `HTTP2_STREAM` | `invalidResponse` |
+/// | `UNSUPPORTED_PROTOCOL`, `URL_MALFORMAT` | `invalidURL` |
+/// | `WRITE_ERROR` | `transferFailed` (the body could not be written) |
+/// | anything else | `transferFailed`, with libcurl's message and code |
 enum CurlErrorMapping {
-  static func error(for result: CurlResult, transfer: CurlTransfer) -> CNPinnedSessionError {
-    let host = transfer.plan.host
-    if let proxy = transfer.plan.proxy, let failure = proxyError(for: result, proxy: proxy, transfer: transfer) {
+  static func error(for facts: TransferFailureFacts, plan: RequestPlan, policy: RequestPolicy) -> CNPinnedSessionError {
+    let host = plan.host
+    let result = facts.result
+    if let proxy = plan.proxy, let failure = proxyError(for: facts, proxy: proxy, plan: plan) {
       return failure
     }
-    if let setup = transfer.setupFailure { return .tlsHandshakeFailed(host: host, reason: setup.reason) }
-    let handshake = transfer.createdConnection?.failure ?? HandshakeFailureFacts()
+    if let setup = facts.setupFailure { return .tlsHandshakeFailed(host: host, reason: setup.reason) }
     let message = result.message
     switch result.code {
     case CURLE_COULDNT_RESOLVE_HOST:
       return .cannotResolveHost(host: host)
     case CURLE_COULDNT_CONNECT:
       return result.osError == Int(ECONNREFUSED)
-        ? .connectionRefused(host: host, port: transfer.plan.port) : .cannotConnect(host: host, reason: message)
+        ? .connectionRefused(host: host, port: plan.port) : .cannotConnect(host: host, reason: message)
     case CURLE_OPERATION_TIMEDOUT:
-      return .timedOut(host: host, seconds: transfer.plan.timeout)
+      return .timedOut(host: host, seconds: plan.timeout)
     case CURLE_SSL_CONNECT_ERROR:
-      if let violation = ConnectionVerdict.versionViolation(
-        handshake, under: transfer.policy, offered: transfer.policy.minimumTLSVersion)
-      {
+      if let violation = ConnectionVerdict.versionViolation(facts.handshake, under: policy, offered: policy.minimumTLSVersion) {
         return .transportSecurity(violation)
       }
       return .tlsHandshakeFailed(host: host, reason: message)
@@ -49,7 +76,7 @@ enum CurlErrorMapping {
     case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
       return .invalidResponse(host: host, reason: message)
     case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
-      return .invalidURL(transfer.plan.url.absoluteString)
+      return .invalidURL(plan.url.absoluteString)
     case CURLE_WRITE_ERROR:
       return .transferFailed(host: host, reason: "cannot write the response body: \(message)")
     default:
@@ -59,7 +86,10 @@ enum CurlErrorMapping {
 
   /// A failure of the proxy itself: reaching it, its TLS (before the origin's began), or its
   /// answer to CONNECT. Nil when the failure was the origin's.
-  private static func proxyError(for result: CurlResult, proxy: ProxyRoute, transfer: CurlTransfer) -> CNPinnedSessionError? {
+  private static func proxyError(for facts: TransferFailureFacts, proxy: ProxyRoute, plan: RequestPlan)
+    -> CNPinnedSessionError?
+  {
+    let result = facts.result
     let name = "\(proxy.host):\(proxy.port)"
     switch result.code {
     case CURLE_COULDNT_RESOLVE_PROXY:
@@ -72,10 +102,10 @@ enum CurlErrorMapping {
     if result.connectCode >= 300 {
       let hint = result.connectCode == 407 ? " (proxy authentication required)" : ""
       return .proxyFailed(
-        proxy: name, reason: "CONNECT \(transfer.plan.host):\(transfer.plan.port) was answered \(result.connectCode)\(hint)")
+        proxy: name, reason: "CONNECT \(plan.host):\(plan.port) was answered \(result.connectCode)\(hint)")
     }
-    guard proxy.isHTTPS, !transfer.reachedOrigin else { return nil }
-    if let setup = transfer.setupFailure { return .proxyFailed(proxy: name, reason: setup.reason) }
+    guard proxy.isHTTPS, !facts.reachedOrigin else { return nil }
+    if let setup = facts.setupFailure { return .proxyFailed(proxy: name, reason: setup.reason) }
     switch result.code {
     case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
       return .untrustedProxy(proxy: name, reason: result.message)

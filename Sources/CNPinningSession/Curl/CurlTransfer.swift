@@ -24,11 +24,11 @@ final class CurlTransfer: @unchecked Sendable {
   /// once a request is judged, for a fresh connection should libcurl retry.
   private var proxyHandshakeIsNext: Bool
   /// Whether the origin's TLS context was set up (a failure before it was the proxy's).
-  private(set) var reachedOrigin = false
+  private var reachedOrigin = false
   /// The connection this request set up, when it made one (its handshake facts explain a failure).
-  private(set) var createdConnection: TLSConnectionState?
+  private var createdConnection: TLSConnectionState?
   /// Why this request's TLS context could not be set up.
-  private(set) var setupFailure: TLSSetupFailure?
+  private var setupFailure: TLSSetupFailure?
   /// Every verdict on this request's connections, in order (libcurl may retry once on a fresh
   /// connection when a reused one turns out dead).
   private(set) var judgements: [Judgement] = []
@@ -175,12 +175,19 @@ final class CurlTransfer: @unchecked Sendable {
     if let uploadFailure { return .failure(uploadFailure) }
     guard result.isSuccess else {
       if let refused = refusedChainJudgement?.rejection { return .failure(refused) }
-      return .failure(CurlErrorMapping.error(for: result, transfer: self))
+      return .failure(CurlErrorMapping.error(for: failureFacts(result), plan: plan, policy: policy))
     }
     if plan.isHTTPS, judgements.isEmpty {
       return .failure(.untrustedChain(host: plan.host, reason: "the connection was not verified"))
     }
     return .success(CurlResponse(head: head, body: body))
+  }
+
+  /// What is known of the failure, as a value.
+  private func failureFacts(_ result: CurlResult) -> TransferFailureFacts {
+    TransferFailureFacts(
+      result: result, setupFailure: setupFailure, handshake: createdConnection?.failure ?? HandshakeFailureFacts(),
+      reachedOrigin: reachedOrigin)
   }
 
   /// Ends the request: a streamed request body is released, a streamed response body ends
