@@ -24,9 +24,11 @@ enum RedirectPolicy {
     guard isRedirect(response.statusCode),
       let location = response.value(forHTTPHeaderField: "Location"), !location.isEmpty
     else { return nil }
-    guard let base = request.url, let target = URL(string: location, relativeTo: base)?.absoluteURL,
-      let scheme = target.scheme?.lowercased(), scheme == "https" || scheme == "http", target.host != nil
-    else { throw .invalidURL(location) }
+    guard let base = request.url, let target = URL(string: location, relativeTo: base)?.absoluteURL else {
+      throw .invalidURL(location)
+    }
+    // Checked here as every hop is (an http or https URL with a host that parses).
+    _ = try RequestTarget(target)
 
     var next = request
     next.url = target
