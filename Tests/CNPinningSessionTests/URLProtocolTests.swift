@@ -285,4 +285,58 @@ final class BodyCollector: NSObject, URLSessionDataDelegate, @unchecked Sendable
     done?.resume(returning: error)
   }
 }
+/// Nothing goes around the pins: a scheme the pinned protocol declined would go to
+/// FoundationNetworking's own protocols (ftp in clear, its WebSocket with the system's trust).
+@Suite("URLSession schemes through CNPinningURLProtocol")
+struct URLProtocolSchemeTests {
+  static func pinnedProtocol() throws -> URLProtocol.Type {
+    let configuration = try URLSessionConfiguration.cnPinned(manager: try matchingPins())
+    return try #require(configuration.protocolClasses?.first as? URLProtocol.Type)
+  }
+
+  @Test(arguments: [
+    "https://api.test/", "http://api.test/", "HTTPS://api.test/", "ftp://api.test/", "ws://api.test/", "wss://api.test/",
+    "data:text/plain,hello", "file:///etc/passwd", "gopher://api.test/", "mailto:someone@api.test",
+  ])
+  func thePinnedProtocolClaimsEveryScheme(_ url: String) throws {
+    #expect(try Self.pinnedProtocol().canInit(with: URLRequest(url: try #require(URL(string: url)))))
+  }
+
+  /// With `unpinnedHosts: .deny`, an ftp URL with credentials once connected in clear and sent the
+  /// password; now it fails naming the scheme, and the server sees no connection.
+  @Test(arguments: ["ftp", "gopher", "ws", "wss", "data", "file"])
+  func otherSchemesFailNamingTheSchemeWithoutConnecting(_ scheme: String) async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.unpinnedHosts = .deny
+    let session = URLSession(configuration: try .cnPinned(manager: try matchingPins("127.0.0.1"), configuration: configuration))
+    let url =
+      switch scheme {
+      case "data": URL(string: "data:text/plain,hello")!
+      case "file": URL(string: "file:///etc/hostname")!
+      default: URL(string: "\(scheme)://user:secret@127.0.0.1:\(server.port)/")!
+      }
+    let failure = await URLProtocolTests.urlError { _ = try await session.data(from: url) }
+    #expect(failure?.code == .unsupportedURL)
+    #expect(failure?.localizedDescription.contains("\"\(scheme):\" URLs are refused") == true, "\(String(describing: failure))")
+    #expect(server.connections == 0)
+  }
+
+  /// A WebSocket task on a pinned configuration never connects: this toolchain's libcurl has no
+  /// WebSocket support (the task fails before choosing a protocol); with one that has, the task's
+  /// protocol would be the pinned one, which refuses ws and wss.
+  @Test func webSocketTasksNeverConnect() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let session = URLSession(configuration: try .cnPinned(manager: try matchingPins("127.0.0.1")))
+    for scheme in ["ws", "wss"] {
+      let task = session.webSocketTask(with: URL(string: "\(scheme)://127.0.0.1:\(server.port)/")!)
+      task.resume()
+      await #expect(throws: (any Error).self) { _ = try await task.receive() }
+      task.cancel()
+    }
+    #expect(server.connections == 0)
+  }
+}
 #endif

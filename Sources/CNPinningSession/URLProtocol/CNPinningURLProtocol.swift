@@ -13,6 +13,10 @@ extension URLSessionConfiguration {
   /// Each call makes a session with its own network thread, kept for the life of the process:
   /// make one pinned configuration per set of pins and reuse it, as URLSessions are reused.
   ///
+  /// Every scheme goes through the pinned protocol: `http` and `https` are pinned, and any other
+  /// (ftp, ws and wss, data, file, …) fails with `URLError(.unsupportedURL)` naming it, rather
+  /// than going to FoundationNetworking's own protocols unpinned.
+  ///
   /// Redirects are followed by the pinned session, each hop judged by its own host's pins. A
   /// refusal by trust or pins fails the task with `URLError(.serverCertificateUntrusted)` (an
   /// expired or not yet valid certificate with `.serverCertificateHasBadDate` or
@@ -52,16 +56,26 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
   /// already finished the task).
   private var isStopped = false
 
-  override class func canInit(with request: URLRequest) -> Bool {
-    guard let scheme = request.url?.scheme?.lowercased() else { return false }
-    return scheme == "https" || scheme == "http"
-  }
+  /// Every request of a pinned configuration is this protocol's: a scheme it declined would go
+  /// to FoundationNetworking's own protocols (ftp in clear, WebSocket with the system's trust),
+  /// around the pins. `http` and `https` go through the pinned session; any other scheme fails
+  /// in `startLoading`, naming it.
+  override class func canInit(with request: URLRequest) -> Bool { true }
 
   override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
   /// Called by FoundationNetworking on the URLSession task's work queue, as is `stopLoading`.
   override func startLoading() {
     guard !isStopped, let client else { return }
+    guard let scheme = request.url?.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
+      let scheme = request.url?.scheme.map { "\"\($0):\"" } ?? "scheme-less"
+      client.urlProtocol(
+        self,
+        didFailWithError: Self.unsupported(
+          "a pinned URLSession configuration carries only http and https: \(scheme) URLs are refused, not sent unpinned", request)
+      )
+      return
+    }
     guard let session = PinnedSessions.session(at: Slot.index), let task, let queue = TaskInternals.workQueue(of: task) else {
       client.urlProtocol(self, didFailWithError: Self.unsupported("this Foundation's URLSession task cannot be read", request))
       return
