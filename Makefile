@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # ld.gold prints one harmless line per sanitizer symbol; keep the output readable.
 QUIET_LINKER := grep -v "Cannot export local symbol" || true
 
-.PHONY: deps build demo test bench bench-peers leaks soak asan tsan apple-check docs format lint fuzz fuzz-long clean
+.PHONY: deps build demo test bench bench-peers leaks soak asan tsan apple-check docs format lint fuzz fuzz-long public-suffixes clean
 
 deps:
 	@scripts/deps.sh
@@ -111,6 +111,11 @@ fuzz: deps
 RUNS ?= 10000000
 fuzz-long: deps
 	scripts/fuzz.sh long $(RUNS)
+
+# The public suffix list the cookie rules use, and its tests, regenerated from Debian's
+# publicsuffix package (MPL-2.0; the tests CC0) into Swift: run when Debian updates the list.
+public-suffixes: deps
+	python3 scripts/generate-public-suffixes.py
 
 clean:
 	rm -rf .build Fuzz/.build

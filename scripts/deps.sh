@@ -10,6 +10,8 @@ debian_packages=(libssl-dev libcurl4-openssl-dev pkg-config openssl ca-certifica
 debian_packages+=(nginx-light curl gcc libc6-dev)
 # Real proxies for the proxy tests: tinyproxy (HTTP CONNECT) and socat (TLS in front of it).
 debian_packages+=(tinyproxy-bin socat)
+# The public suffix list, from which `make public-suffixes` regenerates the cookie rules' copy.
+debian_packages+=(publicsuffix)
 # Independent JOSE signers for the enterprise-policy interoperability tests.
 python_packages=("PyJWT[crypto]>=2.6")
 

@@ -1,7 +1,7 @@
 // Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
 #if os(Linux) && !CNPINNING_APPLE_CHECK
 import CNPinning
-import CNPinningSession
+@testable import CNPinningSession
 import CNPinningTestKit
 import Foundation
 import Testing
@@ -113,4 +113,150 @@ struct CookieTests {
         == ["sid=abc", "theme=dark"])
   }
 }
+
+/// RFC 6265bis as browsers apply it, on both paths (CNPinnedSession and URLSession through the
+/// pinned configuration), against an attacker who can intercept any unpinned host.
+@Suite("Cookie rules")
+struct CookieRuleTests {
+  /// One server for every name (each resolved to it), that sets on /set whatever cookies the
+  /// test gives and answers any other path with the Cookie it got.
+  final class Server: Sendable {
+    let pki: TestPKI
+    let tls: LocalTLSServer
+    let plain: LocalTLSServer
+    let names = ["api.test", "evil.test", "api.example.test", "www.example.test"]
+
+    init(setCookies: [String]) throws {
+      pki = try TestPKI(dnsNames: names)
+      let handler: @Sendable (LocalTLSServer.Request) -> LocalTLSServer.Response = { request in
+        request.target == "/set"
+          ? .init(headers: setCookies.map { .init("Set-Cookie", $0) }, body: Data("set".utf8))
+          : .text(request.header("Cookie") ?? "-")
+      }
+      tls = try LocalTLSServer.start(.init(identity: pki.leaf, handler: handler))
+      var plainSetup = LocalTLSServer.Configuration(identity: pki.leaf, handler: handler)
+      plainSetup.behavior = .plainHTTP
+      plain = try LocalTLSServer.start(plainSetup)
+    }
+
+    /// Pins for api.test and api.example.test only; unpinned hosts allowed; plain http allowed.
+    func configuration(storage: HTTPCookieStorage) throws -> CNPinnedSessionConfiguration {
+      var configuration = CNPinnedSessionConfiguration()
+      configuration.resolve = names.flatMap { name in
+        [tls, plain].map { CNHostOverride(host: name, port: $0.port, address: "127.0.0.1") }
+      }
+      configuration.trust = .customAnchors([pki.root.certificate])
+      configuration.httpCookieStorage = storage
+      configuration.transportSecurity = .disabled
+      return configuration
+    }
+
+    func manager() throws -> CNPinningManager {
+      let links = [(CNChainLink.LinkType.prefixWithNumber, "Test Root X"), (.prefixWithNumber, "R"), (.exact, "api.test")]
+      let chain = try CNChain(links.map { try CNChainLink($0.0, $0.1) })
+      return try CNPinningManager(configuration: [
+        "api.test": CNConfiguration([chain]), "api.example.test": CNConfiguration([chain]),
+      ])
+    }
+
+    func url(_ host: String, _ path: String, https: Bool = true) -> URL {
+      (https ? tls : plain).url(path, hostName: host)
+    }
+  }
+
+  /// The two ways an app sends a request through the pins.
+  enum Path: CaseIterable, Sendable {
+    case pinnedSession, urlSession
+  }
+
+  /// `GET url` through `path`, returning the body (the Cookie the server got).
+  static func get(_ url: URL, via path: Path, server: Server, storage: HTTPCookieStorage) async throws -> String {
+    switch path {
+    case .pinnedSession:
+      let session = try CNPinnedSession(manager: try server.manager(), configuration: try server.configuration(storage: storage))
+      return String(try await session.data(from: url).0)
+    case .urlSession:
+      let configuration = try URLSessionConfiguration.cnPinned(
+        manager: try server.manager(), configuration: try server.configuration(storage: storage))
+      configuration.httpCookieStorage = storage
+      return String(try await URLSession(configuration: configuration).data(from: url).0)
+    }
+  }
+
+  /// An intercepted unpinned host plants `sid=FIXED; Domain=test`: a cookie for every `.test` host,
+  /// which FoundationNetworking's storage would keep and send to the pinned `api.test` (session
+  /// fixation through the pinned channel). A public suffix is no cookie domain.
+  @Test(arguments: Path.allCases)
+  func cookiesTossedOntoAPublicSuffixNeverReachAPinnedHost(_ path: Path) async throws {
+    let server = try Server(setCookies: ["sid=FIXED; Domain=test; Path=/", "own=1; Path=/"])
+    let storage = CookieTests.storage()
+    #expect(try await Self.get(server.url("evil.test", "/set"), via: path, server: server, storage: storage) == "set")
+    #expect(try await Self.get(server.url("api.test", "/me"), via: path, server: server, storage: storage) == "-")
+    #expect(try await Self.get(server.url("evil.test", "/me"), via: path, server: server, storage: storage) == "own=1")
+    #expect((storage.cookies ?? []).map(\.name) == ["own"])
+  }
+
+  /// A `Secure` cookie the pinned host sets for its whole domain never goes to a plain-http
+  /// sibling (FoundationNetworking added it to the request itself, ignoring `Secure`).
+  @Test(arguments: Path.allCases)
+  func secureCookiesOfAPinnedHostStayOffPlainHTTP(_ path: Path) async throws {
+    let server = try Server(setCookies: ["sid=S; Secure; Domain=example.test; Path=/", "theme=dark; Domain=example.test"])
+    let storage = CookieTests.storage()
+    _ = try await Self.get(server.url("api.example.test", "/set"), via: path, server: server, storage: storage)
+    let overHTTP = try await Self.get(
+      server.url("www.example.test", "/me", https: false), via: path, server: server, storage: storage)
+    #expect(overHTTP == "theme=dark")
+    let overHTTPS = try await Self.get(server.url("www.example.test", "/me"), via: path, server: server, storage: storage)
+    #expect(Set(overHTTPS.components(separatedBy: "; ")) == ["sid=S", "theme=dark"])
+  }
+
+  /// One response head of 5,000 distinct cookies (under the head limit): at most `perResponse`
+  /// are kept, in order (with HTTPCookieStorage.shared the old code took 8–61 s and kept 8,659).
+  @Test(arguments: Path.allCases)
+  func aCookieStormKeepsAtMostFiftyCookies(_ path: Path) async throws {
+    let server = try Server(setCookies: (0..<5000).map { "c\($0)=v; Path=/" })
+    let storage = CookieTests.storage()
+    _ = try await Self.get(server.url("api.test", "/set"), via: path, server: server, storage: storage)
+    let kept = storage.cookies ?? []
+    #expect(kept.count == Cookies.perResponse)
+    #expect(Set(kept.map(\.name)) == Set((0..<Cookies.perResponse).map { "c\($0)" }))
+  }
+
+  @Test(arguments: [
+    ("https://api.example.com/", "a=1; Domain=example.com", ".example.com"),
+    ("https://api.example.com/", "a=1", "api.example.com"),
+    ("https://api.example.com/", "a=1; Domain=com", nil),
+    ("https://api.example.co.uk/", "a=1; Domain=co.uk", nil),
+    ("https://github.io/", "a=1; Domain=github.io", "github.io"),
+    ("https://me.github.io/", "a=1; Domain=github.io", nil),
+    ("https://api.example.com/", "a=1; Domain=other.com", nil),
+    ("http://api.example.com/", "a=1; Secure", nil),
+    ("https://api.example.com/", "a=1; Secure", "api.example.com"),
+    ("https://api.example.com/", "__Secure-a=1", nil),
+    ("https://api.example.com/", "__Secure-a=1; Secure; Domain=example.com", ".example.com"),
+    ("https://api.example.com/", "__Host-a=1; Secure; Path=/", "api.example.com"),
+    ("https://api.example.com/", "__Host-a=1; Path=/", nil),
+    ("https://api.example.com/", "__Host-a=1; Secure; Path=/x", nil),
+    ("https://api.example.com/", "__Host-a=1; Secure; Path=/; Domain=example.com", nil),
+    ("https://127.0.0.1/", "a=1; Domain=127.0.0.1", "127.0.0.1"),
+    ("https://api.example.com/", "a=" + String(repeating: "x", count: 5000), nil),
+  ])
+  func whichCookiesAreKept(_ url: String, _ line: String, _ domain: String?) throws {
+    let url = try #require(URL(string: url))
+    let offered = try #require(HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url).first)
+    #expect(Cookies.accepted(offered, from: try RequestTarget(url))?.domain == domain)
+  }
+
+  /// A storage someone else filled (FoundationNetworking's own protocol, the app) offers a
+  /// cookie on `.test` for `api.test`; the session does not send it.
+  @Test func aStoredPublicSuffixCookieIsNeverSent() throws {
+    let storage = CookieTests.storage()
+    let planted = try #require(
+      HTTPCookie(properties: [.name: "sid", .value: "FIXED", .domain: ".test", .path: "/"]))
+    storage.setCookie(planted)
+    #expect(storage.cookies(for: URL(string: "https://api.test/")!)?.count == 1, "FoundationNetworking would send it")
+    #expect(Cookies.header(for: URLRequest(url: URL(string: "https://api.test/")!), from: storage) == nil)
+  }
+}
+
 #endif

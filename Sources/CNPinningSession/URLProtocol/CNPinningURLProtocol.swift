@@ -99,6 +99,14 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
     for case (let name as String, let value as String) in settings.httpAdditionalHeaders ?? [:] { sessionHeaders[name] = value }
     request = RequestHeaders.adding(sessionHeaders, to: request)
     let cookies = settings.httpShouldSetCookies ? settings.httpCookieStorage : nil
+    // FoundationNetworking put the storage's cookies in the request itself, Secure ones and ones
+    // planted on a public suffix included: that header is dropped, and the pinned session derives
+    // it again from the storage under its own rules. A Cookie the app set is kept.
+    if let cookies, let added = Self.cookieHeaderFoundationAdds(for: request, from: cookies),
+      request.value(forHTTPHeaderField: "Cookie") == added
+    {
+      request.setValue(nil, forHTTPHeaderField: "Cookie")
+    }
     // A task whose data goes to a delegate gets the body as it arrives; a completion-handler
     // task keeps only the last piece it is given, so it gets the body whole, in one report
     // (without a delegate, no task can be the delegate's).
@@ -144,6 +152,13 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
     case .stream(let stream):
       return (request, .stream(UploadSource.BodyStream(stream: stream)))
     }
+  }
+
+  /// The `Cookie` header FoundationNetworking sets on a task's request from its storage
+  /// (`URLSession._Configuration.setCookies`: every cookie `cookies(for:)` returns).
+  private static func cookieHeaderFoundationAdds(for request: URLRequest, from storage: HTTPCookieStorage) -> String? {
+    guard let url = request.url, let stored = storage.cookies(for: url), !stored.isEmpty else { return nil }
+    return HTTPCookie.requestHeaderFields(with: stored)["Cookie"]
   }
 
   private static func unsupported(_ reason: String, _ request: URLRequest) -> URLError {

@@ -1,0 +1,127 @@
+import CNPinning
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Cookies for one hop of a request, from and into a cookie storage, under the rules of
+/// RFC 6265bis as browsers apply them — whoever else (FoundationNetworking) adds or keeps them:
+///
+/// - **Sent**: only cookies whose domain and path match the URL and that have not expired;
+///   `Secure` ones only over https; none whose `Domain` is a public suffix (a cookie planted on
+///   `.com` reaches no one through the session).
+/// - **Kept**: at most `perResponse` cookies of one response, in order (the rest are dropped: a
+///   response of thousands of `Set-Cookie` lines costs a bounded amount); none larger than
+///   `maximumSize`; a `Secure` cookie (or a `__Secure-`/`__Host-` one) only from https, and a
+///   plain-http response cannot replace one; a `Domain` that is a public suffix is refused (or,
+///   when it is the host itself, the cookie is kept for that host alone); `__Host-` cookies carry
+///   no `Domain` and have the path `/`. When the cookie's domain already holds `perDomain`
+///   cookies, or the storage `total`, a new cookie is dropped (one that replaces a stored cookie
+///   of the same name, domain and path is always kept): nothing an origin sends can push out the
+///   cookies others set.
+enum Cookies {
+  /// The most cookies kept from one response (RFC 6265 asks for at least 50 per domain).
+  static let perResponse = 50
+  /// The most cookies kept for one domain.
+  static let perDomain = 50
+  /// The most cookies a storage is made to hold (RFC 6265's minimum for user agents: 3000).
+  static let total = 3000
+  /// The largest cookie kept: name, value and attributes (RFC 6265's minimum: 4096 bytes).
+  static let maximumSize = 4096
+
+  /// The `Cookie` header value for `request` from `storage`: nil when there is no storage, the
+  /// request opts out or sets its own `Cookie`, or nothing is stored for its URL.
+  static func header(for request: URLRequest, from storage: HTTPCookieStorage?) -> String? {
+    guard let storage, request.httpShouldHandleCookies, request.value(forHTTPHeaderField: "Cookie") == nil,
+      let url = request.url, let target = try? RequestTarget(url)
+    else { return nil }
+    let path = url.path.isEmpty ? "/" : url.path
+    let now = Date()
+    let cookies = (storage.cookies(for: url) ?? []).filter { cookie in
+      (target.isHTTPS || !cookie.isSecure) && (cookie.expiresDate.map { $0 > now } ?? true)
+        && domainMatches(cookie, host: target.host) && pathMatches(cookie.path, path)
+    }
+    guard !cookies.isEmpty else { return nil }
+    return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+  }
+
+  /// Keeps the cookies `response` sets, for the URL `request` was sent to, under the rules above.
+  static func store(from response: HTTPURLResponse, of request: URLRequest, in storage: HTTPCookieStorage?) {
+    guard let storage, request.httpShouldHandleCookies, let url = request.url,
+      response.value(forHTTPHeaderField: "Set-Cookie") != nil, let target = try? RequestTarget(url)
+    else { return }
+    var fields: [String: String] = [:]
+    for case (let name as String, let value as String) in response.allHeaderFields { fields[name] = value }
+    let offered = HTTPCookie.cookies(withResponseHeaderFields: fields, for: url).prefix(perResponse)
+    let kept: [HTTPCookie] = offered.compactMap { cookie in accepted(cookie, from: target) }
+    guard !kept.isEmpty else { return }
+    var stored = storage.cookies ?? []
+    for cookie in kept {
+      let replaces = stored.first { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
+      if let replaces {
+        // A plain-http response leaves a Secure cookie alone.
+        if replaces.isSecure && !target.isHTTPS { continue }
+      } else {
+        if !target.isHTTPS, stored.contains(where: { $0.isSecure && $0.name == cookie.name && overlaps($0, cookie) }) {
+          continue
+        }
+        let domain = bareDomain(cookie)
+        let inDomain = stored.reduce(0) { count, other in bareDomain(other) == domain ? count + 1 : count }
+        guard stored.count < total, inDomain < perDomain else { continue }
+      }
+      storage.setCookie(cookie)
+      stored.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
+      stored.append(cookie)
+    }
+  }
+
+  /// `cookie` as it may be kept from a response for `target`, or nil when it must be refused.
+  static func accepted(_ cookie: HTTPCookie, from target: RequestTarget) -> HTTPCookie? {
+    let size = cookie.name.utf8.count + cookie.value.utf8.count + cookie.domain.utf8.count + cookie.path.utf8.count
+    guard size <= maximumSize, !cookie.name.isEmpty || !cookie.value.isEmpty else { return nil }
+    let wantsSecure = cookie.isSecure || cookie.name.hasPrefix("__Secure-") || cookie.name.hasPrefix("__Host-")
+    if wantsSecure && !(target.isHTTPS && cookie.isSecure) { return nil }
+    let hasDomain = cookie.domain.hasPrefix(".")
+    if cookie.name.hasPrefix("__Host-") && (hasDomain || cookie.path != "/") { return nil }
+    guard hasDomain else { return bareDomain(cookie) == target.host ? cookie : nil }
+    let domain = bareDomain(cookie)
+    // The host must lie in the cookie's domain; an address only names itself.
+    guard domain == target.host || (!target.hostName.isIPAddress && target.host.hasSuffix("." + domain)) else { return nil }
+    if target.hostName.isIPAddress || PublicSuffixList.isPublicSuffix(domain) {
+      // A public suffix (or an address) as Domain: kept for the host alone when it is the host.
+      guard domain == target.host else { return nil }
+      var properties = cookie.properties ?? [:]
+      properties[.domain] = target.host
+      return HTTPCookie(properties: properties)
+    }
+    return cookie
+  }
+
+  /// Whether `cookie` may be sent to `host`: its own host, or, for a `Domain` cookie, a name in
+  /// that domain — never when the domain is a public suffix.
+  private static func domainMatches(_ cookie: HTTPCookie, host: String) -> Bool {
+    let domain = bareDomain(cookie)
+    guard cookie.domain.hasPrefix(".") else { return domain == host }
+    guard !PublicSuffixList.isPublicSuffix(domain) else { return false }
+    return host == domain || host.hasSuffix("." + domain)
+  }
+
+  /// RFC 6265 §5.1.4.
+  private static func pathMatches(_ cookiePath: String, _ path: String) -> Bool {
+    if cookiePath == path || cookiePath.isEmpty { return true }
+    guard path.hasPrefix(cookiePath) else { return false }
+    return cookiePath.hasSuffix("/") || path.dropFirst(cookiePath.count).hasPrefix("/")
+  }
+
+  /// Whether two cookies' domains contain one another.
+  private static func overlaps(_ first: HTTPCookie, _ second: HTTPCookie) -> Bool {
+    let (a, b) = (bareDomain(first), bareDomain(second))
+    return a == b || a.hasSuffix("." + b) || b.hasSuffix("." + a)
+  }
+
+  /// The cookie's domain without the leading dot of a `Domain` cookie, in lower case.
+  private static func bareDomain(_ cookie: HTTPCookie) -> String {
+    (cookie.domain.hasPrefix(".") ? String(cookie.domain.dropFirst()) : cookie.domain).lowercased()
+  }
+}
