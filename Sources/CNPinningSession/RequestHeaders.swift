@@ -6,8 +6,13 @@ import FoundationNetworking
 
 /// The one rule by which headers from a configuration join a request, on both platforms and in
 /// the URLSession protocol: the request's own fields win over the added ones (names compared
-/// without regard to ASCII case), and `withheld` credential names are sent by neither.
+/// without regard to ASCII case), and `withheld` credential names are sent by neither. Fields
+/// meant for a proxy (`proxyOnly`) are the proxy's: the transport sends them to the proxy (in
+/// the CONNECT of a tunnel) and never to an origin.
 enum RequestHeaders {
+  /// Lower-case names of the fields that only a proxy may receive.
+  static let proxyOnly: Set<String> = ["proxy-authorization"]
+
   /// A field to send, with its name as written and in ASCII lower case.
   struct Field {
     let key: String
@@ -30,14 +35,25 @@ enum RequestHeaders {
     return fields
   }
 
-  /// `request` with the fields `merged` gives it.
-  static func adding(_ additional: [String: String], to request: URLRequest, withheld: CredentialHeaders? = nil)
-    -> URLRequest
-  {
-    guard !additional.isEmpty || withheld != nil else { return request }
+  /// `merged`'s fields split into those for the origin and those for a proxy only.
+  static func split(_ request: URLRequest, additional: [String: String], withheld: CredentialHeaders?) -> (
+    origin: [String: Field], proxy: [String: Field]
+  ) {
+    var origin = merged(request, additional: additional, withheld: withheld)
+    var proxy: [String: Field] = [:]
+    for key in proxyOnly { proxy[key] = origin.removeValue(forKey: key) }
+    return (origin, proxy)
+  }
+
+  /// `request` with the fields `merged` gives it; with `forOrigin`, without the proxy's.
+  static func adding(
+    _ additional: [String: String], to request: URLRequest, withheld: CredentialHeaders? = nil, forOrigin: Bool = false
+  ) -> URLRequest {
+    guard !additional.isEmpty || withheld != nil || forOrigin else { return request }
     var result = request
     result.allHTTPHeaderFields = [:]
-    for field in merged(request, additional: additional, withheld: withheld).values {
+    let fields = merged(request, additional: additional, withheld: withheld)
+    for field in fields.values where !(forOrigin && proxyOnly.contains(field.key)) {
       result.setValue(field.value, forHTTPHeaderField: field.name)
     }
     return result

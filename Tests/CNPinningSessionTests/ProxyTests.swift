@@ -43,6 +43,42 @@ struct ProxyTests {
     #expect(origin.requests.allSatisfy { $0.header("Proxy-Authorization") == nil })
   }
 
+  /// A `Proxy-Authorization` the app sets (in `httpAdditionalHeaders` or on the request) answers
+  /// the proxy's challenge in the CONNECT and never travels inside the tunnel to the origin
+  /// (before, the CONNECT went without it and every origin, intercepted ones included, got it).
+  @Test(arguments: [true, false])
+  func aProxyAuthorizationTheAppSetsGoesToTheProxyOnly(inConfiguration: Bool) async throws {
+    let pki = try TestPKI()
+    let origin = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let proxy = try TestProxy.start(credentials: (Self.credentials.user, Self.credentials.password))
+    let basic = "Basic " + Data("\(Self.credentials.user):\(Self.credentials.password)".utf8).base64EncodedString()
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.proxy = .http(host: "127.0.0.1", port: proxy.port)
+    configuration.timeoutIntervalForRequest = 10
+    if inConfiguration { configuration.httpAdditionalHeaders = ["Proxy-Authorization": basic] }
+    let session = try CNPinnedSession(
+      manager: try Self.originPins(), configuration: configuration.trusting(.customAnchors([pki.root.certificate])))
+    var request = URLRequest(url: URL(string: "https://127.0.0.1:\(origin.port)/")!)
+    if !inConfiguration { request.setValue(basic, forHTTPHeaderField: "Proxy-Authorization") }
+    let (body, response) = try await session.data(for: request)
+    #expect(response.statusCode == 200 && String(body) == "hello")
+    #expect(proxy.connectRequests() == ["127.0.0.1:\(origin.port)"])
+    #expect(origin.requests.count == 1 && origin.requests.allSatisfy { $0.header("Proxy-Authorization") == nil })
+  }
+
+  /// Without a proxy, an app's `Proxy-Authorization` goes nowhere.
+  @Test func withoutAProxyTheAppsProxyAuthorizationIsNotSent() async throws {
+    let pki = try TestPKI()
+    let origin = try LocalTLSServer.start(.init(identity: pki.leaf))
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.proxy = .direct
+    configuration.httpAdditionalHeaders = ["Proxy-Authorization": "Basic YWxpY2U6czNjcmV0"]
+    let session = try CNPinnedSession(
+      manager: try Self.originPins(), configuration: configuration.trusting(.customAnchors([pki.root.certificate])))
+    #expect(try await session.data(from: URL(string: "https://127.0.0.1:\(origin.port)/")!).1.statusCode == 200)
+    #expect(origin.requests.count == 1 && origin.requests.allSatisfy { $0.header("Proxy-Authorization") == nil })
+  }
+
   @Test func aRogueOriginBehindTheProxyIsRejectedByThePins() async throws {
     let pki = try TestPKI()
     let rogueRoot = try TestIdentity.root("Rogue Root CA")

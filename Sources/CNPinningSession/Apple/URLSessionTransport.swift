@@ -58,7 +58,9 @@ final class URLSessionTransport: HopTransport {
       host: hop.target.host, manager: hop.manager, trust: configuration.trust, unpinnedHosts: configuration.unpinnedHosts,
       judgements: judgements)
     // The configuration's headers are added here, per hop, so that withheld credentials stay out.
-    var merged = RequestHeaders.adding(configuration.httpAdditionalHeaders, to: hop.request, withheld: hop.withheld)
+    // URLSession answers proxies itself: a Proxy-Authorization the app set never reaches an origin.
+    var merged = RequestHeaders.adding(
+      configuration.httpAdditionalHeaders, to: hop.request, withheld: hop.withheld, forOrigin: true)
     // The URLSession underneath keeps no cookies: the hop's come from `cookies`, as on Linux.
     if let cookie = Cookies.header(for: merged, from: hop.cookies) { merged.setValue(cookie, forHTTPHeaderField: "Cookie") }
     // A streamed body is URLSession's to read.

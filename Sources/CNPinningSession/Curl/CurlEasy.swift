@@ -140,6 +140,10 @@ private struct Options {
     }
     try setMethod(plan.method, context: context)
     try setList(CURLOPT_HTTPHEADER, plan.headerLines, lists: &lists)
+    // The proxy's own fields go to it alone (libcurl's CURLHEADER_SEPARATE, said explicitly):
+    // in the CONNECT of a tunnel, or with a plain-http request sent to the proxy.
+    try set(CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE))
+    try setList(CURLOPT_PROXYHEADER, plan.proxyHeaderLines, lists: &lists)
   }
 
   /// Sets a string-list option; the list is kept in `lists` until the request is unbound.

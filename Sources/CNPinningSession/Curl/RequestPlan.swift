@@ -30,8 +30,11 @@ struct RequestPlan: Sendable {
   var port: Int { target.port }
   var isHTTPS: Bool { target.isHTTPS }
   let method: Method
-  /// Header lines in curl's form ("Name: value", or "Name;" for an empty value).
+  /// Header lines in curl's form ("Name: value", or "Name;" for an empty value), for the origin.
   let headerLines: [String]
+  /// Header lines for the proxy alone (`Proxy-Authorization`); none without a proxy, so that
+  /// they never reach an origin.
+  let proxyHeaderLines: [String]
   /// Seconds to connect or to wait for data (infinite when none).
   let timeout: TimeInterval
   /// Seconds the whole exchange may take (infinite when none).
@@ -72,9 +75,11 @@ struct RequestPlan: Sendable {
     if connectOnly {
       method = .get
       headerLines = []
+      proxyHeaderLines = []
     } else {
-      headerLines = try Self.headerLines(
-        request, additional: configuration.httpAdditionalHeaders, withheld: withheld, cookies: cookies)
+      let fields = RequestHeaders.split(request, additional: configuration.httpAdditionalHeaders, withheld: withheld)
+      headerLines = try Self.headerLines(fields.origin, cookies: cookies)
+      proxyHeaderLines = proxy == nil ? [] : try Self.lines(fields.proxy)
       method = try Self.method(of: request, upload: upload)
     }
   }
@@ -104,14 +109,19 @@ struct RequestPlan: Sendable {
     }
   }
 
-  /// The request's headers over the configuration's (`RequestHeaders.merged`), sorted by name.
-  /// `Expect` is sent empty unless set, so that libcurl never waits for a `100 Continue`.
-  private static func headerLines(
-    _ request: URLRequest, additional: [String: String], withheld: CredentialHeaders?, cookies: String?
-  ) throws(CNPinnedSessionError) -> [String] {
-    var fields = RequestHeaders.merged(request, additional: additional, withheld: withheld)
+  /// The request's headers over the configuration's (`RequestHeaders.split`), with the hop's
+  /// cookies. `Expect` is sent empty unless set, so that libcurl never waits for a `100 Continue`.
+  private static func headerLines(_ merged: [String: RequestHeaders.Field], cookies: String?) throws(CNPinnedSessionError)
+    -> [String]
+  {
+    var fields = merged
     if let cookies, fields["cookie"] == nil { fields["cookie"] = .init(key: "cookie", name: "Cookie", value: cookies) }
     if fields["expect"] == nil { fields["expect"] = .init(key: "expect", name: "Expect", value: "") }
+    return try lines(fields)
+  }
+
+  /// Fields in curl's form, sorted by name; a name or value that could split the head is refused.
+  private static func lines(_ fields: [String: RequestHeaders.Field]) throws(CNPinnedSessionError) -> [String] {
     var lines: [String] = []
     lines.reserveCapacity(fields.count)
     for (key, field) in fields.sorted(by: { $0.key < $1.key }) {
