@@ -13,16 +13,18 @@ import FoundationNetworking
 /// `cnpin get URL --config FILE`: fetch through a pinned session, like curl.
 enum GetCommand {
   static let spec = ArgumentSpec(
-    flags: ["--json", "-v", "--deny-unpinned", "--help", "-h"],
+    flags: ["--json", "-v", "--deny-unpinned", "--clobber", "--help", "-h"],
     options: NetworkOptions.options.union(["--config", "-X", "-H", "-d", "-o"]), positionals: 1...1,
     positionalName: "URL")
 
   static let help = """
     Usage: cnpin get URL --config FILE [--cafile PEM] [-X METHOD] [-H 'Name: value'] [-d DATA|@FILE]
-                     [-o FILE] [-v] [--deny-unpinned] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [-x PROXY] [--json]
+                     [-o FILE [--clobber]] [-v] [--deny-unpinned] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [-x PROXY] [--json]
 
     Fetches URL through CNPinnedSession with the pins of FILE: the body goes to standard output
-    (or -o FILE). -d sends DATA (or the contents of FILE) and makes the default method POST.
+    (escaped when that is a terminal) or to -o FILE, which is written whole or not at all (through
+    a private file beside it, renamed into place) and never replaces a file unless --clobber is
+    given (curl replaces by default) nor a directory. -d sends DATA (or the contents of FILE) and makes the default method POST.
     -v prints each connection's verified chain and pin decision, and the response head, on
     standard error. --deny-unpinned refuses hosts the configuration does not pin. --json prints a
     JSON summary (status, headers, body size, connections) instead of the body.
@@ -82,12 +84,15 @@ enum GetCommand {
         Output.error("* \(describeConnection(event))")
         if !event.verifiedChain.isEmpty {
           Output.error(
-            "*   verified chain (root → leaf): " + report.verifiedChain.map { $0 ?? "(no usable CN)" }.joined(separator: " → "))
+            "*   verified chain (root → leaf): "
+              + report.verifiedChain.map { $0.map(Output.value) ?? "(no usable CN)" }.joined(separator: " → "))
         }
         Output.error("*   \(report.decision)")
       }
     }
 
+    let clobber = arguments.has("--clobber")
+    if let output = arguments.value("-o") { try checkOutput(output, clobber: clobber) }
     var data = Data()
     let response: HTTPURLResponse
     let bodyBytes: Int
@@ -106,7 +111,7 @@ enum GetCommand {
         let (file, downloaded) = try result.get()
         response = downloaded
         bodyBytes = progress.receivedBytes
-        try place(file, at: output)
+        try place(file, at: output, clobber: clobber)
       } else {
         (data, response) = try await session.data(for: request)
         bodyBytes = data.count
@@ -121,7 +126,7 @@ enum GetCommand {
     if verbose {
       Output.error("< \(response.statusCode)")
       for (name, value) in response.allHeaderFields.sorted(by: { "\($0.key)" < "\($1.key)" }) {
-        Output.error("< \(name): \(value)")
+        Output.error("< \(Output.value("\(name)")): \(Output.value("\(value)"))")
       }
     }
     if arguments.has("--json") {
@@ -136,15 +141,44 @@ enum GetCommand {
     }
   }
 
-  /// Moves a finished download to `path`, replacing what is there (as curl -o does).
-  private static func place(_ file: URL, at path: String) throws(CLIError) {
+  /// Refuses an `-o` target before anything is fetched: a directory, a missing directory to
+  /// put the file in, or (without `--clobber`) a file that exists. `place` checks again.
+  private static func checkOutput(_ path: String, clobber: Bool) throws(CLIError) {
     let target = URL(fileURLWithPath: path)
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: target.path, isDirectory: &isDirectory) {
+      if isDirectory.boolValue { throw .usage("-o \(path) is a directory; name a file") }
+      if !clobber { throw .usage("-o \(path) exists; pass --clobber to replace it") }
+    }
+    let directory = target.deletingLastPathComponent().path
+    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+      throw .usage("-o \(path): there is no directory \(directory) to write it in")
+    }
+  }
+
+  /// Puts a finished download at `path`: moved first to a private file beside it (on the same
+  /// file system), then renamed over the target with `--clobber`, or linked to it without
+  /// (`link` fails rather than replace anything: there is no moment in which another file, a
+  /// directory or a link put there could be replaced). Nothing is ever deleted but our own file.
+  private static func place(_ file: URL, at path: String, clobber: Bool) throws(CLIError) {
+    let target = URL(fileURLWithPath: path)
+    let temporary = target.deletingLastPathComponent().appendingPathComponent(
+      ".\(target.lastPathComponent).cnpin-\(UUID().uuidString)")
     do {
-      if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(at: target) }
-      try FileManager.default.moveItem(at: file, to: target)
+      try FileManager.default.moveItem(at: file, to: temporary)
     } catch {
       try? FileManager.default.removeItem(at: file)
       throw .usage("cannot write \(path): \(error.localizedDescription)")
+    }
+    defer { unlink(temporary.path) }
+    // As a file created by the shell would be: 0666 less the umask.
+    let mask = umask(0)
+    umask(mask)
+    chmod(temporary.path, 0o666 & ~mask)
+    let placed = clobber ? rename(temporary.path, target.path) : link(temporary.path, target.path)
+    guard placed == 0 else {
+      let reason = errno == EEXIST ? "it exists; pass --clobber to replace it" : String(cString: strerror(errno))
+      throw .usage("cannot write \(path): \(reason)")
     }
   }
 

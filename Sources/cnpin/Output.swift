@@ -1,25 +1,60 @@
+import CNPinning
 import Foundation
 
-/// Writing to standard output and standard error, and stable JSON.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writing to standard output and standard error, and stable JSON. Nothing a server or a
+/// certificate sent reaches the terminal as control characters: every line printed has them
+/// escaped (`VisibleText`), values from outside are escaped where they are put in a line
+/// (`Output.value`, which also escapes line feeds), JSON escapes them its own way, and a body
+/// goes out raw only when standard output is not a terminal.
 enum Output {
   static func print(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    FileHandle.standardOutput.write(Data((visible(text) + "\n").utf8))
   }
 
+  /// A response body or a document: raw into a pipe or file, escaped on a terminal.
   static func write(_ data: Data) {
-    FileHandle.standardOutput.write(data)
+    guard isatty(STDOUT_FILENO) == 1 else {
+      FileHandle.standardOutput.write(data)
+      return
+    }
+    FileHandle.standardOutput.write(Data(visible(String(decoding: data, as: UTF8.self)).utf8))
   }
 
   static func error(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    FileHandle.standardError.write(Data((visible(text) + "\n").utf8))
   }
 
-  /// Pretty, key-sorted JSON, so that output diffs cleanly.
+  /// A value from outside (a name in a certificate, a header), escaped to stay within its line.
+  static func value(_ text: String) -> String { VisibleText.escaped(text) }
+
+  /// Our own text, with whatever values it carries: line feeds kept, every other control
+  /// character escaped.
+  private static func visible(_ text: String) -> String {
+    VisibleText.escaped(text, keepingNewlines: true, escapingBackslashes: false)
+  }
+
+  /// Pretty, key-sorted JSON, so that output diffs cleanly. JSON escapes C0 controls itself; the
+  /// other controls `VisibleText` knows (DEL, C1, bidirectional) are written as `\u` escapes too.
   static func json(_ value: some Encodable) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
     guard let data = try? encoder.encode(value) else { return "{}" }
-    return String(decoding: data, as: UTF8.self)
+    let text = String(decoding: data, as: UTF8.self)
+    guard text.unicodeScalars.contains(where: { VisibleText.needsEscape($0, keepingNewlines: true) }) else { return text }
+    var escaped = ""
+    for scalar in text.unicodeScalars {
+      if scalar != "\n" && VisibleText.needsEscape(scalar, keepingNewlines: true) {
+        let hex = String(scalar.value, radix: 16)
+        escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      } else {
+        escaped.unicodeScalars.append(scalar)
+      }
+    }
+    return escaped
   }
 }

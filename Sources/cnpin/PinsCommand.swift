@@ -90,7 +90,8 @@ enum PinsCommand {
         Output.print("The server presented (leaf first, as sent):")
         for (index, certificate) in presented.enumerated() {
           Output.print(
-            "  \(index): \(certificate.commonName ?? "(no usable CN)")  (issued by \(certificate.issuerCommonNames.last ?? "?"))")
+            "  \(index): \(certificate.commonName.map(Output.value) ?? "(no usable CN)")  (issued by \(certificate.issuerCommonNames.last.map(Output.value) ?? "?"))"
+          )
         }
       }
       throw CLIError.from(failure.error)
@@ -109,14 +110,21 @@ enum PinsCommand {
     let names = chain.map { $0.commonName ?? "(no usable CN: \($0.commonNameProblem!))" }
     switch format {
     case .names:
-      names.forEach(Output.print)
+      names.map(Output.value).forEach(Output.print)
     case .spki:
-      for (certificate, name) in zip(chain, names) { Output.print("\(certificate.spkiSHA256Base64)  \(name)") }
+      for (certificate, name) in zip(chain, names) { Output.print("\(certificate.spkiSHA256Base64)  \(Output.value(name))") }
     case .plist, .json, .swift:
       let configuration = try SuggestedPins.cliConfiguration(
         rootToLeaf: chain, includesSubdomains: arguments.has("--includes-subdomains"))
       switch format {
-      case .plist: Output.write(Data(DocumentWriter.propertyListEntry(host: target.host, configuration: configuration).utf8))
+      case .plist:
+        // A property list cannot hold control characters (XML has no way to write most of them).
+        if let name = names.first(where: { $0.unicodeScalars.contains { VisibleText.needsEscape($0) } }) {
+          throw .failed(
+            "the Common Name \(VisibleText.quoted(name)) has control characters, which a property list cannot hold: use --format json"
+          )
+        }
+        Output.write(Data(DocumentWriter.propertyListEntry(host: target.host, configuration: configuration).utf8))
       case .json: Output.print("\(DocumentWriter.jsonString(target.host)): \(DocumentWriter.jsonEntry(configuration))")
       default: Output.print(SuggestedPins.swiftLiteral(configuration, names: names))
       }

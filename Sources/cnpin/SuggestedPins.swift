@@ -18,10 +18,25 @@ extension SuggestedPins {
   static func swiftLiteral(_ configuration: CNConfiguration, names: [String]) -> String {
     var lines = ["CNChain([  // written root → leaf"]
     for (link, name) in zip(configuration.chains[0].links, names) {
-      lines.append("  CNChainLink(.\(link.type.rawValue), \(DocumentWriter.jsonString(link.value))),  // \(name)")
+      lines.append("  CNChainLink(.\(link.type.rawValue), \(swiftString(link.value))),  // \(Output.value(name))")
     }
     lines.append("])")
     return lines.joined(separator: "\n")
+  }
+
+  /// A Swift string literal for `text`: quotes, backslashes and every control character escaped
+  /// (`\u{1b}`), so that a certificate's name cannot end the literal or the line.
+  static func swiftString(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": result += "\\\""
+      case "\\": result += "\\\\"
+      case _ where VisibleText.needsEscape(scalar): result += "\\u{" + String(scalar.value, radix: 16) + "}"
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result + "\""
   }
 }
 

@@ -194,6 +194,60 @@ struct OtherCommandTests {
     #expect(try Data(contentsOf: URL(fileURLWithPath: output)).count == body.utf8.count)
   }
 
+  /// `-o` never deletes: a directory (`.` included) is refused before anything is fetched, an
+  /// existing file is replaced only with `--clobber`, and the body arrives whole through a
+  /// private file that is renamed (or linked) into place, leaving nothing else behind. (Before,
+  /// `-o DIR` removed DIR and everything in it.)
+  @Test func outputNeverDeletesAndReplacesAFileOnlyWhenAsked() async throws {
+    let fixture = try Fixture(genuineHandler: { _ in .text("fresh") })
+    let base =
+      ["get", "https://api.test:\(fixture.genuine.port)/", "--config", try fixture.configuration(), "--cafile", fixture.caFile]
+      + fixture.resolve(fixture.genuine)
+    let directory = try TemporaryDirectory()
+    let keep = try directory.file("keep.txt", "precious")
+    let intoDirectory = try await cnpin(base + ["-o", directory.url.path])
+    #expect(intoDirectory.status == 2)
+    #expect(intoDirectory.stderr.contains("is a directory; name a file"), "\(intoDirectory.stderr)")
+    let intoDot = try await run(
+      "/bin/sh",
+      [
+        "-c",
+        "cd '\(directory.url.path)' && exec '\(cnpinExecutable.path)' \(base.map { "'\($0)'" }.joined(separator: " ")) -o .",
+      ])
+    #expect(intoDot.status == 2)
+    #expect(try String(contentsOfFile: keep, encoding: .utf8) == "precious")
+    #expect(fixture.genuine.requests.isEmpty, "refused before anything was fetched")
+
+    let refused = try await cnpin(base + ["-o", keep])
+    #expect(refused.status == 2 && refused.stderr.contains("exists; pass --clobber to replace it"), "\(refused.stderr)")
+    #expect(try String(contentsOfFile: keep, encoding: .utf8) == "precious")
+    let replaced = try await cnpin(base + ["-o", keep, "--clobber"])
+    #expect(replaced.status == 0, "\(replaced.stderr)")
+    #expect(try String(contentsOfFile: keep, encoding: .utf8) == "fresh")
+    let fresh = directory.url.appendingPathComponent("new.txt").path
+    #expect(try await cnpin(base + ["-o", fresh]).status == 0)
+    #expect(try String(contentsOfFile: fresh, encoding: .utf8) == "fresh")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["keep.txt", "new.txt"])
+  }
+
+  /// A server's header with terminal escapes (erase the line, set the window title) is printed
+  /// with them escaped by `-v`; the body, to a pipe, stays as sent.
+  @Test func verboseEscapesWhatTheServerSent() async throws {
+    let hostile = "a\u{1b}[2K\rb\u{1b}]0;owned\u{07}c"
+    let response = LocalTLSServer.Response(headers: [.init("X-Note", hostile)], body: Data("\u{1b}[31mred".utf8))
+    let fixture = try Fixture(genuineHandler: { _ in response })
+    let run = try await cnpin(
+      [
+        "get", "https://api.test:\(fixture.genuine.port)/", "--config", try fixture.configuration(), "--cafile", fixture.caFile,
+        "-v",
+      ]
+        + fixture.resolve(fixture.genuine))
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr.contains(#"< X-Note: a\x1b[2K\x0db\x1b]0;owned\x07c"#), "\(run.stderr)")
+    #expect(!run.stderr.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x0D })
+    #expect(run.stdout == "\u{1b}[31mred")
+  }
+
   @Test func verboseSaysHowTheConnectionWasMade() async throws {
     let fixture = try Fixture()
     let run = try await cnpin(

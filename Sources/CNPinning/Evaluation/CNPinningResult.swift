@@ -124,7 +124,7 @@ extension CNPinningFailure: CustomStringConvertible {
   public var description: String {
     let chain =
       "["
-      + presentedCommonNames.map { $0.map { "\"\($0)\"" } ?? "(no usable CN)" }
+      + presentedCommonNames.map { $0.map(VisibleText.quoted) ?? "(no usable CN)" }
       .joined(separator: " → ") + "]"
     switch reason {
     case .invalidHost(let why):
@@ -162,7 +162,7 @@ extension CNPinningFailure.ChainMismatch: CustomStringConvertible {
     case .certificateCount(let expected, let actual):
       return "expected \(expected) certificate\(expected == 1 ? "" : "s"), the verified chain has \(actual)"
     case .commonName(let position, let link, let commonName):
-      return "certificate \(position) (root → leaf) has CN \"\(commonName)\", which does not match \(link)"
+      return "certificate \(position) (root → leaf) has CN \(VisibleText.quoted(commonName)), which does not match \(link)"
     case .unreadableCommonName(let position, let link, let problem):
       return "certificate \(position) (root → leaf) cannot match \(link): \(problem)"
     }

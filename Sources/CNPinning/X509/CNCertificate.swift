@@ -137,6 +137,6 @@ public struct CNCertificate: Sendable, Hashable {
 
 extension CNCertificate: CustomStringConvertible {
   public var description: String {
-    "CNCertificate(CN: \(commonName.map { "\"\($0)\"" } ?? "none (\(commonNameProblem!))"))"
+    "CNCertificate(CN: \(commonName.map(VisibleText.quoted) ?? "none (\(commonNameProblem!))"))"
   }
 }
