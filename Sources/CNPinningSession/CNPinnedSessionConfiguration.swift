@@ -66,6 +66,21 @@ public struct CNPinnedSessionConfiguration: Sendable {
   public static var `default`: CNPinnedSessionConfiguration { CNPinnedSessionConfiguration() }
 }
 
+extension CNPinnedSessionConfiguration: Equatable {
+  /// Whether two configurations make the same session: every setting equal, and the same cookie
+  /// storage object (or none for both).
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.trust == rhs.trust && lhs.unpinnedHosts == rhs.unpinnedHosts && lhs.minimumTLSVersion == rhs.minimumTLSVersion
+      && lhs.transportSecurity == rhs.transportSecurity && lhs.timeoutIntervalForRequest == rhs.timeoutIntervalForRequest
+      && lhs.timeoutIntervalForResource == rhs.timeoutIntervalForResource
+      && lhs.maximumResponseBodySize == rhs.maximumResponseBodySize && lhs.maximumDownloadSize == rhs.maximumDownloadSize
+      && lhs.followsRedirects == rhs.followsRedirects && lhs.maximumRedirects == rhs.maximumRedirects
+      && lhs.httpAdditionalHeaders == rhs.httpAdditionalHeaders && lhs.credentialHeaders == rhs.credentialHeaders
+      && lhs.httpCookieStorage === rhs.httpCookieStorage && lhs.resolve == rhs.resolve && lhs.proxy == rhs.proxy
+      && lhs.noProxy == rhs.noProxy
+  }
+}
+
 /// A fixed address for a host and port, as curl's `--resolve host:port:address`.
 public struct CNHostOverride: Sendable, Hashable, CustomStringConvertible {
   /// The host name the override applies to.

@@ -10,8 +10,10 @@ extension URLSessionConfiguration {
   /// pins code written against `URLSession` on Linux, where FoundationNetworking never hands a
   /// server-trust challenge to a delegate.
   ///
-  /// Each call makes a session with its own network thread, kept for the life of the process:
-  /// make one pinned configuration per set of pins and reuse it, as URLSessions are reused.
+  /// Each pinned session (a network thread, about 1 MB) is kept for the life of the process: a
+  /// protocol class in any copy of a configuration may name it at any time. Calls with the same
+  /// manager (the same object) and an equal configuration share one session, so making a pinned
+  /// configuration per request costs nothing more; each distinct pair costs one session.
   ///
   /// Every scheme goes through the pinned protocol: `http` and `https` are pinned, and any other
   /// (ftp, ws and wss, data, file, …) fails with `URLError(.unsupportedURL)` naming it, rather
@@ -33,9 +35,8 @@ extension URLSessionConfiguration {
   public static func cnPinned(
     manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration = .default
   ) throws -> URLSessionConfiguration {
-    let session = try CNPinnedSession(manager: manager, configuration: configuration)
     let pinned = URLSessionConfiguration.ephemeral
-    pinned.protocolClasses = [PinnedSessions.register(session)]
+    pinned.protocolClasses = [try PinnedSessions.protocolClass(manager: manager, configuration: configuration)]
     // Responses are never cached: a cached response would not be freshly pinned.
     pinned.urlCache = nil
     pinned.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -102,7 +103,7 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
     // FoundationNetworking put the storage's cookies in the request itself, Secure ones and ones
     // planted on a public suffix included: that header is dropped, and the pinned session derives
     // it again from the storage under its own rules. A Cookie the app set is kept.
-    if let cookies, let added = Self.cookieHeaderFoundationAdds(for: request, from: cookies),
+    if let cookies, let added = TaskInternals.cookieHeader(addedTo: request, from: cookies),
       request.value(forHTTPHeaderField: "Cookie") == added
     {
       request.setValue(nil, forHTTPHeaderField: "Cookie")
@@ -152,13 +153,6 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
     case .stream(let stream):
       return (request, .stream(UploadSource.BodyStream(stream: stream)))
     }
-  }
-
-  /// The `Cookie` header FoundationNetworking sets on a task's request from its storage
-  /// (`URLSession._Configuration.setCookies`: every cookie `cookies(for:)` returns).
-  private static func cookieHeaderFoundationAdds(for request: URLRequest, from storage: HTTPCookieStorage) -> String? {
-    guard let url = request.url, let stored = storage.cookies(for: url), !stored.isEmpty else { return nil }
-    return HTTPCookie.requestHeaderFields(with: stored)["Cookie"]
   }
 
   private static func unsupported(_ reason: String, _ request: URLRequest) -> URLError {
@@ -261,22 +255,42 @@ enum SlotBit1<Higher: SessionSlot>: SessionSlot {
 }
 
 /// The sessions of pinned configurations, by slot. Sessions are never removed: a protocol class
-/// in some URLSession's configuration may name one at any time.
+/// is a type, copied into every URLSession's configuration and into any copy the app makes, and
+/// nothing tells when the last of them is gone; one freed while a configuration still named it
+/// would fail that configuration's requests. So the same manager and configuration get the same
+/// session back, which bounds the cost by the number of distinct pin sets an app uses.
 enum PinnedSessions {
-  private static let sessions = Locked<[CNPinnedSession]>([])
+  private struct Entry {
+    let manager: CNPinningManager?
+    let configuration: CNPinnedSessionConfiguration
+    let session: CNPinnedSession
+  }
+  private static let sessions = Locked<[Entry]>([])
 
-  /// Keeps `session` and returns the protocol class that uses it.
-  static func register(_ session: CNPinnedSession) -> AnyClass {
+  /// The protocol class for `manager` and `configuration`: an existing session's when one was
+  /// made for the same manager object and an equal configuration, else a new session's.
+  static func protocolClass(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration) throws -> AnyClass {
+    if let index = sessions.withLock({ $0.firstIndex { $0.manager === manager && $0.configuration == configuration } }) {
+      return protocolClass(slot(index))
+    }
+    let session = try CNPinnedSession(manager: manager, configuration: configuration)
     let index = sessions.withLock { sessions in
-      sessions.append(session)
+      // Another thread may have made one meanwhile: keep the first.
+      if let index = sessions.firstIndex(where: { $0.manager === manager && $0.configuration == configuration }) {
+        return index
+      }
+      sessions.append(Entry(manager: manager, configuration: configuration, session: session))
       return sessions.count - 1
     }
     return protocolClass(slot(index))
   }
 
   static func session(at index: Int) -> CNPinnedSession? {
-    sessions.withLock { $0.indices.contains(index) ? $0[index] : nil }
+    sessions.withLock { $0.indices.contains(index) ? $0[index].session : nil }
   }
+
+  /// How many sessions there are, for tests.
+  static var count: Int { sessions.withLock { $0.count } }
 
   /// The slot type whose index is `index`, built from its binary digits, most significant first.
   private static func slot(_ index: Int) -> any SessionSlot.Type {

@@ -3,9 +3,19 @@ import Foundation
 import FoundationNetworking
 
 /// What FoundationNetworking keeps internal about a URLSession task but a protocol needs, read by
-/// reflection (`Mirror`). Every reader returns nil when a Foundation version stores things
-/// differently, and the load then fails saying so; tests run against the toolchain's Foundation.
+/// reflection (`Mirror`), and what it does to a task's request that a protocol must undo. Every
+/// reader returns nil when a Foundation version stores things differently, and the load then
+/// fails saying so; `TaskInternalsTests` reads each one on the toolchain's Foundation and fails
+/// loudly when one of them changes. Nothing else in the package looks inside FoundationNetworking.
 enum TaskInternals {
+  /// The `Cookie` header FoundationNetworking puts into every task's request from its
+  /// configuration's storage (`URLSession._Configuration.setCookies`: every cookie the storage's
+  /// `cookies(for:)` returns, `Secure` ones over http and ones on a public suffix included).
+  static func cookieHeader(addedTo request: URLRequest, from storage: HTTPCookieStorage) -> String? {
+    guard let url = request.url, let stored = storage.cookies(for: url), !stored.isEmpty else { return nil }
+    return HTTPCookie.requestHeaderFields(with: stored)["Cookie"]
+  }
+
   /// The task's work queue: FoundationNetworking expects every protocol-client call on it.
   static func workQueue(of task: URLSessionTask) -> DispatchQueue? {
     storedValue("workQueue", of: task) as? DispatchQueue

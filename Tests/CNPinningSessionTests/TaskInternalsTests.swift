@@ -1,0 +1,85 @@
+// Reads FoundationNetworking's internals, which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
+import CNPinning
+@testable import CNPinningSession
+import Foundation
+import FoundationNetworking
+import Testing
+
+/// Every piece of FoundationNetworking's internals the pinned URLSession protocol relies on, read
+/// on this toolchain's Foundation: a toolchain that stores them differently fails here, by name,
+/// rather than in a pinned request.
+@Suite("FoundationNetworking internals")
+struct TaskInternalsTests {
+  final class Delegate: NSObject, URLSessionDataDelegate {}
+
+  static let url = URL(string: "https://api.test/")!
+
+  @Test func aTasksWorkQueueAndSessionAreRead() throws {
+    let session = URLSession(configuration: .ephemeral)
+    let task = session.dataTask(with: Self.url)
+    #expect(TaskInternals.workQueue(of: task) != nil, "URLSessionTask.workQueue")
+    #expect(TaskInternals.session(of: task) === session, "URLSessionTask.session")
+  }
+
+  @Test func whetherATasksDataGoesToADelegateIsRead() throws {
+    let delegated = URLSession(configuration: .ephemeral, delegate: Delegate(), delegateQueue: nil)
+    let withDelegate = delegated.dataTask(with: Self.url)
+    let withHandler = delegated.dataTask(with: Self.url) { _, _, _ in }
+    for (task, expected) in [(withDelegate, true), (withHandler, false)] {
+      let queue = try #require(TaskInternals.workQueue(of: task))
+      #expect(queue.sync { TaskInternals.hasDataDelegate(task) } == expected, "URLSession.taskRegistry.behaviours")
+    }
+  }
+
+  @Test func anUploadTasksBodyIsRead() throws {
+    let session = URLSession(configuration: .ephemeral)
+    var request = URLRequest(url: Self.url)
+    request.httpMethod = "POST"
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("task-internals-\(UUID().uuidString)")
+    try Data("file".utf8).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    guard case .data(let data)? = try TaskInternals.body(of: session.uploadTask(with: request, from: Data("bytes".utf8))) else {
+      Issue.record("URLSessionTask.knownBody: .data")
+      return
+    }
+    #expect(data == Data("bytes".utf8))
+    guard case .file(let url)? = try TaskInternals.body(of: session.uploadTask(with: request, fromFile: file)) else {
+      Issue.record("URLSessionTask.knownBody: .file")
+      return
+    }
+    #expect(url == file)
+    #expect(try TaskInternals.body(of: session.dataTask(with: Self.url)) == nil, "URLSessionTask.knownBody: none")
+  }
+
+  /// FoundationNetworking copies its storage's cookies into the task's request itself; the
+  /// protocol recognises that header by deriving it the same way.
+  @Test func theCookieHeaderFoundationAddsIsRecognised() throws {
+    let storage = URLSessionConfiguration.ephemeral.httpCookieStorage!
+    storage.setCookie(try #require(HTTPCookie(properties: [.name: "sid", .value: "1", .domain: "api.test", .path: "/"])))
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpCookieStorage = storage
+    let task = URLSession(configuration: configuration).dataTask(with: Self.url)
+    let added = try #require(task.currentRequest?.value(forHTTPHeaderField: "Cookie"), "setCookies on the task's request")
+    #expect(TaskInternals.cookieHeader(addedTo: URLRequest(url: Self.url), from: storage) == added)
+  }
+
+  /// One session per manager and configuration, however many pinned configurations are made.
+  @Test func pinnedConfigurationsShareASessionPerManagerAndConfiguration() throws {
+    func protocolClass(_ manager: CNPinningManager, _ settings: CNPinnedSessionConfiguration) throws -> ObjectIdentifier {
+      let classes = try URLSessionConfiguration.cnPinned(manager: manager, configuration: settings).protocolClasses ?? []
+      let first: AnyClass = try #require(classes.first)
+      return ObjectIdentifier(first)
+    }
+    let manager = try matchingPins()
+    var settings = CNPinnedSessionConfiguration()
+    settings.timeoutIntervalForRequest = 7
+    let first = try protocolClass(manager, settings)
+    #expect(try protocolClass(manager, settings) == first)
+    settings.timeoutIntervalForRequest = 8
+    let otherSettings = try protocolClass(manager, settings)
+    let otherManager = try protocolClass(try matchingPins(), settings)
+    #expect(Set([first, otherSettings, otherManager]).count == 3)
+  }
+}
+#endif
