@@ -26,28 +26,31 @@ struct RequestTarget: Sendable {
   /// and the deprecated IPv4-compatible IPv6 forms do not: they are refused, saying why).
   init(_ url: URL?) throws(CNPinnedSessionError) {
     guard let url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-      let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-      let written = components.percentEncodedHost, !written.isEmpty
+      let written = url.host(percentEncoded: true), !written.isEmpty
     else { throw .invalidURL(url?.absoluteString ?? "") }
+    // Foundation gives an IPv6 host without its brackets; take them off if another does not.
     let bare = written.hasPrefix("[") && written.hasSuffix("]") ? String(written.dropFirst().dropLast()) : written
     // The host as libcurl would read it: percent-encoding is decoded first (and a host that
     // still needs it is refused by the parse).
-    let decoded = bare.removingPercentEncoding ?? bare
+    let decoded = bare.contains("%") ? bare.removingPercentEncoding ?? bare : bare
     switch HostName.parse(decoded) {
     case .success(let name): hostName = name
     case .failure(let invalid): throw .invalidHost(host: decoded, reason: invalid.reason)
     }
     self.url = url
     isHTTPS = scheme == "https"
-    port = components.port ?? (isHTTPS ? 443 : 80)
+    port = url.port ?? (isHTTPS ? 443 : 80)
     guard (1...65535).contains(port) else { throw .invalidURL(url.absoluteString) }
-    let canonical = hostName.normalized.contains(":") ? "[\(hostName.normalized)]" : hostName.normalized
-    if written == canonical {
+    if bare == hostName.normalized {
       connectionURL = url
     } else {
-      var rewritten = components
-      rewritten.percentEncodedHost = canonical
-      guard let connectionURL = rewritten.url else { throw .invalidURL(url.absoluteString) }
+      // Another spelling: the same URL with the canonical host (brackets for IPv6).
+      let canonical = hostName.normalized.contains(":") ? "[\(hostName.normalized)]" : hostName.normalized
+      guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+        throw .invalidURL(url.absoluteString)
+      }
+      components.percentEncodedHost = canonical
+      guard let connectionURL = components.url else { throw .invalidURL(url.absoluteString) }
       self.connectionURL = connectionURL
     }
   }
