@@ -114,7 +114,7 @@ enum PolicyCommand {
     Output.print("verified: \(policy.algorithm) signature by the given key")
     Output.print("window: \(ISO8601.string(from: policy.start)) ≤ now < \(ISO8601.string(from: policy.expiry))")
     for (host, chains) in policy.chains.sorted(by: { $0.key < $1.key }) {
-      for chain in chains { Output.print("\(host): \(chain)") }
+      for chain in chains { Output.print("\(Output.value(host)): \(chain)") }
     }
     for warning in policy.warnings { Output.error("warning: \(warning)") }
   }

@@ -70,5 +70,5 @@ public struct CNChainLink: Hashable, Sendable, Codable {
 }
 
 extension CNChainLink: CustomStringConvertible {
-  public var description: String { "\(type.rawValue) \"\(value)\"" }
+  public var description: String { "\(type.rawValue) \(VisibleText.quoted(value))" }
 }
