@@ -3,10 +3,12 @@ SWIFT ?= swift
 STRICT := -Xswiftc -warnings-as-errors
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
-# ld.gold prints one harmless line per sanitizer symbol; keep the output readable.
-QUIET_LINKER := grep -v "Cannot export local symbol" || true
+# ld.gold prints one harmless line per sanitizer symbol; keep the output readable. Only the
+# filter's own status is forgiven (grep fails when it keeps no line): with pipefail, a failed
+# build still fails the recipe (`make check-makefile` proves it).
+QUIET_LINKER := { grep -v "Cannot export local symbol" || true; }
 
-.PHONY: deps build demo test bench bench-peers leaks soak asan tsan apple-check docs format lint fuzz fuzz-long public-suffixes clean
+.PHONY: deps build demo test bench bench-peers leaks soak asan tsan apple-check docs format lint fuzz fuzz-long public-suffixes check-makefile clean
 
 deps:
 	@scripts/deps.sh
@@ -91,6 +93,12 @@ apple-check: deps
 FORMAT_PATHS := Sources Tests Benchmarks Fuzz/Sources Fuzz/Package.swift Package.swift AppleCheck/DelegateConformances.swift
 format:
 	$(SWIFT) format format --in-place --recursive --configuration .swift-format $(FORMAT_PATHS)
+
+# The recipes' own plumbing: a command that fails behind the linker filter fails its recipe.
+check-makefile:
+	@if (false 2>&1 | $(QUIET_LINKER)); then echo "check-makefile: QUIET_LINKER hides a failed build" >&2; exit 1; fi
+	@(echo "Cannot export local symbol x"; echo kept) | $(QUIET_LINKER) | grep -qx kept
+	@echo "check-makefile: a failed build behind QUIET_LINKER fails its recipe"
 
 lint:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format $(FORMAT_PATHS)
