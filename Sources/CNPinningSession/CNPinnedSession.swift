@@ -54,6 +54,8 @@ public final class CNPinnedSession: Sendable {
     self.transport = try PlatformTransport(configuration: configuration)
   }
 
+  /// The one place a session's transport is stopped when the session goes (the network thread
+  /// on Linux; the URLSession, which holds its delegate, on Apple platforms).
   deinit { transport.invalidate() }
 
   /// The pins in force. Replacing the manager affects every request that starts afterwards,

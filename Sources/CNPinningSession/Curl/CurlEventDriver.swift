@@ -64,7 +64,7 @@ final class CurlEventDriver {
   }
 
   /// Whether libcurl's timer is due now.
-  var timerIsDue: Bool {
+  private var timerIsDue: Bool {
     guard let timerDeadline else { return false }
     return timerDeadline <= DispatchTime.now().uptimeNanoseconds
   }
@@ -78,9 +78,9 @@ final class CurlEventDriver {
   }
 
   /// Waits until a watched socket is ready, libcurl's timer is due or the wake-up descriptor is
-  /// signalled (whichever comes first), lets libcurl act on each ready socket and then on its
-  /// timer if due. Returns whether the wake-up descriptor was signalled (it is reset here).
-  func waitAndAct(wakeDescriptor: Int32) -> Bool {
+  /// signalled (whichever comes first; a signal is reset here), lets libcurl act on each ready
+  /// socket and then on its timer if due.
+  func waitAndAct(wakeDescriptor: Int32) {
     updateWatchedSockets()
     var timeout: Int32 = -1
     if let timerDeadline {
@@ -89,19 +89,16 @@ final class CurlEventDriver {
       timeout = timerDeadline <= now ? 0 : Int32(clamping: (timerDeadline - now + 999_999) / 1_000_000)
     }
     let count = ready.withUnsafeMutableBufferPointer { cnp_epoll_wait(epoll, timeout, $0.baseAddress, Int32($0.count)) }
-    var woken = false
     for index in 0..<max(0, Int(count)) {
       let socket = ready[index]
       if socket.fd == wakeDescriptor {
         cnp_eventfd_reset(wakeDescriptor)
-        woken = true
         continue
       }
       var running: Int32 = 0
       _ = curl_multi_socket_action(multi, socket.fd, socket.events, &running)
     }
     runDueTimer()
-    return woken
   }
 
   /// Brings the epoll set up to date with what libcurl asked for since the last wait.

@@ -185,7 +185,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         return true
       }
       guard mayWait else { continue }
-      _ = driver.waitAndAct(wakeDescriptor: wakeDescriptor)
+      driver.waitAndAct(wakeDescriptor: wakeDescriptor)
       commands.withLock { $0.loopIsWaiting = false }
       if collectFinishedTransfers(), active.isEmpty { awaitNextCommandBriefly() }
     }

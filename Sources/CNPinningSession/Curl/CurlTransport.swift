@@ -26,8 +26,6 @@ final class CurlTransport: HopTransport {
     loop = try CurlMultiLoop(resolve: configuration.resolve)
   }
 
-  deinit { loop.shutdown() }
-
   /// The name of the network thread (`CNPSession-N`).
   var threadName: String { loop.name }
 
