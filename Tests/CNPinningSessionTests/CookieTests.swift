@@ -247,6 +247,21 @@ struct CookieRuleTests {
     #expect(Cookies.accepted(offered, from: try RequestTarget(url))?.domain == domain)
   }
 
+  /// Cookies are kept and found under the canonical host, however the URL spelled it: a cookie set
+  /// through `https://API.Test./` (or the IPv4-mapped form of an address) is the same host's.
+  @Test(arguments: [
+    ("https://API.Test./login", "https://api.test/me"), ("https://api.test/login", "https://API.TEST./me"),
+    ("https://[::ffff:127.0.0.1]/login", "https://127.0.0.1/me"),
+  ])
+  func cookiesBelongToTheCanonicalHost(_ setter: String, _ reader: String) throws {
+    let storage = CookieTests.storage()
+    let response = try #require(
+      HTTPURLResponse(
+        url: URL(string: setter)!, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Set-Cookie": "a=1; Path=/"]))
+    Cookies.store(from: response, of: URLRequest(url: URL(string: setter)!), in: storage)
+    #expect(Cookies.header(for: URLRequest(url: URL(string: reader)!), from: storage) == "a=1")
+  }
+
   /// A storage someone else filled (FoundationNetworking's own protocol, the app) offers a
   /// cookie on `.test` for `api.test`; the session does not send it.
   @Test func aStoredPublicSuffixCookieIsNeverSent() throws {

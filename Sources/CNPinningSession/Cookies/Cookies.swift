@@ -38,7 +38,8 @@ enum Cookies {
     else { return nil }
     let path = url.path.isEmpty ? "/" : url.path
     let now = Date()
-    let cookies = (storage.cookies(for: url) ?? []).filter { cookie in
+    // Looked up, as kept, under the canonical host.
+    let cookies = (storage.cookies(for: target.connectionURL) ?? []).filter { cookie in
       (target.isHTTPS || !cookie.isSecure) && (cookie.expiresDate.map { $0 > now } ?? true)
         && domainMatches(cookie, host: target.host) && pathMatches(cookie.path, path)
     }
@@ -53,10 +54,14 @@ enum Cookies {
     else { return }
     var fields: [String: String] = [:]
     for case (let name as String, let value as String) in response.allHeaderFields { fields[name] = value }
-    let offered = HTTPCookie.cookies(withResponseHeaderFields: fields, for: url).prefix(perResponse)
+    // Read for the canonical host, so that a host-only cookie belongs to it however the URL
+    // spelled it (`API.Test.`, an IPv4-mapped address).
+    let offered = HTTPCookie.cookies(withResponseHeaderFields: fields, for: target.connectionURL).prefix(perResponse)
     let kept: [HTTPCookie] = offered.compactMap { cookie in accepted(cookie, from: target) }
     guard !kept.isEmpty else { return }
     var stored = storage.cookies ?? []
+    var perDomainCount: [String: Int] = [:]
+    for cookie in stored { perDomainCount[bareDomain(cookie), default: 0] += 1 }
     for cookie in kept {
       let replaces = stored.first { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
       if let replaces {
@@ -66,9 +71,8 @@ enum Cookies {
         if !target.isHTTPS, stored.contains(where: { $0.isSecure && $0.name == cookie.name && overlaps($0, cookie) }) {
           continue
         }
-        let domain = bareDomain(cookie)
-        let inDomain = stored.reduce(0) { count, other in bareDomain(other) == domain ? count + 1 : count }
-        guard stored.count < total, inDomain < perDomain else { continue }
+        guard stored.count < total, perDomainCount[bareDomain(cookie), default: 0] < perDomain else { continue }
+        perDomainCount[bareDomain(cookie), default: 0] += 1
       }
       storage.setCookie(cookie)
       stored.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
