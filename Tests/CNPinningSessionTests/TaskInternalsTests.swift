@@ -64,6 +64,25 @@ struct TaskInternalsTests {
     #expect(TaskInternals.cookieHeader(addedTo: URLRequest(url: Self.url), from: storage) == added)
   }
 
+  /// Configurations that compare equal share a session, so `==` must weigh every setting: one it
+  /// left out would let a configuration that differs in it get another's session (its trust, its
+  /// unpinned-host rule). A new stored property fails here until `==` compares it.
+  @Test func configurationEqualityWeighsEverySetting() {
+    let compared: Set<String> = [
+      "trust", "unpinnedHosts", "minimumTLSVersion", "transportSecurity", "timeoutIntervalForRequest",
+      "timeoutIntervalForResource", "maximumResponseBodySize", "maximumDownloadSize", "followsRedirects", "maximumRedirects",
+      "httpAdditionalHeaders", "credentialHeaders", "httpCookieStorage", "resolve", "proxy", "noProxy",
+    ]
+    let stored = Set(Mirror(reflecting: CNPinnedSessionConfiguration()).children.compactMap(\.label))
+    #expect(stored == compared, "compare these in CNPinnedSessionConfiguration.==: \(stored.subtracting(compared))")
+    var other = CNPinnedSessionConfiguration()
+    other.unpinnedHosts = .deny
+    #expect(other != CNPinnedSessionConfiguration())
+    other = CNPinnedSessionConfiguration()
+    other.httpCookieStorage = URLSessionConfiguration.ephemeral.httpCookieStorage
+    #expect(other != CNPinnedSessionConfiguration())
+  }
+
   /// One session per manager and configuration, however many pinned configurations are made.
   @Test func pinnedConfigurationsShareASessionPerManagerAndConfiguration() throws {
     func protocolClass(_ manager: CNPinningManager, _ settings: CNPinnedSessionConfiguration) throws -> ObjectIdentifier {
