@@ -4,12 +4,17 @@ import Foundation
 /// applied, refreshed or signed out, or a moment passed at which a host's pins expire or an
 /// applied policy's window opens or closes. A transport that keeps connections open and does not
 /// judge reused ones (Apple's URLSession) starts afresh when it changes, so that every request
-/// is judged against the pins in force.
-package struct PolicyGeneration: Hashable, Sendable {
+/// is judged against the pins in force. Ordered: a later generation of one manager compares
+/// greater (the boundaries passed count only within one enterprise policy, whose window they are).
+package struct PolicyGeneration: Hashable, Comparable, Sendable {
   /// Enterprise policy changes so far.
   let enterpriseChanges: UInt64
   /// How many of the manager's time boundaries lie at or before the moment asked about.
   let boundariesPassed: Int
+
+  package static func < (earlier: Self, later: Self) -> Bool {
+    (earlier.enterpriseChanges, earlier.boundariesPassed) < (later.enterpriseChanges, later.boundariesPassed)
+  }
 }
 
 extension CNPinningManager {
