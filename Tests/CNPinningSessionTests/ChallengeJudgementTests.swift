@@ -6,36 +6,75 @@ import CNPinningTestKit
 import Foundation
 import Testing
 
-/// How a delegate-answered challenge (Apple's URLSession) becomes the judgement that observer
-/// events and failure reports follow from, as on Linux.
+/// How a delegate-answered challenge (Apple's URLSession) is answered, and becomes the judgement
+/// that observer events and failure reports follow from, as on Linux.
 @Suite struct ChallengeJudgementTests {
   static let manager = try! CNPinningManager(configuration: [
     "api.test": CNConfiguration([CNChain([CNChainLink(.exact, "Genuine Root"), CNChainLink(.suffix, ".test")])])
   ])
 
+  static func challenge(
+    _ host: String = "api.test", manager: CNPinningManager? = manager, trust: CNTrust = .system,
+    unpinnedHosts: CNUnpinnedHostPolicy = .allow, evaluation: CNTrustEvaluation?
+  ) -> (answer: ChallengeAnswer, judgement: Judgement) {
+    Judgement.challenge(host: host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, evaluation: evaluation)
+  }
+
   @Test func aTrustedChainIsJudgedByThePinsInForce() throws {
     let chain = try TestIdentity.root("Rogue Root").issueLeaf("api.test").chain
-    let refusal = CNPinnedSessionError.untrustedChain(host: "api.test", reason: "pins")
-    let judgement = Judgement.challenge(host: "api.test", evaluation: .trusted(chain), manager: Self.manager, rejection: refusal)
+    let (answer, judgement) = Self.challenge(evaluation: .trusted(chain))
+    #expect(answer == .cancel)
     #expect(judgement.verifiedChain == chain)
     #expect(judgement.use == .new)
-    #expect(judgement.rejection == refusal)
+    guard case .pinMismatch? = judgement.rejection else {
+      Issue.record("expected a pin mismatch, got \(String(describing: judgement.rejection))")
+      return
+    }
     _ = try #require(judgement.pinning?.rejection, "expected a pin failure, got \(String(describing: judgement.pinning))")
     let genuine = try TestIdentity.root("Genuine Root").issueLeaf("api.test").chain
-    let accepted = Judgement.challenge(host: "api.test", evaluation: .trusted(genuine), manager: Self.manager, rejection: nil)
+    let accepted = Self.challenge(evaluation: .trusted(genuine))
+    #expect(accepted.answer == .performDefaultHandling && accepted.judgement.rejection == nil)
     _ = try #require(
-      accepted.pinning?.acceptedMatch, "expected the genuine chain to match, got \(String(describing: accepted.pinning))")
-    #expect(Self.manager.report(try #require(judgement.pinning), host: "api.test", port: 443, chain: chain) != nil)
+      accepted.judgement.pinning?.acceptedMatch,
+      "expected the genuine chain to match, got \(String(describing: accepted.judgement.pinning))")
+    // Under custom anchors the accepted trust is used as the credential (default handling drops them).
+    let anchored = Self.challenge(trust: .customAnchors([]), evaluation: .trusted(genuine))
+    #expect(anchored.answer == .useCredential)
   }
 
   @Test func anUntrustedOrUnevaluatedTrustCarriesNoChainAndNoPinning() {
-    let refusal = CNPinnedSessionError.hostNotPinned(host: "other.test")
-    for evaluation in [CNTrustEvaluation.untrusted("expired"), nil] {
-      let judgement = Judgement.challenge(host: "other.test", evaluation: evaluation, manager: Self.manager, rejection: refusal)
-      #expect(judgement.verifiedChain.isEmpty)
-      #expect(judgement.pinning == nil)
-      #expect(judgement.rejection == refusal)
+    let untrusted = Self.challenge(evaluation: .untrusted("expired"))
+    #expect(untrusted.answer == .cancel && untrusted.judgement.verifiedChain.isEmpty && untrusted.judgement.pinning == nil)
+    guard case .untrustedChain? = untrusted.judgement.rejection else {
+      Issue.record("expected an untrusted chain, got \(String(describing: untrusted.judgement.rejection))")
+      return
     }
+    let refused = Self.challenge("other.test", unpinnedHosts: .deny, evaluation: nil)
+    #expect(refused.answer == .cancel && refused.judgement.rejection == .hostNotPinned(host: "other.test"))
+    #expect(refused.judgement.verifiedChain.isEmpty && refused.judgement.pinning == nil)
+    let unpinned = Self.challenge("other.test", evaluation: nil)
+    #expect(unpinned.answer == .performDefaultHandling && unpinned.judgement.rejection == nil)
+  }
+
+  /// A pin failure reaches the manager's report handler once: the answer does not report, the
+  /// effects that follow the request do (issue 31, item 7: Apple reported each failure twice).
+  @Test func aPinFailureIsReportedOnce() async throws {
+    let manager = try CNPinningManager(configuration: [
+      "api.test": CNConfiguration([CNChain([CNChainLink(.exact, "Genuine Root"), CNChainLink(.suffix, ".test")])])
+    ])
+    let ports = Locked<[Int]>([])
+    manager.setFailureReportHandler { report in ports.withLock { $0.append(report.port) } }
+    let chain = try TestIdentity.root("Rogue Root").issueLeaf("api.test").chain
+    let (_, judgement) = Self.challenge(manager: manager, evaluation: .trusted(chain))
+    let effects = ConnectionEffects(uploader: ReportUploader(manager: manager, configuration: .init()))
+    effects.emit(
+      [judgement], target: try RequestTarget(URL(string: "https://api.test/")), manager: manager, observer: nil)
+    // Reports are delivered in order on one queue: a later one, on another port, marks the end.
+    _ = manager.decide(authenticationMethod: CNPinningManager.serverTrustAuthenticationMethod, host: "api.test", port: 9) {
+      .trusted(chain)
+    }
+    #expect(await eventually { ports.withLock { $0.contains(9) } })
+    #expect(ports.withLock { $0 } == [443, 9])
   }
 }
 #endif

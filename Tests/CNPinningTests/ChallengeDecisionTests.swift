@@ -105,5 +105,25 @@ struct ChallengeDecisionTests {
     }
     #expect(failure.reason == .invalidHost("contains whitespace"))
   }
+
+  /// The seed API handles only server-trust challenges for pinned hosts; it leaves the rest to
+  /// the app (issue 31, item 9: client-certificate, NTLM and Negotiate challenges were answered
+  /// with default handling and reported as handled, so an app needing mTLS could not answer them).
+  @Test func theSeedAPILeavesEveryOtherChallengeToTheApp() throws {
+    let manager = try Self.manager()
+    for method in [
+      "NSURLAuthenticationMethodClientCertificate", "NSURLAuthenticationMethodNTLM", "NSURLAuthenticationMethodNegotiate",
+      "NSURLAuthenticationMethodHTTPBasic",
+    ] {
+      let decision = manager.decide(authenticationMethod: method, host: "api.test", port: 443) { .trusted(Self.pki.genuine) }
+      #expect(throws: CNPinningError.notServerTrust) { try decision.seedAnswer() }
+    }
+    let unpinned = manager.decide(authenticationMethod: Self.method, host: "other.test", port: 443) { nil }
+    #expect(throws: CNPinningError.notPinned) { try unpinned.seedAnswer() }
+    let genuine = manager.decide(authenticationMethod: Self.method, host: "api.test", port: 443) { .trusted(Self.pki.genuine) }
+    #expect(try genuine.seedAnswer() == .performDefaultHandling)
+    let rogue = manager.decide(authenticationMethod: Self.method, host: "api.test", port: 443) { .trusted(Self.pki.rogue) }
+    #expect(try rogue.seedAnswer() == .cancel)
+  }
 }
 #endif

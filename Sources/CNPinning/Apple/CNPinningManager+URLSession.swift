@@ -23,25 +23,26 @@ extension CNPinningManager {
   }
 
   /// Handles a server-trust challenge for a pinned host and returns true; returns false, with
-  /// the handler not called, for a host that is not pinned. Other challenges get default
-  /// handling.
+  /// the handler not called, for a host that is not pinned and for every challenge other than
+  /// server trust (client certificates, HTTP authentication, NTLM, Negotiate), which the app
+  /// answers itself.
+  ///
+  /// The answer covers the connection the challenge is for: URLSession asks only when it opens
+  /// a connection, so requests on connections it already has are not judged again; after the
+  /// pins change (an enterprise policy applied, refreshed or signed out), `flush()` the session
+  /// so that later requests open new connections, or use `CNPinnedSession`, which does so itself.
   public func validate(
     challenge: URLAuthenticationChallenge,
     completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
   ) -> Bool {
-    switch decision(for: challenge) {
-    case .notPinned:
-      return false
-    case .notServerTrust, .performDefaultHandling:
-      completionHandler(.performDefaultHandling, nil)
-    case .cancel:
-      completionHandler(.cancelAuthenticationChallenge, nil)
-    }
+    guard let answer = try? decision(for: challenge).seedAnswer() else { return false }
+    completionHandler(Self.disposition(answer), nil)
     return true
   }
 
   /// `(.performDefaultHandling, nil)` when the pins match, `(.cancelAuthenticationChallenge, nil)`
-  /// when they do not or trust fails; throws `CNPinningError.notPinned` for an unpinned host.
+  /// when they do not or trust fails; throws `CNPinningError.notPinned` for an unpinned host and
+  /// `CNPinningError.notServerTrust` for every other kind of challenge, which the app answers.
   /// The trust is evaluated with `SecTrustEvaluateAsyncWithError`, off the caller's threads.
   public func validate(challenge: URLAuthenticationChallenge) async throws -> (
     URLSession.AuthChallengeDisposition, URLCredential?
@@ -53,10 +54,13 @@ extension CNPinningManager {
     {
       evaluation = await CNSecTrust.evaluate(trust, host: space.host)
     }
-    switch decision(for: challenge, evaluation: { evaluation }) {
-    case .notPinned: throw CNPinningError.notPinned
-    case .notServerTrust, .performDefaultHandling: return (.performDefaultHandling, nil)
-    case .cancel: return (.cancelAuthenticationChallenge, nil)
+    return (Self.disposition(try decision(for: challenge, evaluation: { evaluation }).seedAnswer()), nil)
+  }
+
+  private static func disposition(_ answer: CNSeedAnswer) -> URLSession.AuthChallengeDisposition {
+    switch answer {
+    case .performDefaultHandling: .performDefaultHandling
+    case .cancel: .cancelAuthenticationChallenge
     }
   }
 

@@ -1,10 +1,13 @@
 import Foundation
 
-/// Thrown by the async `validate(challenge:)` for a host that has no pins, so that the caller
-/// chooses the fallback policy (as in the seed).
+/// Thrown by the async `validate(challenge:)` for a challenge it does not handle, so that the
+/// caller chooses what to do (as in the seed).
 public enum CNPinningError: Error, Sendable, Equatable {
   /// The host has no pins.
   case notPinned
+  /// Not a server-trust challenge (a client certificate, HTTP authentication, NTLM, Negotiate):
+  /// the app answers it.
+  case notServerTrust
 }
 
 /// The outcome of the platform's own trust evaluation of a server-trust challenge (on Apple
@@ -28,6 +31,28 @@ package enum CNChallengeDecision: Sendable, Equatable {
   case performDefaultHandling(CNPinningResult)
   /// Refuse the connection (`.cancelAuthenticationChallenge`), with the reason.
   case cancel(CNChallengeRejection)
+}
+
+/// How the seed's `validate(challenge:)` answers a challenge it handles.
+package enum CNSeedAnswer: Sendable, Equatable {
+  /// `(.performDefaultHandling, nil)`: the pins are satisfied; the system checks the rest.
+  case performDefaultHandling
+  /// `(.cancelAuthenticationChallenge, nil)`: refused.
+  case cancel
+}
+
+extension CNChallengeDecision {
+  /// The seed API's answer. Throws for what it leaves to the app: a host without pins, and every
+  /// challenge other than server trust (so that client certificates and HTTP authentication
+  /// reach the app's own handling instead of being answered by default).
+  package func seedAnswer() throws(CNPinningError) -> CNSeedAnswer {
+    switch self {
+    case .notPinned: throw .notPinned
+    case .notServerTrust: throw .notServerTrust
+    case .performDefaultHandling: return .performDefaultHandling
+    case .cancel: return .cancel
+    }
+  }
 }
 
 /// Why a challenge was refused.
@@ -59,19 +84,30 @@ extension CNPinningManager {
   package func decide(
     authenticationMethod: String, host: String, port: Int, evaluateTrust: () -> CNTrustEvaluation?
   ) -> CNChallengeDecision {
-    guard authenticationMethod == Self.serverTrustAuthenticationMethod else { return .notServerTrust }
-    guard configuration(for: host) != nil || HostName.isInvalid(host) else { return .notPinned }
+    let (decision, pinning, chain) = judge(
+      authenticationMethod: authenticationMethod, host: host, evaluateTrust: evaluateTrust)
+    if let pinning { _ = report(pinning, host: host, port: port, chain: chain) }
+    return decision
+  }
+
+  /// `decide` without the report: also the pin result and the verified chain it judged (nil and
+  /// empty when the pins were not consulted), for a caller that reports once, itself.
+  package func judge(authenticationMethod: String, host: String, evaluateTrust: () -> CNTrustEvaluation?)
+    -> (decision: CNChallengeDecision, pinning: CNPinningResult?, chain: [CNCertificate])
+  {
+    guard authenticationMethod == Self.serverTrustAuthenticationMethod else { return (.notServerTrust, nil, []) }
+    guard configuration(for: host) != nil || HostName.isInvalid(host) else { return (.notPinned, nil, []) }
     switch evaluateTrust() {
     case nil:
-      return .cancel(.missingServerTrust)
+      return (.cancel(.missingServerTrust), nil, [])
     case .untrusted(let reason)?:
-      return .cancel(.untrusted(reason))
+      return (.cancel(.untrusted(reason)), nil, [])
     case .trusted(let chain)?:
-      let (result, _) = evaluateAndReport(host: host, port: port, chain: chain)
+      let result = evaluate(host: host, chain: chain)
       switch result {
-      case .accepted, .reportOnly: return .performDefaultHandling(result)
-      case .notPinned: return .notPinned
-      case .rejected(let failure): return .cancel(.pinMismatch(failure))
+      case .accepted, .reportOnly: return (.performDefaultHandling(result), result, chain)
+      case .notPinned: return (.notPinned, result, chain)
+      case .rejected(let failure): return (.cancel(.pinMismatch(failure)), result, chain)
       }
     }
   }

@@ -7,17 +7,12 @@ import Security
 /// per-task delegate runs the shared `CNPinningManager.decide`. Redirects come back to the
 /// session's own loop, so each hop is judged by its own host. URLSession does not judge a
 /// reused connection again, so a new one is made whenever the pins in force may have changed:
-/// another manager (held strongly, so a new one at a freed address is not mistaken for it), or
-/// a new `PolicyGeneration` of the same one (enterprise policy changes, pin expiry).
+/// another manager, or a newer `PolicyGeneration` of the same one (enterprise policy changes,
+/// pin expiry). `SessionRotation` (shared, tested on Linux) makes the swap, and retires a
+/// replaced URLSession only after its last task was made and finished.
 final class URLSessionTransport: HopTransport {
   private let configuration: CNPinnedSessionConfiguration
-  private let sessions = Locked<Current?>(nil)
-
-  private struct Current {
-    let manager: CNPinningManager?
-    let generation: PolicyGeneration?
-    let session: URLSession
-  }
+  private let sessions: SessionRotation<CNPinningManager, PolicyGeneration, URLSession>
 
   init(configuration: CNPinnedSessionConfiguration) throws(CNPinnedSessionError) {
     // URLSession takes the system's proxy settings (or none); an explicit proxy would need
@@ -30,14 +25,15 @@ final class URLSessionTransport: HopTransport {
     case .direct, .environment:
       self.configuration = configuration
     }
+    sessions = SessionRotation(
+      make: { Self.makeSession(configuration) }, retire: { $0.finishTasksAndInvalidate() },
+      cancel: { $0.invalidateAndCancel() })
   }
 
   /// URLSession's own threads: none to name.
   var threadName: String { "" }
 
-  func invalidate() {
-    sessions.withLock { $0?.session.invalidateAndCancel() }
-  }
+  func invalidate() { sessions.close() }
 
   /// Runs one hop through URLSession: App Transport Security applies the transport-security
   /// rules; there is no handshake-only probe. Every challenge answered is reported, whatever
@@ -100,7 +96,7 @@ final class URLSessionTransport: HopTransport {
   ) {
     let delegate = PinningTaskDelegate(settings: settings)
     do {
-      let (data, response) = try await session(for: settings.manager).data(for: request, delegate: delegate)
+      let (data, response) = try await withSession(for: settings.manager) { try await $0.data(for: request, delegate: delegate) }
       guard let http = response as? HTTPURLResponse else {
         throw CNPinnedSessionError.invalidResponse(host: settings.host, reason: "not HTTP")
       }
@@ -111,7 +107,7 @@ final class URLSessionTransport: HopTransport {
     } catch let error as CNPinnedSessionError {
       throw error
     } catch {
-      throw delegate.rejection ?? Self.map(error, host: settings.host, timeout: configuration.timeoutIntervalForRequest)
+      throw delegate.rejection ?? failure(error, host: settings.host)
     }
   }
 
@@ -126,11 +122,11 @@ final class URLSessionTransport: HopTransport {
     let file: URL
     let response: URLResponse
     do {
-      (file, response) = try await session(for: settings.manager).download(for: request, delegate: delegate)
+      (file, response) = try await withSession(for: settings.manager) { try await $0.download(for: request, delegate: delegate) }
     } catch let error as CNPinnedSessionError {
       throw error
     } catch {
-      throw delegate.rejection ?? Self.map(error, host: settings.host, timeout: configuration.timeoutIntervalForRequest)
+      throw delegate.rejection ?? failure(error, host: settings.host)
     }
     defer { try? FileManager.default.removeItem(at: file) }
     guard let http = response as? HTTPURLResponse else { throw .invalidResponse(host: settings.host, reason: "not HTTP") }
@@ -153,28 +149,34 @@ final class URLSessionTransport: HopTransport {
     return http
   }
 
-  private func session(for manager: CNPinningManager?) -> URLSession {
-    let generation = manager?.policyGeneration()
-    return sessions.withLock { current in
-      if let current, current.manager === manager, current.generation == generation { return current.session }
-      current?.session.finishTasksAndInvalidate()
-      let settings = URLSessionConfiguration.ephemeral
-      settings.urlCache = nil
-      // Cookies are the pinned session's business, hop by hop (`Cookies`).
-      settings.httpCookieStorage = nil
-      settings.httpShouldSetCookies = false
-      settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-      settings.timeoutIntervalForRequest = configuration.timeoutIntervalForRequest
-      settings.timeoutIntervalForResource = configuration.timeoutIntervalForResource
-      // The session adds httpAdditionalHeaders to each request itself (credentials stay behind
-      // when a redirect leaves the origin), so the URLSession gets none.
-      settings.tlsMinimumSupportedProtocolVersion = Self.protocolVersion(configuration.minimumTLSVersion)
-      // .environment keeps the system's proxy settings; .direct is an empty proxy dictionary.
-      if configuration.proxy == .direct { settings.connectionProxyDictionary = [:] }
-      let session = URLSession(configuration: settings, delegate: RedirectRefusal(), delegateQueue: nil)
-      current = Current(manager: manager, generation: generation, session: session)
-      return session
-    }
+  /// Runs `work` in the URLSession for the pins in force, leased until `work` returns.
+  private func withSession<Result: Sendable>(
+    for manager: CNPinningManager?, _ work: @escaping @Sendable (URLSession) async throws -> Result
+  ) async throws -> Result {
+    try await sessions.withSession(owner: manager, generation: manager?.policyGeneration(), work)
+  }
+
+  /// A failed task's error as the session's; after `invalidate`, `sessionInvalidated`.
+  private func failure(_ error: Error, host: String) -> CNPinnedSessionError {
+    if sessions.isClosed { return .sessionInvalidated }
+    return Self.map(error, host: host, timeout: configuration.timeoutIntervalForRequest)
+  }
+
+  private static func makeSession(_ configuration: CNPinnedSessionConfiguration) -> URLSession {
+    let settings = URLSessionConfiguration.ephemeral
+    settings.urlCache = nil
+    // Cookies are the pinned session's business, hop by hop (`Cookies`).
+    settings.httpCookieStorage = nil
+    settings.httpShouldSetCookies = false
+    settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+    settings.timeoutIntervalForRequest = configuration.timeoutIntervalForRequest
+    settings.timeoutIntervalForResource = configuration.timeoutIntervalForResource
+    // The session adds httpAdditionalHeaders to each request itself (credentials stay behind
+    // when a redirect leaves the origin), so the URLSession gets none.
+    settings.tlsMinimumSupportedProtocolVersion = protocolVersion(configuration.minimumTLSVersion)
+    // .environment keeps the system's proxy settings; .direct is an empty proxy dictionary.
+    if configuration.proxy == .direct { settings.connectionProxyDictionary = [:] }
+    return URLSession(configuration: settings, delegate: RedirectRefusal(), delegateQueue: nil)
   }
 
   /// The configured minimum as is; below TLS 1.2 it is said, since App Transport Security
@@ -247,39 +249,15 @@ final class PinningTaskDelegate: NSObject, URLSessionTaskDelegate, @unchecked Se
     // something will use it: pinned hosts, and unpinned ones under custom anchors.
     let needsEvaluation = settings.manager?.configuration(for: space.host) != nil || settings.trust != .system
     let evaluation: CNTrustEvaluation? = needsEvaluation ? await evaluate(trust, host: space.host) : nil
-    let decision =
-      settings.manager?.decide(authenticationMethod: space.authenticationMethod, host: space.host, port: space.port) {
-        evaluation
-      } ?? .notPinned
-    let (answer, rejection) = answer(decision, trust: trust, evaluation: evaluation, host: space.host)
-    if let rejection { recorded.withLock { $0 = rejection } }
-    settings.judgements.append(
-      .challenge(host: space.host, evaluation: evaluation, manager: settings.manager, rejection: rejection))
-    return answer
-  }
-
-  /// The disposition for the shared decision, and why the connection is refused (nil: accepted).
-  private func answer(_ decision: CNChallengeDecision, trust: SecTrust, evaluation: CNTrustEvaluation?, host: String)
-    -> ((URLSession.AuthChallengeDisposition, URLCredential?), CNPinnedSessionError?)
-  {
-    let refuse = (URLSession.AuthChallengeDisposition.cancelAuthenticationChallenge, URLCredential?.none)
-    switch decision {
-    case .notServerTrust:
-      return ((.performDefaultHandling, nil), nil)
-    case .performDefaultHandling:
-      // Custom anchors were applied to this trust; the system's default handling would drop them.
-      return (settings.trust == .system ? (.performDefaultHandling, nil) : (.useCredential, URLCredential(trust: trust)), nil)
-    case .notPinned:
-      if settings.unpinnedHosts == .deny { return (refuse, .hostNotPinned(host: host)) }
-      if settings.trust == .system { return ((.performDefaultHandling, nil), nil) }
-      guard case .trusted? = evaluation else {
-        return (refuse, .untrustedChain(host: host, reason: "not trusted by the custom anchors"))
-      }
-      return ((.useCredential, URLCredential(trust: trust)), nil)
-    case .cancel(.pinMismatch(let failure)):
-      return (refuse, .pinMismatch(failure))
-    case .cancel(let rejection):
-      return (refuse, .untrustedChain(host: host, reason: rejection.description))
+    let (answer, judgement) = Judgement.challenge(
+      host: space.host, manager: settings.manager, trust: settings.trust, unpinnedHosts: settings.unpinnedHosts,
+      evaluation: evaluation)
+    if let rejection = judgement.rejection { recorded.withLock { $0 = rejection } }
+    settings.judgements.append(judgement)
+    switch answer {
+    case .performDefaultHandling: return (.performDefaultHandling, nil)
+    case .useCredential: return (.useCredential, URLCredential(trust: trust))
+    case .cancel: return (.cancelAuthenticationChallenge, nil)
     }
   }
 

@@ -1,22 +1,68 @@
 import CNPinning
 import Foundation
 
+/// How a URLSession task delegate answers a server-trust challenge, as a platform-neutral value.
+enum ChallengeAnswer: Sendable, Equatable {
+  /// `.performDefaultHandling`: the system checks the connection in full.
+  case performDefaultHandling
+  /// `.useCredential` with the challenge's trust, to which custom anchors were applied (default
+  /// handling would drop them).
+  case useCredential
+  /// `.cancelAuthenticationChallenge`: the connection is refused.
+  case cancel
+}
+
 /// A server-trust challenge answered by a transport that hands challenges to a delegate (Apple's
 /// URLSession), as the same `Judgement` the Linux transport makes, so that observer events and
-/// failure reports follow from one piece of code on every platform. Platform-neutral, tested on
-/// Linux.
+/// failure reports follow from one piece of code on every platform (`ConnectionEffects`, which
+/// reports each failure once). Platform-neutral, tested on Linux.
 extension Judgement {
-  /// `evaluation`: the trust result (nil when the trust was not evaluated); `rejection`: why the
-  /// connection was refused (nil when it was accepted). Challenges come only on new connections.
+  /// The answer to a server-trust challenge for `host`, and the judgement it records.
+  /// `evaluation`: the platform's trust result (nil when it was not evaluated: the host is not
+  /// pinned and the system's trust applies).
   static func challenge(
-    host: String, evaluation: CNTrustEvaluation?, manager: CNPinningManager?, at date: Date = Date(),
-    rejection: CNPinnedSessionError?
-  ) -> Judgement {
-    guard case .trusted(let chain)? = evaluation, !chain.isEmpty else {
-      return Judgement(use: .new, verifiedChain: [], presentedChain: [], pinning: nil, rejection: rejection)
+    host: String, manager: CNPinningManager?, trust: CNTrust, unpinnedHosts: CNUnpinnedHostPolicy,
+    evaluation: CNTrustEvaluation?
+  ) -> (answer: ChallengeAnswer, judgement: Judgement) {
+    let (decision, pinning, _) =
+      manager?.judge(authenticationMethod: CNPinningManager.serverTrustAuthenticationMethod, host: host) { evaluation }
+      ?? (.notPinned, nil, [])
+    let (answer, rejection) = Self.answer(
+      decision, host: host, trust: trust, unpinnedHosts: unpinnedHosts, evaluation: evaluation)
+    // As on Linux: a verified chain always carries a pin result (`notPinned` for unpinned hosts,
+    // whose expired pins are then reported); an unverified one none.
+    guard case .trusted(let verified)? = evaluation, !verified.isEmpty else {
+      return (answer, Judgement(use: .new, verifiedChain: [], presentedChain: [], pinning: nil, rejection: rejection))
     }
-    let pinning = manager?.evaluate(host: host, chain: chain, at: date) ?? .notPinned
-    return Judgement(use: .new, verifiedChain: chain, presentedChain: [], pinning: pinning, rejection: rejection)
+    return (
+      answer,
+      Judgement(
+        use: .new, verifiedChain: verified, presentedChain: [], pinning: pinning ?? .notPinned, rejection: rejection)
+    )
+  }
+
+  /// The answer for the shared decision, and why the connection is refused (nil: accepted).
+  private static func answer(
+    _ decision: CNChallengeDecision, host: String, trust: CNTrust, unpinnedHosts: CNUnpinnedHostPolicy,
+    evaluation: CNTrustEvaluation?
+  ) -> (ChallengeAnswer, CNPinnedSessionError?) {
+    switch decision {
+    case .notServerTrust:
+      return (.performDefaultHandling, nil)
+    case .performDefaultHandling:
+      return (trust == .system ? .performDefaultHandling : .useCredential, nil)
+    case .notPinned:
+      if unpinnedHosts == .deny { return (.cancel, .hostNotPinned(host: host)) }
+      if trust == .system { return (.performDefaultHandling, nil) }
+      guard case .trusted? = evaluation else {
+        return (.cancel, .untrustedChain(host: host, reason: "not trusted by the custom anchors"))
+      }
+      return (.useCredential, nil)
+    case .cancel(.pinMismatch(let failure)):
+      return (.cancel, .pinMismatch(failure))
+    case .cancel(let rejection):
+      return (.cancel, .untrustedChain(host: host, reason: rejection.description))
+    }
   }
 }
 
