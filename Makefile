@@ -90,7 +90,7 @@ apple-check: deps
 
 # Formatting with the toolchain's swift-format and .swift-format. AppleCheck's stubs keep Apple's
 # names and its seed copy the seed's text, so they are left as they are.
-FORMAT_PATHS := Sources Tests Benchmarks Fuzz/Sources Fuzz/Package.swift Package.swift AppleCheck/DelegateConformances.swift
+FORMAT_PATHS := Sources Tests Benchmarks Fuzz/Sources Fuzz/Package.swift Package.swift AppleCheck/DelegateConformances.swift AppleCheck/DelegateAbsences.swift
 format:
 	$(SWIFT) format format --in-place --recursive --configuration .swift-format $(FORMAT_PATHS)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Type-checks CNPinning's Apple code on Linux (`make apple-check`): the Apple branches of
 # CNPinning and CNPinningSession (compiled with CNPINNING_APPLE_CHECK, which selects them here),
-# the delegate conformance assertions, the seed README's code and the test targets as a Mac
+# the delegate conformance assertions and absences, the seed README's code and the test targets as a Mac
 # builds them, and the cnpin tool, against stub modules that declare Apple's signatures
 # (AppleCheck/Stubs, each saying where its signatures come from).
 #   scripts/apple-check.sh              the check
@@ -34,7 +34,8 @@ check() {
   "${swiftc[@]}" -emit-module -enable-testing -module-name CNPinning "${apple[@]}" \
     -emit-module-path "$out/CNPinning.swiftmodule" $(find "$sources/Sources/CNPinning" -name '*.swift' | sort) || return 1
   "${swiftc[@]}" -typecheck -module-name CNPinningSession "${apple[@]}" \
-    $(find "$sources/Sources/CNPinningSession" -name '*.swift' | sort) "$sources/AppleCheck/DelegateConformances.swift" ||
+    $(find "$sources/Sources/CNPinningSession" -name '*.swift' | sort) "$sources/AppleCheck/DelegateConformances.swift" \
+    "$sources/AppleCheck/DelegateAbsences.swift" ||
     return 1
   "${swiftc[@]}" -typecheck -module-name SeedREADME "${deltas[@]}" -module-alias CNPinning_Apple=CNPinning \
     "$sources/AppleCheck/SeedREADME.swift" || return 1
@@ -66,6 +67,7 @@ if [ "${1:-}" = --self-test ]; then
     "Sources/CNPinning/Apple/CNPolicySigningKey+SecKey.swift|var error: Unmanaged<CFError>?|var error: Unmanaged<CFError>|a non-optional CFError out-parameter"
     "Sources/CNPinning/Apple/CNPinningManager+URLSession.swift|space.serverTrust.map|space.serverTrusts.map|a misspelled property"
     "Sources/CNPinningSession/Apple/URLSessionTransport.swift|willPerformHTTPRedirection response: HTTPURLResponse,|willPerformHTTPRedirection response: URLResponse,|a redirect delegate with a wrong parameter type"
+    "Sources/CNPinningSession/Apple/URLSessionTransport.swift|final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {|final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {\n  func urlSession(\n    _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,\n    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void\n  ) { completionHandler(.performDefaultHandling, nil) }|a session-level challenge method on the session delegate, which would take server trust from the pinning task delegate"
     "AppleCheck/SeedREADME.swift|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void\n    ) {|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential) -> Void\n    ) {|a seed delegate with a non-optional credential"
   )
   for mistake in "${mistakes[@]}"; do

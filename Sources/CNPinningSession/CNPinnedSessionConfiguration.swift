@@ -47,7 +47,8 @@ public struct CNPinnedSessionConfiguration: Sendable {
   /// sends and keeps no cookies.
   public var httpCookieStorage: HTTPCookieStorage?
   /// Fixed addresses for host names, like curl's `--resolve host:port:address`. The URL's host is
-  /// still the name that TLS verifies and pins are looked up for.
+  /// still the name that TLS verifies and pins are looked up for. Linux only: on Apple platforms,
+  /// where URLSession resolves names itself, a session with overrides is refused.
   public var resolve: [CNHostOverride] = []
 
   /// The proxy requests go through. `.environment` by default, as curl and Foundation's
@@ -56,7 +57,8 @@ public struct CNPinnedSessionConfiguration: Sendable {
   /// Hosts that bypass the proxy, as curl's `--noproxy`: a name matches itself and its
   /// subdomains (a leading dot is ignored), an IP address matches only itself, `*` matches
   /// everything. nil uses `no_proxy`/`NO_PROXY` with `.environment` and nothing otherwise; a
-  /// list (even empty) replaces them.
+  /// list (even empty) replaces them. Linux only: on Apple platforms the system's proxy
+  /// settings say which hosts bypass the proxy, and a list with `.environment` is refused.
   public var noProxy: [String]? = nil
 
   /// The defaults, as `default`.

@@ -81,10 +81,18 @@ extension CNPinningManager {
 nonisolated(unsafe) private let managerKey = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
 
 extension URLSession {
-  /// The pinning manager a delegate uses for this session (an associated object).
+  /// The pinning manager a delegate uses for this session (an associated object, set and read
+  /// atomically from any thread). It pins nothing by itself: the session's delegate must call
+  /// `validate(challenge:)`; set on a session without a delegate, it says so in the log.
   public var cnPinningManager: CNPinningManager? {
     get { objc_getAssociatedObject(self, managerKey) as? CNPinningManager }
-    set { objc_setAssociatedObject(self, managerKey, newValue, .OBJC_ASSOCIATION_RETAIN_NONATOMIC) }
+    set {
+      if newValue != nil, delegate == nil {
+        CNPinningLog.warn(
+          "cnPinningManager set on a URLSession without a delegate pins nothing: its delegate must call validate(challenge:)")
+      }
+      objc_setAssociatedObject(self, managerKey, newValue, .OBJC_ASSOCIATION_RETAIN)
+    }
   }
 }
 #endif

@@ -15,16 +15,8 @@ final class URLSessionTransport: HopTransport {
   private let sessions: SessionRotation<CNPinningManager, PolicyGeneration, URLSession>
 
   init(configuration: CNPinnedSessionConfiguration) throws(CNPinnedSessionError) {
-    // URLSession takes the system's proxy settings (or none); an explicit proxy would need
-    // platform-specific keys, so it is refused rather than silently bypassed.
-    switch configuration.proxy {
-    case .http, .https:
-      throw .unsupportedRequest(
-        "an explicit proxy needs the Linux transport; on Apple platforms use .environment (the system's proxy settings) or .direct"
-      )
-    case .direct, .environment:
-      self.configuration = configuration
-    }
+    if let unsupported = configuration.settingURLSessionCannotHonour { throw .unsupportedRequest(unsupported) }
+    self.configuration = configuration
     sessions = SessionRotation(
       make: { Self.makeSession(configuration) }, retire: { $0.finishTasksAndInvalidate() },
       cancel: { $0.invalidateAndCancel() })
@@ -221,7 +213,9 @@ struct TaskSettings: Sendable {
   let judgements: JudgementLog
 }
 
-/// Returns 3xx responses to the caller instead of following them.
+/// Returns 3xx responses to the caller instead of following them. The session's delegate, so it
+/// must never have a session-level challenge method: URLSession would send server trust there
+/// instead of to the task's `PinningTaskDelegate` (`make apple-check` fails if it gets one).
 final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
   func urlSession(
     _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
