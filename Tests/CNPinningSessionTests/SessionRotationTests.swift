@@ -81,11 +81,12 @@ import Testing
   /// `close` cancels the work of running leases, refuses new ones, and cancels every session.
   @Test func closeCancelsRunningRequestsAndRefusesNewOnes() async throws {
     let rotation = Self.rotation()
-    let owner = Owner()
+    // Four owners, so four sessions whatever order the tasks start in: each replaces the last.
+    let owners = (0..<4).map { _ in Owner() }
     let started = Locked(0)
-    let running = (0..<4).map { index in
+    let running = owners.map { owner in
       Task {
-        try await rotation.withSession(owner: owner, generation: index) { _ in
+        try await rotation.withSession(owner: owner, generation: 0) { _ in
           started.withLock { $0 += 1 }
           try await Task.sleep(for: .seconds(60))
         }
@@ -97,7 +98,7 @@ import Testing
       await #expect(throws: CancellationError.self) { try await task.value }
     }
     await #expect(throws: Rotation.Closed.self) {
-      try await rotation.withSession(owner: owner, generation: 9) { _ in }
+      try await rotation.withSession(owner: owners[0], generation: 0) { _ in }
     }
     let counts = rotation.sessionCounts
     #expect(counts.made == 4 && counts.ended == 4, "\(counts)")
