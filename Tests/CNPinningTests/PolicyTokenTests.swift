@@ -135,8 +135,11 @@ struct PolicyTokenTests {
     let keys = try PolicyKeyPair(.p256)
     let token = String(decoding: try keys.sign(policyPayload()), as: UTF8.self)
     let cases: [(String, CNPolicyError)] = [
-      (token + "\n", .malformedToken("it contains whitespace or characters outside base64url")),
-      (" " + token, .malformedToken("it contains whitespace or characters outside base64url")),
+      (
+        token.replacingOccurrences(of: ".", with: ". "), .malformedToken("it contains whitespace or characters outside base64url")
+      ),
+      (token + "\u{0C}", .malformedToken("it contains whitespace or characters outside base64url")),
+      ("\u{00}" + token, .malformedToken("it contains whitespace or characters outside base64url")),
       (token + ".extra", .malformedToken("it has 4 segments separated by \".\"; a compact JWS has 3")),
       (
         token.split(separator: ".").prefix(2).joined(separator: "."),
@@ -159,6 +162,18 @@ struct PolicyTokenTests {
     let huge = Data(repeating: UInt8(ascii: "A"), count: CNEnterprisePolicy.maximumTokenSize + 1)
     #expect(policyError { _ = try CNEnterprisePolicy(token: huge, key: keys.publicKey) } == .tooLarge(huge.count))
     #expect(policyError { _ = try CNEnterprisePolicy(token: Data([0xFF, 0x2E, 0x2E]), key: keys.publicKey) } != nil)
+  }
+
+  /// A token file as a shell (`cnpin policy sign … > policy.jws`), an editor or a paste leaves
+  /// it: spaces, tabs and line breaks around the token are ignored (issue 28: the documented flow
+  /// failed with "contains whitespace").
+  @Test func whitespaceAroundTheTokenIsIgnored() throws {
+    let keys = try PolicyKeyPair(.p256)
+    let token = String(decoding: try keys.sign(policyPayload()), as: UTF8.self)
+    for text in [token + "\n", token + "\r\n", " \t" + token + " \n\n", "\n" + token] {
+      let policy = try CNEnterprisePolicy(token: Data(text.utf8), key: keys.publicKey)
+      #expect(policy == (try CNEnterprisePolicy(token: Data(token.utf8), key: keys.publicKey)), "\(text.debugDescription)")
+    }
   }
 
   @Test func ecdsaSignaturesInRawAndDERFormBothVerify() throws {

@@ -23,6 +23,15 @@ struct PolicyCommandTests {
     #expect(signed.status == 0, "\(signed.stderr)")
     #expect(signed.stdout.split(separator: ".").count == 3)
     let token = try directory.file("policy.jws", signed.stdout)
+    // The documented flow: the file `> policy.jws` writes (with the shell's final line break)
+    // applies as it is.
+    #expect(signed.stdout.hasSuffix("\n"))
+    let manager = try CNPinningManager(
+      authenticationHost: "auth.test", policySigningKey: try CNPolicySigningKey(pemEncoded: try key.publicKeyPEM),
+      configuration: [
+        "api.test": CNConfiguration([try CNChain([CNChainLink(.exact, "App Root"), CNChainLink(.suffix, ".test")])])
+      ])
+    try manager.applyEnterprisePolicy(with: try Data(contentsOf: URL(fileURLWithPath: token)))
 
     let verified = try await cnpin(["policy", "verify", "--key", publicKey, token])
     #expect(verified.status == 0, "\(verified.stderr)")

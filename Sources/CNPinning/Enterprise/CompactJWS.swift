@@ -6,10 +6,14 @@ struct CompactJWS {
   let payload: [UInt8]
 
   /// Parses `token`, checks its header and verifies its signature with `key`; the payload is
-  /// returned only when the signature is valid.
+  /// returned only when the signature is valid. Spaces, tabs and line breaks before and after the
+  /// token are ignored (a file written by a shell or an editor ends with a line break); anywhere
+  /// else, as any other character outside base64url and ".", they are refused.
   static func verify(_ token: Data, key: CNPolicySigningKey) throws(CNPolicyError) -> CompactJWS {
     guard token.count <= CNEnterprisePolicy.maximumTokenSize else { throw .tooLarge(token.count) }
-    guard let text = String(data: token, encoding: .utf8), text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+    let isSurroundingSpace: (UInt8) -> Bool = { [0x20, 0x09, 0x0D, 0x0A].contains($0) }
+    let trimmed = token.drop(while: isSurroundingSpace).reversed().drop(while: isSurroundingSpace).reversed()
+    guard let text = String(bytes: trimmed, encoding: .utf8), text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
       throw .malformedToken("it contains whitespace or characters outside base64url")
     }
     let segments = text.split(separator: ".", omittingEmptySubsequences: false)
