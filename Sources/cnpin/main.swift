@@ -1,3 +1,4 @@
+import CNPinning
 import Foundation
 
 let usage = """
@@ -11,6 +12,7 @@ let usage = """
     convert FILE --to FORMAT  convert a configuration between plist and json
     policy sign|verify        sign an enterprise policy (JWS), or verify one
     help [COMMAND]            show help
+    version                   print cnpin's version (also --version)
 
   Exit status: 0 success; 1 a pin or verification failed; 2 usage or configuration error;
   3 network error. Run `cnpin COMMAND --help` for a command's options and examples.
@@ -35,6 +37,8 @@ func run(_ words: [String]) async throws(CLIError) {
   case "get": try await GetCommand.run(rest)
   case "convert": try ConvertCommand.run(rest)
   case "policy": try PolicyCommand.run(rest)
+  case "version", "--version":
+    Output.print("cnpin \(CNPinningVersion.current)")
   case "help", "--help", "-h":
     Output.print(rest.first.flatMap { helps[$0] } ?? usage)
   default:

@@ -391,6 +391,20 @@ struct OtherCommandTests {
     #expect(run.stdout.contains("Example"))
   }
 
+  /// `cnpin --version` (and `cnpin version`) print the package's version, which CHANGELOG.md's
+  /// newest release heading names too.
+  @Test(arguments: ["--version", "version"])
+  func versionIsPrintedAndMatchesTheChangelog(_ word: String) async throws {
+    let run = try await cnpin([word])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout == "cnpin \(CNPinningVersion.current)\n")
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+    let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## [") && !$0.hasPrefix("## [Unreleased]") }
+    #expect(newest?.hasPrefix("## [\(CNPinningVersion.current)]") == true, "\(String(describing: newest))")
+  }
+
   /// The shipped tool links no test code (the demonstration, which needs the test kit's servers,
   /// is its own executable): no symbol of CNPinningTestKit is in the binary.
   @Test func theShippedToolDoesNotCarryTheTestKit() throws {
