@@ -68,6 +68,7 @@ if [ "${1:-}" = --self-test ]; then
     "Sources/CNPinning/Apple/CNPinningManager+URLSession.swift|space.serverTrust.map|space.serverTrusts.map|a misspelled property"
     "Sources/CNPinningSession/Apple/URLSessionTransport.swift|willPerformHTTPRedirection response: HTTPURLResponse,|willPerformHTTPRedirection response: URLResponse,|a redirect delegate with a wrong parameter type"
     "Sources/CNPinningSession/Apple/URLSessionTransport.swift|final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {|final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {\n  func urlSession(\n    _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,\n    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void\n  ) { completionHandler(.performDefaultHandling, nil) }|a session-level challenge method on the session delegate, which would take server trust from the pinning task delegate"
+    "Sources/CNPinningSession/Streaming/TaskBodyDelegate.swift|dataTask: URLSessionDataTask, didReceive data: Data)|dataTask: URLSessionDataTask, didReceiveData data: Data)|a data delegate method with a misspelled label"
     "AppleCheck/SeedREADME.swift|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void\n    ) {|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential) -> Void\n    ) {|a seed delegate with a non-optional credential"
   )
   for mistake in "${mistakes[@]}"; do

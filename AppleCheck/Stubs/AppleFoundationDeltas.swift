@@ -54,3 +54,22 @@ public protocol AppleSessionChallengeHandling {
     _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
 }
+
+/// URLSession.bytes(for:delegate:) and URLSession.AsyncBytes
+/// (developer.apple.com/documentation/foundation/urlsession/bytes(for:delegate:) and
+/// .../urlsession/asyncbytes): an AsyncSequence of UInt8 with its data task. Not Sendable here,
+/// as nothing in Apple's declaration says it is.
+extension URLSession {
+  public struct AsyncBytes: AsyncSequence {
+    public typealias Element = UInt8
+    public struct AsyncIterator: AsyncIteratorProtocol {
+      public mutating func next() async throws -> UInt8? { fatalError() }
+    }
+    public var task: URLSessionDataTask { fatalError() }
+    public func makeAsyncIterator() -> AsyncIterator { fatalError() }
+  }
+
+  public func bytes(for request: URLRequest, delegate: (any URLSessionTaskDelegate)? = nil) async throws -> (
+    AsyncBytes, URLResponse
+  ) { fatalError() }
+}

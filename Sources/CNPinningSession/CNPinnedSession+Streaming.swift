@@ -12,7 +12,8 @@ extension CNPinnedSession {
   /// comes: memory stays bounded however large the body, since the transfer waits while the
   /// reader does. Drop the bytes (or cancel the reading task) to stop the transfer. On Linux the
   /// body comes over HTTP/1.1 on a connection of its own, so that a reader that stops holds no
-  /// more than the socket buffers.
+  /// more than the socket buffers; on Apple platforms through `URLSession.bytes(for:delegate:)`,
+  /// read only as the reader makes room. Both stop at `maximumDownloadSize`.
   public func bytes(for request: URLRequest) async throws -> (AsyncBytes, HTTPURLResponse) {
     let (body, response) = try await stream(request, upload: nil)
     return (AsyncBytes(body), response)

@@ -3,7 +3,6 @@ import CNPinning
 /// How far a response body has come, for a progress display: the session updates it as bytes
 /// arrive, anyone may read it at any time. Pass one to `download(for:progress:)` or
 /// `data(for:progress:)`; it describes the current hop and starts over at each redirect.
-/// On Apple platforms it is updated once, when the body is complete.
 public final class CNTransferProgress: Sendable {
   private let state = Locked<(received: Int, expected: Int?)>((0, nil))
 

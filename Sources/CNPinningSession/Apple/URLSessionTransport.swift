@@ -64,94 +64,97 @@ final class URLSessionTransport: HopTransport {
     case nil:
       break
     }
-    if case .file(let bodyFile) = hop.destination {
-      let response = try await download(merged, settings: settings, to: bodyFile)
-      if let progress = hop.progress {
-        progress.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
-        progress.add((try? bodyFile.offset()).map(Int.init) ?? 0)
-      }
-      return TransferOutcome(response: response, body: Data())
-    }
-    let (data, response) = try await perform(merged, settings: settings)
-    hop.progress?.start(expected: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
-    hop.progress?.add(data.count)
+    let challenges = PinningChallenges(settings: settings)
     if case .channel(let channel) = hop.destination {
-      // Here the body arrives whole (URLSession collects it), then is read as on Linux.
-      channel.finish(whole: data)
+      let response = try await stream(merged, challenges: challenges, into: channel, progress: hop.progress)
       return TransferOutcome(response: response, body: Data())
     }
-    return TransferOutcome(response: response, body: data)
-  }
-
-  private func perform(_ request: URLRequest, settings: TaskSettings) async throws(CNPinnedSessionError) -> (
-    Data, HTTPURLResponse
-  ) {
-    let delegate = PinningTaskDelegate(settings: settings)
-    do {
-      let (data, response) = try await withSession(for: settings.manager) { try await $0.data(for: request, delegate: delegate) }
-      guard let http = response as? HTTPURLResponse else {
-        throw CNPinnedSessionError.invalidResponse(host: settings.host, reason: "not HTTP")
-      }
-      guard data.count <= configuration.maximumResponseBodySize else {
-        throw CNPinnedSessionError.responseTooLarge(host: settings.host, limit: configuration.maximumResponseBodySize)
-      }
-      return (data, http)
-    } catch let error as CNPinnedSessionError {
-      throw error
-    } catch {
-      throw delegate.rejection ?? failure(error, host: settings.host)
+    // Memory and downloads: a data task whose delegate counts the limit as bytes arrive and
+    // writes a download to its file as it comes.
+    let limit = hop.destination.holdsBody ? configuration.maximumResponseBodySize : configuration.maximumDownloadSize
+    let delegate = PinningTaskDelegate(
+      challenges: challenges,
+      plan: .init(
+        host: settings.host, destination: hop.destination, limit: limit, upload: hop.upload, progress: hop.progress))
+    let translate = translation(for: challenges)
+    let request = merged
+    return try await withSession(for: settings.manager) { session throws(CNPinnedSessionError) in
+      try await delegate.run(request, in: session, translate: translate)
     }
   }
 
-  /// Downloads `request`'s body to a file of URLSession's and copies it, in chunks, into
-  /// `destination` (the session's private download file): the body is never held in memory.
-  /// Fails with `responseTooLarge` beyond `maximumDownloadSize`.
-  private func download(_ request: URLRequest, settings: TaskSettings, to destination: FileHandle)
-    async throws(CNPinnedSessionError)
-    -> HTTPURLResponse
-  {
-    let delegate = PinningTaskDelegate(settings: settings)
-    let file: URL
-    let response: URLResponse
-    do {
-      (file, response) = try await withSession(for: settings.manager) { try await $0.download(for: request, delegate: delegate) }
-    } catch let error as CNPinnedSessionError {
-      throw error
-    } catch {
-      throw delegate.rejection ?? failure(error, host: settings.host)
-    }
-    defer { try? FileManager.default.removeItem(at: file) }
-    guard let http = response as? HTTPURLResponse else { throw .invalidResponse(host: settings.host, reason: "not HTTP") }
-    do {
-      let source = try FileHandle(forReadingFrom: file)
-      defer { try? source.close() }
-      var copied = 0
-      while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty {
-        copied += chunk.count
-        guard copied <= configuration.maximumDownloadSize else {
-          throw CNPinnedSessionError.responseTooLarge(host: settings.host, limit: configuration.maximumDownloadSize)
+  /// A body read as it arrives: `URLSession.bytes(for:delegate:)`, whose sequence is pulled only
+  /// while the channel has room (`ResponseBodyChannel.fill`). Returns with the response; the
+  /// body follows through `channel`, under the lease of the URLSession, until it ends.
+  private func stream(
+    _ request: URLRequest, challenges: PinningChallenges, into channel: ResponseBodyChannel,
+    progress: CNTransferProgress?
+  ) async throws(CNPinnedSessionError) -> HTTPURLResponse {
+    let head = ResponseHeadHandOff()
+    let filler = Locked<Task<Void, Never>?>(nil)
+    let delegate = PinningStreamDelegate(challenges: challenges)
+    let translate = translation(for: challenges)
+    let (host, limit, manager) = (challenges.settings.host, configuration.maximumDownloadSize, challenges.settings.manager)
+    let task = Task {
+      do throws(CNPinnedSessionError) {
+        try await withSession(for: manager) { session throws(CNPinnedSessionError) in
+          let bytes: URLSession.AsyncBytes
+          let response: URLResponse
+          do {
+            (bytes, response) = try await session.bytes(for: request, delegate: delegate)
+          } catch {
+            throw translate(error)
+          }
+          guard let http = response as? HTTPURLResponse else { throw .invalidResponse(host: host, reason: "not HTTP") }
+          progress?.start(expected: http.expectedContentLength >= 0 ? Int(http.expectedContentLength) : nil)
+          head.deliver(.success(http))
+          await channel.fill(
+            from: bytes, limit: limit, host: host, progress: progress,
+            stopFilling: { filler.withLock { $0 }?.cancel() }, translate: translate)
         }
-        try destination.write(contentsOf: chunk)
+      } catch {
+        head.deliver(.failure(error))
+        channel.finish(error)
+      }
+    }
+    filler.withLock { $0 = task }
+    do {
+      return try await withTaskCancellationHandler {
+        try await head.response()
+      } onCancel: {
+        task.cancel()
       }
     } catch let error as CNPinnedSessionError {
       throw error
     } catch {
-      throw .transferFailed(host: settings.host, reason: "cannot write the download: \(error.localizedDescription)")
+      throw .cancelled
     }
-    return http
+  }
+
+  /// Turns a failed task's error into the session's: the delegate's rejection first.
+  private func translation(for challenges: PinningChallenges) -> @Sendable (Error) -> CNPinnedSessionError {
+    let (host, timeout, sessions) = (challenges.settings.host, configuration.timeoutIntervalForRequest, sessions)
+    return { error in
+      if let error = error as? CNPinnedSessionError { return error }
+      if let rejection = challenges.rejection { return rejection }
+      if sessions.isClosed { return .sessionInvalidated }
+      return Self.map(error, host: host, timeout: timeout)
+    }
   }
 
   /// Runs `work` in the URLSession for the pins in force, leased until `work` returns.
   private func withSession<Result: Sendable>(
-    for manager: CNPinningManager?, _ work: @escaping @Sendable (URLSession) async throws -> Result
-  ) async throws -> Result {
-    try await sessions.withSession(owner: manager, generation: manager?.policyGeneration(), work)
-  }
-
-  /// A failed task's error as the session's; after `invalidate`, `sessionInvalidated`.
-  private func failure(_ error: Error, host: String) -> CNPinnedSessionError {
-    if sessions.isClosed { return .sessionInvalidated }
-    return Self.map(error, host: host, timeout: configuration.timeoutIntervalForRequest)
+    for manager: CNPinningManager?, _ work: @escaping @Sendable (URLSession) async throws(CNPinnedSessionError) -> Result
+  ) async throws(CNPinnedSessionError) -> Result {
+    do {
+      return try await sessions.withSession(owner: manager, generation: manager?.policyGeneration()) { try await work($0) }
+    } catch let error as CNPinnedSessionError {
+      throw error
+    } catch is CancellationError {
+      throw sessions.isClosed ? .sessionInvalidated : .cancelled
+    } catch {
+      throw .sessionInvalidated  // SessionRotation.Closed
+    }
   }
 
   private static func makeSession(_ configuration: CNPinnedSessionConfiguration) -> URLSession {
@@ -223,18 +226,17 @@ final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
   ) async -> URLRequest? { nil }
 }
 
-/// Judges one task's server-trust challenges with the shared decision.
-final class PinningTaskDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-  private let settings: TaskSettings
+/// Judges a task's server-trust challenges with the shared decision, and remembers why it
+/// refused one (the task then fails with URLSession's cancellation, which says nothing).
+final class PinningChallenges: Sendable {
+  let settings: TaskSettings
   private let recorded = Locked<CNPinnedSessionError?>(nil)
 
   init(settings: TaskSettings) { self.settings = settings }
 
   var rejection: CNPinnedSessionError? { recorded.withLock { $0 } }
 
-  func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) async
-    -> (URLSession.AuthChallengeDisposition, URLCredential?)
-  {
+  func answer(_ challenge: URLAuthenticationChallenge) async -> (URLSession.AuthChallengeDisposition, URLCredential?) {
     let space = challenge.protectionSpace
     guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust, let trust = space.serverTrust else {
       return (.performDefaultHandling, nil)
@@ -261,6 +263,75 @@ final class PinningTaskDelegate: NSObject, URLSessionTaskDelegate, @unchecked Se
     case .customAnchors(let anchors): return await CNSecTrust.evaluate(trust, host: host, anchors: anchors, anchorsOnly: true)
     case .systemAndCustomAnchors(let anchors):
       return await CNSecTrust.evaluate(trust, host: host, anchors: anchors, anchorsOnly: false)
+    }
+  }
+}
+
+/// A data task's delegate: its body as it arrives (`TaskBodyDelegate`, shared) and its
+/// server-trust challenges.
+final class PinningTaskDelegate: TaskBodyDelegate, @unchecked Sendable {
+  private let challenges: PinningChallenges
+
+  init(challenges: PinningChallenges, plan: Plan) {
+    self.challenges = challenges
+    super.init(plan: plan)
+  }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) async
+    -> (URLSession.AuthChallengeDisposition, URLCredential?)
+  {
+    await challenges.answer(challenge)
+  }
+}
+
+/// The delegate of a `bytes(for:delegate:)` stream: its server-trust challenges, and redirects
+/// returned to the session (which judges and follows each hop).
+final class PinningStreamDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+  private let challenges: PinningChallenges
+
+  init(challenges: PinningChallenges) { self.challenges = challenges }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) async
+    -> (URLSession.AuthChallengeDisposition, URLCredential?)
+  {
+    await challenges.answer(challenge)
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    newRequest request: URLRequest
+  ) async -> URLRequest? { nil }
+}
+/// A stream's response, handed once from the task that reads the stream to the hop waiting for it.
+private final class ResponseHeadHandOff: Sendable {
+  private let state = Locked<
+    (result: Result<HTTPURLResponse, CNPinnedSessionError>?, waiter: CheckedContinuation<HTTPURLResponse, Error>?)
+  >((nil, nil))
+
+  /// Delivers the response (or why there is none); later deliveries are ignored.
+  func deliver(_ result: Result<HTTPURLResponse, CNPinnedSessionError>) {
+    let waiter = state.withLock { state -> CheckedContinuation<HTTPURLResponse, Error>? in
+      guard state.result == nil else { return nil }
+      state.result = result
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume(with: result.mapError { $0 })
+  }
+
+  func response() async throws(CNPinnedSessionError) -> HTTPURLResponse {
+    do {
+      return try await withCheckedThrowingContinuation { continuation in
+        let ready = state.withLock { state -> Result<HTTPURLResponse, CNPinnedSessionError>? in
+          if state.result == nil { state.waiter = continuation }
+          return state.result
+        }
+        if let ready { continuation.resume(with: ready.mapError { $0 }) }
+      }
+    } catch let error as CNPinnedSessionError {
+      throw error
+    } catch {
+      throw .cancelled
     }
   }
 }

@@ -107,23 +107,6 @@ final class ResponseBodyChannel: Sendable {
     if let error { reader.resume(throwing: error) } else { reader.resume(returning: nil) }
   }
 
-  /// The whole body at once, then its end (a transport that collects bodies).
-  func finish(whole body: Data) {
-    let reader = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
-      guard state.end == nil else { return nil }
-      state.end = .success(())
-      state.wake = nil
-      state.cancel = nil
-      defer { state.reader = nil }
-      if !body.isEmpty, state.reader == nil {
-        state.chunks.append(body)
-        state.buffered += body.count
-      }
-      return state.reader
-    }
-    reader?.resume(returning: body.isEmpty ? nil : body)
-  }
-
   // MARK: - Reader side
 
   /// The next chunk of the body, or nil at its end. Cancelling the calling task stops the transfer.

@@ -1,0 +1,169 @@
+import CNPinning
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One URLSession data task's response, taken as it arrives: the size limit is counted as bytes
+/// arrive (a body, or a decompressed bomb, never grows past it), and a download is written to its
+/// file chunk by chunk. Redirects come back to the caller; a file upload is reopened when
+/// URLSession must send it again. (A stream, read as it arrives, goes through
+/// `URLSession.bytes(for:delegate:)` and `ResponseBodyChannel.fill(from:)` instead: suspending a
+/// data task is not flow control swift-corelibs-foundation can resume from.)
+///
+/// The Apple transport's task delegate is a subclass (it adds the server-trust challenge).
+/// Platform-neutral: tested on Linux with swift-corelibs-foundation's URLSession.
+class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+  /// What the task is for.
+  struct Plan: Sendable {
+    let host: String
+    let destination: BodyDestination
+    /// The most body bytes accepted: beyond, the task is cancelled with `responseTooLarge`.
+    let limit: Int
+    let upload: UploadSource?
+    let progress: CNTransferProgress?
+  }
+
+  private let plan: Plan
+  private let state = Locked(State())
+
+  private struct State {
+    var task: URLSessionDataTask?
+    var response: HTTPURLResponse?
+    var body = Data()
+    var received = 0
+    /// Why the task was stopped from here (a limit, a failed write), if it was.
+    var stopped: CNPinnedSessionError?
+    /// The caller, until the task has ended.
+    var caller: CheckedContinuation<TransferOutcome, Error>?
+    /// The outcome, when the task ended before the caller waited (cancelled before it started).
+    var ended: Result<TransferOutcome, Error>?
+  }
+
+  init(plan: Plan) { self.plan = plan }
+
+  /// Runs `request` as a data task of `session` and returns its outcome once it has ended: with
+  /// the whole body for memory, with the body in the file for a download. `translate` turns
+  /// URLSession's errors into the session's. Cancelling the calling task cancels the task.
+  func run(_ request: URLRequest, in session: URLSession, translate: (Error) -> CNPinnedSessionError)
+    async throws(CNPinnedSessionError) -> TransferOutcome
+  {
+    let task = session.dataTask(with: request)
+    task.delegate = self
+    state.withLock { $0.task = task }
+    do {
+      return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+          let ended = state.withLock { state in
+            if state.ended == nil { state.caller = continuation }
+            return state.ended
+          }
+          if let ended { continuation.resume(with: ended) } else { task.resume() }
+        }
+      } onCancel: {
+        task.cancel()
+      }
+    } catch let error as CNPinnedSessionError {
+      throw error
+    } catch {
+      throw translate(error)
+    }
+  }
+
+  // MARK: - URLSessionDataDelegate
+
+  func urlSession(
+    _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+  ) {
+    guard let http = response as? HTTPURLResponse else {
+      stop(.invalidResponse(host: plan.host, reason: "not HTTP"))
+      completionHandler(.cancel)
+      return
+    }
+    let expected = http.expectedContentLength >= 0 ? Int(http.expectedContentLength) : nil
+    plan.progress?.start(expected: expected)
+    state.withLock {
+      $0.response = http
+      $0.received = 0
+      $0.body = Data()
+    }
+    completionHandler(.allow)
+  }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    // Bytes URLSession delivers after the task was stopped are dropped.
+    let admitted = state.withLock { state -> Bool? in
+      guard state.stopped == nil else { return nil }
+      state.received += data.count
+      return state.received <= plan.limit
+    }
+    guard let admitted else { return }
+    guard admitted else { return stop(.responseTooLarge(host: plan.host, limit: plan.limit)) }
+    plan.progress?.add(data.count)
+    if case .file(let file) = plan.destination {
+      do {
+        try file.write(contentsOf: data)
+      } catch {
+        stop(.transferFailed(host: plan.host, reason: "cannot write the download: \(error.localizedDescription)"))
+      }
+    } else {
+      state.withLock { $0.body.append(data) }
+    }
+  }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+    let (caller, outcome) = state.withLock { state in
+      let outcome: Result<TransferOutcome, Error>
+      if let failure = state.stopped ?? error {
+        outcome = .failure(failure)
+      } else if let response = state.response {
+        outcome = .success(TransferOutcome(response: response, body: state.body))
+      } else {
+        outcome = .failure(CNPinnedSessionError.invalidResponse(host: plan.host, reason: "no response"))
+      }
+      let caller = state.caller
+      state.caller = nil
+      state.task = nil
+      state.body = Data()
+      if caller == nil { state.ended = outcome }
+      return (caller, outcome)
+    }
+    caller?.resume(with: outcome)
+  }
+
+  /// Redirects come back to the caller, which judges and follows each hop itself.
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+  ) {
+    completionHandler(nil)
+  }
+
+  /// The body again, for a resend (a 401 or 407 answered, a stale connection retried): a file is
+  /// reopened; a caller's stream cannot be read twice, so that resend fails.
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+  ) {
+    completionHandler(newBodyStream())
+  }
+
+  /// A fresh stream of the upload's body, if it can be sent again.
+  func newBodyStream() -> InputStream? {
+    guard case .file(let file)? = plan.upload else { return nil }
+    return InputStream(url: file)
+  }
+
+  // MARK: - Inside
+
+  /// Cancels the task for `reason`, which is then its outcome.
+  private func stop(_ reason: CNPinnedSessionError) {
+    let task = state.withLock { state -> URLSessionDataTask? in
+      guard state.stopped == nil else { return nil }
+      state.stopped = reason
+      return state.task
+    }
+    task?.cancel()
+  }
+}

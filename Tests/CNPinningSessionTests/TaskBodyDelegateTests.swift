@@ -1,0 +1,122 @@
+// Uses the test kit's loopback server and swift-corelibs-foundation's URLSession, which only the
+// Linux build has here.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
+import CNPinning
+@testable import CNPinningSession
+import CNPinningTestKit
+import Foundation
+import FoundationNetworking
+import Testing
+
+/// How the Apple transport takes a response as it arrives (issue 31, items 5, 6 and 14: bodies
+/// were collected whole and capped only at the end, downloads checked once on disk, and a resent
+/// upload had no body), driven by real URLSessions against a loopback server.
+@Suite struct TaskBodyDelegateTests {
+  static let big = Data((0..<(24 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+
+  static func server() throws -> LocalTLSServer {
+    var setup = LocalTLSServer.Configuration(identity: try TestPKI(leaf: "web.test").leaf) { request in
+      switch request.target {
+      case "/big": return .init(body: Self.big)
+      case "/moved": return .redirect(to: "/small")
+      default: return .text("small")
+      }
+    }
+    setup.behavior = .plainHTTP
+    return try LocalTLSServer.start(setup)
+  }
+
+  /// Runs `path` through a delegate with `destination` and `limit`. swift-corelibs-foundation
+  /// sends data callbacks to the session's delegate only, so the delegate is the session's here;
+  /// on Apple platforms it is the task's.
+  static func run(
+    _ server: LocalTLSServer, _ path: String, _ destination: BodyDestination, limit: Int,
+    progress: CNTransferProgress? = nil
+  ) async throws(CNPinnedSessionError) -> TransferOutcome {
+    let delegate = TaskBodyDelegate(
+      plan: .init(host: "127.0.0.1", destination: destination, limit: limit, upload: nil, progress: progress))
+    let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+    defer { session.finishTasksAndInvalidate() }
+    return try await delegate.run(URLRequest(url: server.url(path)), in: session) {
+      .transferFailed(host: "127.0.0.1", reason: "\($0)")
+    }
+  }
+
+  @Test func aBodyInMemoryIsWholeAndItsLimitCountedAsItArrives() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let whole = try await Self.run(server, "/big", .memory, limit: 32 << 20)
+    #expect(whole.response.statusCode == 200 && whole.body == Self.big)
+    let progress = CNTransferProgress()
+    await #expect(throws: CNPinnedSessionError.responseTooLarge(host: "127.0.0.1", limit: 1 << 20)) {
+      _ = try await Self.run(server, "/big", .memory, limit: 1 << 20, progress: progress)
+    }
+    // Stopped when the limit was passed, not after the whole 24 MiB.
+    #expect(progress.receivedBytes < 4 << 20, "\(progress.receivedBytes) bytes taken before the limit stopped it")
+  }
+
+  @Test func aDownloadIsWrittenAsItArrivesAndStopsAtItsLimit() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    for (name, limit) in [("whole", 32 << 20), ("limited", 2 << 20)] {
+      let path = directory.appendingPathComponent(name).path
+      #expect(FileManager.default.createFile(atPath: path, contents: nil))
+      let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+      let outcome: Result<TransferOutcome, CNPinnedSessionError>
+      do {
+        outcome = .success(try await Self.run(server, "/big", .file(file), limit: limit))
+      } catch {
+        outcome = .failure(error)
+      }
+      try file.close()
+      let written = try Data(contentsOf: URL(fileURLWithPath: path))
+      if name == "whole" {
+        #expect(written == Self.big)
+        #expect((try? outcome.get())?.body.isEmpty == true, "a download's body is in its file, not in memory")
+      } else {
+        #expect(throws: CNPinnedSessionError.responseTooLarge(host: "127.0.0.1", limit: limit)) { try outcome.get() }
+        #expect(written.count <= limit, "\(written.count) bytes on disk past a \(limit)-byte limit")
+      }
+    }
+  }
+
+  /// A request cancelled before its task started ends (cancelled), rather than waiting forever.
+  @Test func aRequestCancelledBeforeItStartsEnds() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let ended = Locked(false)
+    let request = Task {
+      defer { ended.withLock { $0 = true } }
+      return try await Self.run(server, "/big", .memory, limit: 32 << 20)
+    }
+    request.cancel()
+    #expect(await eventually(within: 10) { ended.withLock { $0 } })
+    await #expect(throws: CNPinnedSessionError.self) { _ = try await request.value }
+  }
+
+  @Test func redirectsComeBackAndAFileUploadCanBeSentAgain() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let redirect = try await Self.run(server, "/moved", .memory, limit: 1 << 20)
+    #expect(redirect.response.statusCode == 302 && redirect.response.value(forHTTPHeaderField: "Location") == "/small")
+
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    try Data("the upload".utf8).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let fromFile = TaskBodyDelegate(
+      plan: .init(host: "h", destination: .memory, limit: 1, upload: .file(file), progress: nil))
+    let stream = try #require(fromFile.newBodyStream())
+    stream.open()
+    defer { stream.close() }
+    var buffer = [UInt8](repeating: 0, count: 64)
+    #expect(String(decoding: buffer[..<stream.read(&buffer, maxLength: 64)], as: UTF8.self) == "the upload")
+    let fromStream = TaskBodyDelegate(
+      plan: .init(
+        host: "h", destination: .memory, limit: 1, upload: .stream(.init(stream: InputStream(data: Data()))), progress: nil))
+    #expect(fromStream.newBodyStream() == nil, "a caller's stream cannot be read twice")
+  }
+}
+#endif
