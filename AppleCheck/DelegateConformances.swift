@@ -27,4 +27,5 @@ private final class TaskBodyDelegateSignatures: TaskBodyDelegate, @unchecked Sen
   override func urlSession(
     _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
   ) {}
+  override func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {}
 }

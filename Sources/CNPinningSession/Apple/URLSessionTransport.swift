@@ -12,14 +12,14 @@ import Security
 /// replaced URLSession only after its last task was made and finished.
 final class URLSessionTransport: HopTransport {
   private let configuration: CNPinnedSessionConfiguration
-  private let sessions: SessionRotation<CNPinningManager, PolicyGeneration, URLSession>
+  private let sessions: SessionRotation<CNPinningManager, PolicyGeneration, PinnedURLSession>
 
   init(configuration: CNPinnedSessionConfiguration) throws(CNPinnedSessionError) {
     if let unsupported = configuration.settingURLSessionCannotHonour { throw .unsupportedRequest(unsupported) }
     self.configuration = configuration
     sessions = SessionRotation(
-      make: { Self.makeSession(configuration) }, retire: { $0.finishTasksAndInvalidate() },
-      cancel: { $0.invalidateAndCancel() })
+      make: { PinnedURLSession(Self.makeSession(configuration)) }, retire: { $0.session.finishTasksAndInvalidate() },
+      cancel: { $0.session.invalidateAndCancel() })
   }
 
   /// URLSession's own threads: none to name.
@@ -66,7 +66,8 @@ final class URLSessionTransport: HopTransport {
     }
     let challenges = PinningChallenges(settings: settings)
     if case .channel(let channel) = hop.destination {
-      let response = try await stream(merged, challenges: challenges, into: channel, progress: hop.progress)
+      let response = try await stream(
+        merged, hop: hop, challenges: challenges, judgements: judgements, into: channel, progress: hop.progress)
       return TransferOutcome(response: response, body: Data())
     }
     // Memory and downloads: a data task whose delegate counts the limit as bytes arrive and
@@ -77,9 +78,33 @@ final class URLSessionTransport: HopTransport {
       plan: .init(
         host: settings.host, destination: hop.destination, limit: limit, upload: hop.upload, progress: hop.progress))
     let translate = translation(for: challenges)
-    let request = merged
-    return try await withSession(for: settings.manager) { session throws(CNPinnedSessionError) in
-      try await delegate.run(request, in: session, translate: translate)
+    let (request, check) = (merged, verdictCheck(for: hop, judgements: judgements))
+    return try await withSession(for: settings.manager) { pinned throws(CNPinnedSessionError) in
+      let outcome = try await delegate.run(request, in: pinned.session, translate: translate)
+      try check(pinned, delegate.transactionFacts)
+      return outcome
+    }
+  }
+
+  /// Completes a hop's judgements once its task has answered (`DelegateHopVerdict`, shared):
+  /// throws when URLSession used a connection it never asked the pins about, and otherwise
+  /// remembers the hop's accepted new connection for the requests that will reuse it.
+  private func verdictCheck(for hop: Hop, judgements: JudgementLog)
+    -> @Sendable (PinnedURLSession, TransactionFacts?) throws(CNPinnedSessionError) -> Void
+  {
+    let key = "\(hop.target.host):\(hop.target.port)"
+    let mustBeJudged =
+      hop.manager?.configuration(for: hop.target.hostName) != nil || configuration.trust != .system
+      || configuration.unpinnedHosts == .deny
+    let host = hop.target.host
+    return { pinned, facts throws(CNPinnedSessionError) in
+      let challenged = judgements.all
+      let (completed, refusal) = DelegateHopVerdict.complete(
+        host: host, challenged: challenged, remembered: pinned.judged.withLock { $0[key] }, facts: facts,
+        mustBeJudged: mustBeJudged)
+      judgements.replace(with: completed)
+      if let refusal { throw refusal }
+      if let accepted = challenged.last(where: { $0.rejection == nil }) { pinned.judged.withLock { $0[key] = accepted } }
     }
   }
 
@@ -87,25 +112,28 @@ final class URLSessionTransport: HopTransport {
   /// while the channel has room (`ResponseBodyChannel.fill`). Returns with the response; the
   /// body follows through `channel`, under the lease of the URLSession, until it ends.
   private func stream(
-    _ request: URLRequest, challenges: PinningChallenges, into channel: ResponseBodyChannel,
-    progress: CNTransferProgress?
+    _ request: URLRequest, hop: Hop, challenges: PinningChallenges, judgements: JudgementLog,
+    into channel: ResponseBodyChannel, progress: CNTransferProgress?
   ) async throws(CNPinnedSessionError) -> HTTPURLResponse {
     let head = ResponseHeadHandOff()
     let filler = Locked<Task<Void, Never>?>(nil)
     let delegate = PinningStreamDelegate(challenges: challenges)
     let translate = translation(for: challenges)
     let (host, limit, manager) = (challenges.settings.host, configuration.maximumDownloadSize, challenges.settings.manager)
+    let check = verdictCheck(for: hop, judgements: judgements)
     let task = Task {
       do throws(CNPinnedSessionError) {
-        try await withSession(for: manager) { session throws(CNPinnedSessionError) in
+        try await withSession(for: manager) { pinned throws(CNPinnedSessionError) in
           let bytes: URLSession.AsyncBytes
           let response: URLResponse
           do {
-            (bytes, response) = try await session.bytes(for: request, delegate: delegate)
+            (bytes, response) = try await pinned.session.bytes(for: request, delegate: delegate)
           } catch {
             throw translate(error)
           }
           guard let http = response as? HTTPURLResponse else { throw .invalidResponse(host: host, reason: "not HTTP") }
+          // The task's metrics come only when the body has ended: judged on what is known now.
+          try check(pinned, nil)
           progress?.start(expected: http.expectedContentLength >= 0 ? Int(http.expectedContentLength) : nil)
           head.deliver(.success(http))
           await channel.fill(
@@ -144,7 +172,8 @@ final class URLSessionTransport: HopTransport {
 
   /// Runs `work` in the URLSession for the pins in force, leased until `work` returns.
   private func withSession<Result: Sendable>(
-    for manager: CNPinningManager?, _ work: @escaping @Sendable (URLSession) async throws(CNPinnedSessionError) -> Result
+    for manager: CNPinningManager?,
+    _ work: @escaping @Sendable (PinnedURLSession) async throws(CNPinnedSessionError) -> Result
   ) async throws(CNPinnedSessionError) -> Result {
     do {
       return try await sessions.withSession(owner: manager, generation: manager?.policyGeneration()) { try await work($0) }
@@ -204,6 +233,15 @@ final class URLSessionTransport: HopTransport {
     default: return .transferFailed(host: host, reason: error.localizedDescription)
     }
   }
+}
+
+/// A URLSession of the transport, with what it has judged: the last accepted new connection per
+/// host and port, for the requests URLSession sends over it without asking again.
+final class PinnedURLSession: Sendable {
+  let session: URLSession
+  let judged = Locked<[String: Judgement]>([:])
+
+  init(_ session: URLSession) { self.session = session }
 }
 
 /// What a task's delegate needs.

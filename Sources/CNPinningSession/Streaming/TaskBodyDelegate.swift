@@ -39,6 +39,7 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     var caller: CheckedContinuation<TransferOutcome, Error>?
     /// The outcome, when the task ended before the caller waited (cancelled before it started).
     var ended: Result<TransferOutcome, Error>?
+    var facts: TransactionFacts?
   }
 
   init(plan: Plan) { self.plan = plan }
@@ -132,6 +133,16 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     }
     caller?.resume(with: outcome)
   }
+
+  /// What the task's metrics say about the connection it used (reused or not, TLS and HTTP
+  /// versions); URLSession reports them before the task completes.
+  func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+    let facts = TransactionFacts(metrics)
+    state.withLock { $0.facts = facts }
+  }
+
+  /// The facts from the task's metrics, once they arrived.
+  var transactionFacts: TransactionFacts? { state.withLock { $0.facts } }
 
   /// Redirects come back to the caller, which judges and follows each hop itself.
   func urlSession(

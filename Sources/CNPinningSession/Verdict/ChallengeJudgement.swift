@@ -73,5 +73,8 @@ final class JudgementLog: Sendable {
 
   func append(_ judgement: Judgement) { judgements.withLock { $0.append(judgement) } }
 
+  /// Replaces what was collected (with the judgements completed after the request).
+  func replace(with completed: [Judgement]) { judgements.withLock { $0 = completed } }
+
   var all: [Judgement] { judgements.withLock { $0 } }
 }
