@@ -57,5 +57,27 @@ import Testing
     #expect(manager.policyGeneration(at: issued.addingTimeInterval(3599)) == open)
     #expect(manager.policyGeneration(at: issued.addingTimeInterval(3600)) > open)
   }
+
+  /// The public signal for apps that pin their own URLSession (issue 31, item 2: after signOut or
+  /// a narrower policy, requests kept flowing over connections accepted under the old pins, and
+  /// nothing told the app to start afresh).
+  @Test func thePinsRevisionTellsAnAppWhenToStartAfresh() throws {
+    let manager = try CNPinningManager(
+      authenticationHost: "auth.test", policySigningKey: Self.keys.publicKey,
+      configuration: ["api.test": CNConfiguration([Self.chain])])
+    let tracker = PinsRevisionTracker()
+    #expect(!tracker.hasMovedOn(to: manager.pinsRevision), "nothing was accepted under older pins yet")
+    #expect(!tracker.hasMovedOn(to: manager.pinsRevision))
+    let before = manager.pinsRevision
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-60))))
+    #expect(manager.pinsRevision > before)
+    #expect(tracker.hasMovedOn(to: manager.pinsRevision))
+    #expect(!tracker.hasMovedOn(to: manager.pinsRevision), "once per change")
+    manager.signOut()
+    #expect(tracker.hasMovedOn(to: manager.pinsRevision))
+    // A stale revision (read before the change, arriving after) does not move it back.
+    #expect(!tracker.hasMovedOn(to: before))
+    #expect(!tracker.hasMovedOn(to: manager.pinsRevision))
+  }
 }
 #endif

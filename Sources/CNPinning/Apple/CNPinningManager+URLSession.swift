@@ -79,6 +79,7 @@ extension CNPinningManager {
 }
 
 nonisolated(unsafe) private let managerKey = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+nonisolated(unsafe) private let revisionKey = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
 
 extension URLSession {
   /// The pinning manager a delegate uses for this session (an associated object, set and read
@@ -93,6 +94,25 @@ extension URLSession {
       }
       objc_setAssociatedObject(self, managerKey, newValue, .OBJC_ASSOCIATION_RETAIN)
     }
+  }
+
+  /// Makes later requests open new connections, which URLSession challenges and so the pins in
+  /// force judge, when the pins of `cnPinningManager` changed since this session last asked
+  /// (`CNPinsRevision`). Call it before each request of a session pinned with
+  /// `validate(challenge:)`; it costs a comparison when nothing changed, and a `flush()` (which
+  /// Apple documents as making future requests use a new TCP connection) when something did.
+  /// Requests already on an old connection finish there.
+  public func cnStartAfreshIfPinsChanged() async {
+    guard let manager = cnPinningManager else { return }
+    guard revisionTracker.hasMovedOn(to: manager.pinsRevision) else { return }
+    await withCheckedContinuation { (flushed: CheckedContinuation<Void, Never>) in flush { flushed.resume() } }
+  }
+
+  private var revisionTracker: PinsRevisionTracker {
+    if let tracker = objc_getAssociatedObject(self, revisionKey) as? PinsRevisionTracker { return tracker }
+    let tracker = PinsRevisionTracker()
+    objc_setAssociatedObject(self, revisionKey, tracker, .OBJC_ASSOCIATION_RETAIN)
+    return objc_getAssociatedObject(self, revisionKey) as? PinsRevisionTracker ?? tracker
   }
 }
 #endif
