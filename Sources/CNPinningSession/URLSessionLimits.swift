@@ -21,3 +21,15 @@ extension CNPinnedSessionConfiguration {
     return nil
   }
 }
+
+extension CNTrust {
+  /// What to add to a TLS failure on Apple platforms under custom anchors: App Transport
+  /// Security evaluates the certificate against the system's roots before the session's anchors
+  /// are consulted, and refuses a private CA unless the Info.plist makes an exception for the
+  /// host. nil under the system's trust.
+  func appTransportSecurityHint(host: String) -> String? {
+    guard self != .system else { return nil }
+    return
+      "with custom anchors, App Transport Security must also allow \(host): add NSAppTransportSecurity > NSExceptionDomains > \(host) > NSExceptionAllowsInsecureHTTPLoads = YES to the Info.plist (the session still requires the custom anchors and the pins)"
+  }
+}

@@ -25,4 +25,13 @@ import Testing
     explicit.proxy = .http(host: "proxy.test", port: 3128)
     #expect(explicit.settingURLSessionCannotHonour?.hasPrefix("an explicit proxy") == true)
   }
+
+  /// A private CA on Apple platforms fails in App Transport Security first; the error says what
+  /// to add (issue 31, item 4: it was a bare tlsHandshakeFailed).
+  @Test func customAnchorsFailuresSayWhatATSNeeds() {
+    #expect(CNTrust.system.appTransportSecurityHint(host: "api.test") == nil)
+    let hint = CNTrust.customAnchors([]).appTransportSecurityHint(host: "api.test")
+    #expect(hint?.contains("NSExceptionDomains > api.test > NSExceptionAllowsInsecureHTTPLoads") == true)
+    #expect(CNTrust.systemAndCustomAnchors([]).appTransportSecurityHint(host: "api.test") == hint)
+  }
 }

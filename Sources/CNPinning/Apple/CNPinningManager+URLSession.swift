@@ -31,6 +31,11 @@ extension CNPinningManager {
   /// a connection, so requests on connections it already has are not judged again; after the
   /// pins change (an enterprise policy applied, refreshed or signed out), `flush()` the session
   /// so that later requests open new connections, or use `CNPinnedSession`, which does so itself.
+  ///
+  /// URLSession needs this form's answer before the method returns, so the trust is evaluated
+  /// synchronously, on the session's delegate queue (which it blocks meanwhile, and which may
+  /// fetch missing intermediates or revocation data). Prefer the async `validate(challenge:)`
+  /// from an async delegate method; it evaluates off the caller's threads.
   public func validate(
     challenge: URLAuthenticationChallenge,
     completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void

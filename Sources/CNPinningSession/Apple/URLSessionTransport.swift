@@ -161,12 +161,14 @@ final class URLSessionTransport: HopTransport {
 
   /// Turns a failed task's error into the session's: the delegate's rejection first.
   private func translation(for challenges: PinningChallenges) -> @Sendable (Error) -> CNPinnedSessionError {
-    let (host, timeout, sessions) = (challenges.settings.host, configuration.timeoutIntervalForRequest, sessions)
+    let (host, timeout, sessions, trust) = (
+      challenges.settings.host, configuration.timeoutIntervalForRequest, sessions, configuration.trust
+    )
     return { error in
       if let error = error as? CNPinnedSessionError { return error }
       if let rejection = challenges.rejection { return rejection }
       if sessions.isClosed { return .sessionInvalidated }
-      return Self.map(error, host: host, timeout: timeout)
+      return Self.map(error, host: host, timeout: timeout, trust: trust)
     }
   }
 
@@ -217,18 +219,20 @@ final class URLSessionTransport: HopTransport {
     }
   }
 
-  private static func map(_ error: Error, host: String, timeout: TimeInterval) -> CNPinnedSessionError {
+  private static func map(_ error: Error, host: String, timeout: TimeInterval, trust: CNTrust) -> CNPinnedSessionError {
     guard let error = error as? URLError else { return .transferFailed(host: host, reason: "\(error)") }
+    let hinted = [error.localizedDescription, trust.appTransportSecurityHint(host: host)].compactMap { $0 }.joined(
+      separator: "; ")
     switch error.code {
     case .cancelled: return .cancelled
     case .timedOut: return .timedOut(host: host, seconds: timeout)
     case .cannotFindHost, .dnsLookupFailed: return .cannotResolveHost(host: host)
     case .cannotConnectToHost: return .cannotConnect(host: host, reason: error.localizedDescription)
     case .networkConnectionLost: return .connectionLost(host: host, reason: error.localizedDescription)
-    case .secureConnectionFailed: return .tlsHandshakeFailed(host: host, reason: error.localizedDescription)
+    case .secureConnectionFailed: return .tlsHandshakeFailed(host: host, reason: hinted)
     case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
       .serverCertificateNotYetValid:
-      return .untrustedChain(host: host, reason: error.localizedDescription)
+      return .untrustedChain(host: host, reason: hinted)
     case .appTransportSecurityRequiresSecureConnection: return .transportSecurity(.insecureHTTP(host: host))
     default: return .transferFailed(host: host, reason: error.localizedDescription)
     }
