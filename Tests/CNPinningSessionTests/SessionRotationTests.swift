@@ -20,8 +20,11 @@ import Testing
       cancel: { $0.invalidateAndCancel() })
   }
 
+  /// Made once: these servers speak plain HTTP, and key generation would only load the pool.
+  static let identity = Result { try TestPKI(leaf: "web.test").leaf }
+
   static func server() throws -> LocalTLSServer {
-    var setup = LocalTLSServer.Configuration(identity: try TestPKI(leaf: "web.test").leaf) { _ in .text("ok") }
+    var setup = LocalTLSServer.Configuration(identity: try identity.get()) { _ in .text("ok") }
     setup.behavior = .plainHTTP
     return try LocalTLSServer.start(setup)
   }
@@ -92,7 +95,8 @@ import Testing
         }
       }
     }
-    #expect(await eventually { started.withLock { $0 } == 4 })
+    // A liveness bound: in the full suite the shared pool can be busy for seconds.
+    #expect(await eventually(within: 60) { started.withLock { $0 } == 4 })
     rotation.close()
     for task in running {
       await #expect(throws: CancellationError.self) { try await task.value }

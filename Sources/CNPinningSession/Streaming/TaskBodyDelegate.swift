@@ -40,6 +40,8 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// The outcome, when the task ended before the caller waited (cancelled before it started).
     var ended: Result<TransferOutcome, Error>?
     var facts: TransactionFacts?
+    /// The caller was cancelled: the task is not started, or is cancelled.
+    var cancelled = false
   }
 
   init(plan: Plan) { self.plan = plan }
@@ -56,17 +58,23 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     do {
       return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
-          let ended = state.withLock { state in
+          // A caller cancelled before this point never starts the task: URLSession need not
+          // report a task cancelled before it was resumed (swift-corelibs-foundation does not).
+          let ready = state.withLock { state -> Result<TransferOutcome, Error>? in
+            if state.cancelled { return .failure(CancellationError()) }
             if state.ended == nil { state.caller = continuation }
             return state.ended
           }
-          if let ended { continuation.resume(with: ended) } else { task.resume() }
+          if let ready { continuation.resume(with: ready) } else { task.resume() }
         }
       } onCancel: {
+        state.withLock { $0.cancelled = true }
         task.cancel()
       }
     } catch let error as CNPinnedSessionError {
       throw error
+    } catch is CancellationError {
+      throw .cancelled
     } catch {
       throw translate(error)
     }
