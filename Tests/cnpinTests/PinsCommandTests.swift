@@ -15,6 +15,26 @@ struct PinsCommandTests {
     #expect(run.stdout == "Test Root X1\nR11\napi.test\n")  // the root was not sent by the server
   }
 
+  /// `pins` takes the URL a user has at hand, as curl would (issue 28: `https://host:8443/`
+  /// became `https://[https://host:8443/]:443/` and a network error); other schemes and
+  /// credentials are usage errors.
+  @Test func anHTTPSURLNamesTheHostAndPort() async throws {
+    let fixture = try Fixture()
+    let run = try await cnpin(
+      ["pins", "https://api.test:\(fixture.genuine.port)/some/path?q=1", "--cafile", fixture.caFile]
+        + fixture.resolve(fixture.genuine))
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout == "Test Root X1\nR11\napi.test\n")
+    for (url, message) in [
+      ("http://api.test/", "is not an https URL"), ("ftp://api.test/", "is not an https URL"),
+      ("https://user:secret@api.test/", "carries credentials"), ("https:///nohost", "is not a URL with a host"),
+    ] {
+      let refused = try await cnpin(["pins", url, "--cafile", fixture.caFile])
+      #expect(refused.status == 2, "\(url): \(refused.stderr)")
+      #expect(refused.stderr.contains(message), "\(url): \(refused.stderr)")
+    }
+  }
+
   /// A certificate whose name carries terminal escapes (set the window title, erase the line,
   /// return the cursor) is printed with them escaped, in every format; none reaches the terminal.
   @Test func namesWithTerminalEscapesArePrintedEscaped() async throws {
