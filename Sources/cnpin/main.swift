@@ -42,7 +42,8 @@ func run(_ words: [String]) async throws(CLIError) {
   case "help", "--help", "-h":
     Output.print(rest.first.flatMap { helps[$0] } ?? usage)
   default:
-    throw .usage("unknown command \"\(command)\"")
+    let guess = Suggestion.closest(to: command, among: Array(helps.keys).sorted() + ["help", "version", "--help", "--version"])
+    throw .usage("unknown command \"\(command)\"" + (guess.map { " (did you mean \"\($0)\"?)" } ?? ""))
   }
 }
 
@@ -52,8 +53,9 @@ do {
 } catch {
   switch error {
   case .usage(let message):
+    // The command's own help when the command is known; the overview otherwise.
     Output.error("cnpin: \(message)")
-    Output.error(usage)
+    Output.error(CommandLine.arguments.dropFirst().first.flatMap { helps[$0] } ?? usage)
   case .failed(let message), .configuration(let message), .network(let message):
     Output.error("cnpin: \(message)")
   case .exit:

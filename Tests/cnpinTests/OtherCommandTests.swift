@@ -374,13 +374,20 @@ struct OtherCommandTests {
     (["convert", "x.json"], "cnpin: missing --to plist|json"),
     (["get", "ftp://x", "--config", "c"], "cnpin: \"ftp://x\" is not an http or https URL"),
     (["frobnicate"], "cnpin: unknown command \"frobnicate\""),
+    (["chek", "--config", "c"], "cnpin: unknown command \"chek\" (did you mean \"check\"?)"),
+    (["verison"], "cnpin: unknown command \"verison\" (did you mean \"version\"?)"),
     ([], "cnpin: missing COMMAND"),
   ])
-  func usageErrorsExit2WithOneLineAndTheUsage(_ arguments: [String], _ message: String) async throws {
+  /// One line saying what is wrong, then the help of the command the user ran (issue 28: every
+  /// usage error printed the overview), or the overview when there is no such command.
+  func usageErrorsExit2WithOneLineAndTheCommandsHelp(_ arguments: [String], _ message: String) async throws {
     let run = try await cnpin(arguments)
     #expect(run.status == 2)
     #expect(run.stderr.hasPrefix(message + "\n"), "\(run.stderr)")
-    #expect(run.stderr.contains("Usage: cnpin COMMAND"))
+    let known = ["pins", "check", "lint", "get", "convert", "policy"]
+    let help =
+      arguments.first.map { known.contains($0) ? "Usage: cnpin \($0)" : "Usage: cnpin COMMAND" } ?? "Usage: cnpin COMMAND"
+    #expect(run.stderr.contains("\n" + help), "\(run.stderr)")
   }
 
   @Test(arguments: ["pins", "check", "lint", "get", "convert"])

@@ -1,8 +1,8 @@
 /// "Did you mean …?" for misspelled keys and link types.
-enum Suggestion {
+package enum Suggestion {
   /// The candidate closest to `text` when it is plausibly a typo of it (at most two edits, or
   /// one per six characters of longer names, ignoring case), else nil.
-  static func closest(to text: String, among candidates: [String]) -> String? {
+  package static func closest(to text: String, among candidates: [String]) -> String? {
     let lowered = Array(text.lowercased().unicodeScalars)
     guard lowered.count <= 64 else { return nil }
     var best: (candidate: String, distance: Int)?
