@@ -208,6 +208,7 @@ public final class CNPinnedSession: Sendable {
     let name = target.hostName
     let host = target.host
     let isPinned = manager?.configuration(for: name) != nil
+    if !isPinned, let nearMiss = manager?.nearMissWarning(for: host) { CNPinningLog.warn(nearMiss) }
     if !isPinned && configuration.unpinnedHosts == .deny { throw .hostNotPinned(host: host) }
     if isPinned && !target.isHTTPS { throw .insecureConnectionToPinnedHost(host: host) }
     let requirements = transportSecurity?.requirements(for: name)

@@ -78,7 +78,8 @@ enum GetCommand {
     session.setConnectionObserver { event in
       let report = ConnectionReport(
         host: event.host, port: event.port, reused: event.isReusedConnection,
-        verifiedChain: event.verifiedChain.reversed().map(\.commonName), decision: describe(event))
+        verifiedChain: event.verifiedChain.reversed().map(\.commonName),
+        decision: describe(event, nearMiss: manager.nearestPinnedDomain(to: event.host)))
       connections.withLock { $0.append(report) }
       if verbose {
         Output.error("* \(describeConnection(event))")
@@ -190,13 +191,16 @@ enum GetCommand {
     return "\(event.isReusedConnection ? "reusing connection" : "connected") to \(event.host):\(event.port) (\(details))"
   }
 
-  private static func describe(_ event: CNConnectionEvent) -> String {
+  /// `nearMiss`: the pinned domain the host is a typo away from, if any.
+  private static func describe(_ event: CNConnectionEvent, nearMiss: String?) -> String {
     switch (event.pinning, event.error) {
     case (_, let error?): return "refused: \(error)"
     case (.accepted(let match)?, nil): return "pins: accepted by \(describeMatch(match))"
     case (.reportOnly(let failure)?, nil):
       return "pins: NOT satisfied, allowed because the configuration is report-only: \(failure)"
-    case (.notPinned?, nil): return "pins: host not pinned (normal TLS validation only)"
+    case (.notPinned?, nil):
+      return "pins: host not pinned (normal TLS validation only)"
+        + (nearMiss.map { "; the configuration pins \(Output.value($0)): a typo?" } ?? "")
     default: return "pins: no decision"
     }
   }

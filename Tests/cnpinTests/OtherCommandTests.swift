@@ -88,6 +88,21 @@ struct OtherCommandTests {
     #expect(rogue.stderr.contains("api.test"), "\(rogue.stderr)")
   }
 
+  /// A configuration that pins a typo of the host (`api.tset`) leaves it unpinned; `get -v` says
+  /// which pinned domain it nearly is (issue 28, item 7).
+  @Test func getNamesThePinnedDomainAnUnpinnedHostNearlyIs() async throws {
+    let fixture = try Fixture()
+    let run = try await cnpin(
+      [
+        "get", "-v", "--config", try fixture.configuration(["api.tset"]), "--cafile", fixture.caFile,
+        "https://api.test:\(fixture.genuine.port)/",
+      ] + fixture.resolve(fixture.genuine))
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(
+      run.stderr.contains("pins: host not pinned (normal TLS validation only); the configuration pins api.tset: a typo?"),
+      "\(run.stderr)")
+  }
+
   /// The seed README's own example pins `exact "DigiCert Global Root G"`, which no root in
   /// Debian's store carries: lint (system trust by default) names G2 and G3 and the link that
   /// matches them.

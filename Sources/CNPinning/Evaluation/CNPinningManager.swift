@@ -27,6 +27,8 @@ public final class CNPinningManager: Sendable {
   let enterprise: EnterpriseSupport?
   /// Failure-report handler and rate limits.
   let reporting = FailureReporting()
+  /// Unpinned hosts already checked for a near miss of a pinned domain (at most 256).
+  let nearMissesChecked = Locked<Set<String>>([])
 
   /// The state of enterprise policy support.
   struct EnterpriseSupport: Sendable {
