@@ -13,6 +13,14 @@ enum CLIError: Error {
   /// Already reported; exit with this status.
   case exit(Int32)
 
+  /// What went wrong, in one line; nil for `exit` (already reported).
+  var message: String? {
+    switch self {
+    case .failed(let message), .usage(let message), .configuration(let message), .network(let message): return message
+    case .exit: return nil
+    }
+  }
+
   var status: Int32 {
     switch self {
     case .failed: return 1

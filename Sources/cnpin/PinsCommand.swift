@@ -86,6 +86,9 @@ enum PinsCommand {
             Report(
               host: target.host, port: target.port, verified: false, verifiedChain: [],
               presentedChain: presented.map(CertificateReport.init), error: failure.error.description)))
+        // The report is the JSON document; the error line still goes to standard error.
+        Output.error("cnpin: \(failure.error.description)")
+        throw CLIError.exit(CLIError.from(failure.error).status)
       } else if !presented.isEmpty {
         Output.print("The server presented (leaf first, as sent):")
         for (index, certificate) in presented.enumerated() {

@@ -23,6 +23,12 @@ let helps = [
   "convert": ConvertCommand.help, "policy": PolicyCommand.help,
 ]
 
+/// What `--json` prints when a command fails before it has a document of its own.
+struct JSONFailure: Encodable {
+  let error: String
+  let exitStatus: Int32
+}
+
 func run(_ words: [String]) async throws(CLIError) {
   guard let command = words.first else { throw .usage("missing COMMAND") }
   let rest = Array(words.dropFirst())
@@ -60,6 +66,10 @@ do {
     Output.error("cnpin: \(message)")
   case .exit:
     break
+  }
+  // With --json, a failure that printed no document of its own prints one that says why.
+  if CommandLine.arguments.contains("--json"), let message = error.message {
+    Output.print(Output.json(JSONFailure(error: message, exitStatus: error.status)))
   }
   exit(error.status)
 }

@@ -88,6 +88,31 @@ struct OtherCommandTests {
     #expect(rogue.stderr.contains("api.test"), "\(rogue.stderr)")
   }
 
+  /// With `--json`, a command that fails prints one JSON document saying why, so that a script
+  /// never parses nothing (issue 28, item 6: `get --json` and `policy verify --json` printed
+  /// nothing on failure).
+  @Test func everyFailureWithJSONPrintsOneJSONDocument() async throws {
+    let fixture = try Fixture()
+    let config = try fixture.configuration()
+    let token = try fixture.directory.file("bad.jws", "not-a-token")
+    let key = try fixture.directory.file("k.pem", try TestPrivateKey.shared(.p256, slot: 60).publicKeyPEM)
+    let runs: [[String]] = [
+      ["get", "--json", "--config", config, "--cafile", fixture.caFile, "https://api.test:\(fixture.rogue.port)/"]
+        + fixture.resolve(fixture.rogue),
+      ["get", "--json", "--config", config, "ftp://api.test/"],
+      ["policy", "verify", "--json", "--key", key, token],
+      ["pins", "--json", "--cafile", fixture.caFile, "127.0.0.1:1"],
+      ["lint", "--json", "/nonexistent/pins.json"],
+    ]
+    for arguments in runs {
+      let run = try await cnpin(arguments)
+      #expect(run.status != 0, "\(arguments)")
+      let document = try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+      #expect(document != nil, "\(arguments): stdout is not one JSON object: \(run.stdout.debugDescription)")
+      #expect(document?["error"] is String, "\(arguments): \(run.stdout)")
+    }
+  }
+
   /// A configuration that pins a typo of the host (`api.tset`) leaves it unpinned; `get -v` says
   /// which pinned domain it nearly is (issue 28, item 7).
   @Test func getNamesThePinnedDomainAnUnpinnedHostNearlyIs() async throws {
