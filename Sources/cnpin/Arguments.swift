@@ -15,6 +15,14 @@ struct ArgumentSpec {
   var options: Set<String> = []
   var positionals: ClosedRange<Int> = 0...0
   var positionalName = "ARGUMENT"
+  /// Other spellings (curl's) of a flag or option: spelling → the name it is parsed as.
+  static let aliases = ["--cacert": "--cafile", "--location": "-L", "--silent": "-s", "--include": "-i"]
+  /// Options refused with the reason, whatever the command: what a pinning tool must not do.
+  static let refused = [
+    "-k": "-k/--insecure is refused: cnpin never turns certificate verification off; for a private CA give it with --cacert FILE",
+    "--insecure":
+      "-k/--insecure is refused: cnpin never turns certificate verification off; for a private CA give it with --cacert FILE",
+  ]
 
   /// Parses `words`: `--option value`, `--option=value`, `-X value`, flags, `--` ends options.
   func parse(_ words: [String]) throws(CLIError) -> Arguments {
@@ -38,6 +46,8 @@ struct ArgumentSpec {
         name = String(word[..<equals])
         inlineValue = String(word[word.index(after: equals)...])
       }
+      if let reason = Self.refused[name] { throw .usage(reason) }
+      name = Self.aliases[name] ?? name
       if flags.contains(name) {
         guard inlineValue == nil else { throw .usage("\(name) takes no value") }
         result.flags.insert(name)

@@ -13,21 +13,25 @@ import FoundationNetworking
 /// `cnpin get URL --config FILE`: fetch through a pinned session, like curl.
 enum GetCommand {
   static let spec = ArgumentSpec(
-    flags: ["--json", "-v", "--deny-unpinned", "--clobber", "--help", "-h"],
-    options: NetworkOptions.options.union(["--config", "-X", "-H", "-d", "-o"]), positionals: 1...1,
+    flags: ["--json", "-v", "--deny-unpinned", "--clobber", "-s", "-i", "-L", "--help", "-h"],
+    options: NetworkOptions.options.union(["--config", "-X", "-H", "-d", "-o", "--max-redirs"]), positionals: 1...1,
     positionalName: "URL")
 
   static let help = """
     Usage: cnpin get URL --config FILE [--cafile PEM] [-X METHOD] [-H 'Name: value'] [-d DATA|@FILE]
-                     [-o FILE [--clobber]] [-v] [--deny-unpinned] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [-x PROXY] [--json]
+                     [-o FILE [--clobber]] [-v] [-i] [-s] [-L] [--max-redirs N] [--deny-unpinned]
+                     [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [-x PROXY] [--json]
 
     Fetches URL through CNPinnedSession with the pins of FILE: the body goes to standard output
     (escaped when that is a terminal) or to -o FILE, which is written whole or not at all (through
     a private file beside it, renamed into place) and never replaces a file unless --clobber is
     given (curl replaces by default) nor a directory. -d sends DATA (or the contents of FILE) and makes the default method POST.
     -v prints each connection's verified chain and pin decision, and the response head, on
-    standard error. --deny-unpinned refuses hosts the configuration does not pin. --json prints a
-    JSON summary (status, headers, body size, connections) instead of the body.
+    standard error; -i puts the response head before the body on standard output; -s hides the
+    progress meter. Redirects are followed (each hop judged by its own host's pins), at most
+    --max-redirs N (default 16, 0 follows none); -L is accepted for curl habits. --deny-unpinned
+    refuses hosts the configuration does not pin. --json prints a JSON summary (status, headers,
+    body size, connections) instead of the body.
 
     Network options:
     \(NetworkOptions.help)
@@ -46,6 +50,8 @@ enum GetCommand {
     let reused: Bool
     let verifiedChain: [String?]
     let decision: String
+    /// "HTTP/2", "HTTP/1.1" (for -i's status line), when known.
+    let httpVersion: String?
   }
 
   struct Report: Encodable {
@@ -68,7 +74,16 @@ enum GetCommand {
     do {
       var configuration = network.configuration
       configuration.unpinnedHosts = arguments.has("--deny-unpinned") ? .deny : .allow
+      if let text = arguments.value("--max-redirs") {
+        guard let limit = Int(text), (0...1000).contains(limit) else {
+          throw CLIError.usage("--max-redirs needs a number from 0 to 1000, not \"\(text)\"")
+        }
+        configuration.followsRedirects = limit > 0
+        configuration.maximumRedirects = max(limit, 1)
+      }
       session = try CNPinnedSession(manager: manager, configuration: configuration)
+    } catch let error as CLIError {
+      throw error
     } catch {
       throw .usage("\(error)")
     }
@@ -79,7 +94,7 @@ enum GetCommand {
       let report = ConnectionReport(
         host: event.host, port: event.port, reused: event.isReusedConnection,
         verifiedChain: event.verifiedChain.reversed().map(\.commonName),
-        decision: describe(event, nearMiss: manager.nearestPinnedDomain(to: event.host)))
+        decision: describe(event, nearMiss: manager.nearestPinnedDomain(to: event.host)), httpVersion: event.httpVersion)
       connections.withLock { $0.append(report) }
       if verbose {
         Output.error("* \(describeConnection(event))")
@@ -101,7 +116,7 @@ enum GetCommand {
       if let output = arguments.value("-o") {
         // To a file: streamed to disk, with a progress meter when standard error is a terminal.
         let progress = CNTransferProgress()
-        let meter = isatty(STDERR_FILENO) == 1 ? ProgressMeter.start(progress) : nil
+        let meter = isatty(STDERR_FILENO) == 1 && !arguments.has("-s") ? ProgressMeter.start(progress) : nil
         let result: Result<(URL, HTTPURLResponse), Error>
         do {
           result = .success(try await session.download(for: request, progress: progress))
@@ -137,8 +152,16 @@ enum GetCommand {
           Report(
             url: response.url?.absoluteString ?? url.absoluteString, status: response.statusCode, headers: headers,
             bodyBytes: bodyBytes, connections: connections.withLock { $0 })))
-    } else if arguments.value("-o") == nil {
-      Output.write(data)
+    } else {
+      if arguments.has("-i") {
+        let version = connections.withLock { $0.last?.httpVersion } ?? "HTTP/1.1"
+        Output.print("\(version) \(response.statusCode)")
+        for (name, value) in response.allHeaderFields.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+          Output.print("\(Output.value("\(name)")): \(Output.value("\(value)"))")
+        }
+        Output.print("")
+      }
+      if arguments.value("-o") == nil { Output.write(data) }
     }
   }
 

@@ -9,7 +9,9 @@ struct NetworkOptions {
 
   /// The help text for these options.
   static let help = """
-      --cafile PEM          trust only the anchors in this file (default: the system store)
+      --cafile, --cacert PEM
+                            trust only the anchors in this file (default: the system store);
+                            -k/--insecure is refused: cnpin never turns verification off
       --resolve HOST:PORT:ADDRESS
                             connect to ADDRESS for HOST:PORT (repeatable), as curl's
       --timeout SECONDS     give up connecting or waiting for data after this long (default 15)

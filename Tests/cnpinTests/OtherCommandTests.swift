@@ -88,6 +88,35 @@ struct OtherCommandTests {
     #expect(rogue.stderr.contains("api.test"), "\(rogue.stderr)")
   }
 
+  /// curl's spellings where the meaning is the same (issue 28, item 6): --cacert, -i, -s,
+  /// --max-redirs, -L; -k is refused with the reason.
+  @Test func curlSpellingsWork() async throws {
+    let fixture = try Fixture(genuineHandler: { request in
+      request.target == "/moved" ? .redirect(to: "/") : .text("hello")
+    })
+    let config = try fixture.configuration()
+    let base = ["--config", config, "--cacert", fixture.caFile] + fixture.resolve(fixture.genuine)
+    let included = try await cnpin(["get", "-i", "-s", "-L", "https://api.test:\(fixture.genuine.port)/"] + base)
+    #expect(included.status == 0, "\(included.stderr)")
+    #expect(included.stdout.hasPrefix("HTTP/1.1 200\n"), "\(included.stdout)")
+    #expect(included.stdout.contains("Content-Type: text/plain; charset=utf-8\n"))
+    #expect(included.stdout.hasSuffix("\n\nhello"), "\(included.stdout.debugDescription)")
+    let unfollowed = try await cnpin(["get", "-i", "--max-redirs", "0", "https://api.test:\(fixture.genuine.port)/moved"] + base)
+    #expect(unfollowed.stdout.hasPrefix("HTTP/1.1 302\n"), "\(unfollowed.stdout)\(unfollowed.stderr)")
+    let followed = try await cnpin(["get", "--location", "https://api.test:\(fixture.genuine.port)/moved"] + base)
+    #expect(followed.stdout == "hello", "\(followed.stderr)")
+    let pins = try await cnpin(
+      ["pins", "api.test:\(fixture.genuine.port)", "--cacert", fixture.caFile] + fixture.resolve(fixture.genuine))
+    #expect(pins.stdout == "Test Root X1\nR11\napi.test\n", "\(pins.stderr)")
+    for insecure in ["-k", "--insecure"] {
+      let refused = try await cnpin(["get", insecure, "https://api.test/"] + base)
+      #expect(refused.status == 2)
+      #expect(refused.stderr.hasPrefix("cnpin: -k/--insecure is refused: cnpin never turns certificate verification off"))
+    }
+    let badLimit = try await cnpin(["get", "--max-redirs", "-3", "https://api.test/"] + base)
+    #expect(badLimit.status == 2 && badLimit.stderr.hasPrefix("cnpin: --max-redirs needs a number from 0 to 1000"))
+  }
+
   /// With `--json`, a command that fails prints one JSON document saying why, so that a script
   /// never parses nothing (issue 28, item 6: `get --json` and `policy verify --json` printed
   /// nothing on failure).
