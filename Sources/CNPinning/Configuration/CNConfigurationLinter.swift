@@ -95,6 +95,14 @@ public enum CNConfigurationLinter {
     }
     for (chainIndex, chain) in chains.enumerated() {
       let chainPath = "\(path).chainSet[\(chainIndex)]"
+      if isWrittenLeafFirst(chain, host: entry.host) {
+        findings.append(
+          CNLintFinding(
+            severity: .error, path: chainPath,
+            message:
+              "the chain starts with the host's own name and ends with a CA's: chains are written root → leaf, so this one can never match; reverse it"
+          ))
+      }
       if chain.links.count == 1 {
         findings.append(
           CNLintFinding(
@@ -110,7 +118,33 @@ public enum CNConfigurationLinter {
     return findings
   }
 
+  /// Whether `chain` reads leaf → root: its first link names the host and its last does not.
+  private static func isWrittenLeafFirst(_ chain: CNChain, host: String) -> Bool {
+    guard chain.links.count > 1, let first = chain.links.first, let last = chain.links.last else { return false }
+    func namesHost(_ link: CNChainLink) -> Bool {
+      let value = link.value.lowercased()
+      let bare = value.hasPrefix(".") ? String(value.dropFirst()) : value
+      guard bare.contains("."), !bare.contains(" ") else { return false }
+      return host.lowercased() == bare || host.lowercased().hasSuffix("." + bare)
+    }
+    return namesHost(first) && !namesHost(last)
+  }
+
   private static func lint(_ link: CNChainLink, path: String, isLeaf: Bool) -> [CNLintFinding] {
+    let value = link.value
+    if value.first?.isWhitespace == true || value.last?.isWhitespace == true {
+      return [
+        CNLintFinding(
+          severity: .warning, path: "\(path).value",
+          message:
+            "\"\(VisibleText.escaped(value))\" starts or ends with whitespace, which a certificate's name almost never does; remove it"
+        )
+      ] + kind(link, path: path, isLeaf: isLeaf)
+    }
+    return kind(link, path: path, isLeaf: isLeaf)
+  }
+
+  private static func kind(_ link: CNChainLink, path: String, isLeaf: Bool) -> [CNLintFinding] {
     switch link.type {
     case .suffix where !link.value.hasPrefix("."):
       return [
