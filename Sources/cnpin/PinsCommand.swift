@@ -5,11 +5,12 @@ import Foundation
 /// `cnpin pins HOST[:PORT]`: the verified chain's Common Names, root → leaf.
 enum PinsCommand {
   static let spec = ArgumentSpec(
-    flags: ["--json", "--includes-subdomains", "--help", "-h"], options: NetworkOptions.options.union(["--format"]),
+    flags: ["--json", "--includes-subdomains", "--document", "--help", "-h"],
+    options: NetworkOptions.options.union(["--format"]),
     positionals: 1...1, positionalName: "HOST[:PORT]")
 
   static let help = """
-    Usage: cnpin pins HOST[:PORT] [--format names|plist|json|swift|spki] [--includes-subdomains]
+    Usage: cnpin pins HOST[:PORT]|https://URL [--format names|plist|json|swift|spki] [--document] [--includes-subdomains]
                       [--cafile PEM] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [-x PROXY] [--json]
 
     Connects with SNI, verifies the chain (system trust store, or only the anchors in --cafile) and
@@ -20,6 +21,7 @@ enum PinsCommand {
       --format plist   the <key>/<dict> entry to paste under PinnedDomains (trailing digits become
                        prefixWithNumber on the prefix, other names exact)
       --format json    the same entry as JSON
+      --document       with plist or json: a whole configuration file that loads as it is
       --format swift   a CNChain literal
       --format spki    each certificate's SPKI SHA-256 (base64) and Common Name
       --json           a JSON report of the chain instead
@@ -74,6 +76,9 @@ enum PinsCommand {
     guard let format = Format(rawValue: formatName) else {
       throw .usage("--format must be one of \(Format.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(formatName)\"")
     }
+    if arguments.has("--document"), format != .plist, format != .json {
+      throw .usage("--document needs --format plist or --format json")
+    }
     let session = try network.session(manager: nil)
     let event: CNConnectionEvent
     do {
@@ -127,7 +132,14 @@ enum PinsCommand {
             "the Common Name \(VisibleText.quoted(name)) has control characters, which a property list cannot hold: use --format json"
           )
         }
-        Output.write(Data(DocumentWriter.propertyListEntry(host: target.host, configuration: configuration).utf8))
+        let document = arguments.has("--document")
+        Output.write(
+          Data(
+            (document
+              ? DocumentWriter.propertyList([(target.host, configuration)])
+              : DocumentWriter.propertyListEntry(host: target.host, configuration: configuration)).utf8))
+      case .json where arguments.has("--document"):
+        Output.write(Data(DocumentWriter.json([(target.host, configuration)]).utf8))
       case .json: Output.print("\(DocumentWriter.jsonString(target.host)): \(DocumentWriter.jsonEntry(configuration))")
       default: Output.print(SuggestedPins.swiftLiteral(configuration, names: names))
       }

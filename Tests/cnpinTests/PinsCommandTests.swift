@@ -35,6 +35,22 @@ struct PinsCommandTests {
     }
   }
 
+  /// `--document` prints a whole configuration that loads as it is, and pins the host it was made
+  /// from (issue 28, item 7: the formats printed an entry only).
+  @Test func aWholeDocumentLoadsAndPinsTheHost() async throws {
+    let fixture = try Fixture()
+    for format in ["plist", "json"] {
+      let run = try await cnpin(
+        ["pins", "api.test:\(fixture.genuine.port)", "--cafile", fixture.caFile, "--format", format, "--document"]
+          + fixture.resolve(fixture.genuine))
+      #expect(run.status == 0, "\(format): \(run.stderr)")
+      let manager = try CNPinningManager(data: Data(run.stdout.utf8), source: "pins.\(format)")
+      #expect(manager.evaluate(host: "api.test", chain: fixture.genuineChain).allowsConnection, "\(format): \(run.stdout)")
+    }
+    let refused = try await cnpin(["pins", "api.test:1", "--format", "names", "--document"])
+    #expect(refused.status == 2 && refused.stderr.hasPrefix("cnpin: --document needs --format plist or --format json"))
+  }
+
   /// A certificate whose name carries terminal escapes (set the window title, erase the line,
   /// return the cursor) is printed with them escaped, in every format; none reaches the terminal.
   @Test func namesWithTerminalEscapesArePrintedEscaped() async throws {

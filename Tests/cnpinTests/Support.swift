@@ -102,6 +102,8 @@ struct Fixture {
   let caFile: String
   let directory: TemporaryDirectory
   let root: TestIdentity
+  /// The genuine server's chain, leaf first, with the root.
+  let genuineChain: [CNCertificate]
 
   init(
     root rootName: String = "Test Root X1", intermediate: String = "R11", leaf: String = "api.test",
@@ -112,6 +114,7 @@ struct Fixture {
     root = try TestIdentity.root(rootName)
     let leafIdentity = try root.issueIntermediate(intermediate).issueLeaf(
       leaf, dnsNames: [leaf, "other.test"], ipAddresses: ["127.0.0.1", "::1"])
+    genuineChain = leafIdentity.chain
     var setup = LocalTLSServer.Configuration(identity: leafIdentity, handler: genuineHandler)
     setup.address = address
     genuine = try LocalTLSServer.start(setup)
