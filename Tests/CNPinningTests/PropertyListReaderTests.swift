@@ -66,6 +66,14 @@ struct PropertyListReaderTests {
     ("<plist><dict><string>x</string></dict></plist>", "line 1: expected <key> in <dict>, found <string>"),
     ("<plist><dict>\n<key>a</key><integer>1.5</integer></dict></plist>", "line 2: <integer> \"1.5\" is not an integer"),
     ("<plist><set/></plist>", "line 1: unsupported element <set>"),
+    (
+      "<key>CNPinningManager</key>\n<dict></dict>",
+      "line 1: the property list starts with <key>: this looks like a fragment pasted from an Info.plist; wrap it in <plist version=\"1.0\"><dict> … </dict></plist>"
+    ),
+    (
+      "<?xml version=\"1.0\"?>\n<plist><key>a</key></plist>",
+      "line 2: the property list starts with <key>: this looks like a fragment pasted from an Info.plist; wrap it in <plist version=\"1.0\"><dict> … </dict></plist>"
+    ),
     ("<plist><string>&bogus;</string></plist>", "line 1: unknown entity &bogus;"),
     ("<plist><string>&#0;</string></plist>", "line 1: unknown entity &#0;"),
     ("<plist><string>open", "line 1: unterminated <string>"),

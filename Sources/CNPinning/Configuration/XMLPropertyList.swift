@@ -27,6 +27,12 @@ struct XMLPropertyList {
       wrapped = true
       try reader.skipMisc()
     }
+    if reader.peekTag() == "key" {
+      // The seed's README shows Info.plist fragments; pasted alone they start with a key.
+      throw reader.error(
+        "the property list starts with <key>: this looks like a fragment pasted from an Info.plist; wrap it in <plist version=\"1.0\"><dict> … </dict></plist>"
+      )
+    }
     value = try reader.value(depth: 0)
     try reader.skipMisc()
     if wrapped {
