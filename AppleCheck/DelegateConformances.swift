@@ -6,6 +6,7 @@ extension PinningTaskDelegate: AppleAsyncTaskChallengeHandling {}
 extension PinningStreamDelegate: AppleAsyncTaskChallengeHandling {}
 extension PinningStreamDelegate: AppleAsyncRedirectHandling {}
 extension RedirectRefusal: AppleAsyncRedirectHandling {}
+extension PinningSessionDelegate: AppleAsyncSessionChallengeHandling {}
 
 // TaskBodyDelegate implements the completion-handler forms of NSURLSessionDataDelegate and
 // NSURLSessionTaskDelegate methods, which FoundationNetworking declares too, with default

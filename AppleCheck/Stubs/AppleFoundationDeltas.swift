@@ -73,3 +73,10 @@ extension URLSession {
     AsyncBytes, URLResponse
   ) { fatalError() }
 }
+
+/// URLSessionDelegate's async session-level challenge (developer.apple.com/documentation/foundation/
+/// urlsessiondelegate/urlsession(_:didreceive:)), which `URLSession.cnPinned`'s delegate implements.
+public protocol AppleAsyncSessionChallengeHandling {
+  func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge) async
+    -> (URLSession.AuthChallengeDisposition, URLCredential?)
+}

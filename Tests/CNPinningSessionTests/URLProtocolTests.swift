@@ -41,6 +41,22 @@ struct URLProtocolTests {
     #expect(rogueServer.requests.isEmpty)
   }
 
+  /// The one line shared iOS/Linux code calls (issue 28, item 3) pins here as `.cnPinned` does.
+  @Test func theCrossPlatformOneLinerPins() async throws {
+    let pki = try TestPKI()
+    let rogue = try TestPKI(root: "Rogue Root CA", intermediate: "Rogue Issuing CA 1")
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let rogueServer = try LocalTLSServer.start(.init(identity: rogue.leaf))
+    let trust = CNTrust.customAnchors([pki.root.certificate, rogue.root.certificate])
+    let genuine = try URLSession.cnPinned(manager: try matchingPins(), configuration: resolving(to: server).trusting(trust))
+    #expect(String(try await genuine.data(from: server.url("/", hostName: "api.test")).0) == "hello")
+    let attacked = try URLSession.cnPinned(
+      manager: try matchingPins(), configuration: resolving(to: rogueServer).trusting(trust))
+    let failure = await Self.urlError { _ = try await attacked.data(from: rogueServer.url("/", hostName: "api.test")) }
+    #expect(failure?.code == .serverCertificateUntrusted)
+    #expect(rogueServer.requests.isEmpty)
+  }
+
   @Test func twoConfigurationsKeepTheirOwnPinsInOneProcess() async throws {
     let first = try TestPKI()
     let second = try TestPKI(root: "Second Root X1", intermediate: "S1")

@@ -207,7 +207,7 @@ final class URLSessionTransport: HopTransport {
 
   /// The configured minimum as is; below TLS 1.2 it is said, since App Transport Security
   /// refuses such connections unless the app's Info.plist makes an exception.
-  private static func protocolVersion(_ version: CNTLSVersion) -> tls_protocol_version_t {
+  static func protocolVersion(_ version: CNTLSVersion) -> tls_protocol_version_t {
     switch version {
     case .tls10, .tls11:
       CNPinningLog.warn(
@@ -375,6 +375,61 @@ private final class ResponseHeadHandOff: Sendable {
     } catch {
       throw .cancelled
     }
+  }
+}
+extension URLSession {
+  /// `cnPinned(manager:configuration:)` on Apple platforms: an ephemeral URLSession (no cache) whose
+  /// session delegate pins, with `cnPinningManager` set so that `cnStartAfreshIfPinsChanged()` works.
+  static func applePinned(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration) throws(CNPinnedSessionError)
+    -> URLSession
+  {
+    if let unsupported = configuration.settingURLSessionCannotHonour { throw .unsupportedRequest(unsupported) }
+    let settings = URLSessionConfiguration.ephemeral
+    settings.urlCache = nil
+    settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+    settings.timeoutIntervalForRequest = configuration.timeoutIntervalForRequest
+    settings.timeoutIntervalForResource = configuration.timeoutIntervalForResource
+    settings.httpAdditionalHeaders = configuration.httpAdditionalHeaders
+    settings.httpCookieStorage = configuration.httpCookieStorage
+    if configuration.proxy == .direct { settings.connectionProxyDictionary = [:] }
+    settings.tlsMinimumSupportedProtocolVersion = URLSessionTransport.protocolVersion(configuration.minimumTLSVersion)
+    let delegate = PinningSessionDelegate(
+      manager: manager, trust: configuration.trust, unpinnedHosts: configuration.unpinnedHosts)
+    let session = URLSession(configuration: settings, delegate: delegate, delegateQueue: nil)
+    session.cnPinningManager = manager
+    return session
+  }
+}
+
+/// The session delegate of `URLSession.cnPinned` on Apple platforms: server-trust challenges get
+/// the shared decision (and the reports it makes); every other challenge default handling.
+final class PinningSessionDelegate: NSObject, URLSessionDelegate, Sendable {
+  private let manager: CNPinningManager?
+  private let trust: CNTrust
+  private let unpinnedHosts: CNUnpinnedHostPolicy
+
+  init(manager: CNPinningManager?, trust: CNTrust, unpinnedHosts: CNUnpinnedHostPolicy) {
+    self.manager = manager
+    self.trust = trust
+    self.unpinnedHosts = unpinnedHosts
+  }
+
+  func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge) async -> (
+    URLSession.AuthChallengeDisposition, URLCredential?
+  ) {
+    let space = challenge.protectionSpace
+    let judgements = JudgementLog()
+    let challenges = PinningChallenges(
+      settings: TaskSettings(
+        host: space.host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, judgements: judgements))
+    let answer = await challenges.answer(challenge)
+    // Reported here: there is no session after the request to do it.
+    for judgement in judgements.all {
+      if let manager, let pinning = judgement.pinning {
+        _ = manager.report(pinning, host: space.host, port: space.port, chain: judgement.verifiedChain)
+      }
+    }
+    return answer
   }
 }
 #endif
