@@ -106,12 +106,49 @@ func demo() async throws -> Bool {
   for finding in findings { say(finding.description) }
   if !findings.contains(where: { $0.severity == .warning }) { unexpected.append("lint found no warning") }
 
+  step("8. What CN pins cannot stop: a trusted root that copies the pinned names")
+  // A TLS-inspection root or a user-installed CA can carry any names: same names, another key.
+  let copycatRoot = try TestIdentity.root("CNPinning Demo Root X1")
+  let copycatLeaf = try copycatRoot.issueIntermediate("Demo Issuing CA R11").issueLeaf(
+    "api.demo.test", dnsNames: ["api.demo.test"])
+  let copycatServer = try LocalTLSServer.start(.init(identity: copycatLeaf) { _ in .text("the copycat got your request") })
+  defer { copycatServer.stop() }
+  var copycatConfiguration = configuration
+  copycatConfiguration.trust = .customAnchors([root.certificate, copycatRoot.certificate])
+  copycatConfiguration.resolve = [CNHostOverride(host: "api.demo.test", port: copycatServer.port, address: "127.0.0.1")]
+  say("copycat: CNPinning Demo Root X1 (another key) → Demo Issuing CA R11 → api.demo.test, its root trusted")
+  let url = copycatServer.url("/status", hostName: "api.demo.test")
+  do {
+    _ = try await CNPinnedSession(manager: manager, configuration: copycatConfiguration).data(from: url)
+    say("ACCEPTED by the CN chain alone: the names match, and CN pins cannot tell the keys apart")
+  } catch {
+    unexpected.append("the copycat was refused by CN pins alone (\(error)); they cannot tell it apart")
+    say("UNEXPECTED: \(error)")
+  }
+  // CN chains plus the genuine root's SPKI pin: rotation-proof below the root, and key-bound at it.
+  let hardened = try CNPinningManager(configuration: [
+    "api.demo.test": try CNConfiguration(chains: pins.chains, spkiPins: [CNSPKIPin(certificate: root.certificate, scope: .ca)])
+  ])
+  do {
+    _ = try await CNPinnedSession(manager: hardened, configuration: copycatConfiguration).data(from: url)
+    unexpected.append("the copycat passed CN chains plus the root's SPKI pin")
+    say("UNEXPECTED: the copycat passed CN chains plus the root's SPKI pin")
+  } catch CNPinnedSessionError.pinMismatch {
+    say("REJECTED with the genuine root's SPKI pin added: the copycat's root has another key")
+  } catch {
+    unexpected.append("the copycat failed for another reason: \(error)")
+    say("UNEXPECTED: \(error)")
+  }
+  if !copycatServer.requests.dropFirst().isEmpty { unexpected.append("the copycat received a request it should not have") }
+
   say("")
   guard unexpected.isEmpty else {
     for problem in unexpected { complain("demo: \(problem)") }
     return false
   }
-  say("demo: every step behaved as expected (accepted genuine, rejected rogue, lint warned)")
+  say(
+    "demo: every step behaved as expected (accepted genuine, rejected rogue, lint warned, copycat root passed CN pins and failed the SPKI pin)"
+  )
   return true
 }
 

@@ -424,6 +424,9 @@ struct OtherCommandTests {
     #expect(run.stdout.contains("ACCEPTED: HTTP 200: hello from the genuine server (/urlsession)"))
     #expect(run.stdout.contains("REJECTED: URLError.serverCertificateUntrusted, because: Pin mismatch for api.demo.test"))
     #expect(run.stdout.contains("warning: "))
+    // What CN pins cannot stop, and what does (issue 28, item 4).
+    #expect(run.stdout.contains("ACCEPTED by the CN chain alone: the names match, and CN pins cannot tell the keys apart"))
+    #expect(run.stdout.contains("REJECTED with the genuine root's SPKI pin added: the copycat's root has another key"))
   }
 
   @Test(arguments: [
