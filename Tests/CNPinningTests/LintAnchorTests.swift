@@ -18,8 +18,9 @@ struct LintAnchorTests {
     // A second chain that matches, so that only the root link under test is found.
     let backup = try CNChain([try CNChainLink(.prefix, "GTS Root R"), try CNChainLink(.exact, "a.test")])
     let document = try CNPinningDocument(configuration: ["a.test": try CNConfiguration(chains: [chain, backup])])
+    // The error about the root link (a link several anchors match also gets a note; see below).
     return CNConfigurationLinter.lint(document, trustAnchors: anchors).first {
-      $0.path == #"PinnedDomains["a.test"].chainSet[0][0]"#
+      $0.path == #"PinnedDomains["a.test"].chainSet[0][0]"# && $0.severity != .note
     }
   }
 
@@ -42,6 +43,34 @@ struct LintAnchorTests {
     #expect(finding?.severity == .error)
     #expect(finding?.message.hasPrefix("root link \(type.rawValue) \"\(value)\" matches none of the 4 trust anchors") == true)
     #expect(finding?.message.hasSuffix(advice) == true, "\(finding?.message ?? "no finding")")
+  }
+
+  /// A root link that several anchors satisfy is noted, naming them, unless a CA key is pinned
+  /// too (issue 28, item 4: a same-name root with another key passes CN pins).
+  @Test func aRootLinkSeveralAnchorsMatchIsNoted() throws {
+    let copycat = try TestIdentity.root("Globe Root").certificate
+    let anchors = Self.anchors + [copycat]
+    func notes(_ link: CNChainLink, spkiPins: [CNSPKIPin] = []) throws -> [String] {
+      let chain = try CNChain([link, try CNChainLink(.exact, "a.test")])
+      let backup = try CNChain([try CNChainLink(.exact, "Baltimore CyberTrust Root"), try CNChainLink(.suffix, ".test")])
+      let document = try CNPinningDocument(configuration: [
+        "a.test": try CNConfiguration(chains: [chain, backup], spkiPins: spkiPins, allowsSingleHashPin: true)
+      ])
+      return CNConfigurationLinter.lint(document, trustAnchors: anchors).filter {
+        $0.severity == .note && $0.path == #"PinnedDomains["a.test"].chainSet[0][0]"#
+      }.map(\.message)
+    }
+    let rotation = try notes(try CNChainLink(.prefixWithNumber, "GTS Root R"))
+    #expect(rotation.count == 1)
+    #expect(
+      rotation.first?.hasPrefix(
+        #"root link prefixWithNumber "GTS Root R" matches 2 of the 5 trust anchors: "GTS Root R1", "GTS Root R2"; "#) == true,
+      "\(rotation)")
+    let twins = try notes(try CNChainLink(.exact, "Globe Root"))
+    #expect(twins.first?.contains("matches 2 of the 5 trust anchors (some share a name with different keys)") == true, "\(twins)")
+    #expect(try notes(try CNChainLink(.exact, "Baltimore CyberTrust Root")).isEmpty, "one anchor: nothing to note")
+    let pinned = try notes(try CNChainLink(.exact, "Globe Root"), spkiPins: [CNSPKIPin(certificate: copycat, scope: .ca)])
+    #expect(pinned.isEmpty, "a CA key pin binds the chain to one key")
   }
 
   @Test func withoutAnchorsRootLinksAreNotChecked() throws {

@@ -9,10 +9,13 @@ extension CNConfigurationLinter {
     /// Distinct Common Names, sorted.
     let names: [String]
     let digests: Set<String>
+    /// Each anchor's Common Name (anchors without one left out), in store order.
+    let commonNames: [String]
 
     init(_ anchors: [CNCertificate]) {
       count = anchors.count
-      names = Array(Set(anchors.compactMap(\.commonName))).sorted()
+      commonNames = anchors.compactMap(\.commonName)
+      names = Array(Set(commonNames)).sorted()
       digests = Set(anchors.map(\.spkiSHA256Base64))
     }
   }
@@ -21,6 +24,9 @@ extension CNConfigurationLinter {
     let names = anchors.names
     var findings: [CNLintFinding] = []
     for (index, chain) in entry.configuration.chains.enumerated() {
+      if let root = chain.links.first, let note = manyAnchorsNote(root, anchors: anchors, keyPinned: hasCAKeyPin(entry)) {
+        findings.append(CNLintFinding(severity: .note, path: "\(path).chainSet[\(index)][0]", message: note))
+      }
       guard let root = chain.links.first, !names.contains(where: root.matches) else { continue }
       findings.append(
         CNLintFinding(
@@ -39,6 +45,23 @@ extension CNConfigurationLinter {
         ))
     }
     return findings
+  }
+
+  /// When more than one anchor satisfies the root link: which, and that any of them (or any other
+  /// trusted root with such a name) passes the CN chain; nil when one or none does, or when the
+  /// entry also pins a CA key, which binds the chain to that key.
+  private static func manyAnchorsNote(_ root: CNChainLink, anchors: Anchors, keyPinned: Bool) -> String? {
+    let matching = anchors.commonNames.filter(root.matches)
+    guard matching.count > 1, !keyPinned else { return nil }
+    let distinct = Array(Set(matching)).sorted()
+    let named = distinct.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ") + (distinct.count > 5 ? ", …" : "")
+    let same = distinct.count < matching.count ? " (some share a name with different keys)" : ""
+    return "root link \(root) matches \(matching.count) of the \(anchors.count) trust anchors\(same): \(named); "
+      + "any of them, and any root a device trusts with such a name, passes this chain; add the intended root's SPKI pin to bind it to one key"
+  }
+
+  private static func hasCAKeyPin(_ entry: CNPinningDocument.Entry) -> Bool {
+    entry.configuration.spkiPins.contains { $0.scope != .leaf }
   }
 
   /// Names the anchors closest to `link` and a link that would match them.
