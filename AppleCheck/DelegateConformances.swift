@@ -7,6 +7,7 @@ extension PinningStreamDelegate: AppleAsyncTaskChallengeHandling {}
 extension PinningStreamDelegate: AppleAsyncRedirectHandling {}
 extension RedirectRefusal: AppleAsyncRedirectHandling {}
 extension PinningSessionDelegate: AppleAsyncSessionChallengeHandling {}
+extension PinningSessionDelegate: AppleAsyncRedirectHandling {}
 
 // TaskBodyDelegate implements the completion-handler forms of NSURLSessionDataDelegate and
 // NSURLSessionTaskDelegate methods, which FoundationNetworking declares too, with default

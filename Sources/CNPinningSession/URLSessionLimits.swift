@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 extension CNPinnedSessionConfiguration {
   /// Why URLSession (the transport on Apple platforms) cannot honour this configuration, or nil.
   /// A setting it would silently ignore is refused when the session is made rather than
@@ -19,6 +23,29 @@ extension CNPinnedSessionConfiguration {
       return "resolve (fixed addresses for host names) needs the Linux transport; URLSession resolves names itself"
     }
     return nil
+  }
+}
+
+extension CNPinnedSessionConfiguration {
+  /// Why `URLSession.cnPinned` cannot take this configuration on Apple platforms, or nil: what the
+  /// transport refuses, and credential headers in `httpAdditionalHeaders`, which URLSession adds
+  /// to every request it sends, redirects to other origins included.
+  var settingAppURLSessionCannotHonour: String? {
+    if let reason = settingURLSessionCannotHonour { return reason }
+    let credentials = CredentialHeaders(additional: credentialHeaders)
+    guard let name = httpAdditionalHeaders.keys.sorted().first(where: credentials.contains) else { return nil }
+    return
+      "httpAdditionalHeaders[\"\(name)\"] is a credential, which URLSession would also send to other origins a redirect leads to; on Apple platforms set it on each request, or use CNPinnedSession, which keeps it to the origin"
+  }
+
+  /// The request an app's URLSession (`URLSession.cnPinned`) sends for a redirect, or nil to stop
+  /// there: none unless `followsRedirects`, and without credential headers once it leaves the
+  /// origin of `original` (the task's first request).
+  func redirect(from original: URL?, to next: URLRequest) -> URLRequest? {
+    guard followsRedirects else { return nil }
+    guard let original, let target = next.url, RedirectPolicy.origin(of: original) == RedirectPolicy.origin(of: target)
+    else { return CredentialHeaders(additional: credentialHeaders).removed(from: next) }
+    return next
   }
 }
 

@@ -79,7 +79,7 @@ final class URLSessionTransport: HopTransport {
         host: settings.host, destination: hop.destination, limit: limit, upload: hop.upload, progress: hop.progress))
     let translate = translation(for: challenges)
     let (request, check) = (merged, verdictCheck(for: hop, judgements: judgements))
-    return try await withSession(for: settings.manager) { pinned throws(CNPinnedSessionError) in
+    return try await withSession(for: settings.manager, host: settings.host) { pinned throws(CNPinnedSessionError) in
       let outcome = try await delegate.run(request, in: pinned.session, translate: translate)
       try check(pinned, delegate.transactionFacts)
       return outcome
@@ -123,7 +123,7 @@ final class URLSessionTransport: HopTransport {
     let check = verdictCheck(for: hop, judgements: judgements)
     let task = Task {
       do throws(CNPinnedSessionError) {
-        try await withSession(for: manager) { pinned throws(CNPinnedSessionError) in
+        try await withSession(for: manager, host: host) { pinned throws(CNPinnedSessionError) in
           let bytes: URLSession.AsyncBytes
           let response: URLResponse
           do {
@@ -174,7 +174,7 @@ final class URLSessionTransport: HopTransport {
 
   /// Runs `work` in the URLSession for the pins in force, leased until `work` returns.
   private func withSession<Result: Sendable>(
-    for manager: CNPinningManager?,
+    for manager: CNPinningManager?, host: String,
     _ work: @escaping @Sendable (PinnedURLSession) async throws(CNPinnedSessionError) -> Result
   ) async throws(CNPinnedSessionError) -> Result {
     do {
@@ -183,8 +183,10 @@ final class URLSessionTransport: HopTransport {
       throw error
     } catch is CancellationError {
       throw sessions.isClosed ? .sessionInvalidated : .cancelled
+    } catch is SessionRotation<CNPinningManager, PolicyGeneration, PinnedURLSession>.Closed {
+      throw .sessionInvalidated
     } catch {
-      throw .sessionInvalidated  // SessionRotation.Closed
+      throw .transferFailed(host: host, reason: "\(error)")
     }
   }
 
@@ -383,7 +385,7 @@ extension URLSession {
   static func applePinned(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration) throws(CNPinnedSessionError)
     -> URLSession
   {
-    if let unsupported = configuration.settingURLSessionCannotHonour { throw .unsupportedRequest(unsupported) }
+    if let unsupported = configuration.settingAppURLSessionCannotHonour { throw .unsupportedRequest(unsupported) }
     let settings = URLSessionConfiguration.ephemeral
     settings.urlCache = nil
     settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
@@ -393,8 +395,7 @@ extension URLSession {
     settings.httpCookieStorage = configuration.httpCookieStorage
     if configuration.proxy == .direct { settings.connectionProxyDictionary = [:] }
     settings.tlsMinimumSupportedProtocolVersion = URLSessionTransport.protocolVersion(configuration.minimumTLSVersion)
-    let delegate = PinningSessionDelegate(
-      manager: manager, trust: configuration.trust, unpinnedHosts: configuration.unpinnedHosts)
+    let delegate = PinningSessionDelegate(manager: manager, configuration: configuration)
     let session = URLSession(configuration: settings, delegate: delegate, delegateQueue: nil)
     session.cnPinningManager = manager
     return session
@@ -402,16 +403,24 @@ extension URLSession {
 }
 
 /// The session delegate of `URLSession.cnPinned` on Apple platforms: server-trust challenges get
-/// the shared decision (and the reports it makes); every other challenge default handling.
-final class PinningSessionDelegate: NSObject, URLSessionDelegate, Sendable {
+/// the shared decision (and the reports it makes), every other challenge default handling, and
+/// redirects the configuration's rule (credentials kept to the first request's origin).
+final class PinningSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
   private let manager: CNPinningManager?
-  private let trust: CNTrust
-  private let unpinnedHosts: CNUnpinnedHostPolicy
+  private let configuration: CNPinnedSessionConfiguration
+  private var trust: CNTrust { configuration.trust }
+  private var unpinnedHosts: CNUnpinnedHostPolicy { configuration.unpinnedHosts }
 
-  init(manager: CNPinningManager?, trust: CNTrust, unpinnedHosts: CNUnpinnedHostPolicy) {
+  init(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration) {
     self.manager = manager
-    self.trust = trust
-    self.unpinnedHosts = unpinnedHosts
+    self.configuration = configuration
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    newRequest request: URLRequest
+  ) async -> URLRequest? {
+    configuration.redirect(from: task.originalRequest?.url, to: request)
   }
 
   func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge) async -> (
