@@ -14,17 +14,22 @@ struct URLProtocolTests {
     URLSession(configuration: try .cnPinned(manager: manager, configuration: resolving(to: server).trusting(trust)))
   }
 
+  /// A genuine server, a rogue one for the same name under another CA, and trust in both roots.
+  static func genuineAndRogue() throws -> (LocalTLSServer, LocalTLSServer, CNTrust) {
+    let pki = try TestPKI()
+    let rogue = try TestPKI(root: "Rogue Root CA", intermediate: "Rogue Issuing CA 1")
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let rogueServer = try LocalTLSServer.start(.init(identity: rogue.leaf))
+    return (server, rogueServer, .customAnchors([pki.root.certificate, rogue.root.certificate]))
+  }
+
   /// The URLError a URLSession call threw, or a recorded issue when it succeeded.
   static func urlError(of body: () async throws -> Void) async -> URLError? {
     await thrown(URLError.self, by: body)
   }
 
   @Test func genuineIsAcceptedAndRogueRefusedWithTheSessionErrorUnderneath() async throws {
-    let pki = try TestPKI()
-    let rogue = try TestPKI(root: "Rogue Root CA", intermediate: "Rogue Issuing CA 1")
-    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
-    let rogueServer = try LocalTLSServer.start(.init(identity: rogue.leaf))
-    let trust = CNTrust.customAnchors([pki.root.certificate, rogue.root.certificate])
+    let (server, rogueServer, trust) = try Self.genuineAndRogue()
 
     let genuine = try Self.urlSession(try matchingPins(), server, trust: trust)
     let (data, response) = try await genuine.data(from: server.url("/items", hostName: "api.test"))
@@ -43,11 +48,7 @@ struct URLProtocolTests {
 
   /// The one line shared iOS/Linux code calls (issue 28, item 3) pins here as `.cnPinned` does.
   @Test func theCrossPlatformOneLinerPins() async throws {
-    let pki = try TestPKI()
-    let rogue = try TestPKI(root: "Rogue Root CA", intermediate: "Rogue Issuing CA 1")
-    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
-    let rogueServer = try LocalTLSServer.start(.init(identity: rogue.leaf))
-    let trust = CNTrust.customAnchors([pki.root.certificate, rogue.root.certificate])
+    let (server, rogueServer, trust) = try Self.genuineAndRogue()
     let genuine = try URLSession.cnPinned(manager: try matchingPins(), configuration: resolving(to: server).trusting(trust))
     #expect(String(try await genuine.data(from: server.url("/", hostName: "api.test")).0) == "hello")
     let attacked = try URLSession.cnPinned(
