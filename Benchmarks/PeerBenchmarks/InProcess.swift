@@ -101,6 +101,18 @@ func runInProcess(
           ours.slowest / ours.p50, tailMet ? "MET" : "MISSED"))
       if !tailMet { missed += 1 }
     }
+    if workload.concurrency == 1, workload.batch == 0, workload.server === servers.keepAlive {
+      // What stands between this row and its target, measured in process: the response object
+      // every request returns, and one hand-off to a shared network thread and back.
+      let response = try InProcessRun(line: try outputLine(of: [client, "response-floor", root, pins, url])).perRequest
+      let handoff = try InProcessRun(line: try outputLine(of: [client, "handoff-floor"])).perRequest
+      print(
+        String(
+          format:
+            "    floor: Foundation's HTTPURLResponse initialiser %.1f µs + a task-to-thread round trip %.1f µs; "
+            + "libcurl + both → ratio %.2f",
+          response, handoff, (theirs.perRequest + response + handoff) / theirs.perRequest))
+    }
     if withURLSession {
       let plain = summary("URLSession")
       let pinned = summary("URLSession+cnPinned")

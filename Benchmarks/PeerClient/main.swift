@@ -17,10 +17,24 @@ import FoundationNetworking
 //        CNPinningPeerClient stream-upload ROOT.pem PINS.json URL FILE         PUT upload(for:fromFile:)
 //        CNPinningPeerClient stream-upload-stream ROOT.pem PINS.json URL FILE  PUT with httpBodyStream
 // The stream modes print the bytes moved and the peak resident growth while they moved.
+//        CNPinningPeerClient response-floor ROOT.pem PINS.json URL
+// Times Foundation's HTTPURLResponse initialiser alone, on the fields URL's server sends: the part
+// of each request's cost that any client returning an HTTPURLResponse on Linux pays.
+//        CNPinningPeerClient handoff-floor
+// Times a round trip from a task to a thread of its own and back, handed over as the session's loop
+// hands over (the thread watches a queue, the task resumes from a continuation): what any design
+// that runs the network on one thread shared by many tasks pays per request, and a program that
+// drives libcurl on the caller's own thread does not.
 
 let arguments = CommandLine.arguments
 if arguments.count >= 8, arguments[1] == "in-process" {
   exit(await inProcess(arguments: Array(arguments.dropFirst(2))))
+}
+if arguments.count >= 2, arguments[1] == "handoff-floor" {
+  exit(await handoffFloor())
+}
+if arguments.count >= 5, arguments[1] == "response-floor" {
+  exit(await responseFloor(arguments: Array(arguments.dropFirst(2))))
 }
 if arguments.count >= 5, arguments[1].hasPrefix("stream-") {
   exit(await streamBody(mode: arguments[1], arguments: Array(arguments.dropFirst(2))))
@@ -234,6 +248,86 @@ func inProcess(arguments: [String]) async -> Int32 {
     FileHandle.standardError.write(Data("request failed: \(error)\n".utf8))
     return 1
   }
+}
+
+/// One pinned request for the server's real fields, then 100,000 HTTPURLResponse initialisations
+/// with them; prints "per_request_us" (microseconds per initialisation), the in-process line's shape.
+func responseFloor(arguments: [String]) async -> Int32 {
+  guard let url = URL(string: arguments[2]) else { return 2 }
+  do {
+    let anchors = try CNCertificate.certificates(pemEncoded: String(contentsOfFile: arguments[0], encoding: .utf8))
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.trust = .customAnchors(anchors)
+    let manager = try CNPinningManager(contentsOf: URL(filePath: arguments[1], directoryHint: .notDirectory))
+    let session = try CNPinnedSession(manager: manager, configuration: configuration)
+    let (_, response) = try await session.data(from: url)
+    var fields: [String: String] = [:]
+    for case (let name as String, let value as String) in response.allHeaderFields { fields[name.lowercased()] = value }
+    let rounds = 100_000
+    let clock = ContinuousClock()
+    var codes = 0
+    let started = clock.now
+    for _ in 0..<rounds {
+      codes &+= HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/2", headerFields: fields)?.statusCode ?? 0
+    }
+    let each = seconds(clock.now - started) / Double(rounds) * 1e6
+    guard codes == 200 &* rounds else { return 1 }
+    print(
+      String(format: "fields %d per_request_us %.2f p50_us %.2f p99_us %.2f max_us %.2f", fields.count, each, each, each, each))
+    return 0
+  } catch {
+    FileHandle.standardError.write(Data("request failed: \(error)\n".utf8))
+    return 1
+  }
+}
+
+/// 20,000 round trips (after 2,000 to warm up) between a task and a thread that watches a locked
+/// queue, yielding the processor, and resumes each continuation it finds.
+func handoffFloor() async -> Int32 {
+  final class Mailbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    func post(_ continuation: CheckedContinuation<Void, Never>) { lock.withLock { waiting.append(continuation) } }
+    func take() -> [CheckedContinuation<Void, Never>] {
+      lock.withLock {
+        defer { waiting = [] }
+        return waiting
+      }
+    }
+  }
+  let mailbox = Mailbox()
+  let stop = ManagedAtomicFlag()
+  let thread = Thread {
+    while !stop.isSet {
+      let taken = mailbox.take()
+      if taken.isEmpty { sched_yield() } else { for continuation in taken { continuation.resume() } }
+    }
+  }
+  thread.start()
+  defer { stop.set() }
+  let clock = ContinuousClock()
+  var samples: [Double] = []
+  for round in 0..<22_000 {
+    let started = clock.now
+    await withCheckedContinuation { mailbox.post($0) }
+    if round >= 2_000 { samples.append(seconds(clock.now - started)) }
+  }
+  let total = samples.reduce(0, +)
+  samples.sort()
+  print(
+    String(
+      format: "round_trips %d per_request_us %.2f p50_us %.2f p99_us %.2f max_us %.2f", samples.count,
+      total / Double(samples.count) * 1e6, samples[samples.count / 2] * 1e6, samples[samples.count * 99 / 100] * 1e6,
+      samples[samples.count - 1] * 1e6))
+  return 0
+}
+
+/// A flag one thread sets and another reads.
+final class ManagedAtomicFlag: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = false
+  var isSet: Bool { lock.withLock { value } }
+  func set() { lock.withLock { value = true } }
 }
 
 func seconds(_ duration: Duration) -> Double {
