@@ -22,6 +22,9 @@ for path in sys.argv[1:]:
     for symbol in graph["symbols"]:
         if symbol["accessLevel"] not in ("public", "open"):
             continue
+        # An extension block of another module's type only groups members, each counted itself.
+        if symbol["kind"]["identifier"] == "swift.extension":
+            continue
         if "::SYNTHESIZED::" in symbol["identifier"]["precise"] or symbol["pathComponents"][-1] in INHERITED:
             continue
         if not symbol.get("docComment"):

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the API documentation with the toolchain's docc alone (no plug-in package): symbol
-# graphs of CNPinning and CNPinningSession from a debug build, a doc-comment check (every public
-# symbol documented), then one .doccarchive per module in .build/docs, warnings as errors.
+# graphs of CNPinning and CNPinningSession from a debug build (their extensions of Foundation's
+# types as extension blocks, which DocC renders), a doc-comment check (every public symbol,
+# extensions included, documented), then one .doccarchive per module in .build/docs, warnings as
+# errors, and a check that every extended type has its page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.build/docs
@@ -11,8 +13,9 @@ rm -rf "$out"/*.doccarchive
 mkdir -p "$graphs"
 swift build --target CNPinningSession --build-path .build/docs-build \
   -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" \
-  -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public 2>&1 | { grep -E "error|warning: " || true; }
-python3 scripts/doc-coverage.py "$graphs/CNPinning.symbols.json" "$graphs/CNPinningSession.symbols.json"
+  -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public -Xswiftc -emit-extension-block-symbols 2>&1 | { grep -E "error|warning: " || true; }
+# Each module's graph and the graphs of its extensions to other modules' types (URLSession.cnPinned…).
+python3 scripts/doc-coverage.py "$graphs"/CNPinning*.symbols.json
 docc=$(command -v docc || echo "$(dirname "$(readlink -f "$(command -v swift)")")/docc")
 for module in CNPinning CNPinningSession; do
   rm -rf "${graphs:?}/$module"
@@ -27,5 +30,13 @@ for module in CNPinning CNPinningSession; do
     echo "docs: docc reported problems in $module" >&2
     exit 1
   }
+  # Extensions to other modules' types are rendered, a page for each extended type's module.
+  for extension in "$graphs/$module"/"$module@"*.symbols.json; do
+    [ -e "$extension" ] || continue
+    extended=$(basename "$extension" .symbols.json)
+    extended=${extended#*@}
+    page="$out/$module.doccarchive/data/documentation/${module,,}/${extended,,}"
+    [ -d "$page" ] || { echo "docs: $module's extensions of $extended are not rendered ($page)" >&2; exit 1; }
+  done
 done
 echo "docs: .build/docs/CNPinning.doccarchive and .build/docs/CNPinningSession.doccarchive"
