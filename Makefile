@@ -23,6 +23,7 @@ demo: deps
 	.build/debug/cnpin-demo
 
 test: deps
+	python3 scripts/check-snippets.py
 	$(SWIFT) build --build-tests $(STRICT)
 	$(SWIFT) test --skip-build
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Type-checks CNPinning's Apple code on Linux (`make apple-check`): the Apple branches of
 # CNPinning and CNPinningSession (compiled with CNPINNING_APPLE_CHECK, which selects them here),
-# the delegate conformance assertions and absences, the seed README's code and the test targets as a Mac
+# the delegate conformance assertions and absences, the seed README's code, the snippets the README
+# and the DocC articles show (Snippets/), and the test targets as a Mac
 # builds them, and the cnpin tool, against stub modules that declare Apple's signatures
 # (AppleCheck/Stubs, each saying where its signatures come from).
 #   scripts/apple-check.sh              the check
@@ -49,6 +50,10 @@ check() {
   # cnpin (a tool with a top-level main.swift, so without -parse-as-library); its demo is Linux-only.
   swiftc -swift-version 6 -wmo -I "$out" -emit-module -enable-testing -module-name cnpin "${apple[@]}" \
     -emit-module-path "$out/cnpin.swiftmodule" $(find "$sources/Sources/cnpin" -name '*.swift' | sort) || return 1
+  # The README's and the DocC articles' snippets (Snippets/, top-level code), as an app on a Mac.
+  for snippet in "$sources"/Snippets/*.swift; do
+    swiftc -swift-version 6 -I "$out" -typecheck -module-name Snippet "${apple[@]}" "$snippet" || return 1
+  done
   for target in CNPinningTests CNPinningSessionTests CNPinningTestKitTests cnpinTests; do
     "${swiftc[@]}" -typecheck -module-name "$target" "${apple[@]}" $(find "$sources/Tests/$target" -name '*.swift' | sort) ||
       return 1
@@ -57,7 +62,7 @@ check() {
 
 build_stubs
 check "$root"
-echo "apple-check: the Apple code of CNPinning and CNPinningSession, the delegate conformances, the seed README, cnpin and the platform-neutral tests type-check"
+echo "apple-check: the Apple code of CNPinning and CNPinningSession, the delegate conformances, the seed README, the snippets, cnpin and the platform-neutral tests type-check"
 
 if [ "${1:-}" = --self-test ]; then
   # Each mistake must make the check fail: the stubs are only worth something if they refuse

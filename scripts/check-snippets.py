@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Every Swift block in the README and the DocC articles is a snippet that the build compiles.
+
+Each ```swift block must follow a line `<!-- snippet: Snippets/NAME.swift -->` and equal that
+file with its `// snippet.hide` … `// snippet.show` regions left out (set-up the reader does not
+need, such as a placeholder for a value the text talks about). `swift build` compiles every file
+in Snippets/ (SwiftPM builds a package's snippets), and `make apple-check` type-checks them as an
+Apple platform, so a stale block is a red build. A block that cannot be a snippet (a
+Package.swift fragment) follows `<!-- not a snippet: REASON -->`. Every snippet must be used.
+Exits 1 naming each problem.
+"""
+import glob
+import os
+import sys
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+os.chdir(root)
+documents = ["README.md"] + sorted(glob.glob("Sources/*/*.docc/*.md"))
+problems = []
+used = set()
+
+
+def visible(path):
+    shown, lines = True, []
+    for line in open(path).read().split("\n"):
+        if line.strip() == "// snippet.hide":
+            shown = False
+        elif line.strip() == "// snippet.show":
+            shown = True
+        elif shown:
+            lines.append(line)
+    return "\n".join(lines).strip("\n")
+
+
+for document in documents:
+    lines = open(document).read().split("\n")
+    for index, line in enumerate(lines):
+        if line.strip() != "```swift":
+            continue
+        end = next((k for k in range(index + 1, len(lines)) if lines[k].strip() == "```"), None)
+        if end is None:
+            problems.append(f"{document}:{index + 1}: a Swift block that never ends")
+            continue
+        text = "\n".join(lines[index + 1:end]).strip("\n")
+        marker = lines[index - 1].strip() if index > 0 else ""
+        if marker.startswith("<!-- not a snippet:") and marker.endswith("-->"):
+            continue
+        if not (marker.startswith("<!-- snippet: ") and marker.endswith(" -->")):
+            problems.append(f"{document}:{index + 1}: a Swift block without a <!-- snippet: Snippets/NAME.swift --> line")
+            continue
+        path = marker[len("<!-- snippet: "):-len(" -->")]
+        if not (path.startswith("Snippets/") and os.path.isfile(path)):
+            problems.append(f"{document}:{index + 1}: no snippet file {path}")
+            continue
+        used.add(path)
+        if visible(path) != text:
+            problems.append(f"{document}:{index + 1}: the block differs from {path} (what compiles)")
+
+for path in sorted(glob.glob("Snippets/*.swift")):
+    if path not in used:
+        problems.append(f"{path}: used by no README or DocC block")
+
+for problem in problems:
+    print(f"check-snippets: {problem}", file=sys.stderr)
+if problems:
+    sys.exit(1)
+print(f"check-snippets: {len(used)} snippets, each the text of the blocks that show it")
