@@ -5,10 +5,11 @@ import Foundation
 /// `cnpin lint FILE`: static findings that predict failing open or locking users out.
 enum LintCommand {
   static let spec = ArgumentSpec(
-    flags: ["--json", "--help", "-h"], options: ["--cafile", "--trust"], positionals: 1...1, positionalName: "FILE")
+    flags: ["--json", "--help", "-h"], options: ["--cafile", "--trust", "--host"], positionals: 1...1,
+    positionalName: "FILE")
 
   static let help = """
-    Usage: cnpin lint FILE [--trust system|none | --cafile PEM] [--json]
+    Usage: cnpin lint FILE [--trust system|none | --cafile PEM] [--host HOST …] [--json]
 
     Reports, with the path of each element: errors (the file does not load: invalid host names,
     unknown keys or link types, empty values, duplicate hosts, an empty configuration …; a chain
@@ -22,12 +23,16 @@ enum LintCommand {
       --trust system   check root links against the system trust store (the default; Linux)
       --trust none     skip the trust-anchor checks
       --cafile PEM     check root links against these anchors instead
+      --host HOST      a host the app talks to (repeatable): an error when it is not pinned but a
+                       pinned domain is a small edit away (a typo fails open), a warning when it
+                       is not pinned at all
 
     Exit status: 2 when there are errors, 0 otherwise (warnings included).
 
     Example:
       cnpin lint Info.plist
       cnpin lint pins.json --cafile corporate-roots.pem
+      cnpin lint pins.json --host api.example.com --host auth.example.com
     """
 
   /// The anchors root links are checked against; nil skips the check.
@@ -64,7 +69,8 @@ enum LintCommand {
     } catch {
       throw .configuration("cannot read \(path): \(error.localizedDescription)")
     }
-    let findings = CNConfigurationLinter.lint(data: data, source: path, trustAnchors: try anchors(arguments))
+    let findings = CNConfigurationLinter.lint(
+      data: data, source: path, trustAnchors: try anchors(arguments), hosts: arguments.values("--host"))
     let count = { (severity: CNLintFinding.Severity) in findings.filter { $0.severity == severity }.count }
     if arguments.has("--json") {
       Output.print(

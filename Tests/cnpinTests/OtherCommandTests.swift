@@ -329,6 +329,30 @@ struct OtherCommandTests {
     #expect(run.stderr.contains("* connected to api.test:\(fixture.genuine.port) (new connection, TLS 1.3"), "\(run.stderr)")
   }
 
+  /// `--host` names the hosts an app talks to: a typo of a pinned domain fails open, so it is an
+  /// error; a host not pinned at all is a warning; a pinned one (here by its parent's
+  /// includesSubdomains entry) says nothing.
+  @Test func lintGivenHostsNamesTheNearMissAndTheUnpinned() async throws {
+    let directory = try TemporaryDirectory()
+    let json =
+      #"{"PinnedDomains": {"api.locla": {"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "Root CA"}, {"type": "exact", "value": "api.locla"}], [{"type": "exact", "value": "Other Root"}, {"type": "exact", "value": "api.locla"}]]}, "example.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "Root CA"}, {"type": "suffix", "value": ".example.com"}], [{"type": "exact", "value": "Other Root"}, {"type": "suffix", "value": ".example.com"}]]}}}"#
+    let file = try directory.file("pins.json", json)
+    let run = try await cnpin(
+      ["lint", file, "--trust", "none", "--host", "api.local", "--host", "cdn.other.net", "--host", "www.example.com"])
+    #expect(run.status == 2, "\(run.stdout)")
+    #expect(
+      run.stdout.contains(
+        "error: api.local is not pinned, but the configuration pins api.locla: a typo in the configuration or the host?"),
+      "\(run.stdout)")
+    #expect(
+      run.stdout.contains("warning: cdn.other.net is not pinned: its connections get the normal TLS checks only"), "\(run.stdout)"
+    )
+    #expect(!run.stdout.contains("www.example.com"), "\(run.stdout)")
+    // Without --host the same file has no error.
+    let plain = try await cnpin(["lint", file, "--trust", "none"])
+    #expect(plain.status == 0, "\(plain.stdout)")
+  }
+
   @Test func lintWarningsExit0() async throws {
     let directory = try TemporaryDirectory()
     let json =

@@ -44,9 +44,11 @@ public enum CNConfigurationLinter {
   /// The findings for a property-list or JSON document, errors first, then in document order.
   /// `now` is the moment expiration dates are judged against. With `trustAnchors`, every
   /// chain's root link must match one of them (an error otherwise, naming the closest anchors),
-  /// and `NSPinnedCAIdentities` that are no anchor's key are warned about.
+  /// and `NSPinnedCAIdentities` that are no anchor's key are warned about. Each of `hosts` (the
+  /// hosts the app talks to) that the document does not pin is reported: an error when a pinned
+  /// domain is a small edit away (a typo leaves its requests unpinned), a warning otherwise.
   public static func lint(
-    data: Data, source: String? = nil, now: Date = Date(), trustAnchors: [CNCertificate]? = nil
+    data: Data, source: String? = nil, now: Date = Date(), trustAnchors: [CNCertificate]? = nil, hosts: [String] = []
   ) -> [CNLintFinding] {
     let document: CNPinningDocument
     do {
@@ -56,13 +58,13 @@ public enum CNConfigurationLinter {
     } catch {
       return [CNLintFinding(severity: .error, path: "", message: "\(error)")]
     }
-    return lint(document, now: now, trustAnchors: trustAnchors)
+    return lint(document, now: now, trustAnchors: trustAnchors, hosts: hosts)
   }
 
-  /// The findings for a loaded document (see `lint(data:source:now:trustAnchors:)`).
-  public static func lint(_ document: CNPinningDocument, now: Date = Date(), trustAnchors: [CNCertificate]? = nil)
-    -> [CNLintFinding]
-  {
+  /// The findings for a loaded document (see `lint(data:source:now:trustAnchors:hosts:)`).
+  public static func lint(
+    _ document: CNPinningDocument, now: Date = Date(), trustAnchors: [CNCertificate]? = nil, hosts: [String] = []
+  ) -> [CNLintFinding] {
     var findings = document.warnings.map { CNLintFinding(severity: .warning, path: $0.path, message: $0.message) }
     let parents = SubdomainParents(document)
     let anchors = trustAnchors.map(Anchors.init)
@@ -73,8 +75,26 @@ public enum CNConfigurationLinter {
       findings += shadowing(entry, parents: parents)
       if let anchors { findings += anchorFindings(entry, path: path, anchors: anchors) }
     }
+    findings += unpinned(hosts, in: document)
     return findings.enumerated().sorted { ($0.element.severity, $0.offset) < ($1.element.severity, $1.offset) }
       .map(\.element)
+  }
+
+  /// The hosts of `hosts` that `document` leaves unpinned, each named with the pinned domain it
+  /// nearly spells.
+  private static func unpinned(_ hosts: [String], in document: CNPinningDocument) -> [CNLintFinding] {
+    guard !hosts.isEmpty else { return [] }
+    let manager = CNPinningManager(document: document)
+    return hosts.compactMap { host in
+      guard manager.configuration(for: host) == nil else { return nil }
+      if let domain = manager.nearestPinnedDomain(to: host) {
+        return CNLintFinding(
+          severity: .error, path: "",
+          message: "\(host) is not pinned, but the configuration pins \(domain): a typo in the configuration or the host?")
+      }
+      return CNLintFinding(
+        severity: .warning, path: "", message: "\(host) is not pinned: its connections get the normal TLS checks only")
+    }
   }
 
   /// Where an entry sits in its document.
