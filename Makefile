@@ -8,7 +8,7 @@ SHELL := /bin/bash
 # build still fails the recipe (`make check-makefile` proves it).
 QUIET_LINKER := { grep -v "Cannot export local symbol" || true; }
 
-.PHONY: deps build demo test bench bench-peers leaks soak asan tsan apple-check docs format lint fuzz fuzz-long public-suffixes check-makefile clean
+.PHONY: deps build demo test examples bench bench-peers leaks soak asan tsan apple-check docs format lint fuzz fuzz-long public-suffixes check-makefile clean
 
 deps:
 	@scripts/deps.sh
@@ -26,6 +26,11 @@ test: deps
 	python3 scripts/check-snippets.py
 	$(SWIFT) build --build-tests $(STRICT)
 	$(SWIFT) test --skip-build
+
+# The examples, each built from the repository as the separate package a user writes; the Linux
+# service is run against openssl s_server on loopback (the SwiftUI app: make apple-check).
+examples: deps
+	scripts/check-examples.sh
 
 # Release-mode benchmarks (ratios measured side by side in one run), then 10,000 pinned
 # handshakes with the resident-memory target.
@@ -91,7 +96,7 @@ apple-check: deps
 
 # Formatting with the toolchain's swift-format and .swift-format. AppleCheck's stubs keep Apple's
 # names and its seed copy the seed's text, so they are left as they are.
-FORMAT_PATHS := Sources Tests Benchmarks Fuzz/Sources Fuzz/Package.swift Package.swift AppleCheck/DelegateConformances.swift AppleCheck/DelegateAbsences.swift
+FORMAT_PATHS := Sources Tests Benchmarks Fuzz/Sources Fuzz/Package.swift Package.swift Examples/PinnedService/Sources Examples/PinnedService/Package.swift Examples/TestCNPinningApp/Sources Examples/TestCNPinningApp/Package.swift AppleCheck/DelegateConformances.swift AppleCheck/DelegateAbsences.swift
 format:
 	$(SWIFT) format format --in-place --recursive --configuration .swift-format $(FORMAT_PATHS)
 

@@ -2,7 +2,7 @@
 # Type-checks CNPinning's Apple code on Linux (`make apple-check`): the Apple branches of
 # CNPinning and CNPinningSession (compiled with CNPINNING_APPLE_CHECK, which selects them here),
 # the delegate conformance assertions and absences, the seed README's code, the snippets the README
-# and the DocC articles show (Snippets/), and the test targets as a Mac
+# and the DocC articles show (Snippets/), the SwiftUI example app, and the test targets as a Mac
 # builds them, and the cnpin tool, against stub modules that declare Apple's signatures
 # (AppleCheck/Stubs, each saying where its signatures come from).
 #   scripts/apple-check.sh              the check
@@ -20,7 +20,7 @@ apple=(-D CNPINNING_APPLE_CHECK -package-name CNPinning "${deltas[@]}")
 build_stubs() {
   rm -rf "$out"
   mkdir -p "$out"
-  for module in Security ObjectiveC CryptoKit AppleFoundationDeltas; do
+  for module in Security ObjectiveC CryptoKit SwiftUI AppleFoundationDeltas; do
     "${swiftc[@]}" -emit-module -module-name "$module" -emit-module-path "$out/$module.swiftmodule" \
       "$root/AppleCheck/Stubs/$module.swift"
   done
@@ -54,6 +54,10 @@ check() {
   for snippet in "$sources"/Snippets/*.swift; do
     swiftc -swift-version 6 -I "$out" -typecheck -module-name Snippet "${apple[@]}" "$snippet" || return 1
   done
+  # The SwiftUI example app, with the resource accessor SwiftPM generates for its target.
+  printf 'import Foundation\nextension Bundle { static let module = Bundle.main }\n' >"$out/ResourceAccessor.swift"
+  "${swiftc[@]}" -typecheck -module-name TestCNPinningApp "${apple[@]}" \
+    $(find "$sources/Examples/TestCNPinningApp/Sources" -name '*.swift' | sort) "$out/ResourceAccessor.swift" || return 1
   for target in CNPinningTests CNPinningSessionTests CNPinningTestKitTests cnpinTests; do
     "${swiftc[@]}" -typecheck -module-name "$target" "${apple[@]}" $(find "$sources/Tests/$target" -name '*.swift' | sort) ||
       return 1
@@ -62,7 +66,7 @@ check() {
 
 build_stubs
 check "$root"
-echo "apple-check: the Apple code of CNPinning and CNPinningSession, the delegate conformances, the seed README, the snippets, cnpin and the platform-neutral tests type-check"
+echo "apple-check: the Apple code of CNPinning and CNPinningSession, the delegate conformances, the seed README, the snippets, the example app, cnpin and the platform-neutral tests type-check"
 
 if [ "${1:-}" = --self-test ]; then
   # Each mistake must make the check fail: the stubs are only worth something if they refuse
@@ -75,11 +79,14 @@ if [ "${1:-}" = --self-test ]; then
     "Sources/CNPinningSession/Apple/URLSessionTransport.swift|final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {|final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {\n  func urlSession(\n    _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,\n    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void\n  ) { completionHandler(.performDefaultHandling, nil) }|a session-level challenge method on the session delegate, which would take server trust from the pinning task delegate"
     "Sources/CNPinningSession/Streaming/TaskBodyDelegate.swift|dataTask: URLSessionDataTask, didReceive data: Data)|dataTask: URLSessionDataTask, didReceiveData data: Data)|a data delegate method with a misspelled label"
     "AppleCheck/SeedREADME.swift|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void\n    ) {|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential) -> Void\n    ) {|a seed delegate with a non-optional credential"
+    "Snippets/AppleDelegate.swift|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential) -> Void|a README snippet's delegate with a non-optional credential"
+    "Examples/TestCNPinningApp/Sources/TestCNPinningApp/ContentView.swift|let status = (response as? HTTPURLResponse)?.statusCode ?? 0|let status = response.statusCode|the example app reading statusCode off a URLResponse"
   )
   for mistake in "${mistakes[@]}"; do
     IFS='|' read -r file from to what <<<"$mistake"
     copy=$(mktemp -d)
-    cp -r "$root/Sources" "$root/Tests" "$root/AppleCheck" "$copy/"
+    cp -r "$root/Sources" "$root/Tests" "$root/AppleCheck" "$root/Snippets" "$root/Examples" "$copy/"
+    rm -rf "$copy"/Examples/*/.build
     python3 - "$copy/$file" "$from" "$to" <<'PY'
 import sys
 path, old, new = sys.argv[1], sys.argv[2].replace("\\n", "\n"), sys.argv[3].replace("\\n", "\n")
