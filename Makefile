@@ -96,7 +96,7 @@ apple-check: deps
 
 # Formatting with the toolchain's swift-format and .swift-format. AppleCheck's stubs keep Apple's
 # names and its seed copy the seed's text, so they are left as they are.
-FORMAT_PATHS := Sources Tests Benchmarks Fuzz/Sources Fuzz/Package.swift Package.swift Examples/PinnedService/Sources Examples/PinnedService/Package.swift Examples/TestCNPinningApp/Sources Examples/TestCNPinningApp/Package.swift AppleCheck/DelegateConformances.swift AppleCheck/DelegateAbsences.swift
+FORMAT_PATHS := Sources Tests Benchmarks Fuzz/Sources Fuzz/Package.swift Package.swift Examples/PinnedService/Sources Examples/PinnedService/Package.swift Examples/TestCNPinningApp/Sources Examples/TestCNPinningApp/Package.swift Examples/LintAtBuildTime/Sources Examples/LintAtBuildTime/Package.swift Plugins AppleCheck/DelegateConformances.swift AppleCheck/DelegateAbsences.swift
 format:
 	$(SWIFT) format format --in-place --recursive --configuration .swift-format $(FORMAT_PATHS)
 

@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "CNPinning", targets: ["CNPinning"]),
     .library(name: "CNPinningSession", targets: ["CNPinningSession"]),
     .library(name: "CNPinningTestKit", targets: ["CNPinningTestKit"]),
+    .plugin(name: "CNPinLint", targets: ["CNPinLint"]),
   ],
   targets: [
     .systemLibrary(
@@ -91,6 +92,8 @@ let package = Package(
       dependencies: ["CNPinning", "CNPinningTestKit"],
       path: "Benchmarks/PeerBenchmarks"
     ),
+    // Lints a target's pinning configurations as it builds: an error fails the build.
+    .plugin(name: "CNPinLint", capability: .buildTool(), dependencies: ["cnpin"]),
     .testTarget(name: "CNPinningTests", dependencies: ["CNPinning", "CNPinningTestKit"]),
     .testTarget(name: "CNPinningTestKitTests", dependencies: ["CNPinning", "CNPinningTestKit"]),
     .testTarget(name: "cnpinTests", dependencies: ["cnpin", "cnpin-demo", "CNPinning", "CNPinningTestKit"]),

@@ -4,6 +4,9 @@
 #   - PinnedService, depending on this repository by path, calls `openssl s_server` on 127.0.0.1
 #     with a private PKI made here by the openssl tool: the genuine pins succeed (exit 0) and pins
 #     naming another root are refused with the pin-mismatch reason (exit 1).
+#   - LintAtBuildTime, whose target applies the CNPinLint build-tool plugin to its pins.json,
+#     builds; a copy whose pins.json has an unknown link type fails to build, with the linter's
+#     error naming the element.
 # The SwiftUI example (Examples/TestCNPinningApp) is type-checked by `make apple-check`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,4 +55,33 @@ status=0
   echo "examples: PinnedService did not refuse pins naming another root (exit $status)" >&2
   exit 1
 }
+
+linted=$root/Examples/LintAtBuildTime
+touch "$linted/Sources/Pins/pins.json"  # so that an up-to-date build lints it again
+swift build --package-path "$linted" >"$work/lint-good.log" 2>&1 || {
+  cat "$work/lint-good.log"
+  echo "examples: LintAtBuildTime did not build with a valid pins.json" >&2
+  exit 1
+}
+grep -q "Linting the pins in pins.json" "$work/lint-good.log" || {
+  cat "$work/lint-good.log"
+  echo "examples: the CNPinLint plugin did not run" >&2
+  exit 1
+}
+broken=$work/LintAtBuildTime
+cp -r "$linted" "$broken"
+rm -rf "$broken/.build"
+sed -i "s|path: \"../..\"|path: \"$root\"|" "$broken/Package.swift"
+sed -i '0,/"type": "exact"/s//"type": "exakt"/' "$broken/Sources/Pins/pins.json"
+if swift build --package-path "$broken" >"$work/lint-bad.log" 2>&1; then
+  cat "$work/lint-bad.log"
+  echo "examples: a pins.json with an unknown link type built" >&2
+  exit 1
+fi
+grep -q 'error: PinnedDomains\["api.example.com"\].chainSet\[0\]\[2\].type: unknown link type "exakt"' "$work/lint-bad.log" || {
+  cat "$work/lint-bad.log"
+  echo "examples: the failed build does not show the linter's error" >&2
+  exit 1
+}
 echo "examples: PinnedService built from the repository; genuine pins: 2 calls, 200; another root's pins: refused"
+echo "examples: CNPinLint ran as LintAtBuildTime built; a pins.json with an unknown link type failed the build, naming the element"

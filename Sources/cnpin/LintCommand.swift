@@ -5,11 +5,11 @@ import Foundation
 /// `cnpin lint FILE`: static findings that predict failing open or locking users out.
 enum LintCommand {
   static let spec = ArgumentSpec(
-    flags: ["--json", "--help", "-h"], options: ["--cafile", "--trust", "--host"], positionals: 1...1,
+    flags: ["--json", "--help", "-h"], options: ["--cafile", "--trust", "--host", "--stamp"], positionals: 1...1,
     positionalName: "FILE")
 
   static let help = """
-    Usage: cnpin lint FILE [--trust system|none | --cafile PEM] [--host HOST …] [--json]
+    Usage: cnpin lint FILE [--trust system|none | --cafile PEM] [--host HOST …] [--json] [--stamp OUT.swift]
 
     Reports, with the path of each element: errors (the file does not load: invalid host names,
     unknown keys or link types, empty values, duplicate hosts, an empty configuration …; a chain
@@ -26,6 +26,8 @@ enum LintCommand {
       --host HOST      a host the app talks to (repeatable): an error when it is not pinned but a
                        pinned domain is a small edit away (a typo fails open), a warning when it
                        is not pinned at all
+      --stamp OUT      when there are no errors, write OUT: a Swift comment naming FILE (what the
+                       CNPinLint build-tool plugin hands the build, so that it lints before compiling)
 
     Exit status: 2 when there are errors, 0 otherwise (warnings included).
 
@@ -81,5 +83,20 @@ enum LintCommand {
       Output.print("\(path): \(count(.error)) error(s), \(count(.warning)) warning(s), \(count(.note)) note(s)")
     }
     if count(.error) > 0 { throw .exit(ExitStatus.usage) }
+    if let stamp = arguments.value("--stamp") { try writeStamp(stamp, linted: path) }
+  }
+
+  /// The file the build-tool plugin declares as its command's output: a Swift source the target
+  /// compiles, so that the build runs the lint and fails when it reports an error.
+  static func writeStamp(_ stamp: String, linted path: String) throws(CLIError) {
+    let name = URL(fileURLWithPath: path).lastPathComponent.unicodeScalars.map {
+      $0.isASCII && $0.value >= 0x20 ? String($0) : "?"
+    }
+    .joined()
+    do {
+      try Data("// cnpin lint found no errors in \(name).\n".utf8).write(to: URL(fileURLWithPath: stamp), options: .atomic)
+    } catch {
+      throw .configuration("cannot write \(stamp): \(error.localizedDescription)")
+    }
   }
 }

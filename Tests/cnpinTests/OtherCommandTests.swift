@@ -353,6 +353,28 @@ struct OtherCommandTests {
     #expect(plain.status == 0, "\(plain.stdout)")
   }
 
+  /// `--stamp` (what the CNPinLint build-tool plugin declares as its output) is written only when
+  /// the file has no error, so a build that needs it stops at a broken configuration.
+  @Test func lintWritesItsStampOnlyWithoutErrors() async throws {
+    let directory = try TemporaryDirectory()
+    let good = try directory.file(
+      "good.json",
+      #"{"PinnedDomains": {"api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "Root CA"}, {"type": "exact", "value": "api.example.com"}], [{"type": "exact", "value": "Other Root"}, {"type": "exact", "value": "api.example.com"}]]}}}"#
+    )
+    let bad = try directory.file(
+      "bad.json",
+      #"{"PinnedDomains": {"api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "exakt", "value": "Root CA"}]]}}}"#
+    )
+    let goodStamp = directory.url.appending(path: "good-stamp.swift").path
+    let badStamp = directory.url.appending(path: "bad-stamp.swift").path
+    let passed = try await cnpin(["lint", good, "--trust", "none", "--stamp", goodStamp])
+    #expect(passed.status == 0, "\(passed.stdout)")
+    #expect(try String(contentsOfFile: goodStamp, encoding: .utf8) == "// cnpin lint found no errors in good.json.\n")
+    let failed = try await cnpin(["lint", bad, "--trust", "none", "--stamp", badStamp])
+    #expect(failed.status == 2, "\(failed.stdout)")
+    #expect(!FileManager.default.fileExists(atPath: badStamp))
+  }
+
   @Test func lintWarningsExit0() async throws {
     let directory = try TemporaryDirectory()
     let json =
