@@ -37,6 +37,15 @@ enum LintCommand {
       cnpin lint pins.json --host api.example.com --host auth.example.com
     """
 
+  /// Whether root links are checked against the system's trust store (neither option given, or
+  /// `--trust system`).
+  static func checksSystemAnchors(_ arguments: Arguments) -> Bool {
+    arguments.value("--cafile") == nil && (arguments.value("--trust") ?? "system") == "system"
+  }
+
+  static let privatePKIHint =
+    "hint: root links were checked against the system's trust store; for a private CA, lint against its roots with --cafile ROOTS.pem (or skip the check with --trust none)"
+
   /// The anchors root links are checked against; nil skips the check.
   static func anchors(_ arguments: Arguments) throws(CLIError) -> [CNCertificate]? {
     let trust: CNTrust
@@ -81,6 +90,9 @@ enum LintCommand {
     } else {
       for finding in findings { Output.print("\(path): \(finding)") }
       Output.print("\(path): \(count(.error)) error(s), \(count(.warning)) warning(s), \(count(.note)) note(s)")
+      if checksSystemAnchors(arguments), findings.contains(where: CNConfigurationLinter.isUnknownRoot) {
+        Output.print(privatePKIHint)
+      }
     }
     if count(.error) > 0 { throw .exit(ExitStatus.usage) }
     if let stamp = arguments.value("--stamp") { try writeStamp(stamp, linted: path) }

@@ -179,6 +179,11 @@ struct OtherCommandTests {
         #"closest anchors: "DigiCert Global Root G2", "DigiCert Global Root G3"; prefixWithNumber "DigiCert Global Root G" would match them"#
       )
         == true, "\(run.stdout)")
+    // A private PKI's root is in no system store: the output says how to lint one.
+    #expect(
+      run.stdout.hasSuffix(
+        "hint: root links were checked against the system's trust store; for a private CA, lint against its roots with --cafile ROOTS.pem (or skip the check with --trust none)\n"
+      ), "\(run.stdout)")
     let skipped = try await cnpin(["lint", plist, "--trust", "none"])
     #expect(skipped.status == 0, "\(skipped.stdout)")
     let both = try await cnpin(["lint", plist, "--trust", "none", "--cafile", plist])
@@ -208,6 +213,9 @@ struct OtherCommandTests {
       anchorFindings.first?["message"]?.hasSuffix(#"closest anchors: "Rogue Root CA"; exact "Rogue Root CA" would match it"#)
         == true,
       "\(anchorFindings)")
+    // Checked against the anchors given, the hint about the system's store would mislead.
+    let plain = try await cnpin(["lint", config, "--cafile", fixture.caFile])
+    #expect(plain.status == 2 && !plain.stdout.contains("hint:"), "\(plain.stdout)")
   }
 
   /// curl's proxy options, and the environment's proxy when none is given, through tinyproxy.

@@ -20,6 +20,14 @@ extension CNConfigurationLinter {
     }
   }
 
+  private static let unknownRootMarker = "so this chain can never match;"
+
+  /// Whether `finding` is a root link that matches no trust anchor: what a private PKI's
+  /// configuration gets when checked against the system's anchors.
+  package static func isUnknownRoot(_ finding: CNLintFinding) -> Bool {
+    finding.severity == .error && finding.message.hasPrefix("root link ") && finding.message.contains(unknownRootMarker)
+  }
+
   static func anchorFindings(_ entry: CNPinningDocument.Entry, path: String, anchors: Anchors) -> [CNLintFinding] {
     let names = anchors.names
     var findings: [CNLintFinding] = []
@@ -31,7 +39,7 @@ extension CNConfigurationLinter {
       findings.append(
         CNLintFinding(
           severity: .error, path: "\(path).chainSet[\(index)][0]",
-          message: "root link \(root) matches none of the \(anchors.count) trust anchors, so this chain can never match; "
+          message: "root link \(root) matches none of the \(anchors.count) trust anchors, \(unknownRootMarker) "
             + closestAdvice(for: root, among: names)))
     }
     guard entry.isAppTransportSecurity else { return findings }
