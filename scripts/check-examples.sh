@@ -16,9 +16,15 @@ binary=$(swift build --package-path "$service" --show-bin-path)/PinnedService
 
 work=$(mktemp -d)
 server=
+# Keeps the script's own status: the server's, once it is killed, would be 143.
 cleanup() {
-  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+  local status=$?
+  if [ -n "$server" ]; then
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+  fi
   rm -rf "$work"
+  exit "$status"
 }
 trap cleanup EXIT
 cd "$work"
