@@ -67,6 +67,46 @@ struct PolicyKeyTests {
     }
   }
 
+  /// An RSA key's exponent must be odd and at least 65537, whichever form it comes in: with
+  /// e = 1 every value is its own signature.
+  @Test(arguments: [(1, false), (3, false), (65535, false), (65538, false), (65537, true), (65539, true)])
+  func rsaExponentsBelow65537OrEvenAreRefused(_ exponent: Int, _ accepted: Bool) throws {
+    let key = try TestPrivateKey.shared(.rsa2048, slot: 41)
+    let jwk = try #require(try JSONSerialization.jsonObject(with: Data(try rsaJWK(key).utf8)) as? [String: Any])
+    let modulus = try #require(jwk["n"] as? String)
+    let bytes = withUnsafeBytes(of: UInt32(exponent).bigEndian) { Array($0.drop { $0 == 0 }) }
+    let modified = try JSONSerialization.data(withJSONObject: ["kty": "RSA", "n": modulus, "e": base64URL(bytes)])
+    if accepted {
+      #expect(throws: Never.self) { try CNPolicySigningKey(jwk: modified) }
+    } else {
+      #expect(throws: CNPolicyError.weakKey("its public exponent is \(exponent); an odd exponent of at least 65537 is required"))
+      {
+        try CNPolicySigningKey(jwk: modified)
+      }
+    }
+  }
+
+  /// A JWK's use, key_ops and alg (RFC 7517 §4.2–4.4) say what the key may do.
+  @Test func jwkUseKeyOpsAndAlgRestrictTheKey() throws {
+    let key = try TestPrivateKey.shared(.p256, slot: 41)
+    let base = try #require(try JSONSerialization.jsonObject(with: Data(try ecJWK(key).utf8)) as? [String: Any])
+    func load(_ extra: [String: Any]) throws(CNPolicyError) -> CNPolicySigningKey {
+      try CNPolicySigningKey(jwk: (try? JSONSerialization.data(withJSONObject: base.merging(extra) { _, new in new })) ?? Data())
+    }
+    #expect(throws: CNPolicyError.keyNotForSignatures(#"its "use" is "enc", not "sig""#)) { try load(["use": "enc"]) }
+    #expect(throws: CNPolicyError.keyNotForSignatures(#"its "key_ops" ["encrypt"] do not include "verify""#)) {
+      try load(["key_ops": ["encrypt"]])
+    }
+    #expect(throws: CNPolicyError.keyNotForSignatures(#"its "alg" is "HS256", which is not an RS, PS or ES signature algorithm"#))
+    {
+      try load(["alg": "HS256"])
+    }
+    #expect(throws: CNPolicyError.keyDoesNotFitAlgorithm(algorithm: "ES384", key: "EC P-256")) { try load(["alg": "ES384"]) }
+    #expect(throws: CNPolicyError.malformedKey(#"the JWK's "key_ops" is not an array"#)) { try load(["key_ops": "verify"]) }
+    #expect(try load(["use": "sig", "key_ops": ["verify"], "alg": "ES256"]).algorithm == .es256)
+    #expect(try load([:]).algorithm == nil)
+  }
+
   @Test(arguments: [
     "", "not a key", "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
     "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
@@ -81,6 +121,23 @@ struct PolicyKeyTests {
   ])
   func malformedJWKIsRefused(_ text: String) {
     #expect(throws: CNPolicyError.self) { try CNPolicySigningKey(jwk: Data(text.utf8)) }
+  }
+
+  func rsaJWK(_ key: TestPrivateKey) throws -> String {
+    try python(
+      "import sys; from cryptography.hazmat.primitives import serialization; from jwt.algorithms import RSAAlgorithm; print(RSAAlgorithm.to_jwk(serialization.load_pem_public_key(sys.argv[1].encode())))",
+      [try key.publicKeyPEM])
+  }
+
+  func ecJWK(_ key: TestPrivateKey) throws -> String {
+    try python(
+      "import sys; from cryptography.hazmat.primitives import serialization; from jwt.algorithms import ECAlgorithm; print(ECAlgorithm.to_jwk(serialization.load_pem_public_key(sys.argv[1].encode())))",
+      [try key.publicKeyPEM])
+  }
+
+  func base64URL(_ bytes: [UInt8]) -> String {
+    Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+      .replacingOccurrences(of: "=", with: "")
   }
 
   @Test func randomBytesAreRefusedAsDER() {

@@ -11,6 +11,13 @@ public enum CNPolicyError: Error, Sendable, Equatable {
   case unsupportedKey(String)
   /// RSA keys must have at least 2048 bits.
   case rsaKeyTooSmall(bits: Int)
+  /// An RSA key whose signatures prove nothing: a public exponent below 65537 or even, or a
+  /// ROCA-weak modulus (why).
+  case weakKey(String)
+  /// The JWK says it is not for verifying signatures (`use`, `key_ops` or `alg`; why).
+  case keyNotForSignatures(String)
+  /// The token's algorithm is not the one the key's JWK names in `alg`.
+  case algorithmNotAllowedByKey(algorithm: String, allowed: String)
 
   // The token
   /// The token is larger than `CNEnterprisePolicy.maximumTokenSize` bytes.
@@ -61,6 +68,10 @@ extension CNPolicyError: CustomStringConvertible {
     case .malformedKey(let why): return "the policy-signing key cannot be read: \(why)"
     case .unsupportedKey(let what): return "the policy-signing key is \(what); RSA or EC P-256/P-384/P-521 is required"
     case .rsaKeyTooSmall(let bits): return "the RSA policy-signing key has \(bits) bits; at least 2048 are required"
+    case .weakKey(let why): return "the RSA policy-signing key is unsafe: \(why)"
+    case .keyNotForSignatures(let why): return "the policy-signing key is not for verifying signatures: \(why)"
+    case .algorithmNotAllowedByKey(let alg, let allowed):
+      return "the policy is signed with \(alg), but the policy-signing key's JWK allows only \(allowed)"
     case .tooLarge(let size):
       return "the policy is \(size) bytes, more than the \(CNEnterprisePolicy.maximumTokenSize)-byte limit"
     case .malformedToken(let why): return "the policy is not a compact JWS: \(why)"

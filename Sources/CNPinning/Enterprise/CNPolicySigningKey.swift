@@ -1,16 +1,25 @@
 import Foundation
 
-/// The public key that every enterprise policy must be signed with: RSA (2048 bits or more) or
-/// EC P-256/P-384/P-521, read from PEM or DER (SubjectPublicKeyInfo) or a JWK. A private key or a
-/// malformed key is refused here, before any policy is seen.
+/// The public key that every enterprise policy must be signed with: RSA (2048 bits or more, an
+/// odd public exponent of at least 65537, not ROCA-weak) or EC P-256/P-384/P-521, read from PEM
+/// or DER (SubjectPublicKeyInfo) or a JWK. A private key, a malformed or weak key, and a JWK
+/// whose `use`, `key_ops` or `alg` say it is not for verifying signatures are refused here,
+/// before any policy is seen.
 public struct CNPolicySigningKey: Sendable, Hashable {
   /// The DER SubjectPublicKeyInfo.
   public let subjectPublicKeyInfo: [UInt8]
   /// The key's type and size.
   public let kind: PublicKeyKind
+  /// The one algorithm the key verifies when its JWK names one (`alg`, RFC 7517 §4.4); nil
+  /// allows every algorithm that fits the key.
+  public let algorithm: JWSAlgorithm?
 
   /// Reads a DER SubjectPublicKeyInfo.
   public init(derEncoded der: [UInt8]) throws(CNPolicyError) {
+    try self.init(derEncoded: der, algorithm: nil)
+  }
+
+  private init(derEncoded der: [UInt8], algorithm: JWSAlgorithm?) throws(CNPolicyError) {
     // Private key formats (PKCS #8, PKCS #1, SEC 1) start with an INTEGER; SPKI with a SEQUENCE.
     if der.count > 4, der[0] == 0x30, Self.firstInnerTag(der) == 0x02 { throw .privateKeyGiven }
     let kind: PublicKeyKind
@@ -21,14 +30,21 @@ public struct CNPolicySigningKey: Sendable, Hashable {
     }
     switch kind {
     case .rsa(let bits) where bits < 2048: throw .rsaKeyTooSmall(bits: bits)
-    case .rsa, .ec(.p256), .ec(.p384), .ec(.p521): break
+    case .rsa:
+      guard let numbers = RSAPublicNumbers(subjectPublicKeyInfo: der) else { throw .malformedKey("the RSA key cannot be read") }
+      if let problem = WeakRSAKey.problem(numbers) { throw .weakKey(problem) }
+    case .ec(.p256), .ec(.p384), .ec(.p521): break
     default: throw .unsupportedKey(kind.description)
+    }
+    if let algorithm, !algorithm.fits(kind) {
+      throw .keyDoesNotFitAlgorithm(algorithm: algorithm.rawValue, key: kind.description)
     }
     guard SignatureBackend.canUse(subjectPublicKeyInfo: der) else {
       throw .malformedKey("the platform's crypto library cannot use it")
     }
     self.subjectPublicKeyInfo = der
     self.kind = kind
+    self.algorithm = algorithm
   }
 
   /// Reads a PEM `PUBLIC KEY` block.
@@ -46,7 +62,9 @@ public struct CNPolicySigningKey: Sendable, Hashable {
     try self.init(derEncoded: blocks[0].der)
   }
 
-  /// Reads a JSON Web Key (RFC 7517) with `kty` RSA (`n`, `e`) or EC (`crv`, `x`, `y`).
+  /// Reads a JSON Web Key (RFC 7517) with `kty` RSA (`n`, `e`) or EC (`crv`, `x`, `y`). Its
+  /// `use` must be `sig` and its `key_ops` include `verify` when present; an `alg` restricts the
+  /// key to that algorithm (``algorithm``).
   public init(jwk: Data) throws(CNPolicyError) {
     let value: ConfigValue
     do {
@@ -64,6 +82,7 @@ public struct CNPolicySigningKey: Sendable, Hashable {
       return bytes
     }
     guard case .string(let type)? = value["kty"] else { throw .malformedKey("the JWK has no \"kty\"") }
+    let algorithm = try Self.signatureRestrictions(of: value)
     switch type {
     case "RSA":
       let key = DERWriter.sequence([DERWriter.unsignedInteger(try field("n")), DERWriter.unsignedInteger(try field("e"))])
@@ -71,7 +90,7 @@ public struct CNPolicySigningKey: Sendable, Hashable {
         derEncoded: DERWriter.sequence([
           DERWriter.sequence([DERWriter.objectIdentifier(PublicKeyKind.rsaEncryption), DERWriter.null]),
           DERWriter.bitString(key),
-        ]))
+        ]), algorithm: algorithm)
     case "EC":
       guard case .string(let curveName)? = value["crv"],
         let (oid, curve) = PublicKeyKind.curves.first(where: { $0.curve.rawValue == curveName }).map({ ($0.oid, $0.curve) })
@@ -85,9 +104,43 @@ public struct CNPolicySigningKey: Sendable, Hashable {
         derEncoded: DERWriter.sequence([
           DERWriter.sequence([DERWriter.objectIdentifier(PublicKeyKind.ecPublicKey), DERWriter.objectIdentifier(oid)]),
           DERWriter.bitString([0x04] + x + y),
-        ]))
+        ]), algorithm: algorithm)
     default:
       throw .unsupportedKey("a JWK of type \"\(type)\"")
+    }
+  }
+
+  /// What a JWK's `use`, `key_ops` and `alg` (RFC 7517 §4.2–4.4) allow: refuses a key that is
+  /// not for verifying signatures, and returns the one algorithm `alg` names (nil without one).
+  private static func signatureRestrictions(of jwk: ConfigValue) throws(CNPolicyError) -> JWSAlgorithm? {
+    switch jwk["use"] {
+    case nil: break
+    case .string("sig")?: break
+    case .string(let use)?: throw .keyNotForSignatures("its \"use\" is \"\(use)\", not \"sig\"")
+    default: throw .malformedKey("the JWK's \"use\" is not a string")
+    }
+    if let operations = jwk["key_ops"] {
+      guard case .array(let values) = operations else { throw .malformedKey("the JWK's \"key_ops\" is not an array") }
+      var names: [String] = []
+      for case let value in values {
+        guard case .string(let name) = value else {
+          throw .malformedKey("the JWK's \"key_ops\" holds a value that is not a string")
+        }
+        names.append(name)
+      }
+      guard names.contains("verify") else {
+        throw .keyNotForSignatures(
+          "its \"key_ops\" [\(names.map { "\"\($0)\"" }.joined(separator: ", "))] do not include \"verify\"")
+      }
+    }
+    switch jwk["alg"] {
+    case nil: return nil
+    case .string(let name)?:
+      guard let algorithm = JWSAlgorithm(headerValue: name) else {
+        throw .keyNotForSignatures("its \"alg\" is \"\(name)\", which is not an RS, PS or ES signature algorithm")
+      }
+      return algorithm
+    default: throw .malformedKey("the JWK's \"alg\" is not a string")
     }
   }
 

@@ -29,6 +29,9 @@ struct CompactJWS {
     guard algorithm.fits(key.kind) else {
       throw .keyDoesNotFitAlgorithm(algorithm: algorithm.rawValue, key: key.kind.description)
     }
+    if let allowed = key.algorithm, allowed != algorithm {
+      throw .algorithmNotAllowedByKey(algorithm: algorithm.rawValue, allowed: allowed.rawValue)
+    }
     let signingInput = Array(segments[0].utf8) + [UInt8(ascii: ".")] + Array(segments[1].utf8)
     guard SignatureBackend.verify(algorithm, key: key.subjectPublicKeyInfo, message: signingInput, signature: signature)
     else { throw .invalidSignature }
