@@ -49,6 +49,22 @@ struct TransportSecurityTests {
     #expect(try await excepted.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
   }
 
+  /// A CA below the anchor with a key OpenSSL's security level refuses is named as that CA,
+  /// not reported as the leaf's key (the leaf here is P-256).
+  @Test func aWeakCAKeyIsNamedAsTheCAs() async throws {
+    let root = try TestIdentity.root("Sound Root", keyType: .rsa2048)
+    let intermediate = try root.issueIntermediate("Weak CA", keyType: .rsa1024)
+    let leaf = try intermediate.issueLeaf("api.test", dnsNames: ["api.test"])
+    var setup = LocalTLSServer.Configuration(identity: leaf)
+    setup.securityLevel = 0
+    let server = try LocalTLSServer.start(setup)
+    let failure = await error { _ = try await Self.session(root, server).data(from: server.url("/", hostName: "api.test")) }
+    #expect(
+      failure
+        == .untrustedChain(host: "api.test", reason: "the CA certificate \"Weak CA\" has a key (RSA-1024) that is too small"))
+    #expect(server.requests.isEmpty)
+  }
+
   @Test func sha1SignaturesBelowTheAnchorAreRefused() async throws {
     let root = try TestIdentity.root("SHA1 Root")
     var intermediateSpec = TestCertificateSpec.ca("R11")

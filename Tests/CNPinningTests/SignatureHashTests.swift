@@ -17,6 +17,16 @@ struct SignatureHashTests {
     #expect(SignatureHash(algorithmIdentifier: ecdsaWithSHA1) == .sha1)
   }
 
+  /// DSA signatures are named as the forbidden algorithm they are, not as an unknown one.
+  @Test func dsaIsNamedAndNeverStrong() {
+    let dsaWithSHA256: [UInt8] = [0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x02]
+    #expect(SignatureHash(algorithmIdentifier: dsaWithSHA256) == .forbidden("DSA with SHA-256"))
+    #expect(!SignatureHash.forbidden("DSA with SHA-256").isSHA256OrStronger)
+    #expect(SignatureHash(algorithmIdentifier: dsaWithSHA256).description == "DSA with SHA-256, a forbidden algorithm")
+    let dsaWithSHA1: [UInt8] = [0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x38, 0x04, 0x03]
+    #expect(SignatureHash(algorithmIdentifier: dsaWithSHA1) == .forbidden("DSA with SHA-1"))
+  }
+
   @Test func pssHashComesFromTheParameters() {
     let parameters: [UInt8] = [0x30, UInt8(Self.sha256Hash.count)] + Self.sha256Hash
     #expect(SignatureHash(algorithmIdentifier: Self.pssOID + parameters) == .sha256)

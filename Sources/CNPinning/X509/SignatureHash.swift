@@ -4,6 +4,9 @@ public enum SignatureHash: Sendable, Hashable, CustomStringConvertible {
   case md5, sha1, sha224, sha256, sha384, sha512
   /// Ed25519/Ed448 sign without a separate hash; they count as strong.
   case eddsa
+  /// A signature algorithm this reader knows and transport security never accepts, whatever
+  /// its hash (DSA: ATS and the CA/Browser Forum allow RSA, ECDSA and EdDSA only). Its name.
+  case forbidden(String)
   /// An algorithm this reader does not know (its OID in dotted form).
   case unknown(String)
 
@@ -24,6 +27,7 @@ public enum SignatureHash: Sendable, Hashable, CustomStringConvertible {
     case .sha384: return "SHA-384"
     case .sha512: return "SHA-512"
     case .eddsa: return "EdDSA"
+    case .forbidden(let name): return "\(name), a forbidden algorithm"
     case .unknown(let oid): return "an unknown algorithm (\(oid))"
     }
   }
@@ -44,6 +48,10 @@ public enum SignatureHash: Sendable, Hashable, CustomStringConvertible {
     ([0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x04, 0x03, 0x03], .sha384),
     ([0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x04, 0x03, 0x04], .sha512),
     ([0x2B, 0x65, 0x70], .eddsa), ([0x2B, 0x65, 0x71], .eddsa),
+    // DSA (RFC 3279 §2.2.2, RFC 5758 §3.1).
+    ([0x2A, 0x86, 0x48, 0xCE, 0x38, 0x04, 0x03], .forbidden("DSA with SHA-1")),
+    ([0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x01], .forbidden("DSA with SHA-224")),
+    ([0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x02], .forbidden("DSA with SHA-256")),
     // Hash OIDs, for the hashAlgorithm inside RSASSA-PSS parameters.
     ([0x2B, 0x0E, 0x03, 0x02, 0x1A], .sha1),
     ([0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01], .sha256),

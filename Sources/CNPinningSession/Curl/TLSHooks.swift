@@ -230,10 +230,14 @@ extension TLSHooks {
     case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH: return .hostnameMismatch
     case X509_V_ERR_CERT_HAS_EXPIRED: return .expired
     case X509_V_ERR_CERT_NOT_YET_VALID: return .notYetValid
-    case X509_V_ERR_EE_KEY_TOO_SMALL, X509_V_ERR_CA_KEY_TOO_SMALL:
-      let subject =
-        code == X509_V_ERR_EE_KEY_TOO_SMALL ? X509_STORE_CTX_get0_cert(storeContext).flatMap { certificate($0) } : current
-      return .leafKeyTooSmall(found: subject?.publicKeyKind.description ?? "a key that is too small")
+    case X509_V_ERR_EE_KEY_TOO_SMALL:
+      let leaf = X509_STORE_CTX_get0_cert(storeContext).flatMap { certificate($0) }
+      return .leafKeyTooSmall(found: leaf?.publicKeyKind.description ?? "a key that is too small")
+    case X509_V_ERR_CA_KEY_TOO_SMALL:
+      // The CA whose key failed the check is the certificate OpenSSL was at.
+      return .caKeyTooSmall(
+        certificate: "\"\(current?.commonName ?? "a CA certificate")\"",
+        found: current?.publicKeyKind.description ?? "a small key")
     case X509_V_ERR_CA_MD_TOO_WEAK:
       return .weakSignatureHash(
         certificate: "\"\(current?.commonName ?? "a certificate")\"", found: current?.signatureHash.description ?? "a weak hash")

@@ -96,6 +96,8 @@ enum VerificationFailure: Sendable, Equatable {
   case notYetValid
   /// The leaf's key is below OpenSSL's security level.
   case leafKeyTooSmall(found: String)
+  /// A CA certificate's key is below OpenSSL's security level.
+  case caKeyTooSmall(certificate: String, found: String)
   /// A CA certificate's signature uses a digest below OpenSSL's security level.
   case weakSignatureHash(certificate: String, found: String)
   /// Any other reason, in OpenSSL's words.

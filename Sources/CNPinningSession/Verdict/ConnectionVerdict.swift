@@ -67,6 +67,9 @@ enum ConnectionVerdict {
     case .weakSignatureHash(let certificate, let found) where weakIsViolation:
       return .transportSecurity(.signatureHash(host: host, certificate: certificate, found: found))
     case .leafKeyTooSmall(let found): return .untrustedChain(host: host, reason: "the leaf key (\(found)) is too small")
+    // Transport security's key rule is the leaf's (as ATS's); a CA's key is a trust matter.
+    case .caKeyTooSmall(let certificate, let found):
+      return .untrustedChain(host: host, reason: "the CA certificate \(certificate) has a key (\(found)) that is too small")
     case .weakSignatureHash(let certificate, let found):
       return .untrustedChain(host: host, reason: "\(certificate) is signed with \(found), which is too weak")
     case .untrusted(let reason): return .untrustedChain(host: host, reason: reason)
