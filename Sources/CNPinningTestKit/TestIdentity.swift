@@ -55,6 +55,14 @@ public final class TestIdentity: Sendable {
   /// The root of this identity's PKI.
   public var root: TestIdentity { issuer?.root ?? self }
 
+  /// A certificate and its key as they are given (a published test vector's, say), with no
+  /// known issuer: a server's chain beyond the leaf goes in `LocalTLSServer.Configuration.chain`.
+  public init(certificate: CNCertificate, privateKey: TestPrivateKey) {
+    self.certificate = certificate
+    self.privateKey = privateKey
+    self.issuer = nil
+  }
+
   private init(spec: TestCertificateSpec, issuer: TestIdentity?) throws {
     let key: TestPrivateKey
     if let given = spec.key {

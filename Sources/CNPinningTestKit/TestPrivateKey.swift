@@ -37,6 +37,36 @@ public final class TestPrivateKey: @unchecked Sendable {
 
   deinit { EVP_PKEY_free(pointer) }
 
+  /// Reads a PEM private key (PKCS #8, PKCS #1 or SEC 1), such as a published test vector's.
+  /// Throws for a key whose type and size is none of `TestKeyType`'s (a DSA key, say).
+  public convenience init(pemEncoded text: String) throws {
+    let bytes = Array(text.utf8)
+    let key: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
+      guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
+      defer { BIO_free(bio) }
+      return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+    }
+    guard let key else {
+      ERR_clear_error()
+      throw TestKitError("OpenSSL cannot read the private key")
+    }
+    let type: TestKeyType
+    switch (EVP_PKEY_get_base_id(key), EVP_PKEY_get_bits(key)) {
+    case (EVP_PKEY_RSA, 1024): type = .rsa1024
+    case (EVP_PKEY_RSA, 2048): type = .rsa2048
+    case (EVP_PKEY_RSA, 3072): type = .rsa3072
+    case (EVP_PKEY_RSA, 4096): type = .rsa4096
+    case (EVP_PKEY_EC, 256): type = .p256
+    case (EVP_PKEY_EC, 384): type = .p384
+    case (EVP_PKEY_EC, 521): type = .p521
+    case (EVP_PKEY_ED25519, _): type = .ed25519
+    case (let id, let bits):
+      EVP_PKEY_free(key)
+      throw TestKitError("a private key of type \(id) with \(bits) bits is none of the test kit's")
+    }
+    self.init(type: type, pointer: key)
+  }
+
   /// Generates a fresh key.
   public static func generate(_ type: TestKeyType) throws -> TestPrivateKey {
     let key: OpaquePointer?

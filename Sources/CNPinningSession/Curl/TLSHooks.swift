@@ -67,21 +67,13 @@ enum TLSHooks {
     // Hosts excepted from transport security may need OpenSSL's legacy algorithms; the rules
     // that still apply are judged by `ConnectionVerdict`.
     let minimumTLSVersion = policy.minimumTLSVersion
-    if minimumTLSVersion < .tls12 || policy.transportSecurity?.allowsWeakCertificates == true {
-      SSL_CTX_set_security_level(context, 0)
-    }
+    if lowersSecurityLevel(for: policy) { SSL_CTX_set_security_level(context, 0) }
     guard cnp_SSL_CTX_set_min_proto_version(context, Int32(minimumTLSVersion.rawValue)) == 1,
       let parameters = SSL_CTX_get0_param(context)
     else { return .failure(.init("OpenSSL refused TLS version \(minimumTLSVersion)")) }
     cnp_SSL_CTX_refuse_renegotiation(context)
     cnp_SSL_CTX_accept_session_tickets(context)
-    X509_VERIFY_PARAM_set_hostflags(
-      parameters, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT))
-    let named =
-      policy.hostName.isIPAddress
-      ? X509_VERIFY_PARAM_set1_ip_asc(parameters, host) : X509_VERIFY_PARAM_set1_host(parameters, host, 0)
-    guard named == 1 else {
-      ERR_clear_error()
+    guard ChainVerification.requireHost(host, isIPAddress: policy.hostName.isIPAddress, in: parameters) else {
       return .failure(.init("\"\(host)\" is not a host name or IP address that OpenSSL can verify"))
     }
     SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
@@ -98,6 +90,12 @@ enum TLSHooks {
     return .success(state)
   }
 
+  /// Whether a connection under `policy` runs at OpenSSL's security level 0 (versions below
+  /// TLS 1.2, or weak certificates allowed), rather than the default.
+  static func lowersSecurityLevel(for policy: RequestPolicy) -> Bool {
+    policy.minimumTLSVersion < .tls12 || policy.transportSecurity?.allowsWeakCertificates == true
+  }
+
   /// Prepares an HTTPS proxy's SSL_CTX: the proxy's own trust store and host name, TLS 1.2 or
   /// later, no renegotiation. No state and no hooks: the proxy's chain is verified, never
   /// judged by pins, and never taken for the origin's. Returns why the context cannot be used.
@@ -107,12 +105,8 @@ enum TLSHooks {
       let parameters = SSL_CTX_get0_param(context)
     else { return .init("OpenSSL refused TLS 1.2 for the proxy") }
     cnp_SSL_CTX_refuse_renegotiation(context)
-    X509_VERIFY_PARAM_set_hostflags(
-      parameters, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT))
     let isIPAddress = (try? HostName.parse(host).get())?.isIPAddress ?? false
-    let named = isIPAddress ? X509_VERIFY_PARAM_set1_ip_asc(parameters, host) : X509_VERIFY_PARAM_set1_host(parameters, host, 0)
-    guard named == 1 else {
-      ERR_clear_error()
+    guard ChainVerification.requireHost(host, isIPAddress: isIPAddress, in: parameters) else {
       return .init("\"\(host)\" is not a proxy host name or IP address that OpenSSL can verify")
     }
     SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
@@ -259,12 +253,18 @@ private let verifyChain: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer
     return 0
   }
   let presented = state.wantsPresentedChain ? TLSHooks.certificates(X509_STORE_CTX_get0_untrusted(storeContext)) ?? [] : []
-  guard X509_verify_cert(storeContext) == 1 else {
-    state.failure.verificationFailure = TLSHooks.verificationFailure(storeContext)
+  let chain: [CNCertificate]
+  switch ChainVerification.run(storeContext) {
+  case .success(let verified): chain = verified
+  case .failure(let failure):
+    state.failure.verificationFailure = failure
     state.failure.presented = presented
+    if X509_STORE_CTX_get_error(storeContext) == X509_V_OK {
+      X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
+    }
     return 0
   }
-  guard let chain = TLSHooks.certificates(X509_STORE_CTX_get0_chain(storeContext)), let session = SSL_get_session(ssl),
+  guard let session = SSL_get_session(ssl),
     TLSHooks.record(
       VerifiedChain(host: state.host, port: state.port, trust: state.trust, certificates: chain, presented: presented),
       in: session)

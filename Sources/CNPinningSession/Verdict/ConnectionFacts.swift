@@ -90,7 +90,7 @@ enum CertificateWeakness: Sendable, Equatable {
 }
 
 /// Why OpenSSL refused a chain, translated from its error code by the TLS hooks.
-enum VerificationFailure: Sendable, Equatable {
+enum VerificationFailure: Error, Sendable, Equatable {
   case hostnameMismatch
   case expired
   case notYetValid

@@ -121,7 +121,7 @@ enum ConnectionVerdict {
   }
 
   /// The verified chain against the key-size and signature-hash rules.
-  private static func certificateViolation(
+  static func certificateViolation(
     _ weakness: CertificateWeakness?, _ requirements: CNTransportSecurityException, host: String
   ) -> CNTransportSecurityViolation? {
     guard !requirements.allowsWeakCertificates, let weakness else { return nil }
