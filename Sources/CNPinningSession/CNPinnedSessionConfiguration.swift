@@ -61,6 +61,12 @@ public struct CNPinnedSessionConfiguration: Sendable {
   /// settings say which hosts bypass the proxy, and a list with `.environment` is refused.
   public var noProxy: [String]? = nil
 
+  /// The certificate rules beyond OpenSSL's: by default the Web-PKI profile (the leaf's CN among
+  /// its SAN entries, serverAuth, serial numbers, key identifiers…) for the system's trust store
+  /// and none with custom anchors; `.webPKI` everywhere, or `.openSSL` nowhere. Linux only (on
+  /// Apple platforms the system's trust evaluation applies Apple's rules).
+  public var certificateProfile: CNCertificateProfile = .automatic
+
   /// The defaults, as `default`.
   public init() {}
 
@@ -79,7 +85,7 @@ extension CNPinnedSessionConfiguration: Equatable {
       && lhs.followsRedirects == rhs.followsRedirects && lhs.maximumRedirects == rhs.maximumRedirects
       && lhs.httpAdditionalHeaders == rhs.httpAdditionalHeaders && lhs.credentialHeaders == rhs.credentialHeaders
       && lhs.httpCookieStorage === rhs.httpCookieStorage && lhs.resolve == rhs.resolve && lhs.proxy == rhs.proxy
-      && lhs.noProxy == rhs.noProxy
+      && lhs.noProxy == rhs.noProxy && lhs.certificateProfile == rhs.certificateProfile
   }
 }
 

@@ -6,8 +6,8 @@ import Foundation
 /// with the same configuration applies to a server's chain during the handshake: OpenSSL's
 /// verification against the configuration's ``CNTrust`` (the `ssl_server` purpose, the same
 /// security level, DNS names against DNS SANs and IP addresses against IP SANs, never the
-/// subject CN), then the certificate rules of its ``CNTransportSecurity``. The session's TLS
-/// hooks run the same code. Pins are not consulted: judge the verified chain with
+/// subject CN), then its certificate profile and the certificate rules of its ``CNTransportSecurity``. The session's TLS
+/// hooks run the same code, and so does its ``CNCertificateProfile``. Pins are not consulted: judge the verified chain with
 /// `CNPinningManager.evaluate(host:chain:at:)`.
 ///
 /// Linux only for now (on Apple platforms, `SecTrustEvaluateWithError` is the platform's own).
@@ -15,6 +15,7 @@ public final class CNTrustEvaluator: Sendable {
   private let trustStore: TrustStore
   private let transportSecurity: IndexedTransportSecurity?
   private let minimumTLSVersion: CNTLSVersion
+  private let appliesWebPKIProfile: Bool
 
   /// An evaluator with a session configuration's trust, transport security and TLS floor.
   /// Throws `invalidArgument` when the trust or the transport-security exceptions cannot be used.
@@ -22,6 +23,7 @@ public final class CNTrustEvaluator: Sendable {
     trustStore = try TrustStore(configuration.trust)
     transportSecurity = try configuration.transportSecurity.indexed()
     minimumTLSVersion = configuration.minimumTLSVersion
+    appliesWebPKIProfile = configuration.certificateProfile.appliesWebPKI(under: configuration.trust)
   }
 
   /// Verifies `chain` — the server's certificate first, then any intermediates — for `host` at
@@ -48,6 +50,9 @@ public final class CNTrustEvaluator: Sendable {
     switch result {
     case .failure(let failure): throw ConnectionVerdict.error(for: failure, under: policy)
     case .success(let verified):
+      if appliesWebPKIProfile, let problem = WebPKIProfile.violation(verified) {
+        throw ConnectionVerdict.webPKIRefusal(problem, host: policy.host)
+      }
       if let rules = policy.transportSecurity,
         let violation = ConnectionVerdict.certificateViolation(CertificateWeakness(verified), rules, host: policy.host)
       {

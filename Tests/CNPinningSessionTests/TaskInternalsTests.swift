@@ -71,7 +71,7 @@ struct TaskInternalsTests {
     let compared: Set<String> = [
       "trust", "unpinnedHosts", "minimumTLSVersion", "transportSecurity", "timeoutIntervalForRequest",
       "timeoutIntervalForResource", "maximumResponseBodySize", "maximumDownloadSize", "followsRedirects", "maximumRedirects",
-      "httpAdditionalHeaders", "credentialHeaders", "httpCookieStorage", "resolve", "proxy", "noProxy",
+      "httpAdditionalHeaders", "credentialHeaders", "httpCookieStorage", "resolve", "proxy", "noProxy", "certificateProfile",
     ]
     let stored = Set(Mirror(reflecting: CNPinnedSessionConfiguration()).children.compactMap(\.label))
     #expect(stored == compared, "compare these in CNPinnedSessionConfiguration.==: \(stored.subtracting(compared))")

@@ -55,8 +55,18 @@ struct X509LimboTests {
     Result { try texts.flatMap { try CNCertificate.certificates(pemEncoded: $0) } }
   }
 
+  /// The two modes measured: the session's default (which, with the custom anchors every case
+  /// gives, is OpenSSL's verification alone) and the strict Web-PKI profile.
+  enum Mode: String, CaseIterable, Sendable {
+    case standard
+    case strict
+
+    var profile: CNCertificateProfile { self == .strict ? .webPKI : .automatic }
+    var divergencesFile: String { self == .strict ? "known-divergences-strict.json" : "known-divergences.json" }
+  }
+
   /// The evaluator's verdict: nil when it accepts, else why not.
-  static func refusal(_ testCase: Case) -> String? {
+  static func refusal(_ testCase: Case, mode: Mode) -> String? {
     let peer: [CNCertificate]
     let intermediates: [CNCertificate]
     let trusted: [CNCertificate]
@@ -68,6 +78,7 @@ struct X509LimboTests {
     }
     var configuration = CNPinnedSessionConfiguration()
     configuration.trust = .customAnchors(trusted)
+    configuration.certificateProfile = mode.profile
     do {
       let evaluator = try CNTrustEvaluator(configuration: configuration)
       _ = try evaluator.verify(peer + intermediates, for: testCase.peerName?.value ?? "", at: testCase.validationTime ?? Date())
@@ -78,25 +89,26 @@ struct X509LimboTests {
   }
 
   /// The divergences the verifier is known to have, by case id, each with its reason.
-  static func knownDivergences() throws -> [String: String] {
-    let data = try Data(contentsOf: directory.appendingPathComponent("known-divergences.json"))
+  static func knownDivergences(_ mode: Mode) throws -> [String: String] {
+    let data = try Data(contentsOf: directory.appendingPathComponent(mode.divergencesFile))
     return try #require(try JSONSerialization.jsonObject(with: data) as? [String: String])
   }
 
-  @Test func everyServerCaseAsLimboSaysOrAsListed() throws {
+  @Test(arguments: Mode.allCases)
+  func everyServerCaseAsLimboSaysOrAsListed(mode: Mode) throws {
     let cases = try Self.cases()
-    let known = try Self.knownDivergences()
+    let known = try Self.knownDivergences(mode)
     #expect(cases.count == 198)
     var right = 0
     var wronglyAccepted = 0
     var wronglyRejected = 0
     var divergent: Set<String> = []
     for testCase in cases {
-      let refusal = Self.refusal(testCase)
+      let refusal = Self.refusal(testCase, mode: mode)
       if testCase.expectsSuccess == (refusal == nil) {
         right += 1
         if let reason = known[testCase.id] {
-          Issue.record("\(testCase.id) now agrees with x509-limbo; remove it from known-divergences.json (\(reason))")
+          Issue.record("\(testCase.id) now agrees with x509-limbo; remove it from \(mode.divergencesFile) (\(reason))")
         }
         continue
       }
@@ -111,16 +123,17 @@ struct X509LimboTests {
       }
     }
     for id in known.keys.sorted() where !cases.contains(where: { $0.id == id }) {
-      Issue.record("known-divergences.json lists \(id), which is no server case")
+      Issue.record("\(mode.divergencesFile) lists \(id), which is no server case")
     }
     print(
-      "x509-limbo: \(cases.count) server cases, \(right) as x509-limbo says; \(divergent.count) known divergences "
+      "x509-limbo, \(mode.rawValue): \(cases.count) server cases, \(right) as x509-limbo says; \(divergent.count) known divergences "
         + "(\(wronglyAccepted) accepted that should fail, \(wronglyRejected) refused that should pass)")
   }
 
   /// The cases a TLS server can present, through a real handshake: the session must reach the
   /// evaluator's verdict on every one, so the two cannot drift apart.
-  @Test func theSessionAgreesWithTheEvaluatorEndToEnd() async throws {
+  @Test(arguments: Mode.allCases)
+  func theSessionAgreesWithTheEvaluatorEndToEnd(mode: Mode) async throws {
     var checked = 0
     var skipped: [String] = []
     for testCase in try Self.cases() {
@@ -147,6 +160,7 @@ struct X509LimboTests {
       var configuration = CNPinnedSessionConfiguration()
       configuration.trust = .customAnchors(trusted)
       configuration.timeoutIntervalForRequest = 20
+      configuration.certificateProfile = mode.profile
       if !name.isIPAddress { configuration.resolve = [CNHostOverride(host: name.value, port: server.port, address: "127.0.0.1")] }
       let session = try CNPinnedSession(manager: nil, configuration: configuration)
       defer { session.invalidateAndCancel() }
@@ -158,7 +172,7 @@ struct X509LimboTests {
       } catch {
         sessionRefusal = "\(error)"
       }
-      let evaluatorRefusal = Self.refusal(testCase)
+      let evaluatorRefusal = Self.refusal(testCase, mode: mode)
       #expect(
         (sessionRefusal == nil) == (evaluatorRefusal == nil),
         Comment(
@@ -168,7 +182,7 @@ struct X509LimboTests {
     }
     #expect(checked >= 140)
     print(
-      "x509-limbo end to end: \(checked) cases through CNPinnedSession and LocalTLSServer, each as CNTrustEvaluator judged it; "
+      "x509-limbo end to end, \(mode.rawValue): \(checked) cases through CNPinnedSession and LocalTLSServer, each as CNTrustEvaluator judged it; "
         + "\(skipped.count) the test kit cannot serve (\(skipped.joined(separator: ", ")))")
   }
 }

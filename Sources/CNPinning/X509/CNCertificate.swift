@@ -53,6 +53,9 @@ public struct CNCertificate: Sendable, Hashable {
   let issuerRange: Range<Int>
   let subjectPublicKeyInfoRange: Range<Int>
   let signatureAlgorithmRange: Range<Int>
+  /// Where the serial number's content and each extension lie in `derEncoded`.
+  package let serialNumberRange: Range<Int>
+  package let extensions: [CertificateExtension]
 
   /// Reads a DER-encoded certificate. Throws `CNCertificateError` for anything that is not exactly
   /// one well-formed certificate.
@@ -68,6 +71,8 @@ public struct CNCertificate: Sendable, Hashable {
     self.issuerRange = parsed.issuer
     self.subjectPublicKeyInfoRange = parsed.subjectPublicKeyInfo
     self.signatureAlgorithmRange = parsed.signatureAlgorithm
+    self.serialNumberRange = parsed.serialNumber
+    self.extensions = parsed.extensions
     self.notValidBefore = parsed.notBefore
     self.notValidAfter = parsed.notAfter
     self.publicKeyKind = parsed.publicKeyKind

@@ -30,6 +30,10 @@ struct CertificateParser {
     var issuerCommonNames: [CommonNameValue]
     /// The outer signatureAlgorithm element (OID and parameters).
     var signatureAlgorithm: Range<Int>
+    /// The serial number's content bytes (two's complement, big-endian).
+    var serialNumber: Range<Int>
+    /// Each extension: its OID's content, whether it is critical, and its extnValue's content.
+    var extensions: [CertificateExtension]
   }
 
   static let commonNameOID: [UInt8] = [0x55, 0x04, 0x03]
@@ -85,8 +89,9 @@ struct CertificateParser {
         _ = try fields.readAny("tbsCertificate.uniqueIdentifier")
       }
     }
+    var extensionList: [CertificateExtension] = []
     if let extensions = try fields.readOptional(0xA3, "tbsCertificate.extensions") {
-      try checkExtensions(extensions, fields)
+      extensionList = try readExtensions(extensions, fields)
     }
     try fields.expectEnd("tbsCertificate")
 
@@ -94,7 +99,7 @@ struct CertificateParser {
       subject: subject.whole, issuer: issuer.whole, subjectPublicKeyInfo: spki.whole, publicKeyKind: publicKeyKind,
       notBefore: notBefore, notAfter: notAfter,
       subjectCommonNames: subjectCommonNames, issuerCommonNames: issuerCommonNames,
-      signatureAlgorithm: signatureAlgorithm.content)
+      signatureAlgorithm: signatureAlgorithm.content, serialNumber: serial.content, extensions: extensionList)
   }
 
   /// AlgorithmIdentifier ::= SEQUENCE { algorithm OBJECT IDENTIFIER, parameters ANY OPTIONAL }
@@ -129,7 +134,10 @@ struct CertificateParser {
   }
 
   /// Extensions ::= SEQUENCE SIZE (1..MAX) OF SEQUENCE { extnID, critical BOOLEAN DEFAULT FALSE, extnValue OCTET STRING }
-  private static func checkExtensions(_ wrapper: DERElement, _ parent: DERReader) throws(CNCertificateError) {
+  private static func readExtensions(_ wrapper: DERElement, _ parent: DERReader) throws(CNCertificateError)
+    -> [CertificateExtension]
+  {
+    var result: [CertificateExtension] = []
     let field = "tbsCertificate.extensions"
     var outer = parent.reader(inside: wrapper)
     let list = try outer.read(DERReader.sequence, field)
@@ -139,16 +147,21 @@ struct CertificateParser {
     while !entries.isAtEnd {
       let entry = try entries.read(DERReader.sequence, field)
       var parts = entries.reader(inside: entry)
-      try checkObjectIdentifier(try parts.read(DERReader.objectIdentifier, field), parent.bytes, field)
+      let oid = try parts.read(DERReader.objectIdentifier, field)
+      try checkObjectIdentifier(oid, parent.bytes, field)
+      var isCritical = false
       if let critical = try parts.readOptional(DERReader.boolean, field) {
         let value = critical.end - critical.contentStart == 1 ? parent.bytes[critical.contentStart] : 1
         guard value == 0x00 || value == 0xFF else {
           throw .invalidContent(field: field, reason: "has an invalid BOOLEAN")
         }
+        isCritical = value == 0xFF
       }
-      _ = try parts.read(DERReader.octetString, field)
+      let value = try parts.read(DERReader.octetString, field)
       try parts.expectEnd(field)
+      result.append(CertificateExtension(oid: oid.content, isCritical: isCritical, value: value.content))
     }
+    return result
   }
 
   /// Name ::= SEQUENCE OF SET SIZE (1..MAX) OF SEQUENCE { type OBJECT IDENTIFIER, value ANY }

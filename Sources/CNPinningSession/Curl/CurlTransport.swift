@@ -44,7 +44,8 @@ final class CurlTransport: HopTransport {
     let policy = RequestPolicy(
       target: hop.target, trust: ObjectIdentifier(trustStore), manager: hop.manager, unpinnedHosts: configuration.unpinnedHosts,
       requirements: hop.requirements, sessionMinimum: configuration.minimumTLSVersion,
-      wantsPresentedChain: hop.wantsPresentedChain)
+      wantsPresentedChain: hop.wantsPresentedChain,
+      appliesWebPKIProfile: configuration.certificateProfile.appliesWebPKI(under: configuration.trust))
     let proxyTrustStore = plan.proxy.flatMap { route in
       route.isHTTPS ? proxyTrustStores.first { $0.trust == route.trust }?.store : nil
     }

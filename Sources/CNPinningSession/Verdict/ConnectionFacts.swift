@@ -49,6 +49,8 @@ final class VerifiedChain: Sendable {
   /// What the transport-security policy would refuse in the chain (a small leaf key, a weak
   /// signature below the anchor), read once here rather than for every request.
   let weakness: CertificateWeakness?
+  /// The Web-PKI profile's first objection to the chain, read once here too.
+  let webPKIViolation: String?
 
   init(host: String, port: Int, trust: ObjectIdentifier, certificates: [CNCertificate], presented: [CNCertificate]) {
     self.host = host
@@ -57,6 +59,7 @@ final class VerifiedChain: Sendable {
     self.certificates = certificates
     self.presented = presented
     self.weakness = CertificateWeakness(certificates)
+    self.webPKIViolation = WebPKIProfile.violation(certificates)
   }
 }
 
@@ -135,12 +138,16 @@ struct RequestPolicy: Sendable {
   /// The lowest TLS version a handshake offers: the session's, unless a transport-security
   /// exception for the host sets its own. The one place the two settings meet.
   let minimumTLSVersion: CNTLSVersion
+  /// Whether verified chains must also satisfy the Web-PKI profile.
+  let appliesWebPKIProfile: Bool
 
   init(
     host: String, hostName: HostName, port: Int, trust: ObjectIdentifier, manager: CNPinningManager?,
     unpinnedHosts: CNUnpinnedHostPolicy, transportSecurity: CNTransportSecurityException?,
-    transportSecurityIsException: Bool, sessionMinimum: CNTLSVersion = .tls12, wantsPresentedChain: Bool
+    transportSecurityIsException: Bool, sessionMinimum: CNTLSVersion = .tls12, wantsPresentedChain: Bool,
+    appliesWebPKIProfile: Bool = false
   ) {
+    self.appliesWebPKIProfile = appliesWebPKIProfile
     self.host = host
     self.hostName = hostName
     self.port = port
@@ -161,13 +168,13 @@ struct RequestPolicy: Sendable {
   init(
     target: RequestTarget, trust: ObjectIdentifier, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
     requirements: (rules: CNTransportSecurityException, isException: Bool)?, sessionMinimum: CNTLSVersion,
-    wantsPresentedChain: Bool
+    wantsPresentedChain: Bool, appliesWebPKIProfile: Bool
   ) {
     self.init(
       host: target.host, hostName: target.hostName, port: target.port, trust: trust, manager: manager,
       unpinnedHosts: unpinnedHosts, transportSecurity: requirements?.rules,
       transportSecurityIsException: requirements?.isException ?? false, sessionMinimum: sessionMinimum,
-      wantsPresentedChain: wantsPresentedChain)
+      wantsPresentedChain: wantsPresentedChain, appliesWebPKIProfile: appliesWebPKIProfile)
   }
 }
 

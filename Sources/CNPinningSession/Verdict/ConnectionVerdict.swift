@@ -26,6 +26,9 @@ enum ConnectionVerdict {
         ))
     }
     if let validity = validityFailure(verified.certificates, host: policy.host, at: now) { return refusal(validity) }
+    if policy.appliesWebPKIProfile, let problem = verified.webPKIViolation {
+      return refusal(webPKIRefusal(problem, host: policy.host))
+    }
     if let requirements = policy.transportSecurity,
       let violation = negotiationViolation(facts, requirements, host: policy.host)
         ?? certificateViolation(verified.weakness, requirements, host: policy.host)
@@ -118,6 +121,11 @@ enum ConnectionVerdict {
     guard requirements.requiresForwardSecrecy, facts.protocolVersion < CNTLSVersion.tls13.rawValue else { return nil }
     guard let cipher = facts.cipher else { return .cipherSuite(host: host, found: "an unknown cipher") }
     return cipher.isAuthenticatedEncryption && cipher.isForwardSecret ? nil : .cipherSuite(host: host, found: cipher.name)
+  }
+
+  /// The error for a chain the Web-PKI profile refuses.
+  static func webPKIRefusal(_ problem: String, host: String) -> CNPinnedSessionError {
+    .untrustedChain(host: host, reason: "the Web-PKI profile refuses it: \(problem)")
   }
 
   /// The verified chain against the key-size and signature-hash rules.

@@ -1,0 +1,151 @@
+/// One extension of a certificate, as ranges into its DER: what profile checks read.
+package struct CertificateExtension: Sendable, Hashable {
+  /// The extnID's content bytes.
+  package let oid: Range<Int>
+  package let isCritical: Bool
+  /// The extnValue OCTET STRING's content: the extension's own DER.
+  package let value: Range<Int>
+}
+
+/// The extensions the Web-PKI profile reads, decoded from a certificate on demand. Each accessor
+/// is nil when the extension is absent; a present extension that does not decode reads as
+/// `.malformed`, so a profile can refuse it rather than skip it.
+extension CNCertificate {
+  package enum Decoded<Value: Sendable>: Sendable {
+    case absent
+    case malformed
+    case present(Value, isCritical: Bool)
+  }
+
+  package struct SubjectAlternativeNames: Sendable, Equatable {
+    /// dNSName entries, byte for byte (IA5String).
+    package var dnsNames: [String] = []
+    /// iPAddress entries in their text forms: IPv4 dotted decimal, IPv6 as RFC 5952 writes it.
+    package var ipAddresses: [String] = []
+  }
+
+  package struct BasicConstraints: Sendable, Equatable {
+    package var isCA: Bool
+    package var pathLength: Int?
+  }
+
+  static let subjectAltNameOID: [UInt8] = [0x55, 0x1D, 0x11]
+  static let basicConstraintsOID: [UInt8] = [0x55, 0x1D, 0x13]
+  static let extendedKeyUsageOID: [UInt8] = [0x55, 0x1D, 0x25]
+  static let authorityKeyIdentifierOID: [UInt8] = [0x55, 0x1D, 0x23]
+  static let subjectKeyIdentifierOID: [UInt8] = [0x55, 0x1D, 0x0E]
+  /// id-kp-serverAuth (1.3.6.1.5.5.7.3.1) and anyExtendedKeyUsage (2.5.29.37.0).
+  package static let serverAuthOID: [UInt8] = [0x2B, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01]
+  package static let anyExtendedKeyUsageOID: [UInt8] = [0x55, 0x1D, 0x25, 0x00]
+
+  private func extensionNamed(_ oid: [UInt8]) -> CertificateExtension? {
+    extensions.first { derEncoded[$0.oid].elementsEqual(oid) }
+  }
+
+  /// Whether the certificate has the extension at all.
+  package func hasExtension(_ oid: [UInt8]) -> Bool { extensionNamed(oid) != nil }
+  package var hasAuthorityKeyIdentifier: Bool { hasExtension(Self.authorityKeyIdentifierOID) }
+  package var hasSubjectKeyIdentifier: Bool { hasExtension(Self.subjectKeyIdentifierOID) }
+
+  /// The serial number's content bytes (two's complement).
+  package var serialNumber: ArraySlice<UInt8> { derEncoded[serialNumberRange] }
+
+  private func decode<Value: Sendable>(
+    _ oid: [UInt8], _ read: (inout DERReader) throws(CNCertificateError) -> Value
+  ) -> Decoded<Value> {
+    guard let found = extensionNamed(oid) else { return .absent }
+    let value: Value? = derEncoded.withUnsafeBufferPointer { bytes in
+      var reader = DERReader(bytes, range: found.value)
+      guard let value = try? read(&reader), reader.isAtEnd else { return nil }
+      return value
+    }
+    return value.map { .present($0, isCritical: found.isCritical) } ?? .malformed
+  }
+
+  /// GeneralNames ::= SEQUENCE OF GeneralName; dNSName [2] IA5String, iPAddress [7] OCTET STRING.
+  package var subjectAlternativeNames: Decoded<SubjectAlternativeNames> {
+    decode(Self.subjectAltNameOID) { (reader: inout DERReader) throws(CNCertificateError) in
+      let sequence = try reader.read(DERReader.sequence, "subjectAltName")
+      var names = reader.reader(inside: sequence)
+      var result = SubjectAlternativeNames()
+      while !names.isAtEnd {
+        let name = try names.readAny("subjectAltName")
+        let content = Array(reader.bytes[name.content])
+        switch name.tag {
+        case 0x82:
+          guard content.allSatisfy({ $0 < 0x80 }) else {
+            throw .invalidContent(field: "subjectAltName", reason: "has a dNSName that is not IA5")
+          }
+          result.dnsNames.append(String(decoding: content, as: UTF8.self))
+        case 0x87:
+          guard let text = IPAddressText.format(content) else {
+            throw .invalidContent(field: "subjectAltName", reason: "has an iPAddress of \(content.count) bytes")
+          }
+          result.ipAddresses.append(text)
+        default: continue
+        }
+      }
+      return result
+    }
+  }
+
+  /// ExtKeyUsageSyntax ::= SEQUENCE SIZE (1..MAX) OF KeyPurposeId, as OID content bytes.
+  package var extendedKeyUsage: Decoded<[[UInt8]]> {
+    decode(Self.extendedKeyUsageOID) { (reader: inout DERReader) throws(CNCertificateError) in
+      let sequence = try reader.read(DERReader.sequence, "extKeyUsage")
+      var purposes = reader.reader(inside: sequence)
+      var result: [[UInt8]] = []
+      while !purposes.isAtEnd {
+        result.append(Array(reader.bytes[try purposes.read(DERReader.objectIdentifier, "extKeyUsage").content]))
+      }
+      guard !result.isEmpty else { throw .invalidContent(field: "extKeyUsage", reason: "is empty") }
+      return result
+    }
+  }
+
+  /// BasicConstraints ::= SEQUENCE { cA BOOLEAN DEFAULT FALSE, pathLenConstraint INTEGER OPTIONAL }.
+  package var basicConstraints: Decoded<BasicConstraints> {
+    decode(Self.basicConstraintsOID) { (reader: inout DERReader) throws(CNCertificateError) in
+      let sequence = try reader.read(DERReader.sequence, "basicConstraints")
+      var fields = reader.reader(inside: sequence)
+      var result = BasicConstraints(isCA: false)
+      if let ca = try fields.readOptional(DERReader.boolean, "basicConstraints.cA") {
+        result.isCA = ca.end > ca.contentStart && reader.bytes[ca.contentStart] != 0
+      }
+      if let length = try fields.readOptional(DERReader.integer, "basicConstraints.pathLenConstraint") {
+        result.pathLength = reader.bytes[length.content].reduce(0) { $0 &* 256 &+ Int($1) }
+      }
+      try fields.expectEnd("basicConstraints")
+      return result
+    }
+  }
+}
+
+/// The text forms a Web-PKI certificate's CN must use for an IP address (CABF BR 7.1.4.3).
+package enum IPAddressText {
+  /// IPv4 as dotted decimal; IPv6 in RFC 5952's canonical form (lower case, the longest run of
+  /// two or more zero groups as "::", no leading zeros). nil for other lengths.
+  package static func format(_ bytes: [UInt8]) -> String? {
+    switch bytes.count {
+    case 4: return bytes.map(String.init).joined(separator: ".")
+    case 16:
+      let groups = stride(from: 0, to: 16, by: 2).map { Int(bytes[$0]) << 8 | Int(bytes[$0 + 1]) }
+      var best: Range<Int>? = nil
+      var index = 0
+      while index < 8 {
+        guard groups[index] == 0 else {
+          index += 1
+          continue
+        }
+        var end = index
+        while end < 8, groups[end] == 0 { end += 1 }
+        if end - index >= 2, end - index > (best?.count ?? 0) { best = index..<end }
+        index = end
+      }
+      let hex = groups.map { String($0, radix: 16) }
+      guard let best else { return hex.joined(separator: ":") }
+      return hex[..<best.lowerBound].joined(separator: ":") + "::" + hex[best.upperBound...].joined(separator: ":")
+    default: return nil
+    }
+  }
+}

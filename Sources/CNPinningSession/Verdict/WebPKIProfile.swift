@@ -1,0 +1,88 @@
+import CNPinning
+
+/// Which certificate rules beyond OpenSSL's a session applies to each verified chain.
+public enum CNCertificateProfile: Sendable, Equatable {
+  /// The Web-PKI profile for chains verified against the system's trust store; none with custom
+  /// anchors, where a private PKI's leaf CN may be a description rather than a host name. The
+  /// default.
+  case automatic
+  /// The Web-PKI profile whatever the trust: the strict mode.
+  case webPKI
+  /// OpenSSL's verification alone.
+  case openSSL
+
+  /// Whether the profile applies to chains verified against `trust`.
+  func appliesWebPKI(under trust: CNTrust) -> Bool {
+    switch self {
+    case .webPKI: return true
+    case .openSSL: return false
+    case .automatic:
+      if case .system = trust { return true }
+      return false
+    }
+  }
+}
+
+/// The CA/Browser Forum baseline rules OpenSSL 3.0 does not check, judged in Swift on a verified
+/// chain (leaf first, ending with the anchor, which is trusted as it is and not judged).
+enum WebPKIProfile {
+  /// The first rule the chain breaks, in words, or nil.
+  static func violation(_ chain: [CNCertificate]) -> String? {
+    guard chain.count >= 2, let leaf = chain.first else { return nil }
+    if let problem = leafProblem(leaf) { return problem }
+    for (index, certificate) in chain.dropLast().enumerated() {
+      let name = "\"\(certificate.commonName ?? "certificate \(index)")\""
+      if let problem = serialProblem(certificate.serialNumber) { return "\(name)'s serial number \(problem) (RFC 5280 4.1.2.2)" }
+      if case .rsa(let bits) = certificate.publicKeyKind, bits % 8 != 0 {
+        return "\(name) has an RSA key of \(bits) bits, not a multiple of 8 (CABF BR 6.1.5)"
+      }
+      if !certificate.hasAuthorityKeyIdentifier { return "\(name) has no authorityKeyIdentifier (RFC 5280 4.2.1.1)" }
+      if index > 0, !certificate.hasSubjectKeyIdentifier {
+        return "the CA \(name) has no subjectKeyIdentifier (RFC 5280 4.2.1.2)"
+      }
+    }
+    return nil
+  }
+
+  private static func leafProblem(_ leaf: CNCertificate) -> String? {
+    // CABF BR 7.1.4.3: a subscriber certificate's CN, if any, is one of its SAN entries, spelled
+    // as there (an IP address in its canonical text). A leaf-CN pin then names a host that the
+    // host-name check looked at.
+    if let problem = leaf.commonNameProblem, problem != .missing { return "the leaf's CN: \(problem)" }
+    if let commonName = leaf.commonName {
+      guard case .present(let names, _) = leaf.subjectAlternativeNames,
+        names.dnsNames.contains(commonName) || names.ipAddresses.contains(commonName)
+      else {
+        return "the leaf's CN \"\(commonName)\" is not one of its subjectAltName entries (CABF BR 7.1.4.3)"
+      }
+    }
+    // CABF BR 7.1.2.7.6: serverAuth, no anyExtendedKeyUsage, not critical.
+    switch leaf.extendedKeyUsage {
+    case .absent: return "the leaf has no extKeyUsage; serverAuth is required (CABF BR 7.1.2.7.6)"
+    case .malformed: return "the leaf's extKeyUsage does not decode"
+    case .present(let purposes, let isCritical):
+      if isCritical { return "the leaf's extKeyUsage is critical (CABF BR 7.1.2.7.6)" }
+      if purposes.contains(CNCertificate.anyExtendedKeyUsageOID) {
+        return "the leaf's extKeyUsage allows any purpose (CABF BR 7.1.2.7.6)"
+      }
+      if !purposes.contains(CNCertificate.serverAuthOID) { return "the leaf's extKeyUsage lacks serverAuth" }
+    }
+    // CABF BR 7.1.2.7.8: a subscriber certificate is not a CA.
+    switch leaf.basicConstraints {
+    case .absent: break
+    case .malformed: return "the leaf's basicConstraints does not decode"
+    case .present(let constraints, _): if constraints.isCA { return "the leaf says it is a CA (CABF BR 7.1.2.7.8)" }
+    }
+    return nil
+  }
+
+  /// RFC 5280 4.1.2.2: a positive integer of at most 20 octets.
+  private static func serialProblem(_ content: ArraySlice<UInt8>) -> String? {
+    guard let first = content.first else { return "is empty" }
+    if first & 0x80 != 0 { return "is negative" }
+    let magnitude = content.drop { $0 == 0 }
+    if magnitude.isEmpty { return "is zero" }
+    if magnitude.count > 20 { return "is \(magnitude.count) octets long, more than 20" }
+    return nil
+  }
+}

@@ -1,0 +1,65 @@
+// Uses the OpenSSL test kit, which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
+import CNPinning
+import CNPinningTestKit
+import Foundation
+import Testing
+
+@testable import CNPinningSession
+
+/// The Web-PKI profile, by default for the system's trust store only: a chain as public CAs
+/// issue them passes; a leaf whose CN is not among its SAN entries is refused in strict mode
+/// and kept working with custom anchors (a private PKI's CN may be a description).
+@Suite("Certificate profile")
+struct CertificateProfileTests {
+  static func evaluator(_ root: TestIdentity, _ profile: CNCertificateProfile) throws -> CNTrustEvaluator {
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.trust = .customAnchors([root.certificate])
+    configuration.certificateProfile = profile
+    return try CNTrustEvaluator(configuration: configuration)
+  }
+
+  @Test func aChainAsPublicCAsIssueItPassesTheStrictProfile() throws {
+    let pki = try TestPKI()
+    let verified = try Self.evaluator(pki.root, .webPKI).verify(
+      [pki.leaf.certificate, pki.intermediate.certificate], for: "api.test")
+    #expect(verified == pki.leaf.chain)
+    #expect(WebPKIProfile.violation(pki.leaf.chain) == nil)
+  }
+
+  @Test func aLeafCNOutsideItsSANsIsRefusedStrictlyAndKeptWithCustomAnchors() throws {
+    let pki = try TestPKI(leaf: "Payments Service", dnsNames: ["payments.internal"], ipAddresses: [])
+    let chain = [pki.leaf.certificate, pki.intermediate.certificate]
+    #expect(throws: Never.self) { try Self.evaluator(pki.root, .automatic).verify(chain, for: "payments.internal") }
+    #expect(
+      throws: CNPinnedSessionError.untrustedChain(
+        host: "payments.internal",
+        reason:
+          "the Web-PKI profile refuses it: the leaf's CN \"Payments Service\" is not one of its subjectAltName entries (CABF BR 7.1.4.3)"
+      )
+    ) { try Self.evaluator(pki.root, .webPKI).verify(chain, for: "payments.internal") }
+    #expect(throws: Never.self) { try Self.evaluator(pki.root, .openSSL).verify(chain, for: "payments.internal") }
+  }
+
+  @Test func theProfileFollowsTheTrustByDefault() {
+    #expect(CNCertificateProfile.automatic.appliesWebPKI(under: .system))
+    #expect(!CNCertificateProfile.automatic.appliesWebPKI(under: .customAnchors([])))
+    #expect(!CNCertificateProfile.automatic.appliesWebPKI(under: .systemAndCustomAnchors([])))
+    #expect(CNCertificateProfile.webPKI.appliesWebPKI(under: .customAnchors([])))
+    #expect(!CNCertificateProfile.openSSL.appliesWebPKI(under: .system))
+  }
+
+  /// An IP address in a CN must be spelled as the SAN's canonical text (RFC 5952 for IPv6).
+  @Test(
+    arguments: [
+      ([127, 0, 0, 1], "127.0.0.1"), ([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], "::1"),
+      ([0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], "2001:db8::1"),
+      ([0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1], "2001:db8::1:0:0:1"),
+      ([0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1], "2001:db8:0:1:1:1:1:1"),
+      ([UInt8](repeating: 0, count: 16), "::"), ([0, 1] + [UInt8](repeating: 0, count: 14), "1::"),
+    ] as [([UInt8], String)])
+  func ipAddressesAreWrittenCanonically(_ bytes: [UInt8], _ text: String) {
+    #expect(IPAddressText.format(bytes) == text)
+  }
+}
+#endif
