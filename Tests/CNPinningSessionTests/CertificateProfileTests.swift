@@ -59,7 +59,7 @@ struct CertificateProfileTests {
       ([UInt8](repeating: 0, count: 16), "::"), ([0, 1] + [UInt8](repeating: 0, count: 14), "1::"),
     ] as [([UInt8], String)])
   func ipAddressesAreWrittenCanonically(_ bytes: [UInt8], _ text: String) {
-    #expect(IPAddressText.format(bytes) == text)
+    #expect(IPAddress.text(ofAddressBytes: bytes) == text)
   }
 }
 #endif

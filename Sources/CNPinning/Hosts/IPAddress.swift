@@ -1,5 +1,5 @@
 /// Parsing and canonical text of IP address literals, in pure Swift.
-enum IPAddress {
+package enum IPAddress {
   /// `a.b.c.d` with four decimal octets and no leading zeros, or nil.
   static func canonicalIPv4(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String? {
     // Only the canonical form parses (decimal, no leading zeros), so it is its own text.
@@ -60,6 +60,16 @@ enum IPAddress {
       return .embeddedIPv4(form: "IPv4-translated", address: embedded)
     }
     return .ipv6(canonicalText(groups))
+  }
+
+  /// The canonical text of an address given as its 4 or 16 bytes (an iPAddress SAN's): IPv4 as
+  /// dotted decimal, IPv6 as RFC 5952 writes it; nil for other lengths.
+  package static func text(ofAddressBytes bytes: [UInt8]) -> String? {
+    switch bytes.count {
+    case 4: return bytes.map(String.init).joined(separator: ".")
+    case 16: return canonicalText(stride(from: 0, to: 16, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) })
+    default: return nil
+    }
   }
 
   /// RFC 5952 text: lower-case hex, the longest run of two or more zero groups as "::".

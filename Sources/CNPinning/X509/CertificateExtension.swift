@@ -78,7 +78,7 @@ extension CNCertificate {
           }
           result.dnsNames.append(String(decoding: content, as: UTF8.self))
         case 0x87:
-          guard let text = IPAddressText.format(content) else {
+          guard let text = IPAddress.text(ofAddressBytes: content) else {
             throw .invalidContent(field: "subjectAltName", reason: "has an iPAddress of \(content.count) bytes")
           }
           result.ipAddresses.append(text)
@@ -117,35 +117,6 @@ extension CNCertificate {
       }
       try fields.expectEnd("basicConstraints")
       return result
-    }
-  }
-}
-
-/// The text forms a Web-PKI certificate's CN must use for an IP address (CABF BR 7.1.4.3).
-package enum IPAddressText {
-  /// IPv4 as dotted decimal; IPv6 in RFC 5952's canonical form (lower case, the longest run of
-  /// two or more zero groups as "::", no leading zeros). nil for other lengths.
-  package static func format(_ bytes: [UInt8]) -> String? {
-    switch bytes.count {
-    case 4: return bytes.map(String.init).joined(separator: ".")
-    case 16:
-      let groups = stride(from: 0, to: 16, by: 2).map { Int(bytes[$0]) << 8 | Int(bytes[$0 + 1]) }
-      var best: Range<Int>? = nil
-      var index = 0
-      while index < 8 {
-        guard groups[index] == 0 else {
-          index += 1
-          continue
-        }
-        var end = index
-        while end < 8, groups[end] == 0 { end += 1 }
-        if end - index >= 2, end - index > (best?.count ?? 0) { best = index..<end }
-        index = end
-      }
-      let hex = groups.map { String($0, radix: 16) }
-      guard let best else { return hex.joined(separator: ":") }
-      return hex[..<best.lowerBound].joined(separator: ":") + "::" + hex[best.upperBound...].joined(separator: ":")
-    default: return nil
     }
   }
 }
