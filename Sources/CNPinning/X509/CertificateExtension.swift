@@ -34,6 +34,9 @@ extension CNCertificate {
   static let extendedKeyUsageOID: [UInt8] = [0x55, 0x1D, 0x25]
   static let authorityKeyIdentifierOID: [UInt8] = [0x55, 0x1D, 0x23]
   static let subjectKeyIdentifierOID: [UInt8] = [0x55, 0x1D, 0x0E]
+  static let keyUsageOID: [UInt8] = [0x55, 0x1D, 0x0F]
+  package static let nameConstraintsOID: [UInt8] = [0x55, 0x1D, 0x1E]
+  static let authorityInfoAccessOID: [UInt8] = [0x2B, 0x06, 0x01, 0x05, 0x05, 0x07, 0x01, 0x01]
   /// id-kp-serverAuth (1.3.6.1.5.5.7.3.1) and anyExtendedKeyUsage (2.5.29.37.0).
   package static let serverAuthOID: [UInt8] = [0x2B, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01]
   package static let anyExtendedKeyUsageOID: [UInt8] = [0x55, 0x1D, 0x25, 0x00]
@@ -46,6 +49,9 @@ extension CNCertificate {
   package func hasExtension(_ oid: [UInt8]) -> Bool { extensionNamed(oid) != nil }
   package var hasAuthorityKeyIdentifier: Bool { hasExtension(Self.authorityKeyIdentifierOID) }
   package var hasSubjectKeyIdentifier: Bool { hasExtension(Self.subjectKeyIdentifierOID) }
+
+  /// Whether the subject is the empty Name (a SEQUENCE with nothing in it).
+  package var hasEmptySubject: Bool { derEncoded[subjectRange].elementsEqual([0x30, 0x00]) }
 
   /// The serial number's content bytes (two's complement).
   package var serialNumber: ArraySlice<UInt8> { derEncoded[serialNumberRange] }
@@ -100,6 +106,38 @@ extension CNCertificate {
       }
       guard !result.isEmpty else { throw .invalidContent(field: "extKeyUsage", reason: "is empty") }
       return result
+    }
+  }
+
+  /// KeyUsage ::= BIT STRING: whether keyCertSign (bit 5) is asserted.
+  package var keyUsageAssertsKeyCertSign: Decoded<Bool> {
+    decode(Self.keyUsageOID) { (reader: inout DERReader) throws(CNCertificateError) in
+      let bits = try reader.read(DERReader.bitString, "keyUsage")
+      let content = reader.bytes[bits.content]
+      guard let unused = content.first, unused < 8 else {
+        throw .invalidContent(field: "keyUsage", reason: "is not a BIT STRING")
+      }
+      return content.count >= 2 && content[content.startIndex + 1] & 0x04 != 0
+    }
+  }
+
+  /// AuthorityInfoAccessSyntax ::= SEQUENCE SIZE (1..MAX) OF SEQUENCE { accessMethod OBJECT
+  /// IDENTIFIER, accessLocation GeneralName }: its number of access descriptions.
+  package var authorityInfoAccess: Decoded<Int> {
+    decode(Self.authorityInfoAccessOID) { (reader: inout DERReader) throws(CNCertificateError) in
+      let sequence = try reader.read(DERReader.sequence, "authorityInfoAccess")
+      var descriptions = reader.reader(inside: sequence)
+      var count = 0
+      while !descriptions.isAtEnd {
+        let description = try descriptions.read(DERReader.sequence, "authorityInfoAccess")
+        var parts = descriptions.reader(inside: description)
+        _ = try parts.read(DERReader.objectIdentifier, "authorityInfoAccess.accessMethod")
+        _ = try parts.readAny("authorityInfoAccess.accessLocation")
+        try parts.expectEnd("authorityInfoAccess")
+        count += 1
+      }
+      guard count > 0 else { throw .invalidContent(field: "authorityInfoAccess", reason: "is empty") }
+      return count
     }
   }
 

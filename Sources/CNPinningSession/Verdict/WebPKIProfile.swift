@@ -37,6 +37,9 @@ enum WebPKIProfile {
         return "\(name) has an RSA key of \(bits) bits, not a multiple of 8 (CABF BR 6.1.5)"
       }
       if !certificate.hasAuthorityKeyIdentifier { return "\(name) has no authorityKeyIdentifier (RFC 5280 4.2.1.1)" }
+      if case .malformed = certificate.authorityInfoAccess {
+        return "\(name)'s authorityInfoAccess is malformed or empty (RFC 5280 4.2.2.1)"
+      }
       if index > 0, !certificate.hasSubjectKeyIdentifier {
         return "the CA \(name) has no subjectKeyIdentifier (RFC 5280 4.2.1.2)"
       }
@@ -67,7 +70,27 @@ enum WebPKIProfile {
       }
       if !purposes.contains(CNCertificate.serverAuthOID) { return "the leaf's extKeyUsage lacks serverAuth" }
     }
-    // CABF BR 7.1.2.7.8: a subscriber certificate is not a CA.
+    // RFC 5280 4.2.1.6: SAN is critical exactly when the subject is empty.
+    if case .present(let names, let isCritical) = leaf.subjectAlternativeNames {
+      if isCritical != leaf.hasEmptySubject {
+        return isCritical
+          ? "the leaf's subjectAltName is critical although its subject is not empty (CABF BR 7.1.2.7.12)"
+          : "the leaf's subject is empty and its subjectAltName is not critical (RFC 5280 4.2.1.6)"
+      }
+      // CABF BR 7.1.4.2.1 (ballot SC12): no underscores in DNS names.
+      if let name = names.dnsNames.first(where: { $0.contains("_") }) {
+        return "the leaf's subjectAltName \"\(name)\" contains an underscore (CABF BR 7.1.4.2.1)"
+      }
+    }
+    // RFC 5280 4.2.1.10: name constraints belong in CA certificates only.
+    if leaf.hasExtension(CNCertificate.nameConstraintsOID) { return "the leaf has nameConstraints, a CA-only extension" }
+    // RFC 5280 4.2.1.9: keyCertSign only with cA; a subscriber certificate is not a CA
+    // (CABF BR 7.1.2.7.8).
+    switch leaf.keyUsageAssertsKeyCertSign {
+    case .absent, .present(false, _): break
+    case .malformed: return "the leaf's keyUsage does not decode"
+    case .present(true, _): return "the leaf's keyUsage allows signing certificates (keyCertSign)"
+    }
     switch leaf.basicConstraints {
     case .absent: break
     case .malformed: return "the leaf's basicConstraints does not decode"
