@@ -41,6 +41,19 @@ struct CertificateProfileTests {
     #expect(throws: Never.self) { try Self.evaluator(pki.root, .openSSL).verify(chain, for: "payments.internal") }
   }
 
+  /// Names a certificate carries reach error messages escaped and quoted, so that a line feed or
+  /// a terminal escape in a CN cannot forge a line in a log or on a terminal.
+  @Test func certificateNamesInRefusalsAreEscaped() throws {
+    let pki = try TestPKI(leaf: "evil\nOK: accepted", dnsNames: ["api.test"], ipAddresses: [])
+    let profile = try #require(WebPKIProfile.violation(pki.leaf.chain))
+    #expect(profile == #"the leaf's CN "evil\x0aOK: accepted" is not one of its subjectAltName entries (CABF BR 7.1.4.3)"#)
+    let root = try TestIdentity.root("Root")
+    var spec = TestCertificateSpec.ca("CA\u{1B}[2J")
+    spec.digest = .sha1
+    let weak = try root.issue(spec).issueLeaf("api.test", dnsNames: ["api.test"])
+    #expect(CertificateWeakness(weak.chain) == .signatureHash(certificate: #""CA\x1b[2J""#, found: "SHA-1"))
+  }
+
   @Test func theProfileFollowsTheTrustByDefault() {
     #expect(CNCertificateProfile.automatic.appliesWebPKI(under: .system))
     #expect(!CNCertificateProfile.automatic.appliesWebPKI(under: .customAnchors([])))

@@ -230,11 +230,12 @@ extension TLSHooks {
     case X509_V_ERR_CA_KEY_TOO_SMALL:
       // The CA whose key failed the check is the certificate OpenSSL was at.
       return .caKeyTooSmall(
-        certificate: "\"\(current?.commonName ?? "a CA certificate")\"",
+        certificate: VisibleText.quoted(current?.commonName ?? "a CA certificate"),
         found: current?.publicKeyKind.description ?? "a small key")
     case X509_V_ERR_CA_MD_TOO_WEAK:
       return .weakSignatureHash(
-        certificate: "\"\(current?.commonName ?? "a certificate")\"", found: current?.signatureHash.description ?? "a weak hash")
+        certificate: VisibleText.quoted(current?.commonName ?? "a certificate"),
+        found: current?.signatureHash.description ?? "a weak hash")
     default:
       return .untrusted(reason: String(cString: X509_verify_cert_error_string(Int(code))))
     }

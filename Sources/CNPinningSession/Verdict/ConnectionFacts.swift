@@ -85,7 +85,7 @@ enum CertificateWeakness: Sendable, Equatable {
     }
     for certificate in chain.dropLast() where !certificate.signatureHash.isSHA256OrStronger {
       self = .signatureHash(
-        certificate: "\"\(certificate.commonName ?? "a certificate")\"", found: certificate.signatureHash.description)
+        certificate: VisibleText.quoted(certificate.commonName ?? "a certificate"), found: certificate.signatureHash.description)
       return
     }
     return nil

@@ -31,7 +31,7 @@ enum WebPKIProfile {
     guard chain.count >= 2, let leaf = chain.first else { return nil }
     if let problem = leafProblem(leaf) { return problem }
     for (index, certificate) in chain.dropLast().enumerated() {
-      let name = "\"\(certificate.commonName ?? "certificate \(index)")\""
+      let name = VisibleText.quoted(certificate.commonName ?? "certificate \(index)")
       if let problem = serialProblem(certificate.serialNumber) { return "\(name)'s serial number \(problem) (RFC 5280 4.1.2.2)" }
       if case .rsa(let bits) = certificate.publicKeyKind, bits % 8 != 0 {
         return "\(name) has an RSA key of \(bits) bits, not a multiple of 8 (CABF BR 6.1.5)"
@@ -52,11 +52,12 @@ enum WebPKIProfile {
     // as there (an IP address in its canonical text). A leaf-CN pin then names a host that the
     // host-name check looked at.
     if let problem = leaf.commonNameProblem, problem != .missing { return "the leaf's CN: \(problem)" }
+    if case .malformed = leaf.subjectAlternativeNames { return "the leaf's subjectAltName does not decode" }
     if let commonName = leaf.commonName {
       guard case .present(let names, _) = leaf.subjectAlternativeNames,
         names.dnsNames.contains(commonName) || names.ipAddresses.contains(commonName)
       else {
-        return "the leaf's CN \"\(commonName)\" is not one of its subjectAltName entries (CABF BR 7.1.4.3)"
+        return "the leaf's CN \(VisibleText.quoted(commonName)) is not one of its subjectAltName entries (CABF BR 7.1.4.3)"
       }
     }
     // CABF BR 7.1.2.7.6: serverAuth, no anyExtendedKeyUsage, not critical.
@@ -79,7 +80,7 @@ enum WebPKIProfile {
       }
       // CABF BR 7.1.4.2.1 (ballot SC12): no underscores in DNS names.
       if let name = names.dnsNames.first(where: { $0.contains("_") }) {
-        return "the leaf's subjectAltName \"\(name)\" contains an underscore (CABF BR 7.1.4.2.1)"
+        return "the leaf's subjectAltName \(VisibleText.quoted(name)) contains an underscore (CABF BR 7.1.4.2.1)"
       }
     }
     // RFC 5280 4.2.1.10: name constraints belong in CA certificates only.
