@@ -37,25 +37,22 @@ enum LintCommand {
       cnpin lint pins.json --host api.example.com --host auth.example.com
     """
 
-  /// Whether root links are checked against the system's trust store (neither option given, or
-  /// `--trust system`).
-  static func checksSystemAnchors(_ arguments: Arguments) -> Bool {
-    arguments.value("--cafile") == nil && (arguments.value("--trust") ?? "system") == "system"
-  }
-
   static let privatePKIHint =
     "hint: root links were checked against the system's trust store; for a private CA, lint against its roots with --cafile ROOTS.pem (or skip the check with --trust none)"
 
-  /// The anchors root links are checked against; nil skips the check.
-  static func anchors(_ arguments: Arguments) throws(CLIError) -> [CNCertificate]? {
-    let trust: CNTrust
+  /// The trust root links are checked against; nil skips the check.
+  static func trust(_ arguments: Arguments) throws(CLIError) -> CNTrust? {
     switch (arguments.value("--trust"), arguments.value("--cafile")) {
     case (_?, _?): throw .usage("give --trust or --cafile, not both")
-    case (nil, let path?): trust = try NetworkOptions.anchors(inPEMFile: path)
+    case (nil, let path?): return try NetworkOptions.anchors(inPEMFile: path)
     case ("none"?, nil): return nil
-    case ("system"?, nil), (nil, nil): trust = .system
+    case ("system"?, nil), (nil, nil): return .system
     case (let other?, nil): throw .usage("--trust takes system or none, not \"\(other)\"")
     }
+  }
+
+  /// The anchors of `trust`, for the root-link checks.
+  static func anchors(of trust: CNTrust) throws(CLIError) -> [CNCertificate] {
     do {
       return try trust.anchorCertificates()
     } catch {
@@ -80,8 +77,10 @@ enum LintCommand {
     } catch {
       throw .configuration("cannot read \(path): \(error.localizedDescription)")
     }
+    let trust = try trust(arguments)
     let findings = CNConfigurationLinter.lint(
-      data: data, source: path, trustAnchors: try anchors(arguments), hosts: arguments.values("--host"))
+      data: data, source: path, trustAnchors: try trust.map { trust throws(CLIError) in try anchors(of: trust) },
+      hosts: arguments.values("--host"))
     let count = { (severity: CNLintFinding.Severity) in findings.filter { $0.severity == severity }.count }
     if arguments.has("--json") {
       Output.print(
@@ -90,7 +89,7 @@ enum LintCommand {
     } else {
       for finding in findings { Output.print("\(path): \(finding)") }
       Output.print("\(path): \(count(.error)) error(s), \(count(.warning)) warning(s), \(count(.note)) note(s)")
-      if checksSystemAnchors(arguments), findings.contains(where: CNConfigurationLinter.isUnknownRoot) {
+      if trust == .system, findings.contains(where: CNConfigurationLinter.isUnknownRoot) {
         Output.print(privatePKIHint)
       }
     }

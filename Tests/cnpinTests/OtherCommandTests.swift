@@ -356,6 +356,9 @@ struct OtherCommandTests {
       run.stdout.contains("warning: cdn.other.net is not pinned: its connections get the normal TLS checks only"), "\(run.stdout)"
     )
     #expect(!run.stdout.contains("www.example.com"), "\(run.stdout)")
+    // A host that is not a host name (a URL, say) is an error, never quietly "not pinned".
+    let url = try await cnpin(["lint", file, "--trust", "none", "--host", "https://api.locla/"])
+    #expect(url.status == 2 && url.stdout.contains(#"error: "https://api.locla/" is not a host name"#), "\(url.stdout)")
     // Without --host the same file has no error.
     let plain = try await cnpin(["lint", file, "--trust", "none"])
     #expect(plain.status == 0, "\(plain.stdout)")

@@ -86,6 +86,10 @@ public enum CNConfigurationLinter {
     guard !hosts.isEmpty else { return [] }
     let manager = CNPinningManager(document: document)
     return hosts.compactMap { host in
+      if case .failure(let invalid) = HostName.parse(host) {
+        return CNLintFinding(
+          severity: .error, path: "", message: "\(VisibleText.quoted(host)) is not a host name: \(invalid.reason)")
+      }
       guard manager.configuration(for: host) == nil else { return nil }
       if let domain = manager.nearestPinnedDomain(to: host) {
         return CNLintFinding(
