@@ -6,9 +6,9 @@ import Foundation
 /// with the same configuration applies to a server's chain during the handshake: OpenSSL's
 /// verification against the configuration's ``CNTrust`` (the `ssl_server` purpose, the same
 /// security level, DNS names against DNS SANs and IP addresses against IP SANs, never the
-/// subject CN), then its certificate profile and the certificate rules of its ``CNTransportSecurity``. The session's TLS
-/// hooks run the same code, and so does its ``CNCertificateProfile``. Pins are not consulted: judge the verified chain with
-/// `CNPinningManager.evaluate(host:chain:at:)`.
+/// subject CN), then its ``CNCertificateProfile`` and the certificate rules of its
+/// ``CNTransportSecurity``. The session's TLS hooks and verdict run the same code. Pins are not
+/// consulted: judge the verified chain with `CNPinningManager.evaluate(host:chain:at:)`.
 ///
 /// Linux only for now (on Apple platforms, `SecTrustEvaluateWithError` is the platform's own).
 public final class CNTrustEvaluator: Sendable {
@@ -39,10 +39,11 @@ public final class CNTrustEvaluator: Sendable {
     case .success(let parsed): name = parsed
     case .failure(let invalid): throw .invalidHost(host: host, reason: invalid.reason)
     }
+    let requirements = transportSecurity?.requirements(for: name)
     let policy = RequestPolicy(
       host: name.normalized, hostName: name, port: 443, trust: ObjectIdentifier(trustStore), manager: nil,
-      unpinnedHosts: .allow, transportSecurity: transportSecurity?.requirements(for: name).rules,
-      transportSecurityIsException: transportSecurity?.requirements(for: name).isException ?? false,
+      unpinnedHosts: .allow, transportSecurity: requirements?.rules,
+      transportSecurityIsException: requirements?.isException ?? false,
       sessionMinimum: minimumTLSVersion, wantsPresentedChain: false)
     let result = ChainVerification.verify(
       chain, host: policy.host, isIPAddress: name.isIPAddress, store: trustStore,

@@ -37,9 +37,9 @@ enum ChainVerification {
 
   /// Verifies `chain` (the leaf, then intermediates in any order) for `host` against `store`,
   /// as a TLS client's handshake does: the `ssl_server` purpose, the given security level,
-  /// the host check above, and the time `date` (now when nil).
+  /// the host check above, and the time `date`.
   static func verify(
-    _ chain: [CNCertificate], host: String, isIPAddress: Bool, store: TrustStore, securityLevel: Int32, at date: Date?
+    _ chain: [CNCertificate], host: String, isIPAddress: Bool, store: TrustStore, securityLevel: Int32, at date: Date
   ) -> Result<[CNCertificate], VerificationFailure> {
     guard let leafCertificate = chain.first else { return .failure(.untrusted(reason: "no certificate was given")) }
     guard let leaf = x509(leafCertificate) else { return .failure(.untrusted(reason: "OpenSSL cannot read the leaf")) }
@@ -67,7 +67,7 @@ enum ChainVerification {
     guard requireHost(host, isIPAddress: isIPAddress, in: parameters) else {
       return .failure(.untrusted(reason: "\"\(host)\" is not a host name or IP address that OpenSSL can verify"))
     }
-    if let date { X509_VERIFY_PARAM_set_time(parameters, time_t(date.timeIntervalSince1970.rounded(.down))) }
+    X509_VERIFY_PARAM_set_time(parameters, time_t(date.timeIntervalSince1970.rounded(.down)))
     return run(storeContext)
   }
 

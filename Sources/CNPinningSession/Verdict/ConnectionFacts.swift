@@ -49,8 +49,17 @@ final class VerifiedChain: Sendable {
   /// What the transport-security policy would refuse in the chain (a small leaf key, a weak
   /// signature below the anchor), read once here rather than for every request.
   let weakness: CertificateWeakness?
-  /// The Web-PKI profile's first objection to the chain, read once here too.
-  let webPKIViolation: String?
+  /// The Web-PKI profile's first objection to the chain: worked out when a request under the
+  /// profile first asks (sessions with custom anchors never do; it costs ~11 µs), then kept.
+  var webPKIViolation: String? {
+    profileVerdict.withLock { verdict in
+      if let verdict { return verdict }
+      let found = WebPKIProfile.violation(certificates)
+      verdict = .some(found)
+      return found
+    }
+  }
+  private let profileVerdict = Locked<String??>(nil)
 
   init(host: String, port: Int, trust: ObjectIdentifier, certificates: [CNCertificate], presented: [CNCertificate]) {
     self.host = host
@@ -59,7 +68,6 @@ final class VerifiedChain: Sendable {
     self.certificates = certificates
     self.presented = presented
     self.weakness = CertificateWeakness(certificates)
-    self.webPKIViolation = WebPKIProfile.violation(certificates)
   }
 }
 
