@@ -116,13 +116,13 @@ public struct CNPolicySigningKey: Sendable, Hashable {
     switch jwk["use"] {
     case nil: break
     case .string("sig")?: break
-    case .string(let use)?: throw .keyNotForSignatures("its \"use\" is \"\(use)\", not \"sig\"")
+    case .string(let use)?: throw .keyNotForSignatures("its \"use\" is \(VisibleText.quoted(use)), not \"sig\"")
     default: throw .malformedKey("the JWK's \"use\" is not a string")
     }
     if let operations = jwk["key_ops"] {
       guard case .array(let values) = operations else { throw .malformedKey("the JWK's \"key_ops\" is not an array") }
       var names: [String] = []
-      for case let value in values {
+      for value in values {
         guard case .string(let name) = value else {
           throw .malformedKey("the JWK's \"key_ops\" holds a value that is not a string")
         }
@@ -130,14 +130,14 @@ public struct CNPolicySigningKey: Sendable, Hashable {
       }
       guard names.contains("verify") else {
         throw .keyNotForSignatures(
-          "its \"key_ops\" [\(names.map { "\"\($0)\"" }.joined(separator: ", "))] do not include \"verify\"")
+          "its \"key_ops\" [\(names.map(VisibleText.quoted).joined(separator: ", "))] do not include \"verify\"")
       }
     }
     switch jwk["alg"] {
     case nil: return nil
     case .string(let name)?:
       guard let algorithm = JWSAlgorithm(headerValue: name) else {
-        throw .keyNotForSignatures("its \"alg\" is \"\(name)\", which is not an RS, PS or ES signature algorithm")
+        throw .keyNotForSignatures("its \"alg\" is \(VisibleText.quoted(name)), which is not an RS, PS or ES signature algorithm")
       }
       return algorithm
     default: throw .malformedKey("the JWK's \"alg\" is not a string")
