@@ -27,10 +27,11 @@ struct CNPinLint: BuildToolPlugin {
     }
   }
 
+  /// A `.plist` or `.json` file that mentions `PinnedDomains`, or one that cannot be read (the
+  /// lint then says why and fails the build, rather than the file going unchecked).
   static func isPinningConfiguration(_ file: URL) -> Bool {
-    guard ["plist", "json"].contains(file.pathExtension.lowercased()),
-      let data = FileManager.default.contents(atPath: file.path), data.count <= 16 * 1024 * 1024
-    else { return false }
+    guard ["plist", "json"].contains(file.pathExtension.lowercased()) else { return false }
+    guard let data = FileManager.default.contents(atPath: file.path) else { return true }
     return data.range(of: Data("PinnedDomains".utf8)) != nil
   }
 }
