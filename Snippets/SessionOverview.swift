@@ -5,7 +5,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-
 // snippet.hide
 let pinsURL = URL(fileURLWithPath: "pins.json")
 // snippet.show

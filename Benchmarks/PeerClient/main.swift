@@ -296,7 +296,7 @@ func handoffFloor() async -> Int32 {
     }
   }
   let mailbox = Mailbox()
-  let stop = ManagedAtomicFlag()
+  let stop = StopFlag()
   let thread = Thread {
     while !stop.isSet {
       let taken = mailbox.take()
@@ -323,7 +323,7 @@ func handoffFloor() async -> Int32 {
 }
 
 /// A flag one thread sets and another reads.
-final class ManagedAtomicFlag: @unchecked Sendable {
+final class StopFlag: @unchecked Sendable {
   private let lock = NSLock()
   private var value = false
   var isSet: Bool { lock.withLock { value } }

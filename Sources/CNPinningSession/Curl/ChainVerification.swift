@@ -72,9 +72,10 @@ enum ChainVerification {
   }
 
   /// The security level a new TLS client context of this process has (Debian's openssl.cnf
-  /// sets 2): what a handshake's verification uses unless the session lowers it.
+  /// sets 2): what a handshake's verification uses unless the session lowers it. Should OpenSSL
+  /// make no context, 2, the stricter of the usual defaults.
   static let defaultSecurityLevel: Int32 = {
-    guard let method = TLS_client_method(), let context = SSL_CTX_new(method) else { return 1 }
+    guard let method = TLS_client_method(), let context = SSL_CTX_new(method) else { return 2 }
     defer { SSL_CTX_free(context) }
     return SSL_CTX_get_security_level(context)
   }()
