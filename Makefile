@@ -82,12 +82,12 @@ asan: deps
 	$(SWIFT) build --build-tests --build-path .build/asan --sanitize=address 2>&1 | $(QUIET_LINKER)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp $(SWIFT) test --skip-build --build-path .build/asan --sanitize=address
 
-# The concurrency tests under ThreadSanitizer: concurrent evaluations, requests, cancellations,
-# enterprise apply/refresh/signOut races, connection reuse, resumption and HTTP/2 streams.
-TSAN_TESTS := concurrent|Concurrent|racing|Racing|cancelling|EnterpriseSession|changingPins|ConnectionReuseTests|ResumptionTests|NginxTests|ProxyTests|URLProtocolTests|StreamingTests
+# The concurrency tests under ThreadSanitizer: the tests and suites tagged `.concurrency`
+# (concurrent evaluations and requests, cancellation, enterprise races, connection reuse,
+# resumption, HTTP/2 streams, proxies). Tag a new test of that kind and it runs here.
 tsan: deps
 	$(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
-	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread --filter "$(TSAN_TESTS)"
+	filter="$$(scripts/tagged-tests.py .build/tsan concurrency)" && TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread --filter "$$filter"
 
 # The Apple code (Security, CryptoKit and URLSession glue, the seed README's code) type-checked on
 # Linux against stubs of Apple's SDK (AppleCheck/), then a self-test that deliberate mistakes fail.

@@ -9,7 +9,7 @@ import Testing
 /// Connections used for request after request, by one task and by many, and a server that tries
 /// to renegotiate. A debug build stops the moment a libcurl callback reaches a finished request,
 /// so a lifetime error here is a crash on every run, not one run in three.
-@Suite("Connection reuse")
+@Suite("Connection reuse", .tags(.concurrency))
 struct ConnectionReuseTests {
   /// Counts events by how the request came by its connection.
   final class EventCounter: Sendable {

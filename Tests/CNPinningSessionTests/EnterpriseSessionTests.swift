@@ -6,7 +6,7 @@ import CNPinningTestKit
 import Foundation
 import Testing
 
-@Suite("Enterprise policy over TLS")
+@Suite("Enterprise policy over TLS", .tags(.concurrency))
 struct EnterpriseSessionTests {
   /// A managed device behind a TLS-inspection proxy: the proxy presents its own chain for
   /// api.test. Rejected by the app's pins until the enterprise policy adds the inspection chain,

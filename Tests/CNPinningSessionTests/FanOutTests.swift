@@ -21,7 +21,7 @@ struct FanOutTests {
   /// leaves out the test tasks' own scheduling, slow when the rest of the suite runs beside it —
   /// must stay within 250 ms plus five times the median request's (a loaded machine slows the
   /// median too and raises the bound with it).
-  @Test func batchesOfAHundredConcurrentRequestsNeverStall() async throws {
+  @Test(.tags(.concurrency)) func batchesOfAHundredConcurrentRequestsNeverStall() async throws {
     let pki = try TestPKI()
     let server = try NginxServer.start(try .init(identity: pki.leaf))
     let session = try NginxTests.session(for: server, pki: pki, manager: try matchingPins())

@@ -239,7 +239,7 @@ struct HTTPBehaviourTests {
     #expect(refused.reason.contains("256 KiB"), "\(refused.reason)")
   }
 
-  @Test func fiftyConcurrentRequestsAllSucceed() async throws {
+  @Test(.tags(.concurrency)) func fiftyConcurrentRequestsAllSucceed() async throws {
     let (server, session) = try Self.fixture { request in .text("reply to \(request.target)") }
     let replies = try await withThrowingTaskGroup(of: String.self) { group in
       for index in 0..<50 {
@@ -251,7 +251,7 @@ struct HTTPBehaviourTests {
     #expect(server.requests.count == 50)
   }
 
-  @Test func cancellingATaskEndsItsTransfer() async throws {
+  @Test(.tags(.concurrency)) func cancellingATaskEndsItsTransfer() async throws {
     // The server would answer after 120 s; ending well before that shows cancellation ended the
     // transfer (the bound is generous because the suite shares two cores).
     let (server, session) = try Self.fixture { _ in LocalTLSServer.Response(body: Data("late".utf8), delay: 120) }

@@ -12,7 +12,7 @@ import FoundationNetworking
 
 /// Against Debian's nginx on loopback (installed by `make deps`): HTTP/2 with concurrent streams,
 /// keep-alive, and TLS 1.3 session tickets as a server people run does them.
-@Suite("nginx")
+@Suite("nginx", .tags(.concurrency))
 struct NginxTests {
   static func session(for server: NginxServer, pki: TestPKI, manager: CNPinningManager?) throws -> CNPinnedSession {
     var configuration = CNPinnedSessionConfiguration()

@@ -124,7 +124,7 @@ struct PinningTests {
     #expect(target.requests.isEmpty)
   }
 
-  @Test func changingPinsTakesEffectOnTheNextRequestEvenOnAReusedConnection() async throws {
+  @Test(.tags(.concurrency)) func changingPinsTakesEffectOnTheNextRequestEvenOnAReusedConnection() async throws {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
     let session = try CNPinnedSession(

@@ -13,7 +13,7 @@ import FoundationNetworking
 /// Requests through real proxies on loopback: tinyproxy (HTTP CONNECT) and socat terminating
 /// TLS in front of it (an HTTPS proxy). The origin is 127.0.0.1, a name the proxy resolves
 /// itself; pins are judged on the origin's chain inside the tunnel.
-@Suite("Proxies")
+@Suite("Proxies", .tags(.concurrency))
 struct ProxyTests {
   static let credentials = CNProxyCredentials(user: "alice", password: "s3cret")
 

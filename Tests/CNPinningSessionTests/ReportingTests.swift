@@ -69,7 +69,7 @@ struct ReportingTests {
     // The identical failure again: reported to the handler, not uploaded a second time.
     _ = await error(of: { _ = try await fixture.session.data(from: url) })
     #expect(await eventually(within: 30) { fixture.handled.withLock { $0.count } == 2 })
-    try await Task.sleep(nanoseconds: 1_000_000_000)
+    await fixture.session.failureReportUploadsSettled()
     #expect(fixture.collector.requests.count == 1)
     #expect(fixture.api.requests.isEmpty)
   }
@@ -87,7 +87,7 @@ struct ReportingTests {
     let fixture = try Fixture(unpinnedHosts: .deny)
     _ = await error(of: { _ = try await fixture.session.data(from: fixture.api.url("/", hostName: "api.test")) })
     #expect(await eventually(within: 30) { fixture.handled.withLock { $0.count } == 1 })
-    try await Task.sleep(nanoseconds: 1_000_000_000)
+    await fixture.session.failureReportUploadsSettled()
     #expect(fixture.collector.connections == 0, "the report went to a host the session refuses")
   }
 
@@ -105,7 +105,7 @@ struct ReportingTests {
     let fixture = try Fixture(pinCollector: true)
     _ = await error(of: { _ = try await fixture.session.data(from: fixture.api.url("/", hostName: "api.test")) })
     #expect(await eventually(within: 30) { fixture.collector.failedHandshakes + fixture.collector.handshakes >= 1 })
-    try await Task.sleep(nanoseconds: 1_000_000_000)
+    await fixture.session.failureReportUploadsSettled()
     #expect(fixture.collector.requests.isEmpty)  // the upload was refused by the collector's pins
     #expect(fixture.handled.withLock { $0.map(\.host) } == ["api.test"])  // and not reported in turn
   }

@@ -9,7 +9,7 @@ import Testing
 /// TLS session resumption: a resumed session sends no certificates, so it is judged on the chain
 /// verified when the session was made, against the pins and the clock at the time of the request,
 /// and it is offered only to the host, port and trust it was verified for.
-@Suite("TLS session resumption")
+@Suite("TLS session resumption", .tags(.concurrency))
 struct ResumptionTests {
   /// A server that closes every connection after one request, so that each request resumes.
   static func oneRequestPerConnection(_ identity: TestIdentity, maximumTLSVersion: CNTLSVersion = .tls13)

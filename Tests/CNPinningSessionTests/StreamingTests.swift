@@ -12,7 +12,7 @@ import FoundationNetworking
 
 /// Bodies that stream through the session in either direction: `bytes(for:)`, uploads from a file
 /// and from an `httpBodyStream`.
-@Suite("Streaming bodies")
+@Suite("Streaming bodies", .tags(.concurrency))
 struct StreamingTests {
   /// Bytes that are not a repeated pattern, so that a lost or repeated chunk shows.
   static func body(_ count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> Data {

@@ -10,6 +10,12 @@ import Testing
 import FoundationNetworking
 #endif
 
+extension Tag {
+  /// Tests of concurrency: parallel requests or evaluations, races, cancellation, shared
+  /// connections and sessions. `make tsan` runs these under ThreadSanitizer.
+  @Tag static var concurrency: Self
+}
+
 /// A private PKI: Test Root X1 → R11 → leaf for `api.test` and 127.0.0.1.
 struct TestPKI {
   let root: TestIdentity

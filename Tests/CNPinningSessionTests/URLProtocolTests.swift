@@ -8,7 +8,7 @@ import FoundationNetworking
 import Testing
 
 /// Plain URLSession calls, pinned by changing only how the configuration is made.
-@Suite("URLSession through CNPinningURLProtocol")
+@Suite("URLSession through CNPinningURLProtocol", .tags(.concurrency))
 struct URLProtocolTests {
   static func urlSession(_ manager: CNPinningManager, _ server: LocalTLSServer, trust: CNTrust) throws -> URLSession {
     URLSession(configuration: try .cnPinned(manager: manager, configuration: resolving(to: server).trusting(trust)))

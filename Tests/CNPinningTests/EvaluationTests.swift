@@ -148,7 +148,7 @@ struct EvaluationTests {
     #expect(manager.evaluate(host: "www.austinsoft.com", chain: e5) == .notPinned)
   }
 
-  @Test func concurrentEvaluationsAgree() async {
+  @Test(.tags(.concurrency)) func concurrentEvaluationsAgree() async {
     let good = Self.leaf()
     let bad = Self.leaf(from: Self.pki.e5)
     let manager = Self.manager

@@ -161,7 +161,7 @@ struct PolicyLifecycleTests {
     }
   }
 
-  @Test func racingAppliesCannotBothWin() async throws {
+  @Test(.tags(.concurrency)) func racingAppliesCannotBothWin() async throws {
     for _ in 0..<20 {
       let manager = try Self.manager()
       let tokens = try (0..<16).map { _ in try Self.keys.sign(policyPayload()) }
@@ -173,7 +173,7 @@ struct PolicyLifecycleTests {
     }
   }
 
-  @Test func aRefreshRacingSignOutCannotBringThePolicyBack() async throws {
+  @Test(.tags(.concurrency)) func aRefreshRacingSignOutCannotBringThePolicyBack() async throws {
     let refresh = try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-10)))
     for _ in 0..<100 {
       let manager = try Self.manager()
@@ -187,7 +187,7 @@ struct PolicyLifecycleTests {
     }
   }
 
-  @Test func concurrentApplyRefreshSignOutAndEvaluationStress() async throws {
+  @Test(.tags(.concurrency)) func concurrentApplyRefreshSignOutAndEvaluationStress() async throws {
     let manager = try Self.manager()
     let inspected = try Self.chain(root: "Inspection Root", intermediate: "Inspection CA", leaf: "api.test")
     let tokens = try (0..<8).map {

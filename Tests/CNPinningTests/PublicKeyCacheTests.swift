@@ -28,7 +28,7 @@ import Testing
 
   /// Eight tasks verify with ten keys through the shared cache (capacity eight), so keys are
   /// evicted while others still hold them; every signature must verify and every forgery fail.
-  @Test func concurrentVerificationsWithEvictionsAgree() async throws {
+  @Test(.tags(.concurrency)) func concurrentVerificationsWithEvictionsAgree() async throws {
     let signed = try Self.keys.map { key in
       (der: key.subjectPublicKeyInfo, signature: try key.signature(of: Self.message, digest: .sha256))
     }

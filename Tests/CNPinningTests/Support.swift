@@ -2,6 +2,12 @@ import CNPinning
 import Foundation
 import Testing
 
+extension Tag {
+  /// Tests of concurrency: parallel requests or evaluations, races, cancellation, shared
+  /// connections and sessions. `make tsan` runs these under ThreadSanitizer.
+  @Tag static var concurrency: Self
+}
+
 /// Wraps plist XML elements in a property-list document.
 func plistDocument(_ body: String) -> Data {
   Data(

@@ -12,6 +12,13 @@ final class ReportUploader: Sendable {
   private let manager: CNPinningManager?
   private let configuration: CNPinnedSessionConfiguration
   private let session = Locked<CNPinnedSession?>(nil)
+  private let uploads = Locked(Uploads())
+
+  /// How many uploads are running, and who waits for none to be.
+  private struct Uploads {
+    var running = 0
+    var waiting: [CheckedContinuation<Void, Never>] = []
+  }
 
   /// Uploads go through a session with the reporting one's trust, pins, unpinned-host rule and
   /// transport settings, but nothing of what the app sends: no additional headers (they may hold
@@ -35,7 +42,9 @@ final class ReportUploader: Sendable {
 
   /// Starts the upload and returns at once.
   func upload(_ report: CNPinningFailureReport, to url: URL) {
+    uploads.withLock { $0.running += 1 }
     Task.detached { [self] in
+      defer { uploadEnded() }
       guard let session = try? uploadingSession() else { return }
       var request = URLRequest(url: url)
       request.httpMethod = "POST"
@@ -44,6 +53,29 @@ final class ReportUploader: Sendable {
       request.timeoutInterval = 30
       _ = try? await session.data(for: request)
     }
+  }
+
+  /// Returns once no upload is running: every upload started before the call has ended (sent,
+  /// refused or failed).
+  func settle() async {
+    await withCheckedContinuation { continuation in
+      let idle = uploads.withLock { uploads -> Bool in
+        if uploads.running == 0 { return true }
+        uploads.waiting.append(continuation)
+        return false
+      }
+      if idle { continuation.resume() }
+    }
+  }
+
+  private func uploadEnded() {
+    let waiting = uploads.withLock { uploads -> [CheckedContinuation<Void, Never>] in
+      uploads.running -= 1
+      guard uploads.running == 0 else { return [] }
+      defer { uploads.waiting = [] }
+      return uploads.waiting
+    }
+    for continuation in waiting { continuation.resume() }
   }
 
   private func uploadingSession() throws -> CNPinnedSession {
