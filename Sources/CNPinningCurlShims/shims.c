@@ -25,6 +25,11 @@ CURLcode cnp_curl_setopt_prereq_callback(CURL *handle, cnp_curl_prereq_callback 
 CURLcode cnp_curl_setopt_seek_callback(CURL *handle, cnp_curl_seek_callback callback) {
   return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
 }
+CURLcode cnp_curl_setopt_xferinfo_callback(CURL *handle, cnp_curl_xferinfo_callback callback, void *context) {
+  CURLcode code = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+  if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_XFERINFODATA, context);
+  return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+}
 CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
   return curl_easy_getinfo(handle, info, value);
 }

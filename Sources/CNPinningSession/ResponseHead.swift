@@ -9,6 +9,9 @@ import FoundationNetworking
 /// say) starts over.
 struct ResponseHead {
   private var bytes: [UInt8] = []
+  /// Whether a `Content-Length` or `Transfer-Encoding` field frames the body (noted as lines
+  /// arrive, so that finding a body delimited by the connection's end needs no parse).
+  private var framesBody = false
 
   /// The most bytes a response head may have (status line and fields).
   static let maximumSize = 256 * 1024
@@ -16,13 +19,37 @@ struct ResponseHead {
   /// Adds one header line (with its line ending) as received; false when the head would exceed
   /// `maximumSize`.
   mutating func consume(line: UnsafeRawBufferPointer) -> Bool {
-    if line.starts(with: Self.statusPrefix) { bytes.removeAll(keepingCapacity: true) }
+    if line.starts(with: Self.statusPrefix) {
+      bytes.removeAll(keepingCapacity: true)
+      framesBody = false
+    } else if !framesBody, Self.startsWithFraming(line) {
+      framesBody = true
+    }
     guard bytes.count + line.count <= Self.maximumSize else { return false }
     bytes.append(contentsOf: line)
     return true
   }
 
   private static let statusPrefix = Array("HTTP/".utf8)
+  private static let http1Prefix = Array("HTTP/1.".utf8)
+  private static let framingFields = [Array("content-length:".utf8), Array("transfer-encoding:".utf8)]
+
+  private static func startsWithFraming(_ line: UnsafeRawBufferPointer) -> Bool {
+    // Setting bit 0x20 lower-cases letters and leaves "-" and ":" as they are.
+    framingFields.contains { name in line.count >= name.count && zip(line, name).allSatisfy { $0 | 0x20 == $1 } }
+  }
+
+  /// Whether the body ends only where the connection does (RFC 9112 §6.3: an HTTP/1 response
+  /// that may have a body, without Content-Length or Transfer-Encoding), so that only a TLS
+  /// close_notify tells a complete body from a cut one.
+  func bodyIsDelimitedByClose(isHEAD: Bool) -> Bool {
+    guard !framesBody, !isHEAD, bytes.starts(with: Self.http1Prefix), bytes.count >= 12 else { return false }
+    let digits = bytes[9..<12]
+    guard digits.allSatisfy({ (0x30...0x39).contains($0) }), let status = Int(String(decoding: digits, as: UTF8.self)) else {
+      return false
+    }
+    return status >= 200 && status != 204 && status != 304
+  }
 
   /// The status code, HTTP version and header fields, or nil without a status line. Repeated
   /// field names are joined by ", " (as URLSession reports them), under the first spelling seen.

@@ -103,11 +103,15 @@ struct HTTPConnection {
   }
 
   func write(_ response: LocalTLSServer.Response, keepAlive: Bool) -> Bool {
-    let write = self.write
     var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
     for header in response.headers { head += "\(header.name): \(header.value)\r\n" }
     head += "Content-Length: \(response.body.count)\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
-    let bytes = Array(head.utf8) + response.body
+    return write(bytes: Array(head.utf8) + response.body)
+  }
+
+  /// Writes all of `bytes`; false when the connection fails first.
+  func write(bytes: [UInt8]) -> Bool {
+    let write = self.write
     var offset = 0
     while offset < bytes.count {
       let written = bytes[offset...].withUnsafeBytes { write($0) }

@@ -114,6 +114,10 @@ extension LocalTLSServer {
     /// own log does not count as the client's memory growth).
     public var recordsRequests = true
     public var behavior: Behavior = .normal
+    /// A fault the server commits `faultCount` times (on the first connections or requests it
+    /// applies to), serving normally before and after.
+    public var fault: ServerFault?
+    public var faultCount = 1
     /// Answers each request.
     public var handler: @Sendable (Request) -> Response
 

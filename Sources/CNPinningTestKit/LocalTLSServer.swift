@@ -36,6 +36,8 @@ public final class LocalTLSServer: Sendable {
   public var renegotiationsCompleted: Int { core.renegotiationsCompleted }
   /// TCP connections accepted.
   public var connections: Int { core.connections }
+  /// How many times the configured fault was committed.
+  public var faultsCommitted: Int { core.faultsCommitted }
 
   /// The loopback address as it appears in a URL host.
   public var host: String { configuration.address == .ipv4Loopback ? "127.0.0.1" : "[::1]" }
@@ -91,6 +93,7 @@ final class LocalTLSServerCore: @unchecked Sendable {
     var renegotiationsRequested = 0
     var renegotiationsCompleted = 0
     var openSockets: Set<Int32> = []
+    var faultsCommitted = 0
   }
 
   var requests: [Request] { state.withLock { $0.requests } }
@@ -98,6 +101,7 @@ final class LocalTLSServerCore: @unchecked Sendable {
   var resumedHandshakes: Int { state.withLock { $0.resumedHandshakes } }
   var failedHandshakes: Int { state.withLock { $0.failedHandshakes } }
   var connections: Int { state.withLock { $0.connections } }
+  var faultsCommitted: Int { state.withLock { $0.faultsCommitted } }
   var resumptionOffers: Int { state.withLock { $0.resumptionOffers } }
   var renegotiationsRequested: Int { state.withLock { $0.renegotiationsRequested } }
   var renegotiationsCompleted: Int { state.withLock { $0.renegotiationsCompleted } }
@@ -217,6 +221,16 @@ final class LocalTLSServerCore: @unchecked Sendable {
       exchange(&connection, serverName: nil)
       return
     }
+    if let fault = configuration.fault, fault.isInHandshake, claimFault() {
+      var hello = [UInt8](repeating: 0, count: 4096)
+      _ = recv(socket, &hello, hello.count, 0)
+      if fault == .alertDuringHandshake {
+        _ = ServerFault.handshakeFailureAlert.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      } else {
+        Self.resetOnClose(socket)
+      }
+      return
+    }
     guard let ssl = currentContext.withLock({ SSL_new($0) }) else { return }
     defer { SSL_free(ssl) }
     SSL_set_fd(ssl, socket)
@@ -244,27 +258,67 @@ final class LocalTLSServerCore: @unchecked Sendable {
         return Int(count)
       })
     var renegotiating = false
-    exchange(
+    let ending = exchange(
       &connection, serverName: serverName, afterRequest: { renegotiationCheck(ssl, &renegotiating) },
       afterResponse: { renegotiate(ssl, &renegotiating) })
-    SSL_shutdown(ssl)
+    switch ending {
+    case .clean, .keepServing: SSL_shutdown(ssl)
+    case .withoutCloseNotify: break
+    case .reset: Self.resetOnClose(socket)
+    }
     ERR_clear_error()
   }
 
-  /// Answers requests on one connection until it closes (at most `maximumRequestsPerConnection`).
+  /// Makes the coming `close` of `socket` send a TCP reset rather than a FIN.
+  private static func resetOnClose(_ socket: Int32) {
+    var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+    setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+  }
+
+  /// Whether the configured fault is to be committed now (it has been fewer than `faultCount` times).
+  private func claimFault() -> Bool {
+    state.withLock { state in
+      guard state.faultsCommitted < configuration.faultCount else { return false }
+      state.faultsCommitted += 1
+      return true
+    }
+  }
+
+  /// Sends a fault's bytes in place of an answer; returns how the connection is to end.
+  private func commit(_ fault: ServerFault, on connection: HTTPConnection) -> ServerFault.Ending {
+    let misbehaviour = fault.misbehaviour
+    guard connection.write(bytes: misbehaviour.bytes) else { return .clean }
+    if misbehaviour.stalls { sleepUnlessStopped(3600) }
+    for _ in 0..<misbehaviour.trickle {
+      sleepUnlessStopped(1)
+      guard !isStopped, connection.write(bytes: [UInt8(ascii: "t")]) else { break }
+    }
+    return misbehaviour.ending
+  }
+
+  /// Answers requests on one connection until it closes (at most `maximumRequestsPerConnection`),
+  /// committing the configured fault where it applies; returns how the connection ends.
+  @discardableResult
   private func exchange(
     _ connection: inout HTTPConnection, serverName: String?, afterRequest: () -> Void = {}, afterResponse: () -> Void = {}
-  ) {
-    for _ in 0..<configuration.maximumRequestsPerConnection {
+  ) -> ServerFault.Ending {
+    for index in 0..<configuration.maximumRequestsPerConnection {
       guard !isStopped, let request = connection.readRequest(serverName: serverName) else { break }
       afterRequest()
       if configuration.recordsRequests { state.withLock { $0.requests.append(request) } }
+      if let fault = configuration.fault, !fault.isInHandshake, (fault == .closeWhenReused) == (index == 1), claimFault() {
+        if fault == .closeWhenReused { return .clean }
+        let ending = commit(fault, on: connection)
+        guard ending == .keepServing else { return ending }
+        continue
+      }
       let response = configuration.handler(request)  // runs on this server's thread
       if response.delay > 0 { sleepUnlessStopped(response.delay) }
       let keepAlive = configuration.keepAlive && request.header("Connection")?.lowercased() != "close"
       guard connection.write(response, keepAlive: keepAlive), keepAlive else { break }
       afterResponse()
     }
+    return .clean
   }
 
   /// Starts a renegotiation when the configuration asks for one: sends a HelloRequest and

@@ -13,6 +13,8 @@ typedef size_t (*cnp_curl_data_callback)(char *data, size_t size, size_t count, 
 typedef CURLcode (*cnp_curl_ssl_ctx_callback)(CURL *handle, void *ssl_ctx, void *context);
 typedef int (*cnp_curl_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port,
                                         int local_port);
+typedef int (*cnp_curl_xferinfo_callback)(void *context, curl_off_t download_total, curl_off_t downloaded,
+                                          curl_off_t upload_total, curl_off_t uploaded);
 typedef int (*cnp_curl_seek_callback)(void *context, curl_off_t offset, int origin);
 typedef int (*cnp_curl_socket_callback)(CURL *handle, curl_socket_t socket, int what, void *context,
                                         void *socket_context);
@@ -26,6 +28,8 @@ CURLcode cnp_curl_setopt_data_callback(CURL *handle, CURLoption option, cnp_curl
 CURLcode cnp_curl_setopt_ssl_ctx_callback(CURL *handle, cnp_curl_ssl_ctx_callback callback);
 CURLcode cnp_curl_setopt_prereq_callback(CURL *handle, cnp_curl_prereq_callback callback);
 CURLcode cnp_curl_setopt_seek_callback(CURL *handle, cnp_curl_seek_callback callback);
+/// Sets the progress callback (CURLOPT_XFERINFOFUNCTION) and its data, and turns progress on.
+CURLcode cnp_curl_setopt_xferinfo_callback(CURL *handle, cnp_curl_xferinfo_callback callback, void *context);
 CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLMcode cnp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 /// Sets the multi handle's socket callback (NULL removes it) and the context it is given.

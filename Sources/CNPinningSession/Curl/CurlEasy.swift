@@ -103,6 +103,7 @@ private struct Options {
     try check(cnp_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context))
     try check(cnp_curl_setopt_prereq_callback(handle, judgeBeforeRequest))
     try check(cnp_curl_setopt_pointer(handle, CURLOPT_PREREQDATA, context))
+    try check(cnp_curl_setopt_xferinfo_callback(handle, watchIdleTime, context))
     // Concurrent requests wait for a connection being set up rather than racing to open their
     // own, so that HTTP/2 multiplexes them.
     try set(CURLOPT_PIPEWAIT, 1)
@@ -192,16 +193,21 @@ private struct Options {
     }
   }
 
-  /// Connecting (TLS included) and stalls use the request timeout; the whole exchange the
-  /// resource timeout. Timeouts beyond a year are a year (and non-positive ones none), which
-  /// keeps the conversions to integers from overflowing.
+  /// Connecting (TLS included) uses the request timeout, and so does the wait for each next
+  /// byte once the request is sent (URLSession's idle timeout: `CurlTransfer.watchIdleTime`);
+  /// the whole exchange the resource timeout. Timeouts beyond a year are a year (and
+  /// non-positive ones none), which keeps the conversions to integers from overflowing.
   private func setTimeouts(_ plan: RequestPlan) throws(CNPinnedSessionError) {
     let year: TimeInterval = 365 * 24 * 3600
     if plan.timeout.isFinite, plan.timeout > 0 {
       let seconds = min(plan.timeout, year)
       try set(CURLOPT_CONNECTTIMEOUT_MS, Int(seconds * 1000))
+      // libcurl's own speed check never fires (a year); with a limit set, libcurl looks at the
+      // transfer every second, which is when the progress callback judges the idle time.
       try set(CURLOPT_LOW_SPEED_LIMIT, 1)
-      try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(seconds.rounded(.up))))
+      try set(CURLOPT_LOW_SPEED_TIME, Int(year))
+    } else {
+      try set(CURLOPT_LOW_SPEED_LIMIT, 0)
     }
     if plan.resourceTimeout.isFinite, plan.resourceTimeout > 0 {
       try set(CURLOPT_TIMEOUT_MS, Int(min(plan.resourceTimeout, year) * 1000))
@@ -291,6 +297,11 @@ private let receiveHeader: cnp_curl_data_callback = { data, size, count, context
 private let configureTLS: cnp_curl_ssl_ctx_callback = { _, sslContext, context in
   guard let sslContext, let transfer = CurlEasy.transfer(for: context) else { return CURLE_ABORTED_BY_CALLBACK }
   return transfer.configureTLS(OpaquePointer(sslContext)) ? CURLE_OK : CURLE_SSL_CERTPROBLEM
+}
+
+private let watchIdleTime: cnp_curl_xferinfo_callback = { context, _, downloaded, _, uploaded in
+  guard let context, let transfer = CurlEasy.transfer(for: context) else { return 1 }
+  return transfer.watchIdleTime(moved: Int64(downloaded) + Int64(uploaded)) ? 0 : 1
 }
 
 private let judgeBeforeRequest: cnp_curl_prereq_callback = { context, _, _, _, _ in

@@ -27,6 +27,12 @@ struct TransferFailureFacts: Sendable {
   let handshake: HandshakeFailureFacts
   /// Whether the origin's TLS context was set up (a failure before it was an HTTPS proxy's).
   let reachedOrigin: Bool
+  /// Whether the request had been sent (so that a timeout was the resource timeout: the
+  /// request timeout then is judged by the transfer's idle clock).
+  let requestSent: Bool
+  /// Whether the request had been sent and no body byte had arrived: the response head was
+  /// being read.
+  let wasReadingHead: Bool
 }
 
 /// Turns a failed transfer into the session's error: a pure function of the failure's facts and
@@ -39,9 +45,11 @@ struct TransferFailureFacts: Sendable {
 /// | a TLS context could not be set up | `tlsHandshakeFailed` |
 /// | `COULDNT_RESOLVE_HOST` | `cannotResolveHost` |
 /// | `COULDNT_CONNECT` (`ECONNREFUSED`, else any) | `connectionRefused`, `cannotConnect` |
-/// | `OPERATION_TIMEDOUT` | `timedOut` |
+/// | `OPERATION_TIMEDOUT` | `timedOut` (the resource timeout once the request was sent) |
 /// | `SSL_CONNECT_ERROR` (the server chose or offered only a version below the minimum, else any) | `transportSecurity`, `tlsHandshakeFailed` |
 /// | `PEER_FAILED_VERIFICATION`, `SSL_CERTPROBLEM`, `SSL_CACERT_BADFILE` | `untrustedChain` |
+/// | `OUT_OF_MEMORY` while the head was read (libcurl's 100 KiB limit on one header line) | `invalidResponse` |
+/// | `RECV_ERROR` on malformed chunked encoding | `invalidResponse` |
 /// | `SEND_ERROR`, `RECV_ERROR`, `GOT_NOTHING`, `PARTIAL_FILE` | `connectionLost` |
 /// | `WEIRD_SERVER_REPLY`, `BAD_CONTENT_ENCODING`, `HTTP2`, `HTTP2_STREAM` | `invalidResponse` |
 /// | `UNSUPPORTED_PROTOCOL`, `URL_MALFORMAT` | `invalidURL` |
@@ -63,7 +71,9 @@ enum CurlErrorMapping {
       return result.osError == Int(ECONNREFUSED)
         ? .connectionRefused(host: host, port: plan.port) : .cannotConnect(host: host, reason: message)
     case CURLE_OPERATION_TIMEDOUT:
-      return .timedOut(host: host, seconds: plan.timeout)
+      // Before the request is sent, libcurl's connect timeout (the request timeout) or the
+      // resource timeout, whichever is shorter; afterwards only the resource timeout is libcurl's.
+      return .timedOut(host: host, seconds: facts.requestSent ? plan.resourceTimeout : min(plan.timeout, plan.resourceTimeout))
     case CURLE_SSL_CONNECT_ERROR:
       if let violation = ConnectionVerdict.versionViolation(facts.handshake, under: policy, offered: policy.minimumTLSVersion) {
         return .transportSecurity(violation)
@@ -71,6 +81,11 @@ enum CurlErrorMapping {
       return .tlsHandshakeFailed(host: host, reason: message)
     case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
       return .untrustedChain(host: host, reason: message)
+    case CURLE_OUT_OF_MEMORY where facts.wasReadingHead:
+      // libcurl refuses a header line over CURL_MAX_HTTP_HEADER (100 KiB) as out of memory.
+      return .invalidResponse(host: host, reason: "a response header line is longer than libcurl's limit of 100 KiB")
+    case CURLE_RECV_ERROR where message.hasSuffix(" in chunked-encoding"):
+      return .invalidResponse(host: host, reason: message)
     case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE:
       return .connectionLost(host: host, reason: message)
     case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP2, CURLE_HTTP2_STREAM:

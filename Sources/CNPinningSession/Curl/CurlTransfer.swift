@@ -25,8 +25,18 @@ final class CurlTransfer: @unchecked Sendable {
   private var proxyHandshakeIsNext: Bool
   /// Whether the origin's TLS context was set up (a failure before it was the proxy's).
   private var reachedOrigin = false
+  /// Whether libcurl was about to send the request (the judgement point was reached).
+  private var requestSent = false
+  /// The idle clock: when bytes last moved (uptime nanoseconds), how many had (body bytes both
+  /// ways and header lines), and whether the transfer waits on the caller (a paused stream).
+  private var lastMovement: UInt64 = 0
+  private var moved: Int64 = -1
+  private var headerLines: Int64 = 0
+  private var waitsOnCaller = false
   /// The connection this request set up, when it made one (its handshake facts explain a failure).
   private var createdConnection: TLSConnectionState?
+  /// The connection the request was sent on (new or reused), once judged.
+  private var servingConnection: TLSConnectionState?
   /// Why this request's TLS context could not be set up.
   private var setupFailure: TLSSetupFailure?
   /// Every verdict on this request's connections, in order (libcurl may retry once on a fresh
@@ -97,8 +107,21 @@ final class CurlTransfer: @unchecked Sendable {
   /// Judges the connection just before the request is sent on it: the one judgement point for
   /// new, reused and resumed connections and HTTP/2 streams. `ssl` is nil for plain http.
   func judge(ssl: OpaquePointer?, at now: Date) -> Bool {
+    // A second judgement of one transfer is libcurl sending the request again on a fresh
+    // connection, after a reused one closed before any answer (redirects are new transfers).
+    // The first request may have reached the server, so only an idempotent one goes again.
+    if requestSent, !plan.method.isIdempotent {
+      refusedResponse = .connectionLost(
+        host: plan.host,
+        reason: "the reused connection closed before an answer; the \(plan.method.name) is not sent again, "
+          + "as the server may have acted on it")
+      return false
+    }
+    requestSent = true
+    lastMovement = DispatchTime.now().uptimeNanoseconds
     proxyHandshakeIsNext = proxyTrustStore != nil
     guard plan.isHTTPS else { return true }
+    if let ssl { servingConnection = TLSHooks.connectionState(of: ssl) }
     let facts =
       ssl.flatMap(TLSHooks.facts(of:))
       ?? ConnectionFacts(use: .new, protocolVersion: 0, cipher: nil, verified: nil)
@@ -132,8 +155,12 @@ final class CurlTransfer: @unchecked Sendable {
     case .channel(let channel):
       // The caller gets the response as the body starts, then the body as it comes.
       if bodyBytes == 0 { deliver(.success(CurlResponse(head: head, body: Data()))) }
-      if channel.offer(bytes) == .paused { return .paused }
+      if channel.offer(bytes) == .paused {
+        waitsOnCaller = true
+        return .paused
+      }
     }
+    waitsOnCaller = false
     bodyBytes += bytes.count
     if let progress {
       if !progressStarted {
@@ -150,14 +177,33 @@ final class CurlTransfer: @unchecked Sendable {
     guard let streamed = plan.streamedBody else { return .end }
     let read = streamed.read(into: buffer)
     if case .failed(let reason) = read { uploadFailure = .transferFailed(host: plan.host, reason: reason) }
+    if case .paused = read { waitsOnCaller = true } else { waitsOnCaller = false }
     return read
   }
 
   /// Starts a streamed request body over; false when it cannot be.
   func rewindBody() -> Bool { plan.streamedBody?.rewind() ?? false }
 
+  /// The request timeout as URLSession means it: once the request is sent, the longest wait for
+  /// the next byte either way. False (the transfer stops, timed out) when it has passed; a
+  /// transfer paused for the caller is not idle.
+  func watchIdleTime(moved bodyBytes: Int64) -> Bool {
+    guard requestSent, plan.timeout.isFinite, plan.timeout > 0 else { return true }
+    let now = DispatchTime.now().uptimeNanoseconds
+    let moved = bodyBytes + headerLines
+    if moved != self.moved || waitsOnCaller {
+      self.moved = moved
+      lastMovement = now
+      return true
+    }
+    guard Double(now - lastMovement) / 1e9 >= plan.timeout else { return true }
+    refusedResponse = .timedOut(host: plan.host, seconds: plan.timeout)
+    return false
+  }
+
   /// Takes a header line; false stops the transfer.
   func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    headerLines += 1
     guard head.consume(line: bytes) else {
       refusedResponse = .invalidResponse(
         host: plan.host, reason: "the response headers exceed \(ResponseHead.maximumSize / 1024) KiB")
@@ -180,14 +226,26 @@ final class CurlTransfer: @unchecked Sendable {
     if plan.isHTTPS, judgements.isEmpty {
       return .failure(.untrustedChain(host: plan.host, reason: "the connection was not verified"))
     }
+    if let truncation = truncatedBody() { return .failure(truncation) }
     return .success(CurlResponse(head: head, body: body))
+  }
+
+  /// A body delimited by the connection's end that ended without the server's TLS close_notify:
+  /// the end may be an attacker's or a network's cut, so the body is refused rather than taken
+  /// for complete (libcurl, as browsers do, accepts it).
+  private func truncatedBody() -> CNPinnedSessionError? {
+    guard plan.isHTTPS, let connection = servingConnection, !connection.receivedCloseNotify,
+      connection.applicationProtocol != "h2", head.bodyIsDelimitedByClose(isHEAD: plan.method.isHEAD)
+    else { return nil }
+    return .connectionLost(
+      host: plan.host, reason: "the connection ended without TLS close_notify, so the body may be truncated")
   }
 
   /// What is known of the failure, as a value.
   private func failureFacts(_ result: CurlResult) -> TransferFailureFacts {
     TransferFailureFacts(
       result: result, setupFailure: setupFailure, handshake: createdConnection?.failure ?? HandshakeFailureFacts(),
-      reachedOrigin: reachedOrigin)
+      reachedOrigin: reachedOrigin, requestSent: requestSent, wasReadingHead: requestSent && bodyBytes == 0)
   }
 
   /// Ends the request: a streamed request body is released, a streamed response body ends

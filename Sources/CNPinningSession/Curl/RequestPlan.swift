@@ -13,6 +13,27 @@ struct RequestPlan: Sendable {
     case head
     /// POST, or another method with a body (possibly empty).
     case withBody(name: String, body: Body)
+
+    var isHEAD: Bool {
+      if case .head = self { true } else { false }
+    }
+
+    /// The method's name, as sent.
+    var name: String {
+      switch self {
+      case .get: "GET"
+      case .head: "HEAD"
+      case .withBody(let name, _): name
+      }
+    }
+
+    /// Whether sending the request twice has the effect of sending it once (RFC 9110 §9.2.2).
+    var isIdempotent: Bool {
+      switch self {
+      case .get, .head: true
+      case .withBody(let name, _): ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(name)
+      }
+    }
   }
 
   /// A request body: bytes in memory, or read as it is sent.

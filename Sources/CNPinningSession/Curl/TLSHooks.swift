@@ -36,6 +36,9 @@ final class TLSConnectionState: @unchecked Sendable {
   var cipher: NegotiatedCipher?
   /// The protocol ALPN chose ("h2", "http/1.1"), read with the cipher.
   var applicationProtocol: String?
+  /// Whether the server ended the TLS connection properly (a close_notify alert), which is what
+  /// tells a body delimited by the connection's end from one cut short.
+  var receivedCloseNotify = false
 
   init(host: String, port: Int, trust: ObjectIdentifier, wantsPresentedChain: Bool) {
     self.host = host
@@ -79,6 +82,7 @@ enum TLSHooks {
     SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
     SSL_CTX_set_cert_verify_callback(context, verifyChain, nil)
     if policy.transportSecurity != nil { cnp_SSL_CTX_set_message_callback(context, recordMessage, nil) }
+    SSL_CTX_set_info_callback(context, recordAlert)
     let state = TLSConnectionState(
       host: host, port: policy.port, trust: policy.trust, wantsPresentedChain: policy.wantsPresentedChain)
     state.storeSession = SSL_CTX_sess_get_new_cb(context)
@@ -155,7 +159,7 @@ enum TLSHooks {
   }
 
   /// The state a connection's SSL_CTX holds; nil when the connection was not set up here.
-  fileprivate static func connectionState(of ssl: OpaquePointer) -> TLSConnectionState? {
+  static func connectionState(of ssl: OpaquePointer) -> TLSConnectionState? {
     guard let context = SSL_get_SSL_CTX(ssl), let pointer = SSL_CTX_get_ex_data(context, connectionIndex) else {
       return nil
     }
@@ -290,6 +294,15 @@ private let recordMessage: cnp_ssl_message_callback = { isWrite, _, contentType,
   } else if contentType == 21, length >= 2, bytes[1] == 70 {
     state.failure.serverRefusedVersions = true
   }
+}
+
+/// Records a close_notify alert from the server (OpenSSL calls this for state changes and alerts,
+/// not for every record).
+private let recordAlert: @convention(c) (OpaquePointer?, Int32, Int32) -> Void = { ssl, situation, value in
+  guard situation & SSL_CB_READ_ALERT == SSL_CB_READ_ALERT, value & 0xFF == SSL_AD_CLOSE_NOTIFY, let ssl,
+    let state = TLSHooks.connectionState(of: ssl)
+  else { return }
+  state.receivedCloseNotify = true
 }
 
 /// Passes a new TLS session (a TLS 1.3 ticket, say) to libcurl's cache, unless the connection's

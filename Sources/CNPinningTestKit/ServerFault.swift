@@ -1,0 +1,110 @@
+// The test kit is built on OpenSSL, which only the Linux build links.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
+import Foundation
+
+/// One way a server fails, for the fault matrix: the server commits it on the first connection
+/// or request it applies to (`LocalTLSServer.Configuration.faultCount` times in all) and serves
+/// normally afterwards, so that a test can show the client recovers on the same session.
+public enum ServerFault: String, Sendable, CaseIterable {
+  /// Reads the ClientHello, then resets the connection (TCP RST).
+  case resetDuringHandshake
+  /// Answers the ClientHello with a fatal TLS alert (handshake_failure).
+  case alertDuringHandshake
+  /// Reads the request, then resets the connection.
+  case resetAfterRequest
+  /// Sends part of the response head, then resets.
+  case resetMidHeaders
+  /// Sends the head and half the body (Content-Length says more), then resets.
+  case resetMidBody
+  /// A body delimited by the connection's end that ends with a TCP FIN but no TLS close_notify:
+  /// a truncation, which the client must not take for a complete body.
+  case eofWithoutCloseNotify
+  /// Content-Length says 1,000 bytes, the server sends 500 and closes cleanly (close_notify).
+  case contentLengthLongerThanBody
+  /// Content-Length says 5 bytes and 12 follow on a keep-alive connection: the response is the
+  /// first 5 (HTTP frames by Content-Length); the excess must not be read as the next response.
+  case contentLengthShorterThanBody
+  /// `Transfer-Encoding: chunked` with a chunk size that is not hexadecimal.
+  case invalidChunkedEncoding
+  /// One header line of 1 MiB.
+  case headOverLimit
+  /// 100,000 short header lines.
+  case hundredThousandHeaderLines
+  /// Sends the head, then nothing (until stopped).
+  case stallAfterHeaders
+  /// Sends the head, then one body byte per second (Content-Length 3,600).
+  case oneBytePerSecond
+  /// Answers the first request on a connection, then closes the connection (cleanly, without
+  /// answering) when the second request on it arrives: the keep-alive race.
+  case closeWhenReused
+
+  /// Whether the fault happens in the TLS handshake (before any request).
+  public var isInHandshake: Bool { self == .resetDuringHandshake || self == .alertDuringHandshake }
+}
+
+extension ServerFault {
+  /// How a faulty exchange leaves the connection.
+  enum Ending {
+    /// TLS close_notify, then FIN.
+    case clean
+    /// FIN without close_notify.
+    case withoutCloseNotify
+    /// TCP reset.
+    case reset
+    /// The connection stays open for the next request.
+    case keepServing
+  }
+
+  /// The bytes the server sends for the request in place of its answer, and how it ends the
+  /// connection; `trickle` is sent afterwards one byte a second.
+  struct Misbehaviour {
+    var bytes: [UInt8]
+    var ending: Ending
+    var stalls = false
+    var trickle = 0
+  }
+
+  /// What the server does instead of answering (handshake faults and `closeWhenReused` are
+  /// committed elsewhere).
+  var misbehaviour: Misbehaviour {
+    let half = [UInt8](repeating: UInt8(ascii: "x"), count: 500)
+    switch self {
+    case .resetAfterRequest:
+      return Misbehaviour(bytes: [], ending: .reset)
+    case .resetMidHeaders:
+      return Misbehaviour(bytes: Array("HTTP/1.1 200 OK\r\nContent-Type: text/pl".utf8), ending: .reset)
+    case .resetMidBody:
+      return Misbehaviour(bytes: Self.head("Content-Length: 1000") + half, ending: .reset)
+    case .eofWithoutCloseNotify:
+      return Misbehaviour(bytes: Self.head("Connection: close") + half, ending: .withoutCloseNotify)
+    case .contentLengthLongerThanBody:
+      return Misbehaviour(bytes: Self.head("Content-Length: 1000", "Connection: close") + half, ending: .clean)
+    case .contentLengthShorterThanBody:
+      return Misbehaviour(bytes: Self.head("Content-Length: 5") + Array("hello, world".utf8), ending: .keepServing)
+    case .invalidChunkedEncoding:
+      return Misbehaviour(bytes: Self.head("Transfer-Encoding: chunked") + Array("zz\r\nhello\r\n0\r\n\r\n".utf8), ending: .clean)
+    case .headOverLimit:
+      return Misbehaviour(
+        bytes: Self.head("X-Big: " + String(repeating: "b", count: 1 << 20), "Content-Length: 0"), ending: .clean)
+    case .hundredThousandHeaderLines:
+      let lines = (0..<100_000).map { "X-Line-\($0): v" }
+      return Misbehaviour(bytes: Self.head(lines + ["Content-Length: 0"]), ending: .clean)
+    case .stallAfterHeaders:
+      return Misbehaviour(bytes: Self.head("Content-Length: 1000"), ending: .clean, stalls: true)
+    case .oneBytePerSecond:
+      return Misbehaviour(bytes: Self.head("Content-Length: 3600"), ending: .clean, trickle: 3600)
+    case .resetDuringHandshake, .alertDuringHandshake, .closeWhenReused:
+      return Misbehaviour(bytes: [], ending: .clean)
+    }
+  }
+
+  private static func head(_ fields: String...) -> [UInt8] { head(fields) }
+
+  private static func head(_ fields: [String]) -> [UInt8] {
+    Array(("HTTP/1.1 200 OK\r\n" + fields.map { $0 + "\r\n" }.joined() + "\r\n").utf8)
+  }
+
+  /// A TLS record holding a fatal handshake_failure alert (RFC 8446 §6: level 2, description 40).
+  static let handshakeFailureAlert: [UInt8] = [0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28]
+}
+#endif

@@ -1,0 +1,220 @@
+// Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
+#if os(Linux) && !CNPINNING_APPLE_CHECK
+import CNPinning
+import CNPinningSession
+import CNPinningTestKit
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Every fault a server, proxy or network commits, on every path it applies to: each ends in a
+/// typed error naming the host and the fault (or, where HTTP says so, a correct response) within
+/// the session's timeouts, leaves no socket or thread behind, and the same session's next request
+/// to the same server succeeds. The suite prints the matrix's counts.
+@Suite("Fault matrix")
+struct FaultMatrixTests {
+  /// The request (idle) timeout and the resource timeout every cell runs with.
+  static let requestTimeout: TimeInterval = 2
+  static let resourceTimeout: TimeInterval = 8
+
+  enum Path: String, CaseIterable, Sendable {
+    case http1 = "HTTP/1.1"
+    case http1ThroughProxy = "HTTP/1.1 via proxy"
+  }
+
+  /// What a cell must end in.
+  enum Expectation: Sendable {
+    case failure(@Sendable (CNPinnedSessionError) -> Bool, String)
+    case response(status: Int, body: String)
+  }
+
+  /// What a server fault must end in on `path`.
+  static func expectation(for fault: ServerFault, on path: Path) -> Expectation {
+    func lost(_ words: String...) -> Expectation {
+      .failure(
+        { error in
+          guard case .connectionLost(host: "127.0.0.1", let reason) = error else { return false }
+          return words.isEmpty || words.contains { reason.localizedCaseInsensitiveContains($0) }
+        }, "connectionLost naming the host")
+    }
+    func handshake() -> Expectation {
+      .failure(
+        { error in
+          switch error {
+          case .tlsHandshakeFailed(host: "127.0.0.1", _), .connectionLost(host: "127.0.0.1", _): return true
+          default: return false
+          }
+        }, "tlsHandshakeFailed or connectionLost naming the host")
+    }
+    func invalid(_ word: String) -> Expectation {
+      .failure(
+        { error in
+          guard case .invalidResponse(host: "127.0.0.1", let reason) = error else { return false }
+          return reason.localizedCaseInsensitiveContains(word)
+        }, "invalidResponse naming the host and \"\(word)\"")
+    }
+    func timedOut(_ seconds: TimeInterval) -> Expectation {
+      .failure({ $0 == .timedOut(host: "127.0.0.1", seconds: seconds) }, "timedOut(127.0.0.1, \(seconds))")
+    }
+    switch fault {
+    case .resetDuringHandshake, .alertDuringHandshake: return handshake()
+    case .resetAfterRequest, .resetMidHeaders, .resetMidBody: return lost()
+    case .eofWithoutCloseNotify: return lost("eof", "truncat")
+    case .contentLengthLongerThanBody: return lost("500 bytes remaining", "truncat")
+    case .contentLengthShorterThanBody: return .response(status: 200, body: "hello")
+    case .invalidChunkedEncoding: return invalid("chunk")
+    case .headOverLimit, .hundredThousandHeaderLines: return invalid("header")
+    case .stallAfterHeaders: return timedOut(requestTimeout)
+    case .oneBytePerSecond: return timedOut(resourceTimeout)
+    case .closeWhenReused: return .response(status: 200, body: "hello")
+    }
+  }
+
+  /// One cell's result, for the matrix.
+  struct Cell: Sendable {
+    let name: String
+    var problems: [String] = []
+    var hung = false
+    var leaked = false
+  }
+
+  static func session(path: Path, proxyPort: Int?, trust: TestIdentity) throws -> CNPinnedSession {
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.timeoutIntervalForRequest = requestTimeout
+    configuration.timeoutIntervalForResource = resourceTimeout
+    configuration.proxy = proxyPort.map { .http(host: "127.0.0.1", port: $0) } ?? .direct
+    let manager = try pins("127.0.0.1", [(.prefixWithNumber, "Test Root X"), (.prefixWithNumber, "R"), (.exact, "api.test")])
+    return try CNPinnedSession(manager: manager, configuration: configuration.trusting(.customAnchors([trust.certificate])))
+  }
+
+  /// Runs `fault` on `path`: a request that meets it, then a request that must succeed, then the
+  /// check that nothing was left behind once session and server are gone.
+  static func run(_ fault: ServerFault, on path: Path) async -> Cell {
+    var cell = Cell(name: "\(fault.rawValue) × \(path.rawValue)")
+    do {
+      let pki = try TestPKI()
+      var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+      setup.fault = fault
+      var server: LocalTLSServer? = try LocalTLSServer.start(setup)
+      let proxy = path == .http1ThroughProxy ? try TestProxy.start() : nil
+      var session: CNPinnedSession? = try session(path: path, proxyPort: proxy?.port, trust: pki.root)
+      let ports = [server!.port] + (proxy.map { [$0.port] } ?? [])
+      let threads: Set<String> = ["TLSAccept-\(server!.port)", "TLSConn-\(server!.port)", session!.threadName]
+      let url = URL(string: "https://127.0.0.1:\(server!.port)/")!
+
+      if fault == .closeWhenReused {
+        _ = try await session!.data(from: url)  // opens the connection the fault then closes
+      }
+      let networkTime = Locked<Double?>(nil)
+      session!.setNetworkTimeObserver { nanoseconds in networkTime.withLock { $0 = Double(nanoseconds) / 1e9 } }
+      let outcome: Result<(Data, HTTPURLResponse), CNPinnedSessionError>
+      do {
+        outcome = .success(try await session!.data(from: url))
+      } catch let error as CNPinnedSessionError {
+        outcome = .failure(error)
+      }
+      if let spent = networkTime.withLock({ $0 }), spent > resourceTimeout + 5 {
+        cell.hung = true
+        cell.problems.append("took \(spent) s on the network thread")
+      }
+      switch (expectation(for: fault, on: path), outcome) {
+      case (.failure(let matches, let wanted), .failure(let error)):
+        if !matches(error) { cell.problems.append("wanted \(wanted), got \(error)") }
+      case (.failure(_, let wanted), .success(let (body, response))):
+        cell.problems.append("wanted \(wanted), got \(response.statusCode) with \(body.count) bytes")
+      case (.response(let status, let body), .success(let (data, response))):
+        if response.statusCode != status || String(data) != body {
+          cell.problems.append("wanted \(status) \"\(body)\", got \(response.statusCode) \"\(String(data))\"")
+        }
+      case (.response, .failure(let error)):
+        cell.problems.append("wanted a response, got \(error)")
+      }
+      if server!.faultsCommitted != 1 { cell.problems.append("the server committed the fault \(server!.faultsCommitted) times") }
+
+      session!.setNetworkTimeObserver(nil)
+      do {
+        let (body, response) = try await session!.data(from: url)
+        if response.statusCode != 200 || String(body) != "hello" {
+          cell.problems.append("the next request got \(response.statusCode) \"\(String(body))\"")
+        }
+      } catch {
+        cell.problems.append("the next request failed: \(error)")
+      }
+
+      session = nil
+      server = nil
+      proxy?.stop()
+      let released = await eventually(within: 30) {
+        ports.allSatisfy { HostileServerTests.sockets(port: $0) == 0 } && HostileServerTests.threads(named: threads) == 0
+      }
+      if !released {
+        cell.leaked = true
+        cell.problems.append(
+          "left behind: \(ports.map { HostileServerTests.sockets(port: $0) }) sockets, "
+            + "\(HostileServerTests.threads(named: threads)) threads")
+      }
+    } catch {
+      cell.problems.append("could not run: \(error)")
+    }
+    return cell
+  }
+
+  /// The keep-alive race: the server closes a reused connection as the next request arrives.
+  /// A GET goes again on a fresh connection (libcurl retries any request that got no byte back
+  /// on a reused connection); a POST whose body was sent does not (RFC 9110 §9.2.2: the server
+  /// may have acted on it), and fails naming why.
+  @Test(arguments: ["GET", "POST"])
+  func aRequestOnAConnectionClosedAsItIsReusedIsRetriedOnlyWhenIdempotent(method: String) async throws {
+    let pki = try TestPKI()
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.fault = .closeWhenReused
+    let server = try LocalTLSServer.start(setup)
+    let session = try Self.session(path: .http1, proxyPort: nil, trust: pki.root)
+    var request = URLRequest(url: URL(string: "https://127.0.0.1:\(server.port)/")!)
+    _ = try await session.data(for: request)
+    request.httpMethod = method
+    if method == "POST" { request.httpBody = Data("order=1".utf8) }
+    if method == "GET" {
+      #expect(String(try await session.data(for: request).0) == "hello")
+      #expect(server.requests.map(\.method) == ["GET", "GET", "GET"], "sent again after the close")
+    } else {
+      let failure = await error { _ = try await session.data(for: request) }
+      guard case .connectionLost(host: "127.0.0.1", let reason) = failure else {
+        Issue.record("wanted connectionLost, got \(String(describing: failure))")
+        return
+      }
+      #expect(reason.contains("not sent again"), "\(reason)")
+      #expect(server.requests.map(\.method) == ["GET", "POST"], "the POST was sent once")
+    }
+    #expect(String(try await session.data(from: URL(string: "https://127.0.0.1:\(server.port)/")!).0) == "hello")
+  }
+
+  @Test func everyFaultOnEveryPathFailsCleanlyAndTheSessionRecovers() async throws {
+    let cells = [(ServerFault, Path)](ServerFault.allCases.flatMap { fault in Path.allCases.map { (fault, $0) } })
+    var results: [Cell] = []
+    // A few cells at a time: each holds a server, maybe a proxy, and a session thread.
+    await withTaskGroup(of: Cell.self) { group in
+      var next = cells.makeIterator()
+      for _ in 0..<6 {
+        guard let (fault, path) = next.next() else { break }
+        group.addTask { await Self.run(fault, on: path) }
+      }
+      for await cell in group {
+        results.append(cell)
+        if let (fault, path) = next.next() { group.addTask { await Self.run(fault, on: path) } }
+      }
+    }
+    for cell in results.sorted(by: { $0.name < $1.name }) where !cell.problems.isEmpty {
+      Issue.record("\(cell.name): \(cell.problems.joined(separator: "; "))")
+    }
+    let failed = results.filter { !$0.problems.isEmpty }.count
+    print(
+      "fault matrix: \(ServerFault.allCases.count) faults × \(Path.allCases.count) paths = \(results.count) cells, "
+        + "\(failed) wrong, \(results.filter(\.hung).count) hangs, \(results.filter(\.leaked).count) leaks")
+    #expect(results.count == cells.count)
+  }
+}
+#endif
