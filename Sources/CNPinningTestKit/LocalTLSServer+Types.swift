@@ -114,6 +114,9 @@ extension LocalTLSServer {
     /// own log does not count as the client's memory growth).
     public var recordsRequests = true
     public var behavior: Behavior = .normal
+    /// Whether ALPN offers HTTP/2 (chosen when the client offers it): every stream is answered
+    /// `200` with `hello` and recorded without method, target or headers (see `HTTP2Connection`).
+    public var servesHTTP2 = false
     /// A fault the server commits `faultCount` times (on the first connections or requests it
     /// applies to), serving normally before and after.
     public var fault: ServerFault?

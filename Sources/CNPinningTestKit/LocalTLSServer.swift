@@ -112,7 +112,7 @@ final class LocalTLSServerCore: @unchecked Sendable {
     let context = try Self.makeContext(configuration)
     self.currentContext = Locked(context)
     do {
-      (listener, port) = try Self.listen(on: configuration.address)
+      (listener, port) = try LoopbackPort.listen(on: configuration.address)
     } catch {
       SSL_CTX_free(context)
       throw error
@@ -136,6 +136,7 @@ final class LocalTLSServerCore: @unchecked Sendable {
   /// does, so the hooks' pointer to this object cannot outlive it.
   private func installHooks(_ context: OpaquePointer) {
     SSL_CTX_set_client_hello_cb(context, countResumptionOffer, Unmanaged.passUnretained(self).toOpaque())
+    if configuration.servesHTTP2 { SSL_CTX_set_alpn_select_cb(context, chooseHTTP2, nil) }
   }
 
   /// Serves `identity` on connections accepted from now on (open ones keep theirs).
@@ -246,21 +247,33 @@ final class LocalTLSServerCore: @unchecked Sendable {
     }
     if configuration.behavior == .closeAfterHandshake { return }
     let serverName = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name).map { String(cString: $0) }
-    var connection = HTTPConnection(
-      read: { buffer in
-        let count = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
-        if count <= 0 { ERR_clear_error() }
-        return Int(count)
-      },
-      write: { bytes in
-        let count = SSL_write(ssl, bytes.baseAddress, Int32(bytes.count))
-        if count <= 0 { ERR_clear_error() }
-        return Int(count)
-      })
-    var renegotiating = false
-    let ending = exchange(
-      &connection, serverName: serverName, afterRequest: { renegotiationCheck(ssl, &renegotiating) },
-      afterResponse: { renegotiate(ssl, &renegotiating) })
+    let read: (UnsafeMutableRawBufferPointer) -> Int = { buffer in
+      let count = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
+      if count <= 0 { ERR_clear_error() }
+      return Int(count)
+    }
+    let write: (UnsafeRawBufferPointer) -> Int = { bytes in
+      let count = SSL_write(ssl, bytes.baseAddress, Int32(bytes.count))
+      if count <= 0 { ERR_clear_error() }
+      return Int(count)
+    }
+    let ending: ServerFault.Ending
+    if Self.selectedHTTP2(ssl) {
+      var connection = HTTP2Connection(read: read, write: write)
+      ending = exchangeHTTP2(
+        &connection, serverName: serverName,
+        hasInput: { milliseconds in
+          guard SSL_pending(ssl) == 0 else { return true }
+          var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+          return poll(&descriptor, 1, milliseconds) != 0
+        })
+    } else {
+      var connection = HTTPConnection(read: read, write: write)
+      var renegotiating = false
+      ending = exchange(
+        &connection, serverName: serverName, afterRequest: { renegotiationCheck(ssl, &renegotiating) },
+        afterResponse: { renegotiate(ssl, &renegotiating) })
+    }
     switch ending {
     case .clean, .keepServing: SSL_shutdown(ssl)
     case .withoutCloseNotify: break
@@ -285,15 +298,95 @@ final class LocalTLSServerCore: @unchecked Sendable {
   }
 
   /// Sends a fault's bytes in place of an answer; returns how the connection is to end.
-  private func commit(_ fault: ServerFault, on connection: HTTPConnection) -> ServerFault.Ending {
-    let misbehaviour = fault.misbehaviour
-    guard connection.write(bytes: misbehaviour.bytes) else { return .clean }
+  private func commit(_ misbehaviour: ServerFault.Misbehaviour, send: ([UInt8]) -> Bool) -> ServerFault.Ending {
+    guard send(misbehaviour.bytes) else { return .clean }
     if misbehaviour.stalls { sleepUnlessStopped(3600) }
     for _ in 0..<misbehaviour.trickle {
       sleepUnlessStopped(1)
-      guard !isStopped, connection.write(bytes: [UInt8(ascii: "t")]) else { break }
+      guard !isStopped, send(misbehaviour.trickleUnit) else { break }
     }
     return misbehaviour.ending
+  }
+
+  private static func selectedHTTP2(_ ssl: OpaquePointer) -> Bool {
+    var selected: UnsafePointer<UInt8>?
+    var length: UInt32 = 0
+    SSL_get0_alpn_selected(ssl, &selected, &length)
+    guard let selected, length == 2 else { return false }
+    return selected[0] == UInt8(ascii: "h") && selected[1] == UInt8(ascii: "2")
+  }
+
+  /// Serves HTTP/2 on one connection: SETTINGS and PINGs acknowledged, request bodies taken (and
+  /// their flow-control credit returned), each stream answered once it ends, the configured fault
+  /// committed where it applies. Returns how the connection ends.
+  /// `hasInput` waits at most the milliseconds given for the client to send something.
+  private func exchangeHTTP2(
+    _ connection: inout HTTP2Connection, serverName: String?, hasInput: (Int32) -> Bool
+  ) -> ServerFault.Ending {
+    typealias H2 = HTTP2Connection
+    guard connection.readPreface() else { return .clean }
+    let fault = configuration.fault.flatMap { $0.appliesToHTTP2 && !$0.isInHandshake ? $0 : nil }
+    let withholdsCredit = fault == .noFlowControlCredit && claimFault()
+    guard connection.send(H2.settings(withholdsCredit ? [(0x4, 0)] : [])) else { return .clean }
+    var bodies: [UInt32: [UInt8]] = [:]
+    var answered: [UInt32] = []
+    /// The stream sent a body byte a second between frames (`oneBytePerSecond`), and how many are left.
+    var trickle: (stream: UInt32, left: Int)?
+    for _ in 0..<1_000_000 {
+      if let (stream, left) = trickle, !connection.hasBufferedInput, !hasInput(1000) {
+        guard !isStopped, connection.send(H2.data(stream: stream, [UInt8(ascii: "t")], endStream: false)) else { break }
+        trickle = left > 1 ? (stream, left - 1) : nil
+        continue
+      }
+      guard !isStopped, let frame = connection.readFrame() else { break }
+      var ended: UInt32?
+      switch H2.FrameType(rawValue: frame.type) {
+      case .settings where frame.flags & H2.ack == 0:
+        guard connection.send(H2.frame(.settings, flags: H2.ack)) else { return .clean }
+      case .ping where frame.flags & H2.ack == 0:
+        guard connection.send(H2.frame(.ping, flags: H2.ack, frame.payload)) else { return .clean }
+      case .headers:
+        bodies[frame.stream] = []
+        if frame.flags & H2.endStream != 0 { ended = frame.stream }
+      case .data:
+        bodies[frame.stream, default: []] += frame.payload
+        if !frame.payload.isEmpty, !withholdsCredit {
+          let credit = H2.bigEndian(UInt32(frame.payload.count))
+          guard connection.send(H2.frame(.windowUpdate, credit) + H2.frame(.windowUpdate, stream: frame.stream, credit))
+          else { return .clean }
+        }
+        if frame.flags & H2.endStream != 0 { ended = frame.stream }
+      case .goAway:
+        return .clean
+      default:
+        break
+      }
+      guard let stream = ended else { continue }
+      let request = Request(
+        method: "", target: "", headers: [], body: Data(bodies.removeValue(forKey: stream) ?? []), serverName: serverName)
+      if configuration.recordsRequests { state.withLock { $0.requests.append(request) } }
+      if fault == .goAwayWithStreamsInFlight, let first = answered.first, answered.count == 1, claimFault() {
+        // As servers shut down: GOAWAY, then read (and answer nothing) until the client closes.
+        guard connection.send(H2.goAway(lastStream: first)) else { return .clean }
+        for _ in 0..<100_000 {
+          guard !isStopped, connection.readFrame() != nil else { break }
+        }
+        return .clean
+      }
+      if let fault, fault != .goAwayWithStreamsInFlight, fault != .noFlowControlCredit, claimFault() {
+        let ending = commit(fault.http2Misbehaviour(stream: stream)) { connection.send($0) }
+        guard ending == .keepServing else { return ending }
+        if fault == .oneBytePerSecond { trickle = (stream, 3600) }
+      } else {
+        let answer =
+          H2.headers(
+            stream: stream, status: 200, fields: [("content-type", "text/plain"), ("content-length", "5")], endStream: false)
+          + H2.data(stream: stream, Array("hello".utf8), endStream: true)
+        guard connection.send(answer) else { return .clean }
+      }
+      answered.append(stream)
+    }
+    return .clean
   }
 
   /// Answers requests on one connection until it closes (at most `maximumRequestsPerConnection`),
@@ -306,9 +399,11 @@ final class LocalTLSServerCore: @unchecked Sendable {
       guard !isStopped, let request = connection.readRequest(serverName: serverName) else { break }
       afterRequest()
       if configuration.recordsRequests { state.withLock { $0.requests.append(request) } }
-      if let fault = configuration.fault, !fault.isInHandshake, (fault == .closeWhenReused) == (index == 1), claimFault() {
+      if let fault = configuration.fault, fault.appliesToHTTP1, !fault.isInHandshake,
+        (fault == .closeWhenReused) == (index == 1), claimFault()
+      {
         if fault == .closeWhenReused { return .clean }
-        let ending = commit(fault, on: connection)
+        let ending = commit(fault.misbehaviour) { connection.write(bytes: $0) }
         guard ending == .keepServing else { return ending }
         continue
       }
@@ -386,44 +481,25 @@ final class LocalTLSServerCore: @unchecked Sendable {
     }
   }
 
-  private static func listen(on address: Address) throws -> (Int32, Int) {
-    let family = address == .ipv4Loopback ? AF_INET : AF_INET6
-    let listener = socket(family, Int32(SOCK_STREAM.rawValue), 0)
-    guard listener >= 0 else { throw TestKitError(message: "socket() failed: errno \(errno)") }
-    var yes: Int32 = 1
-    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-    var storage = sockaddr_storage()
-    var length: socklen_t
-    if family == AF_INET {
-      var ipv4 = sockaddr_in()
-      ipv4.sin_family = sa_family_t(AF_INET)
-      ipv4.sin_addr.s_addr = inet_addr("127.0.0.1")
-      length = socklen_t(MemoryLayout<sockaddr_in>.size)
-      withUnsafeBytes(of: ipv4) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
-    } else {
-      var ipv6 = sockaddr_in6()
-      ipv6.sin6_family = sa_family_t(AF_INET6)
-      ipv6.sin6_addr = in6addr_loopback
-      length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-      withUnsafeBytes(of: ipv6) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
+}
+
+/// Chooses HTTP/2 when the client offers it (ALPN "h2"), else lets the handshake go on without
+/// ALPN (HTTP/1.1).
+private let chooseHTTP2: SSL_CTX_alpn_select_cb_func = { _, selected, selectedLength, offered, offeredLength, _ in
+  guard let selected, let selectedLength, let offered else { return SSL_TLSEXT_ERR_NOACK }
+  var position = 0
+  while position < Int(offeredLength) {
+    let length = Int(offered[position])
+    if length == 2, position + 2 < Int(offeredLength), offered[position + 1] == UInt8(ascii: "h"),
+      offered[position + 2] == UInt8(ascii: "2")
+    {
+      selected.pointee = offered + position + 1
+      selectedLength.pointee = 2
+      return SSL_TLSEXT_ERR_OK
     }
-    let bound = withUnsafePointer(to: &storage) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
-    }
-    guard bound == 0, Glibc.listen(listener, 128) == 0 else {
-      close(listener)
-      throw TestKitError(message: "cannot listen on \(address.text): errno \(errno)")
-    }
-    var actual = sockaddr_storage()
-    var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
-    _ = withUnsafeMutablePointer(to: &actual) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &actualLength) }
-    }
-    let port: UInt16 = withUnsafeBytes(of: actual) { raw in
-      family == AF_INET ? raw.load(fromByteOffset: 2, as: UInt16.self) : raw.load(fromByteOffset: 2, as: UInt16.self)
-    }
-    return (listener, Int(UInt16(bigEndian: port)))
+    position += 1 + length
   }
+  return SSL_TLSEXT_ERR_NOACK
 }
 
 /// Counts ClientHellos that offer to resume a session: a TLS 1.3 pre_shared_key extension (41)

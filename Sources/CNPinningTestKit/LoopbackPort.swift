@@ -32,16 +32,70 @@ enum LoopbackPort {
 
   /// Whether something accepts TCP connections on the loopback port.
   static func accepts(_ port: Int) -> Bool {
+    guard let client = try? connect(port: port) else { return false }
+    close(client)
+    return true
+  }
+
+  /// A socket connected to 127.0.0.1:`port`.
+  static func connect(port: Int) throws -> Int32 {
     let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard client >= 0 else { return false }
-    defer { close(client) }
+    guard client >= 0 else { throw TestKitError(message: "socket() failed: errno \(errno)") }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    return withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    } == 0
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else {
+      close(client)
+      throw TestKitError(message: "cannot connect to 127.0.0.1:\(port): errno \(errno)")
+    }
+    return client
   }
+
+  /// A listening socket on an ephemeral loopback port, and the port.
+  static func listen(on address: LocalTLSServer.Address = .ipv4Loopback) throws -> (Int32, Int) {
+    let family = address == .ipv4Loopback ? AF_INET : AF_INET6
+    let listener = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+    guard listener >= 0 else { throw TestKitError(message: "socket() failed: errno \(errno)") }
+    var yes: Int32 = 1
+    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    var storage = sockaddr_storage()
+    var length: socklen_t
+    if family == AF_INET {
+      var ipv4 = sockaddr_in()
+      ipv4.sin_family = sa_family_t(AF_INET)
+      ipv4.sin_addr.s_addr = inet_addr("127.0.0.1")
+      length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      withUnsafeBytes(of: ipv4) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
+    } else {
+      var ipv6 = sockaddr_in6()
+      ipv6.sin6_family = sa_family_t(AF_INET6)
+      ipv6.sin6_addr = in6addr_loopback
+      length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+      withUnsafeBytes(of: ipv6) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
+    }
+    let bound = withUnsafePointer(to: &storage) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+    }
+    guard bound == 0, Glibc.listen(listener, 128) == 0 else {
+      close(listener)
+      throw TestKitError(message: "cannot listen on \(address.text): errno \(errno)")
+    }
+    var actual = sockaddr_storage()
+    var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+    _ = withUnsafeMutablePointer(to: &actual) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &actualLength) }
+    }
+    let port: UInt16 = withUnsafeBytes(of: actual) { raw in
+      family == AF_INET ? raw.load(fromByteOffset: 2, as: UInt16.self) : raw.load(fromByteOffset: 2, as: UInt16.self)
+    }
+    return (listener, Int(UInt16(bigEndian: port)))
+  }
+
 }
 #endif

@@ -22,7 +22,10 @@ struct FaultMatrixTests {
 
   enum Path: String, CaseIterable, Sendable {
     case http1 = "HTTP/1.1"
+    case http2 = "HTTP/2"
     case http1ThroughProxy = "HTTP/1.1 via proxy"
+
+    func applies(_ fault: ServerFault) -> Bool { self == .http2 ? fault.appliesToHTTP2 : fault.appliesToHTTP1 }
   }
 
   /// What a cell must end in.
@@ -59,6 +62,28 @@ struct FaultMatrixTests {
     func timedOut(_ seconds: TimeInterval) -> Expectation {
       .failure({ $0 == .timedOut(host: "127.0.0.1", seconds: seconds) }, "timedOut(127.0.0.1, \(seconds))")
     }
+    if path == .http2 {
+      switch fault {
+      case .contentLengthLongerThanBody, .contentLengthShorterThanBody, .invalidChunkedEncoding:
+        return invalid("PROTOCOL_ERROR")  // HTTP/2 calls a contradicted length, or Transfer-Encoding, malformed
+      case .eofWithoutCloseNotify: return lost("not closed cleanly")
+      case .resetStream: return invalid("INTERNAL_ERROR")
+      case .settingsFlood: return lost("flooding")
+      case .pingFlood: return .response(status: 200, body: "hello")  // nghttp2 answers each PING
+      case .noFlowControlCredit: return timedOut(requestTimeout)
+      case .headOverLimit, .hundredThousandHeaderLines:
+        // nghttp2 ends the connection over a head past its limits before libcurl sees a field,
+        // so libcurl reports an empty reply or its HTTP/2 layer's failure: not named as a head.
+        return .failure(
+          { error in
+            switch error {
+            case .invalidResponse(host: "127.0.0.1", _), .connectionLost(host: "127.0.0.1", _): return true
+            default: return false
+            }
+          }, "invalidResponse or connectionLost naming the host")
+      default: break
+      }
+    }
     switch fault {
     case .resetDuringHandshake, .alertDuringHandshake: return handshake()
     case .resetAfterRequest, .resetMidHeaders, .resetMidBody: return lost()
@@ -66,10 +91,12 @@ struct FaultMatrixTests {
     case .contentLengthLongerThanBody: return lost("500 bytes remaining", "truncat")
     case .contentLengthShorterThanBody: return .response(status: 200, body: "hello")
     case .invalidChunkedEncoding: return invalid("chunk")
-    case .headOverLimit, .hundredThousandHeaderLines: return invalid("header")
+    case .headOverLimit, .hundredThousandHeaderLines: return invalid("head")
     case .stallAfterHeaders: return timedOut(requestTimeout)
     case .oneBytePerSecond: return timedOut(resourceTimeout)
-    case .closeWhenReused: return .response(status: 200, body: "hello")
+    case .closeWhenReused, .goAwayWithStreamsInFlight: return .response(status: 200, body: "hello")
+    case .resetStream, .settingsFlood, .pingFlood, .noFlowControlCredit:
+      return .failure({ _ in false }, "a fault of HTTP/2 only")
     }
   }
 
@@ -98,6 +125,7 @@ struct FaultMatrixTests {
       let pki = try TestPKI()
       var setup = LocalTLSServer.Configuration(identity: pki.leaf)
       setup.fault = fault
+      setup.servesHTTP2 = path == .http2
       var server: LocalTLSServer? = try LocalTLSServer.start(setup)
       let proxy = path == .http1ThroughProxy ? try TestProxy.start() : nil
       var session: CNPinnedSession? = try session(path: path, proxyPort: proxy?.port, trust: pki.root)
@@ -105,14 +133,19 @@ struct FaultMatrixTests {
       let threads: Set<String> = ["TLSAccept-\(server!.port)", "TLSConn-\(server!.port)", session!.threadName]
       let url = URL(string: "https://127.0.0.1:\(server!.port)/")!
 
-      if fault == .closeWhenReused {
+      if fault.meetsSecondRequest {
         _ = try await session!.data(from: url)  // opens the connection the fault then closes
+      }
+      var request = URLRequest(url: url)
+      if fault == .noFlowControlCredit {
+        request.httpMethod = "PUT"
+        request.httpBody = Data(repeating: 1, count: 200_000)  // beyond the 65,535 bytes sent before SETTINGS
       }
       let networkTime = Locked<Double?>(nil)
       session!.setNetworkTimeObserver { nanoseconds in networkTime.withLock { $0 = Double(nanoseconds) / 1e9 } }
       let outcome: Result<(Data, HTTPURLResponse), CNPinnedSessionError>
       do {
-        outcome = .success(try await session!.data(from: url))
+        outcome = .success(try await session!.data(for: request))
       } catch let error as CNPinnedSessionError {
         outcome = .failure(error)
       }
@@ -192,19 +225,145 @@ struct FaultMatrixTests {
     #expect(String(try await session.data(from: URL(string: "https://127.0.0.1:\(server.port)/")!).0) == "hello")
   }
 
+  /// Faults of the network and of proxies, with no misbehaving origin.
+  enum NetworkFault: String, CaseIterable, Sendable {
+    case connectionRefused, nameDoesNotResolve
+    case proxyNotListening, proxyAnswersGarbage, proxyRefusesTunnel, proxyDiesMidTunnel
+
+    /// The paths: directly and through tinyproxy for the first two, through the faulty proxy
+    /// (or none listening) for the others.
+    var paths: [String] {
+      switch self {
+      case .connectionRefused, .nameDoesNotResolve: ["direct", "via proxy"]
+      default: ["via proxy"]
+      }
+    }
+  }
+
+  static func run(_ fault: NetworkFault, direct: Bool) async -> Cell {
+    var cell = Cell(name: "\(fault.rawValue) × \(direct ? "direct" : "via proxy")")
+    do {
+      let pki = try TestPKI()
+      var origin: LocalTLSServer? = try LocalTLSServer.start(
+        .init(identity: pki.leaf) { request in
+          request.target == "/big" ? .init(body: Data(repeating: 7, count: 1 << 20)) : .text("hello")
+        })
+      let originPort = origin!.port
+      // A port nothing listens on: a server's, once stopped.
+      let closedPort = try LocalTLSServer.start(.init(identity: pki.leaf)).port
+      var faulty: MisbehavingProxy?
+      var tinyproxy: TestProxy?
+      var proxyPort: Int?
+      switch fault {
+      case .proxyAnswersGarbage: faulty = try MisbehavingProxy(fault: .answersGarbage)
+      case .proxyRefusesTunnel: faulty = try MisbehavingProxy(fault: .refusesTunnel)
+      case .proxyDiesMidTunnel: faulty = try MisbehavingProxy(fault: .diesMidTunnel)
+      case .proxyNotListening: proxyPort = closedPort
+      case .connectionRefused, .nameDoesNotResolve: if !direct { tinyproxy = try TestProxy.start() }
+      }
+      proxyPort = faulty?.port ?? tinyproxy?.port ?? proxyPort
+      var session: CNPinnedSession? = try session(path: .http1, proxyPort: proxyPort, trust: pki.root)
+      let threads = Set(["TLSAccept-\(originPort)", "TLSConn-\(originPort)", session!.threadName])
+        .union(faulty.map { ["Proxy-\($0.port)"] } ?? [])
+      let target: URL
+      switch fault {
+      case .connectionRefused: target = URL(string: "https://127.0.0.1:\(closedPort)/")!
+      case .nameDoesNotResolve: target = URL(string: "https://name-that-does-not-resolve.invalid:\(originPort)/")!
+      case .proxyDiesMidTunnel: target = URL(string: "https://127.0.0.1:\(originPort)/big")!
+      default: target = URL(string: "https://127.0.0.1:\(originPort)/")!
+      }
+      let proxyName = "127.0.0.1:\(proxyPort ?? 0)"
+      let wanted: (CNPinnedSessionError) -> Bool
+      switch (fault, direct) {
+      case (.connectionRefused, true): wanted = { $0 == .connectionRefused(host: "127.0.0.1", port: closedPort) }
+      case (.nameDoesNotResolve, true): wanted = { $0 == .cannotResolveHost(host: "name-that-does-not-resolve.invalid") }
+      case (.connectionRefused, false), (.nameDoesNotResolve, false):
+        wanted = {
+          guard case .proxyFailed(proxy: proxyName, let reason) = $0 else { return false }
+          return reason.contains("CONNECT \(target.host!):\(target.port!) was answered")
+        }
+      case (.proxyNotListening, _): wanted = { $0 == .proxyFailed(proxy: proxyName, reason: "connection refused") }
+      case (.proxyAnswersGarbage, _):
+        wanted = {
+          if case .proxyFailed(proxy: proxyName, let reason) = $0 { return reason.contains("no valid answer to CONNECT") }
+          return false
+        }
+      case (.proxyRefusesTunnel, _):
+        wanted = {
+          if case .proxyFailed(proxy: proxyName, let reason) = $0 { return reason.contains("answered 403") }
+          return false
+        }
+      case (.proxyDiesMidTunnel, _):
+        wanted = {
+          if case .connectionLost(host: "127.0.0.1", _) = $0 { return true }
+          return false
+        }
+      }
+      let networkTime = Locked<Double?>(nil)
+      session!.setNetworkTimeObserver { nanoseconds in networkTime.withLock { $0 = Double(nanoseconds) / 1e9 } }
+      do {
+        let (body, response) = try await session!.data(from: target)
+        cell.problems.append("wanted a typed error, got \(response.statusCode) with \(body.count) bytes")
+      } catch let error as CNPinnedSessionError {
+        if !wanted(error) { cell.problems.append("unexpected error: \(error)") }
+      }
+      if let spent = networkTime.withLock({ $0 }), spent > resourceTimeout + 5 {
+        cell.hung = true
+        cell.problems.append("took \(spent) s on the network thread")
+      }
+      session!.setNetworkTimeObserver(nil)
+      // The session's next request, to a server that works (no proxy for the one not listening).
+      if fault != .proxyNotListening {
+        do {
+          let (body, _) = try await session!.data(from: URL(string: "https://127.0.0.1:\(originPort)/")!)
+          if String(body) != "hello" { cell.problems.append("the next request got \"\(String(body))\"") }
+        } catch {
+          cell.problems.append("the next request failed: \(error)")
+        }
+      }
+      session = nil
+      origin = nil
+      faulty?.stop()
+      tinyproxy?.stop()
+      let ports = [originPort] + (proxyPort.map { [$0] } ?? [])
+      let released = await eventually(within: 30) {
+        ports.allSatisfy { HostileServerTests.sockets(port: $0) == 0 } && HostileServerTests.threads(named: threads) == 0
+      }
+      if !released {
+        cell.leaked = true
+        cell.problems.append("left behind: \(ports.map { HostileServerTests.sockets(port: $0) }) sockets")
+      }
+    } catch {
+      cell.problems.append("could not run: \(error)")
+    }
+    return cell
+  }
+
   @Test func everyFaultOnEveryPathFailsCleanlyAndTheSessionRecovers() async throws {
-    let cells = [(ServerFault, Path)](ServerFault.allCases.flatMap { fault in Path.allCases.map { (fault, $0) } })
+    enum Run: Sendable {
+      case server(ServerFault, Path)
+      case network(NetworkFault, direct: Bool)
+    }
+    let cells =
+      ServerFault.allCases.flatMap { fault in Path.allCases.filter { $0.applies(fault) }.map { Run.server(fault, $0) } }
+      + NetworkFault.allCases.flatMap { fault in fault.paths.map { Run.network(fault, direct: $0 == "direct") } }
+    @Sendable func perform(_ run: Run) async -> Cell {
+      switch run {
+      case .server(let fault, let path): await Self.run(fault, on: path)
+      case .network(let fault, let direct): await Self.run(fault, direct: direct)
+      }
+    }
     var results: [Cell] = []
     // A few cells at a time: each holds a server, maybe a proxy, and a session thread.
     await withTaskGroup(of: Cell.self) { group in
       var next = cells.makeIterator()
       for _ in 0..<6 {
-        guard let (fault, path) = next.next() else { break }
-        group.addTask { await Self.run(fault, on: path) }
+        guard let run = next.next() else { break }
+        group.addTask { await perform(run) }
       }
       for await cell in group {
         results.append(cell)
-        if let (fault, path) = next.next() { group.addTask { await Self.run(fault, on: path) } }
+        if let run = next.next() { group.addTask { await perform(run) } }
       }
     }
     for cell in results.sorted(by: { $0.name < $1.name }) where !cell.problems.isEmpty {
@@ -212,7 +371,8 @@ struct FaultMatrixTests {
     }
     let failed = results.filter { !$0.problems.isEmpty }.count
     print(
-      "fault matrix: \(ServerFault.allCases.count) faults × \(Path.allCases.count) paths = \(results.count) cells, "
+      "fault matrix: \(ServerFault.allCases.count + NetworkFault.allCases.count) faults × "
+        + "\(Path.allCases.count) paths (where they apply) = \(results.count) cells, "
         + "\(failed) wrong, \(results.filter(\.hung).count) hangs, \(results.filter(\.leaked).count) leaks")
     #expect(results.count == cells.count)
   }

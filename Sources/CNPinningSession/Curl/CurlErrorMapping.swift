@@ -14,6 +14,8 @@ struct CurlResult: Sendable {
   let connectCode: Int
 
   var isSuccess: Bool { code == CURLE_OK }
+  /// libcurl's HTTP/2 framing error (CURLE_HTTP2), which is also how it ends a stream a GOAWAY refused.
+  var isHTTP2FramingError: Bool { code == CURLE_HTTP2 }
 }
 
 /// What is known of a failed transfer, as a value (the failure path's counterpart of
@@ -41,7 +43,7 @@ struct TransferFailureFacts: Sendable {
 ///
 /// | facts | error |
 /// | --- | --- |
-/// | through a proxy: its name unresolved, its port refused, CONNECT answered ≥ 300, its own TLS failed | `proxyFailed`, `untrustedProxy` |
+/// | through a proxy: its name unresolved, its port refused, CONNECT answered ≥ 300 or not in HTTP, its own TLS failed | `proxyFailed`, `untrustedProxy` |
 /// | a TLS context could not be set up | `tlsHandshakeFailed` |
 /// | `COULDNT_RESOLVE_HOST` | `cannotResolveHost` |
 /// | `COULDNT_CONNECT` (`ECONNREFUSED`, else any) | `connectionRefused`, `cannotConnect` |
@@ -118,6 +120,13 @@ enum CurlErrorMapping {
       let hint = result.connectCode == 407 ? " (proxy authentication required)" : ""
       return .proxyFailed(
         proxy: name, reason: "CONNECT \(plan.host):\(plan.port) was answered \(result.connectCode)\(hint)")
+    }
+    // Through an HTTP proxy, a broken exchange before the origin's TLS began is the proxy's: its
+    // answer to CONNECT was not HTTP, or it closed the connection instead of answering.
+    if !proxy.isHTTPS, plan.isHTTPS, !facts.reachedOrigin,
+      [CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_WEIRD_SERVER_REPLY].contains(result.code)
+    {
+      return .proxyFailed(proxy: name, reason: "no valid answer to CONNECT \(plan.host):\(plan.port): \(result.message)")
     }
     guard proxy.isHTTPS, !facts.reachedOrigin else { return nil }
     if let setup = facts.setupFailure { return .proxyFailed(proxy: name, reason: setup.reason) }

@@ -33,6 +33,8 @@ final class CurlTransfer: @unchecked Sendable {
   private var moved: Int64 = -1
   private var headerLines: Int64 = 0
   private var waitsOnCaller = false
+  /// Whether libcurl ended the transfer with its HTTP/2 framing error (CURLE_HTTP2).
+  private var failedWithHTTP2Framing = false
   /// The connection this request set up, when it made one (its handshake facts explain a failure).
   private var createdConnection: TLSConnectionState?
   /// The connection the request was sent on (new or reused), once judged.
@@ -216,6 +218,7 @@ final class CurlTransfer: @unchecked Sendable {
 
   /// What the request produced, given libcurl's result and what the hooks recorded.
   func outcome(_ result: CurlResult) -> Result<CurlResponse, CNPinnedSessionError> {
+    failedWithHTTP2Framing = result.isHTTP2FramingError
     if let rejection = judgements.last?.rejection { return .failure(rejection) }
     if let refusedResponse { return .failure(refusedResponse) }
     if let uploadFailure { return .failure(uploadFailure) }
@@ -265,7 +268,22 @@ final class CurlTransfer: @unchecked Sendable {
     guard let completion else { return }
     self.completion = nil
     let networkTime = DispatchTime.now().uptimeNanoseconds - queuedAt
-    completion(TransferReport(result: result, judgements: allJudgements, networkTime: networkTime))
+    completion(
+      TransferReport(
+        result: result, judgements: allJudgements, networkTime: networkTime, mayBeSentAgain: mayBeSentAgain(result)))
+  }
+
+  /// Whether the request can go again on a fresh connection: it failed on a reused HTTP/2
+  /// connection with libcurl's HTTP/2 framing error before any byte of an answer, which is how
+  /// libcurl 7.88 ends a stream the server refused with GOAWAY (it would retry one refused with
+  /// REFUSED_STREAM itself), and it is idempotent, held in memory both ways, so that nothing of
+  /// it reached the caller.
+  private func mayBeSentAgain(_ result: Result<CurlResponse, CNPinnedSessionError>) -> Bool {
+    guard case .failure = result, failedWithHTTP2Framing, headerLines == 0, bodyBytes == 0,
+      servingConnection?.applicationProtocol == "h2", judgements.count == 1, judgements[0].use == .reused,
+      judgements[0].rejection == nil, plan.method.isIdempotent, plan.streamedBody == nil, destination.holdsBody
+    else { return false }
+    return true
   }
 
   /// The judgement on a handshake that failed because OpenSSL refused the chain.
@@ -294,9 +312,19 @@ struct TransferReport: Sendable {
   let result: Result<CurlResponse, CNPinnedSessionError>
   /// Every verdict on the request's connections, for observer events and failure reports.
   let judgements: [Judgement]
+  /// Whether the transport may send the request again on a fresh connection (see
+  /// `CurlTransfer.mayBeSentAgain`).
+  var mayBeSentAgain = false
   /// Nanoseconds from handing the request to the network thread to this report (the time the
   /// request spent queued and in libcurl, without the requesting task's own scheduling).
   let networkTime: UInt64
+
+  init(result: Result<CurlResponse, CNPinnedSessionError>, judgements: [Judgement], networkTime: UInt64, mayBeSentAgain: Bool) {
+    self.result = result
+    self.judgements = judgements
+    self.networkTime = networkTime
+    self.mayBeSentAgain = mayBeSentAgain
+  }
 }
 
 /// What a transfer received: the response head as bytes and the body. It becomes an

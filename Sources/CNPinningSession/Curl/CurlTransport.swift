@@ -49,10 +49,21 @@ final class CurlTransport: HopTransport {
     let proxyTrustStore = plan.proxy.flatMap { route in
       route.isHTTPS ? proxyTrustStores.first { $0.trust == route.trust }?.store : nil
     }
-    let transfer = CurlTransfer(
-      plan: plan, policy: policy, trustStore: trustStore, proxyTrustStore: proxyTrustStore, destination: hop.destination,
-      progress: hop.progress)
-    let report = await loop.perform(transfer)
+    func attempt() async -> TransferReport {
+      await loop.perform(
+        CurlTransfer(
+          plan: plan, policy: policy, trustStore: trustStore, proxyTrustStore: proxyTrustStore,
+          destination: hop.destination, progress: hop.progress))
+    }
+    var report = await attempt()
+    if report.mayBeSentAgain {
+      // Once, on a fresh connection: the refused connection is closed and not reused.
+      let first = report
+      report = await attempt()
+      report = TransferReport(
+        result: report.result, judgements: first.judgements + report.judgements,
+        networkTime: first.networkTime + report.networkTime, mayBeSentAgain: false)
+    }
     // The response object is made here, in the requesting task, not on the network thread.
     let outcome = report.result.flatMap { response in
       Result { () throws(CNPinnedSessionError) in try response.outcome(for: plan) }
