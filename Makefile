@@ -8,7 +8,7 @@ SHELL := /bin/bash
 # build still fails the recipe (`make check-makefile` proves it).
 QUIET_LINKER := { grep -v "Cannot export local symbol" || true; }
 
-.PHONY: deps build demo test examples bench bench-peers leaks soak asan tsan apple-check docs format lint fuzz fuzz-long public-suffixes check-makefile clean
+.PHONY: deps build demo test examples bench bench-peers bench-load leaks soak asan tsan apple-check docs format lint fuzz fuzz-long public-suffixes check-makefile clean
 
 deps:
 	@scripts/deps.sh
@@ -73,6 +73,12 @@ leaks: deps
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp .build/asan/debug/CNPinningSoak 1000 0
 
 # 10,000 pinned requests in release (resident-memory growth under 5 MB), then the leak check.
+# 1,000 requests in flight for a minute over 20 pinned hosts (HTTP/2 and HTTP/1.1, some refused by
+# pins), servers in a child process: throughput, latency, memory and descriptors (issue 27).
+bench-load: deps
+	$(SWIFT) build -c release --product CNPinningLoad $(STRICT)
+	.build/release/CNPinningLoad 60 1000
+
 soak: deps leaks
 	$(SWIFT) build -c release --product CNPinningSoak $(STRICT)
 	.build/release/CNPinningSoak 10000 5

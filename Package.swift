@@ -83,6 +83,11 @@ let package = Package(
       path: "Benchmarks/CNPinningSoak"
     ),
     .executableTarget(
+      name: "CNPinningLoad",
+      dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"],
+      path: "Benchmarks/CNPinningLoad"
+    ),
+    .executableTarget(
       name: "CNPinningPeerClient",
       dependencies: ["CNPinning", "CNPinningSession"],
       path: "Benchmarks/PeerClient"

@@ -46,6 +46,10 @@ public final class CNPinnedSession: Sendable {
   }
 
   init(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration, reportsFailures: Bool) throws {
+    guard configuration.httpMaximumConnectionsPerHost >= 1 else {
+      throw CNPinnedSessionError.invalidArgument(
+        "httpMaximumConnectionsPerHost must be at least 1, not \(configuration.httpMaximumConnectionsPerHost)")
+    }
     self.effects = ConnectionEffects(
       uploader: reportsFailures ? ReportUploader(manager: manager, configuration: configuration) : nil)
     self.configuration = configuration

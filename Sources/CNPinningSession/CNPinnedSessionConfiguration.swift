@@ -17,11 +17,17 @@ public struct CNPinnedSessionConfiguration: Sendable {
   public var minimumTLSVersion: CNTLSVersion = .tls12
   /// The App Transport Security-like policy; on by default.
   public var transportSecurity = CNTransportSecurity()
-  /// Seconds a request may wait to connect, or wait for data, before it fails with `timedOut`.
-  /// A request's own `timeoutInterval` wins when it is shorter.
+  /// Seconds a request may take to connect, and then wait for each next byte either way, before
+  /// it fails with `timedOut`: URLSession's idle timeout, which any byte restarts (a server that
+  /// sends a byte a second is ended by `timeoutIntervalForResource`). A request's own
+  /// `timeoutInterval` wins when it is shorter.
   public var timeoutIntervalForRequest: TimeInterval = 60
   /// Seconds a whole request (with its body) may take.
   public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
+  /// The most connections open at once to one host and port (HTTP/2 streams share one); further
+  /// requests wait for a connection to be free. 6 by default, as URLSessionConfiguration's; at
+  /// least 1.
+  public var httpMaximumConnectionsPerHost = 6
   /// The most bytes a response body held in memory (`data(for:)`) may have, counted after
   /// decoding (gzip, br, …), so that a small compressed body cannot expand without bound.
   /// Beyond it the request fails with `responseTooLarge`. 32 MiB by default; use `download(for:)`
@@ -67,6 +73,10 @@ public struct CNPinnedSessionConfiguration: Sendable {
   /// Apple platforms the system's trust evaluation applies Apple's rules).
   public var certificateProfile: CNCertificateProfile = .automatic
 
+  /// What the session takes for now when it verifies chains and judges pins (tests move it to
+  /// see a certificate or pins expire without waiting). Linux only.
+  package var clock: @Sendable () -> Date = { Date() }
+
   /// The defaults, as `default`.
   public init() {}
 
@@ -81,6 +91,7 @@ extension CNPinnedSessionConfiguration: Equatable {
     lhs.trust == rhs.trust && lhs.unpinnedHosts == rhs.unpinnedHosts && lhs.minimumTLSVersion == rhs.minimumTLSVersion
       && lhs.transportSecurity == rhs.transportSecurity && lhs.timeoutIntervalForRequest == rhs.timeoutIntervalForRequest
       && lhs.timeoutIntervalForResource == rhs.timeoutIntervalForResource
+      && lhs.httpMaximumConnectionsPerHost == rhs.httpMaximumConnectionsPerHost
       && lhs.maximumResponseBodySize == rhs.maximumResponseBodySize && lhs.maximumDownloadSize == rhs.maximumDownloadSize
       && lhs.followsRedirects == rhs.followsRedirects && lhs.maximumRedirects == rhs.maximumRedirects
       && lhs.httpAdditionalHeaders == rhs.httpAdditionalHeaders && lhs.credentialHeaders == rhs.credentialHeaders

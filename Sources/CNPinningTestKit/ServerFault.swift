@@ -42,9 +42,9 @@ public enum ServerFault: String, Sendable, CaseIterable {
   case goAwayWithStreamsInFlight
   /// HTTP/2: answers the request with RST_STREAM (INTERNAL_ERROR).
   case resetStream
-  /// HTTP/2: 100,000 SETTINGS frames (each wanting an acknowledgement) before the answer.
+  /// HTTP/2: 10,000 SETTINGS frames (each wanting an acknowledgement) before the answer.
   case settingsFlood
-  /// HTTP/2: 100,000 PING frames before the answer.
+  /// HTTP/2: 10,000 PING frames before the answer.
   case pingFlood
   /// HTTP/2: the connection's SETTINGS give streams an initial window of 0 and no WINDOW_UPDATE
   /// follows, so a request body can never be sent.
@@ -173,10 +173,10 @@ extension ServerFault {
     case .resetStream:
       return Misbehaviour(bytes: H2.resetStream(stream, error: 2), ending: .keepServing)
     case .settingsFlood:
-      return Misbehaviour(bytes: Array((0..<100_000).map { _ in H2.settings() }.joined()) + answer, ending: .keepServing)
+      return Misbehaviour(bytes: Array((0..<10_000).map { _ in H2.settings() }.joined()) + answer, ending: .keepServing)
     case .pingFlood:
       let ping = H2.frame(.ping, [UInt8](repeating: 7, count: 8))
-      return Misbehaviour(bytes: Array(repeatElement(ping, count: 100_000).joined()) + answer, ending: .keepServing)
+      return Misbehaviour(bytes: Array(repeatElement(ping, count: 10_000).joined()) + answer, ending: .keepServing)
     case .resetDuringHandshake, .alertDuringHandshake, .closeWhenReused, .goAwayWithStreamsInFlight, .noFlowControlCredit:
       return Misbehaviour(bytes: [], ending: .clean)
     }

@@ -101,5 +101,46 @@ struct ConnectionReuseTests {
     let counted = events.value
     #expect(counted.new + counted.reused + counted.resumed >= 50 && counted.refused == 0, "\(counted)")
   }
+
+  /// `httpMaximumConnectionsPerHost`: twelve concurrent HTTP/1.1 requests to one host are never
+  /// more than the limit on the server at once, and all succeed. With a limit of 12 the server
+  /// sees three at once (it holds each answer until it does, for at most 20 s), which shows
+  /// that the count can exceed 2 when the limit allows it.
+  @Test(arguments: [2, 12])
+  func concurrentRequestsUseAtMostTheConnectionLimit(limit: Int) async throws {
+    let pki = try TestPKI()
+    let inFlight = Locked((now: 0, most: 0))
+    let server = try LocalTLSServer.start(
+      .init(identity: pki.leaf) { _ in
+        inFlight.withLock { $0 = (now: $0.now + 1, most: max($0.most, $0.now + 1)) }
+        defer { inFlight.withLock { $0.now -= 1 } }
+        let deadline = Date().addingTimeInterval(limit > 2 ? 20 : 0.2)
+        while Date() < deadline, limit <= 2 || inFlight.withLock({ $0.most }) < 3 { usleep(10_000) }
+        return .text("hello")
+      })
+    var configuration = resolving(to: server, timeout: 60)
+    configuration.httpMaximumConnectionsPerHost = limit
+    let session = try CNPinnedSession(
+      manager: try matchingPins(), configuration: configuration.trusting(.customAnchors([pki.root.certificate])))
+    let url = server.url("/", hostName: "api.test")
+    try await withThrowingTaskGroup(of: String.self) { group in
+      for _ in 0..<12 { group.addTask { String(try await session.data(from: url).0) } }
+      for try await body in group { #expect(body == "hello") }
+    }
+    let most = inFlight.withLock { $0.most }
+    if limit == 2 {
+      #expect(most <= 2 && server.connections <= 2, "\(most) requests at once on \(server.connections) connections")
+    } else {
+      #expect(most >= 3, "\(most) requests at once on \(server.connections) connections")
+    }
+  }
+
+  @Test func aConnectionLimitBelowOneIsRefused() {
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.httpMaximumConnectionsPerHost = 0
+    #expect(throws: CNPinnedSessionError.invalidArgument("httpMaximumConnectionsPerHost must be at least 1, not 0")) {
+      _ = try CNPinnedSession(manager: nil, configuration: configuration)
+    }
+  }
 }
 #endif

@@ -199,6 +199,7 @@ final class URLSessionTransport: HopTransport {
     settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
     settings.timeoutIntervalForRequest = configuration.timeoutIntervalForRequest
     settings.timeoutIntervalForResource = configuration.timeoutIntervalForResource
+    settings.httpMaximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
     // The session adds httpAdditionalHeaders to each request itself (credentials stay behind
     // when a redirect leaves the origin), so the URLSession gets none.
     settings.tlsMinimumSupportedProtocolVersion = protocolVersion(configuration.minimumTLSVersion)
@@ -391,6 +392,7 @@ extension URLSession {
     settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
     settings.timeoutIntervalForRequest = configuration.timeoutIntervalForRequest
     settings.timeoutIntervalForResource = configuration.timeoutIntervalForResource
+    settings.httpMaximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
     settings.httpAdditionalHeaders = configuration.httpAdditionalHeaders
     settings.httpCookieStorage = configuration.httpCookieStorage
     if configuration.proxy == .direct { settings.connectionProxyDictionary = [:] }

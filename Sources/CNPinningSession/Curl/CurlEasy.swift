@@ -307,6 +307,6 @@ private let watchIdleTime: cnp_curl_xferinfo_callback = { context, _, downloaded
 private let judgeBeforeRequest: cnp_curl_prereq_callback = { context, _, _, _, _ in
   guard let context, let transfer = CurlEasy.transfer(for: context) else { return Int32(CURL_PREREQFUNC_ABORT) }
   let ssl = cnp_curl_ssl_pointer(CurlEasy.from(context).handle)
-  return transfer.judge(ssl: ssl, at: Date()) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+  return transfer.judge(ssl: ssl, at: transfer.plan.clock()) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
 }
 #endif

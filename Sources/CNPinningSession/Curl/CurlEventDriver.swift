@@ -30,13 +30,15 @@ final class CurlEventDriver {
   private var timerDeadline: UInt64?
   private var ready = [cnp_ready_socket](repeating: cnp_ready_socket(), count: 64)
 
-  /// A multi handle keeping at most `maximumConnections` connections open, and an epoll set
-  /// that also watches `wakeDescriptor`.
-  init(maximumConnections: Int, wakeDescriptor: Int32) throws(CNPinnedSessionError) {
+  /// A multi handle keeping at most `maximumConnections` connections open (idle ones), and at
+  /// most `maximumConnectionsPerHost` to one host at once, and an epoll set that also watches
+  /// `wakeDescriptor`.
+  init(maximumConnections: Int, maximumConnectionsPerHost: Int, wakeDescriptor: Int32) throws(CNPinnedSessionError) {
     guard let multi = curl_multi_init() else { throw .transferFailed(host: "", reason: "libcurl cannot be initialised") }
     let epoll = cnp_epoll_create()
     guard epoll >= 0, cnp_epoll_watch(epoll, wakeDescriptor, CURL_POLL_IN) == 0,
-      cnp_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maximumConnections) == CURLM_OK
+      cnp_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maximumConnections) == CURLM_OK,
+      cnp_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost) == CURLM_OK
     else {
       if epoll >= 0 { Glibc.close(epoll) }
       curl_multi_cleanup(multi)

@@ -67,7 +67,7 @@ final class CurlMultiLoop: @unchecked Sendable {
   private var active: [UnsafeMutableRawPointer: CurlEasy] = [:]
   private var idle: [CurlEasy] = []
 
-  init(resolve: [CNHostOverride]) throws(CNPinnedSessionError) {
+  init(resolve: [CNHostOverride], maximumConnectionsPerHost: Int) throws(CNPinnedSessionError) {
     guard Self.globalInitialisation == CURLE_OK else {
       throw .transferFailed(host: "", reason: "libcurl cannot be initialised")
     }
@@ -75,7 +75,9 @@ final class CurlMultiLoop: @unchecked Sendable {
     guard wakeDescriptor >= 0 else { throw .transferFailed(host: "", reason: "cannot create the network thread's wake-up") }
     let driver: CurlEventDriver
     do throws(CNPinnedSessionError) {
-      driver = try CurlEventDriver(maximumConnections: Self.maximumConnections, wakeDescriptor: wakeDescriptor)
+      driver = try CurlEventDriver(
+        maximumConnections: Self.maximumConnections, maximumConnectionsPerHost: maximumConnectionsPerHost,
+        wakeDescriptor: wakeDescriptor)
     } catch {
       Glibc.close(wakeDescriptor)
       throw error

@@ -96,7 +96,7 @@ final class CurlTransfer: @unchecked Sendable {
       return true
     }
     reachedOrigin = true
-    switch TLSHooks.configure(context, for: policy, trustStore: trustStore) {
+    switch TLSHooks.configure(context, for: policy, trustStore: trustStore, at: plan.clock()) {
     case .success(let state):
       createdConnection = state
       return true

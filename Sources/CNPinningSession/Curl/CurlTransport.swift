@@ -23,7 +23,8 @@ final class CurlTransport: HopTransport {
       configuration.proxy, noProxy: configuration.noProxy, environment: ProxyRules.processEnvironment)
     self.proxies = proxies
     proxyTrustStores = try proxies.proxyTrusts.map { trust throws(CNPinnedSessionError) in (trust, try TrustStore(trust)) }
-    loop = try CurlMultiLoop(resolve: configuration.resolve)
+    loop = try CurlMultiLoop(
+      resolve: configuration.resolve, maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost)
   }
 
   /// The name of the network thread (`CNPSession-N`).

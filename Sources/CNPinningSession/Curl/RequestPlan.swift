@@ -60,6 +60,8 @@ struct RequestPlan: Sendable {
   let timeout: TimeInterval
   /// Seconds the whole exchange may take (infinite when none).
   let resourceTimeout: TimeInterval
+  /// What the session takes for now (`CNPinnedSessionConfiguration.clock`).
+  let clock: @Sendable () -> Date
   /// Whether the transfer stops after the TLS handshake (a probe), sending no request.
   let connectOnly: Bool
   /// The most decoded body bytes to accept.
@@ -93,6 +95,7 @@ struct RequestPlan: Sendable {
     let requested = request.timeoutInterval > 0 ? request.timeoutInterval : .infinity
     timeout = min(requested, configuration.timeoutIntervalForRequest)
     resourceTimeout = configuration.timeoutIntervalForResource
+    clock = configuration.clock
     if connectOnly {
       method = .get
       headerLines = []

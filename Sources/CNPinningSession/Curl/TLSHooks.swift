@@ -54,11 +54,11 @@ enum TLSHooks {
   private static let connectionIndex = cnp_SSL_CTX_new_ex_index(releaseConnectionState)
   private static let sessionIndex = cnp_SSL_SESSION_new_ex_index(retainVerifiedChain, releaseVerifiedChain)
 
-  /// Prepares a new connection's SSL_CTX: the session's trust store, the host name to verify,
-  /// the lowest version, no renegotiation, session tickets, and the hooks. Returns the
-  /// connection's state, or why the context cannot be used.
+  /// Prepares a new connection's SSL_CTX: the session's trust store, the host name to verify
+  /// and the time to verify at, the lowest version, no renegotiation, session tickets, and the
+  /// hooks. Returns the connection's state, or why the context cannot be used.
   static func configure(
-    _ context: OpaquePointer, for policy: RequestPolicy, trustStore: TrustStore
+    _ context: OpaquePointer, for policy: RequestPolicy, trustStore: TrustStore, at date: Date
   ) -> Result<TLSConnectionState, TLSSetupFailure> {
     let host = policy.host
     guard connectionIndex >= 0, sessionIndex >= 0 else { return .failure(.init("OpenSSL has no ex_data slot left")) }
@@ -79,6 +79,7 @@ enum TLSHooks {
     guard ChainVerification.requireHost(host, isIPAddress: policy.hostName.isIPAddress, in: parameters) else {
       return .failure(.init("\"\(host)\" is not a host name or IP address that OpenSSL can verify"))
     }
+    X509_VERIFY_PARAM_set_time(parameters, time_t(date.timeIntervalSince1970.rounded(.down)))
     SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
     SSL_CTX_set_cert_verify_callback(context, verifyChain, nil)
     if policy.transportSecurity != nil { cnp_SSL_CTX_set_message_callback(context, recordMessage, nil) }
