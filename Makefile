@@ -34,11 +34,14 @@ examples: deps
 
 # Release-mode benchmarks (ratios measured side by side in one run), then 10,000 pinned
 # handshakes with the resident-memory target.
+# The benchmarks are a package of their own (Benchmarks/Package.swift), which make test never builds.
+BENCH := --package-path Benchmarks
+BENCH_BIN := Benchmarks/.build
 bench: deps
-	$(SWIFT) build -c release --product CNPinningBenchmarks $(STRICT)
-	$(SWIFT) build -c release --product CNPinningSoak $(STRICT)
-	.build/release/CNPinningBenchmarks
-	.build/release/CNPinningSoak 10000 5
+	$(SWIFT) build $(BENCH) -c release --product CNPinningBenchmarks $(STRICT)
+	$(SWIFT) build $(BENCH) -c release --product CNPinningSoak $(STRICT)
+	$(BENCH_BIN)/release/CNPinningBenchmarks
+	$(BENCH_BIN)/release/CNPinningSoak 10000 5
 
 # CNPinnedSession against the tools people would use instead, on the same nginx (Debian's
 # nginx-light, a test and benchmark dependency that make deps installs; skipped with a message
@@ -54,12 +57,12 @@ bench: deps
 ROUNDS ?= 10
 # The client is linked with the Swift runtime static, as Swift server deployments on Linux are.
 PEERS_DIR := .build/bench-peers
-PEERS_BUILD := --build-path .build/static -c release --static-swift-stdlib
-PEERS_RUN := .build/static/release/CNPinningPeerBenchmarks run $(PEERS_DIR) .build/static/release/CNPinningPeerClient $(ROUNDS)
+PEERS_BUILD := $(BENCH) --build-path $(BENCH_BIN)/static -c release --static-swift-stdlib
+PEERS_RUN := $(BENCH_BIN)/static/release/CNPinningPeerBenchmarks run $(PEERS_DIR) $(BENCH_BIN)/static/release/CNPinningPeerClient $(ROUNDS)
 bench-peers: deps
 	$(SWIFT) build $(PEERS_BUILD) --product CNPinningPeerClient $(STRICT)
 	$(SWIFT) build $(PEERS_BUILD) --product CNPinningPeerBenchmarks $(STRICT)
-	.build/static/release/CNPinningPeerBenchmarks prepare $(PEERS_DIR)
+	$(BENCH_BIN)/static/release/CNPinningPeerBenchmarks prepare $(PEERS_DIR)
 	cc -O2 -Wall -Wextra -Werror -o $(PEERS_DIR)/multi-client Benchmarks/PeerC/multi-client.c $$(pkg-config --cflags --libs libcurl)
 	if [ "$$(id -u)" = 0 ] && command -v unshare >/dev/null; then \
 	  unshare -m sh -c 'mount --bind $(PEERS_DIR)/root.pem /etc/ssl/certs/ca-certificates.crt && exec $(PEERS_RUN)'; \
@@ -69,19 +72,19 @@ bench-peers: deps
 
 # 1,000 pinned requests (half rejected) under LeakSanitizer; any leak fails the target.
 leaks: deps
-	$(SWIFT) build --build-path .build/asan --product CNPinningSoak --sanitize=address 2>&1 | $(QUIET_LINKER)
-	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp .build/asan/debug/CNPinningSoak 1000 0
+	$(SWIFT) build $(BENCH) --build-path $(BENCH_BIN)/asan --product CNPinningSoak --sanitize=address 2>&1 | $(QUIET_LINKER)
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp $(BENCH_BIN)/asan/debug/CNPinningSoak 1000 0
 
-# 10,000 pinned requests in release (resident-memory growth under 5 MB), then the leak check.
 # 1,000 requests in flight for a minute over 20 pinned hosts (HTTP/2 and HTTP/1.1, some refused by
 # pins), servers in a child process: throughput, latency, memory and descriptors (issue 27).
 bench-load: deps
-	$(SWIFT) build -c release --product CNPinningLoad $(STRICT)
-	.build/release/CNPinningLoad 60 1000
+	$(SWIFT) build $(BENCH) -c release --product CNPinningLoad $(STRICT)
+	$(BENCH_BIN)/release/CNPinningLoad 60 1000
 
+# 10,000 pinned requests in release (resident-memory growth under 5 MB), then the leak check.
 soak: deps leaks
-	$(SWIFT) build -c release --product CNPinningSoak $(STRICT)
-	.build/release/CNPinningSoak 10000 5
+	$(SWIFT) build $(BENCH) -c release --product CNPinningSoak $(STRICT)
+	$(BENCH_BIN)/release/CNPinningSoak 10000 5
 
 # The whole suite under AddressSanitizer (LeakSanitizer included; see scripts/lsan.supp).
 asan: deps
@@ -102,7 +105,7 @@ apple-check: deps
 
 # Formatting with the toolchain's swift-format and .swift-format. AppleCheck's stubs keep Apple's
 # names and its seed copy the seed's text, so they are left as they are.
-FORMAT_PATHS := Sources Tests Benchmarks Fuzz/Sources Fuzz/Package.swift Package.swift Examples/PinnedService/Sources Examples/PinnedService/Package.swift Examples/TestCNPinningApp/Sources Examples/TestCNPinningApp/Package.swift Examples/LintAtBuildTime/Sources Examples/LintAtBuildTime/Package.swift Plugins AppleCheck/DelegateConformances.swift AppleCheck/DelegateAbsences.swift
+FORMAT_PATHS := Sources Tests Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift Package.swift Examples/PinnedService/Sources Examples/PinnedService/Package.swift Examples/TestCNPinningApp/Sources Examples/TestCNPinningApp/Package.swift Examples/LintAtBuildTime/Sources Examples/LintAtBuildTime/Package.swift Plugins AppleCheck/DelegateConformances.swift AppleCheck/DelegateAbsences.swift
 format:
 	$(SWIFT) format format --in-place --recursive --configuration .swift-format $(FORMAT_PATHS)
 

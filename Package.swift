@@ -70,33 +70,6 @@ let package = Package(
       name: "cnpin-demo",
       dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"]
     ),
-    .executableTarget(
-      name: "CNPinningBenchmarks",
-      dependencies: [
-        "CNPinning", "CNPinningSession", "CNPinningTestKit",
-      ],
-      path: "Benchmarks/CNPinningBenchmarks"
-    ),
-    .executableTarget(
-      name: "CNPinningSoak",
-      dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"],
-      path: "Benchmarks/CNPinningSoak"
-    ),
-    .executableTarget(
-      name: "CNPinningLoad",
-      dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"],
-      path: "Benchmarks/CNPinningLoad"
-    ),
-    .executableTarget(
-      name: "CNPinningPeerClient",
-      dependencies: ["CNPinning", "CNPinningSession"],
-      path: "Benchmarks/PeerClient"
-    ),
-    .executableTarget(
-      name: "CNPinningPeerBenchmarks",
-      dependencies: ["CNPinning", "CNPinningTestKit"],
-      path: "Benchmarks/PeerBenchmarks"
-    ),
     // Lints a target's pinning configurations as it builds: an error fails the build.
     .plugin(name: "CNPinLint", capability: .buildTool(), dependencies: ["cnpin"]),
     .testTarget(name: "CNPinningTests", dependencies: ["CNPinning", "CNPinningTestKit"]),

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-30}
 requests=${2:-1}
 server=${3:-keepalive}
-release=.build/static/release
+release=Benchmarks/.build/static/release
 for tool in perf python3 openssl curl; do
   command -v "$tool" >/dev/null || { echo "profile-peers: $tool is not installed (perf: apt-get install linux-perf)"; exit 2; }
 done

@@ -15,6 +15,18 @@ import Foundation
 
 let hostCount = 20
 
+/// A value shared by the request tasks, behind a lock (the library's own is package-internal).
+final class Locked<Value>: @unchecked Sendable {
+  private var value: Value
+  private let lock = NSLock()
+  init(_ value: Value) { self.value = value }
+  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&value)
+  }
+}
+
 func host(_ index: Int) -> String { "h\(index).load.test" }
 func isRogue(_ index: Int) -> Bool { index % 5 == 4 }
 
