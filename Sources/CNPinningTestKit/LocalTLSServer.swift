@@ -58,10 +58,12 @@ public final class LocalTLSServer: Sendable {
 
   private init(core: LocalTLSServerCore) { self.core = core }
 
-  deinit { core.stop() }
+  /// Releasing the server stops it without waiting: its threads end on their own (they hold
+  /// the core), so that a test releasing a server never blocks the thread it runs on.
+  deinit { core.stop(waiting: false) }
 
   /// Stops accepting, closes open connections and waits for every server thread to end.
-  public func stop() { core.stop() }
+  public func stop() { core.stop(waiting: true) }
 
   /// Serves another identity (a renewed certificate, say) on the connections accepted from now
   /// on; open connections keep theirs. `configuration` still shows the identity it started with.
@@ -122,13 +124,14 @@ final class LocalTLSServerCore: @unchecked Sendable {
     let thread = Thread { [self] in
       ThreadName.setCurrent("TLSAccept-\(port)")  // Linux keeps 15 characters of a thread name
       acceptLoop()
+      close(listener)
       threads.leave()
     }
     thread.start()
   }
 
   deinit {
-    stop()
+    stop(waiting: false)
     SSL_CTX_free(currentContext.withLock { $0 })
   }
 
@@ -153,17 +156,18 @@ final class LocalTLSServerCore: @unchecked Sendable {
     SSL_CTX_free(previous)  // connections using it hold their own reference
   }
 
-  /// Stops accepting, closes open connections and waits for every server thread to end.
-  func stop() {
+  /// Stops accepting and closes open connections; with `waiting`, returns once every server
+  /// thread has ended (the accept thread closes the listening socket as it ends).
+  func stop(waiting: Bool) {
     let sockets = state.withLock { state -> Set<Int32>? in
       guard !state.stopped else { return nil }
       state.stopped = true
       return state.openSockets
     }
-    guard let sockets else { return }
-    for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
-    _ = threads.wait(timeout: .now() + 15)
-    close(listener)
+    if let sockets {
+      for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+    if waiting { _ = threads.wait(timeout: .now() + 15) }
   }
 
   private var isStopped: Bool { state.withLock { $0.stopped } }

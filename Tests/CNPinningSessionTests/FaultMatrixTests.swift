@@ -154,7 +154,7 @@ struct FaultMatrixTests {
       setup.fault = fault
       setup.servesHTTP2 = path == .http2
       var server: LocalTLSServer? = try LocalTLSServer.start(setup)
-      let proxy = path == .http1ThroughProxy ? try TestProxy.start() : nil
+      let proxy = path == .http1ThroughProxy ? try await offTheSharedThreads { try TestProxy.start() } : nil
       var session: CNPinnedSession? = try session(path: path, proxyPort: proxy?.port, trust: pki.root)
       let ports = [server!.port] + (proxy.map { [$0.port] } ?? [])
       let threads: Set<String> = ["TLSAccept-\(server!.port)", "TLSConn-\(server!.port)", session!.threadName]
@@ -193,9 +193,10 @@ struct FaultMatrixTests {
         cell.problems.append("the next request failed: \(error)")
       }
 
+      let leftovers = Leftovers(session, server, proxy)
       session = nil
       server = nil
-      proxy?.stop()
+      try await leftovers.release()
       let released = await eventually(within: 30) {
         ports.allSatisfy { HostileServerTests.sockets(port: $0) == 0 } && HostileServerTests.threads(named: threads) == 0
       }
@@ -266,7 +267,12 @@ struct FaultMatrixTests {
         })
       let originPort = origin!.port
       // A port nothing listens on: a server's, once stopped.
-      let closedPort = try LocalTLSServer.start(.init(identity: pki.leaf)).port
+      let leaf = pki.leaf
+      let closedPort = try await offTheSharedThreads {
+        let server = try LocalTLSServer.start(.init(identity: leaf))
+        server.stop()
+        return server.port
+      }
       var faulty: MisbehavingProxy?
       var tinyproxy: TestProxy?
       var proxyPort: Int?
@@ -275,7 +281,8 @@ struct FaultMatrixTests {
       case .proxyRefusesTunnel: faulty = try MisbehavingProxy(fault: .refusesTunnel)
       case .proxyDiesMidTunnel: faulty = try MisbehavingProxy(fault: .diesMidTunnel)
       case .proxyNotListening: proxyPort = closedPort
-      case .connectionRefused, .nameDoesNotResolve: if !direct { tinyproxy = try TestProxy.start() }
+      case .connectionRefused, .nameDoesNotResolve:
+        if !direct { tinyproxy = try await offTheSharedThreads { try TestProxy.start() } }
       }
       proxyPort = faulty?.port ?? tinyproxy?.port ?? proxyPort
       var session: CNPinnedSession? = try session(path: .http1, proxyPort: proxyPort, trust: pki.root)
@@ -337,10 +344,12 @@ struct FaultMatrixTests {
           cell.problems.append("the next request failed: \(error)")
         }
       }
+      let leftovers = Leftovers(session, origin, faulty, tinyproxy)
       session = nil
       origin = nil
-      faulty?.stop()
-      tinyproxy?.stop()
+      faulty = nil
+      tinyproxy = nil
+      try await leftovers.release()
       let ports = [originPort] + (proxyPort.map { [$0] } ?? [])
       let released = await eventually(within: 30) {
         ports.allSatisfy { HostileServerTests.sockets(port: $0) == 0 } && HostileServerTests.threads(named: threads) == 0
