@@ -1,5 +1,10 @@
 #ifdef __linux__
 #include "CNPinningCurlShims.h"
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <poll.h>
 
 CURLcode cnp_curl_setopt_long(CURL *handle, CURLoption option, long value) {
   return curl_easy_setopt(handle, option, value);
@@ -53,6 +58,72 @@ SSL *cnp_curl_ssl_pointer(CURL *handle) {
   if (info->backend != CURLSSLBACKEND_OPENSSL) return NULL;
   return (SSL *)info->internals;
 }
+struct cnp_socket_registry {
+  curl_socket_t *sockets;
+  size_t count;
+  size_t capacity;
+};
+
+cnp_socket_registry *cnp_socket_registry_create(void) { return calloc(1, sizeof(cnp_socket_registry)); }
+
+void cnp_socket_registry_free(cnp_socket_registry *registry) {
+  if (registry == NULL) return;
+  free(registry->sockets);
+  free(registry);
+}
+
+static curl_socket_t cnp_open_socket(void *context, curlsocktype purpose, struct curl_sockaddr *address) {
+  (void)purpose;
+  cnp_socket_registry *registry = context;
+  curl_socket_t opened = socket(address->family, address->socktype, address->protocol);
+  if (opened == CURL_SOCKET_BAD) return CURL_SOCKET_BAD;
+  if (registry->count == registry->capacity) {
+    size_t capacity = registry->capacity ? registry->capacity * 2 : 16;
+    curl_socket_t *grown = realloc(registry->sockets, capacity * sizeof(curl_socket_t));
+    if (grown == NULL) {
+      close(opened);
+      return CURL_SOCKET_BAD;
+    }
+    registry->sockets = grown;
+    registry->capacity = capacity;
+  }
+  registry->sockets[registry->count++] = opened;
+  return opened;
+}
+
+static int cnp_close_socket(void *context, curl_socket_t closing) {
+  cnp_socket_registry *registry = context;
+  for (size_t index = 0; index < registry->count; index++) {
+    if (registry->sockets[index] == closing) {
+      registry->sockets[index] = registry->sockets[--registry->count];
+      break;
+    }
+  }
+  return close(closing);
+}
+
+CURLcode cnp_curl_setopt_socket_registry(CURL *handle, cnp_socket_registry *registry) {
+  CURLcode code = curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, cnp_open_socket);
+  if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_OPENSOCKETDATA, registry);
+  if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, cnp_close_socket);
+  return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_CLOSESOCKETDATA, registry);
+}
+
+int cnp_socket_registry_has_input(const cnp_socket_registry *registry, int local_port) {
+  for (size_t index = 0; index < registry->count; index++) {
+    struct sockaddr_storage address;
+    socklen_t length = sizeof(address);
+    if (getsockname(registry->sockets[index], (struct sockaddr *)&address, &length) != 0) continue;
+    int port = address.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&address)->sin_port)
+               : address.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&address)->sin6_port)
+                                              : -1;
+    if (port != local_port) continue;
+    struct pollfd descriptor = {.fd = registry->sockets[index], .events = POLLIN, .revents = 0};
+    return poll(&descriptor, 1, 0) > 0;
+  }
+  return 0;
+}
+
 CURLcode cnp_curl_message_result(const CURLMsg *message) { return message->data.result; }
 
 #endif

@@ -36,6 +36,8 @@ public final class LocalTLSServer: Sendable {
   public var renegotiationsCompleted: Int { core.renegotiationsCompleted }
   /// TCP connections accepted.
   public var connections: Int { core.connections }
+  /// Connections open now (accepted and not yet closed by the server).
+  public var openConnections: Int { core.openConnections }
   /// How many times the configured fault was committed.
   public var faultsCommitted: Int { core.faultsCommitted }
 
@@ -104,6 +106,7 @@ final class LocalTLSServerCore: @unchecked Sendable {
   var failedHandshakes: Int { state.withLock { $0.failedHandshakes } }
   var connections: Int { state.withLock { $0.connections } }
   var faultsCommitted: Int { state.withLock { $0.faultsCommitted } }
+  var openConnections: Int { state.withLock { $0.openSockets.count } }
   var resumptionOffers: Int { state.withLock { $0.resumptionOffers } }
   var renegotiationsRequested: Int { state.withLock { $0.renegotiationsRequested } }
   var renegotiationsCompleted: Int { state.withLock { $0.renegotiationsCompleted } }

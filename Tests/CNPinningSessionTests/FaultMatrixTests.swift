@@ -364,6 +364,27 @@ struct FaultMatrixTests {
     return cell
   }
 
+  /// A server that closes an idle keep-alive connection with close_notify (as nginx does at its
+  /// keepalive_timeout) leaves it looking alive to libcurl, whose check only peeks for a FIN; a
+  /// POST sent next must go on a fresh connection, not fail as a request that may have been
+  /// acted on (nothing of it was sent).
+  @Test func aPostAfterTheServerClosedTheIdleConnectionGoesOnAFreshOne() async throws {
+    let pki = try TestPKI()
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.idleTimeout = 1
+    let server = try LocalTLSServer.start(setup)
+    let session = try Self.session(path: .http1, proxyPort: nil, trust: pki.root)
+    let url = URL(string: "https://127.0.0.1:\(server.port)/")!
+    _ = try await session.data(from: url)
+    #expect(await eventually(within: 30) { server.openConnections == 0 }, "the server closed the idle connection")
+    var request = URLRequest(url: url)
+    request.httpMethod = "POST"
+    request.httpBody = Data("order=1".utf8)
+    #expect(String(try await session.data(for: request).0) == "hello")
+    #expect(server.requests.map(\.method) == ["GET", "POST"])
+    #expect(server.connections == 2)
+  }
+
   @Test func everyFaultOnEveryPathFailsCleanlyAndTheSessionRecovers() async throws {
     enum Run: Sendable {
       case server(ServerFault, Path)

@@ -39,6 +39,18 @@ CURLMcode cnp_curl_multi_setopt_timer_callback(CURLM *multi, cnp_curl_timer_call
 CURLSHcode cnp_curl_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
 /// The OpenSSL SSL* of the connection a transfer uses, or NULL.
 SSL *cnp_curl_ssl_pointer(CURL *handle);
+/// The sockets libcurl opened for a session's connections (libcurl's own check of an idle
+/// connection only peeks for a FIN). Owned by the session's loop; freed after the multi handle,
+/// whose connections close their sockets through it. Touched on the loop thread only.
+typedef struct cnp_socket_registry cnp_socket_registry;
+cnp_socket_registry *cnp_socket_registry_create(void);
+void cnp_socket_registry_free(cnp_socket_registry *registry);
+/// Opens and closes the handle's sockets through `registry` (CURLOPT_OPENSOCKETFUNCTION and
+/// CURLOPT_CLOSESOCKETFUNCTION), which records them.
+CURLcode cnp_curl_setopt_socket_registry(CURL *handle, cnp_socket_registry *registry);
+/// Whether the registry's socket with local port `local_port` has bytes waiting to be read now;
+/// 0 when not, or when no socket has that port.
+int cnp_socket_registry_has_input(const cnp_socket_registry *registry, int local_port);
 /// CURLMsg's union member `result`.
 CURLcode cnp_curl_message_result(const CURLMsg *message);
 

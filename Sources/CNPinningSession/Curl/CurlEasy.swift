@@ -19,10 +19,16 @@ final class CurlEasy {
   private var lists: [UnsafeMutablePointer<curl_slist>] = []
   private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
-  /// A handle that keeps TLS sessions and DNS answers in `share` (the session's).
-  init(share: UnsafeMutableRawPointer) throws(CNPinnedSessionError) {
+  /// The session's record of the sockets its connections use (owned by the loop, which
+  /// outlives every handle and connection).
+  let sockets: OpaquePointer
+
+  /// A handle that keeps TLS sessions and DNS answers in `share` (the session's) and opens its
+  /// sockets through `sockets`.
+  init(share: UnsafeMutableRawPointer, sockets: OpaquePointer) throws(CNPinnedSessionError) {
     guard let handle = curl_easy_init() else { throw .transferFailed(host: "", reason: "curl_easy_init failed") }
     self.handle = handle
+    self.sockets = sockets
     errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     // The share survives curl_easy_reset, so it is set once.
     guard cnp_curl_setopt_pointer(handle, CURLOPT_SHARE, share) == CURLE_OK else {
@@ -58,6 +64,9 @@ final class CurlEasy {
     try Options(handle: handle, host: transfer.plan.host).apply(
       transfer.plan, minimumTLSVersion: transfer.policy.minimumTLSVersion, context: Unmanaged.passUnretained(self).toOpaque(),
       errorBuffer: errorBuffer, resolve: resolve, lists: &lists)
+    guard cnp_curl_setopt_socket_registry(handle, sockets) == CURLE_OK else {
+      throw .transferFailed(host: transfer.plan.host, reason: "libcurl refused the socket callbacks")
+    }
   }
 
   /// libcurl's result, read before the handle is unbound.
@@ -304,9 +313,13 @@ private let watchIdleTime: cnp_curl_xferinfo_callback = { context, _, downloaded
   return transfer.watchIdleTime(moved: Int64(downloaded) + Int64(uploaded)) ? 0 : 1
 }
 
-private let judgeBeforeRequest: cnp_curl_prereq_callback = { context, _, _, _, _ in
+private let judgeBeforeRequest: cnp_curl_prereq_callback = { context, _, _, _, localPort in
   guard let context, let transfer = CurlEasy.transfer(for: context) else { return Int32(CURL_PREREQFUNC_ABORT) }
-  let ssl = cnp_curl_ssl_pointer(CurlEasy.from(context).handle)
-  return transfer.judge(ssl: ssl, at: transfer.plan.clock()) ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+  let easy = CurlEasy.from(context)
+  let ssl = cnp_curl_ssl_pointer(easy.handle)
+  let judged = transfer.judge(ssl: ssl, at: transfer.plan.clock()) {
+    cnp_socket_registry_has_input(easy.sockets, localPort) == 1
+  }
+  return judged ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
 }
 #endif

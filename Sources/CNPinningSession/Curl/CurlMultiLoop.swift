@@ -46,6 +46,9 @@ final class CurlMultiLoop: @unchecked Sendable {
 
   private let driver: CurlEventDriver
   private let share: UnsafeMutableRawPointer
+  /// The sockets of the session's connections, for the check of an idle connection before a
+  /// request that must not be sent twice. Freed after the multi handle and the share.
+  private let sockets: OpaquePointer
   /// An eventfd: written by producers to end the loop's wait. Closed when the loop is released,
   /// after its thread has ended, so that a producer can never write to a closed (or reused) one.
   private let wakeDescriptor: Int32
@@ -90,6 +93,13 @@ final class CurlMultiLoop: @unchecked Sendable {
       Glibc.close(wakeDescriptor)
       throw .transferFailed(host: "", reason: "libcurl cannot share TLS sessions")
     }
+    guard let sockets = cnp_socket_registry_create() else {
+      driver.close()
+      curl_share_cleanup(share)
+      Glibc.close(wakeDescriptor)
+      throw .transferFailed(host: "", reason: "cannot allocate the socket registry")
+    }
+    self.sockets = sockets
     self.driver = driver
     self.share = share
     self.wakeDescriptor = wakeDescriptor
@@ -203,6 +213,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     idle = []
     driver.close()
     curl_share_cleanup(share)
+    cnp_socket_registry_free(sockets)
     curl_slist_free_all(resolveList)
     finished.signal()
   }
@@ -233,7 +244,7 @@ final class CurlMultiLoop: @unchecked Sendable {
   private func start(_ transfer: CurlTransfer) {
     let easy: CurlEasy
     do throws(CNPinnedSessionError) {
-      if let reused = idle.popLast() { easy = reused } else { easy = try CurlEasy(share: share) }
+      if let reused = idle.popLast() { easy = reused } else { easy = try CurlEasy(share: share, sockets: sockets) }
     } catch {
       transfer.finish(.failure(error))
       return

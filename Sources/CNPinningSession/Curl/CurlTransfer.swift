@@ -35,6 +35,9 @@ final class CurlTransfer: @unchecked Sendable {
   private var waitsOnCaller = false
   /// Whether libcurl ended the transfer with its HTTP/2 framing error (CURLE_HTTP2).
   private var failedWithHTTP2Framing = false
+  /// Whether the transfer was stopped before sending because its reused connection had been
+  /// closed by the server.
+  private var foundStaleConnection = false
   /// The connection this request set up, when it made one (its handshake facts explain a failure).
   private var createdConnection: TLSConnectionState?
   /// The connection the request was sent on (new or reused), once judged.
@@ -108,7 +111,8 @@ final class CurlTransfer: @unchecked Sendable {
 
   /// Judges the connection just before the request is sent on it: the one judgement point for
   /// new, reused and resumed connections and HTTP/2 streams. `ssl` is nil for plain http.
-  func judge(ssl: OpaquePointer?, at now: Date) -> Bool {
+  /// `connectionHasInput` says whether the connection has bytes waiting before the request is sent.
+  func judge(ssl: OpaquePointer?, at now: Date, connectionHasInput: () -> Bool) -> Bool {
     // A second judgement of one transfer is libcurl sending the request again on a fresh
     // connection, after a reused one closed before any answer (redirects are new transfers).
     // The first request may have reached the server, so only an idempotent one goes again.
@@ -127,6 +131,16 @@ final class CurlTransfer: @unchecked Sendable {
     let facts =
       ssl.flatMap(TLSHooks.facts(of:))
       ?? ConnectionFacts(use: .new, protocolVersion: 0, cipher: nil, verified: nil)
+    // libcurl takes an idle HTTP/1 connection for alive when its socket holds bytes (it peeks
+    // for a FIN only), and a server that closed it properly has sent close_notify first. Sending
+    // on it loses the request, which libcurl then sends again on a fresh connection; for a POST
+    // that is refused above, so such a request is stopped here, before any of it is sent, and
+    // the transport sends it on a fresh connection.
+    if facts.use == .reused, !plan.method.isIdempotent, facts.applicationProtocol != "h2", connectionHasInput() {
+      foundStaleConnection = true
+      refusedResponse = .connectionLost(host: plan.host, reason: "the server closed the idle connection; nothing was sent")
+      return false
+    }
     var judgement = ConnectionVerdict.judge(facts, under: policy, at: now)
     judgement.protocolVersion = facts.protocolVersion
     judgement.applicationProtocol = facts.applicationProtocol
@@ -273,13 +287,16 @@ final class CurlTransfer: @unchecked Sendable {
         result: result, judgements: allJudgements, networkTime: networkTime, mayBeSentAgain: mayBeSentAgain(result)))
   }
 
-  /// Whether the request can go again on a fresh connection: it failed on a reused HTTP/2
+  /// Whether the request can go again on a fresh connection: it was stopped before anything was
+  /// sent because its reused connection had been closed, or it failed on a reused HTTP/2
   /// connection with libcurl's HTTP/2 framing error before any byte of an answer, which is how
   /// libcurl 7.88 ends a stream the server refused with GOAWAY (it would retry one refused with
   /// REFUSED_STREAM itself), and it is idempotent, held in memory both ways, so that nothing of
   /// it reached the caller.
   private func mayBeSentAgain(_ result: Result<CurlResponse, CNPinnedSessionError>) -> Bool {
-    guard case .failure = result, failedWithHTTP2Framing, headerLines == 0, bodyBytes == 0,
+    guard case .failure = result else { return false }
+    if foundStaleConnection { return plan.streamedBody == nil && destination.holdsBody }
+    guard failedWithHTTP2Framing, headerLines == 0, bodyBytes == 0,
       servingConnection?.applicationProtocol == "h2", judgements.count == 1, judgements[0].use == .reused,
       judgements[0].rejection == nil, plan.method.isIdempotent, plan.streamedBody == nil, destination.holdsBody
     else { return false }
