@@ -1,6 +1,29 @@
 #ifdef __linux__
+#define _GNU_SOURCE  // posix_spawn_file_actions_addclosefrom_np (glibc 2.34)
 #include "CNPinningShims.h"
+#include <fcntl.h>
+#include <spawn.h>
 #include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+// The test kit's: starts its servers' and tests' child processes without Foundation's Process.
+int cnp_spawn(const char *path, char *const argv[], char *const envp[], int input, int output, int error, pid_t *pid) {
+  posix_spawn_file_actions_t actions;
+  int result = posix_spawn_file_actions_init(&actions);
+  if (result != 0) return result;
+  int sources[3] = {input, output, error};
+  for (int target = 0; target < 3 && result == 0; target++) {
+    result = sources[target] >= 0
+                 ? posix_spawn_file_actions_adddup2(&actions, sources[target], target)
+                 : posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0);
+  }
+  if (result == 0) result = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+  if (result == 0) result = posix_spawn(pid, path, &actions, NULL, argv, envp ? envp : environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return result;
+}
 
 EVP_PKEY *cnp_generate_key(const char *type, unsigned int bits, const char *curve) {
   if (strcmp(type, "RSA") == 0) return EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits);

@@ -50,7 +50,7 @@ public final class NginxServer: @unchecked Sendable {
   public let port: Int
   /// The private directory with the configuration, certificate, key and logs.
   public let directory: URL
-  private let process: Process
+  private let process: TestProcess
   private let stopped = Locked(false)
 
   /// `https://127.0.0.1:PORT`.
@@ -101,13 +101,9 @@ public final class NginxServer: @unchecked Sendable {
     try Self.configurationText(configuration, directory: directory.path, port: port)
       .write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
 
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path]
-    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    process.standardError = try FileHandle(forWritingTo: Self.touch(directory.appendingPathComponent("stderr.log")))
-    try process.run()
+    process = try TestProcess.start(
+      executable, ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path],
+      errorLog: directory.appendingPathComponent("stderr.log"))
     let deadline = Date().addingTimeInterval(10)
     while !LoopbackPort.accepts(port) {
       guard process.isRunning, Date() < deadline else {
@@ -131,8 +127,8 @@ public final class NginxServer: @unchecked Sendable {
     if process.isRunning {
       // A single-process nginx keeps the signal mask it inherits, and threads that start
       // processes here block SIGTERM; it holds nothing worth a graceful stop.
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+      process.terminate(SIGKILL)
+      process.waitForExit()
     }
     try? FileManager.default.removeItem(at: directory)
   }
@@ -178,13 +174,6 @@ public final class NginxServer: @unchecked Sendable {
       }
 
       """
-  }
-
-  static func touch(_ url: URL) throws -> URL {
-    guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-      throw TestKitError(message: "cannot create \(url.path)")
-    }
-    return url
   }
 }
 #endif

@@ -18,7 +18,7 @@ public final class TestProxy: @unchecked Sendable {
   public var url: URL { URL(string: "\(tlsIdentity == nil ? "http" : "https")://127.0.0.1:\(port)")! }
   private let tlsIdentity: TestIdentity?
   private let directory: URL
-  private var processes: [Process] = []
+  private var processes: [TestProcess] = []
   private let stopped = Locked(false)
 
   /// Starts tinyproxy (requiring `credentials` as Basic authentication when given) and, with
@@ -87,21 +87,15 @@ public final class TestProxy: @unchecked Sendable {
     }
     guard first else { return }
     for process in processes where process.isRunning {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+      process.terminate(SIGKILL)
+      process.waitForExit()
     }
     try? FileManager.default.removeItem(at: directory)
   }
 
   private func launch(_ executable: String, _ arguments: [String], waitingFor port: Int, name: String) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    let errors = try NginxServer.touch(directory.appendingPathComponent("\(name).stderr"))
-    process.standardError = try FileHandle(forWritingTo: errors)
-    try process.run()
+    let errors = directory.appendingPathComponent("\(name).stderr")
+    let process = try TestProcess.start(executable, arguments, errorLog: errors)
     processes.append(process)
     let deadline = Date().addingTimeInterval(10)
     while !LoopbackPort.accepts(port) {

@@ -174,22 +174,7 @@ struct HTTPBehaviourTests {
 
   /// 48 MiB of zeros, gzip-compressed to about 48 KiB by the system's gzip.
   static let gzipBomb: Data = {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["gzip", "-c", "-9"]
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    try! process.run()
-    let writer = Thread {
-      input.fileHandleForWriting.write(Data(count: 48 << 20))
-      try? input.fileHandleForWriting.close()
-    }
-    writer.start()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return data
+    (try? TestProcess.run("/usr/bin/env", ["gzip", "-c", "-9"], input: Data(count: 48 << 20)).stdout) ?? Data()
   }()
 
   /// A server that answers everything with the gzip bomb.
@@ -253,8 +238,12 @@ struct HTTPBehaviourTests {
 
   @Test(.tags(.concurrency)) func cancellingATaskEndsItsTransfer() async throws {
     // The server would answer after 120 s; ending well before that shows cancellation ended the
-    // transfer (the bound is generous because the suite shares two cores).
-    let (server, session) = try Self.fixture { _ in LocalTLSServer.Response(body: Data("late".utf8), delay: 120) }
+    // transfer (the bound is generous because the suite shares two cores). The request timeout
+    // is longer than the server's delay, so that on a busy machine, where the cancel can come
+    // late, only the cancel can end the request early.
+    let (server, session) = try Self.fixture(
+      handler: { _ in LocalTLSServer.Response(body: Data("late".utf8), delay: 120) },
+      configure: { $0.timeoutIntervalForRequest = 300 })
     let task = Task { try await session.data(from: server.url("/slow", hostName: "api.test")) }
     #expect(await eventually(within: 60) { server.requests.count == 1 })
     let started = Date()

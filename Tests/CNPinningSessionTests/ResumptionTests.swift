@@ -140,19 +140,7 @@ func crossServerResumption(from: Int, to: Int, anchor: CNCertificate) throws -> 
 
 /// Runs `openssl` with standard input at end of file; returns what it printed.
 func runOpenSSL(_ arguments: [String], input: String? = nil) throws -> String {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-  process.arguments = ["openssl"] + arguments
-  let output = Pipe()
-  process.standardOutput = output
-  process.standardError = output
-  let stdin = Pipe()
-  process.standardInput = stdin
-  try process.run()
-  if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-  try stdin.fileHandleForWriting.close()
-  let data = output.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return String(decoding: data, as: UTF8.self)
+  let run = try TestProcess.run("/usr/bin/env", ["openssl"] + arguments, input: Data((input ?? "").utf8))
+  return String(decoding: run.stdout + run.stderr, as: UTF8.self)
 }
 #endif

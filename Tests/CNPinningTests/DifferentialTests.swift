@@ -61,19 +61,8 @@ struct DifferentialTests {
 
 /// Runs `command` with /bin/sh, feeding `input`, and returns standard output.
 func runShell(_ command: String, input: Data) throws -> String {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/bin/sh")
-  process.arguments = ["-c", command]
-  let stdin = Pipe()
-  let stdout = Pipe()
-  process.standardInput = stdin
-  process.standardOutput = stdout
-  try process.run()
-  stdin.fileHandleForWriting.write(input)
-  try stdin.fileHandleForWriting.close()
-  let output = stdout.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  #expect(process.terminationStatus == 0)
-  return String(decoding: output, as: UTF8.self)
+  let run = try TestProcess.run("/bin/sh", ["-c", command], input: input)
+  #expect(run.status == 0, "\(String(decoding: run.stderr, as: UTF8.self))")
+  return String(decoding: run.stdout, as: UTF8.self)
 }
 #endif

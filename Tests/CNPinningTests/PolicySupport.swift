@@ -42,19 +42,9 @@ func policyPayload(
 
 /// Runs python3 with `script`, passing `arguments`; returns standard output.
 func python(_ script: String, _ arguments: [String] = []) throws -> String {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-  process.arguments = ["python3", "-c", script] + arguments
-  let output = Pipe()
-  let errors = Pipe()
-  process.standardOutput = output
-  process.standardError = errors
-  try process.run()
-  let data = output.fileHandleForReading.readDataToEndOfFile()
-  let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-  process.waitUntilExit()
-  #expect(process.terminationStatus == 0, "python failed: \(errorText)")
-  return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+  let run = try TestProcess.run("/usr/bin/env", ["python3", "-c", script] + arguments)
+  #expect(run.status == 0, "python failed: \(String(decoding: run.stderr, as: UTF8.self))")
+  return String(decoding: run.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// The error a policy operation threw, as `CNPolicyError`.

@@ -44,15 +44,9 @@ struct PolicyTokenTests {
     let input = base64url(#"{"alg":"\#(alg.lowercased())"}"#) + "." + base64url(policyPayload())
     let inputFile = directory.appendingPathComponent("input")
     try Data(input.utf8).write(to: inputFile)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["openssl", "dgst"] + options + ["-sign", keyFile.path, inputFile.path]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let signature = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    let run = try TestProcess.run("/usr/bin/env", ["openssl", "dgst"] + options + ["-sign", keyFile.path, inputFile.path])
+    let signature = run.stdout
+    #expect(run.status == 0)
     let token = Data((input + "." + base64url(signature)).utf8)
     #expect(try CNEnterprisePolicy(token: token, key: keys.publicKey).algorithm == algorithm)
   }

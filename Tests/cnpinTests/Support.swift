@@ -27,53 +27,22 @@ func cnpin(_ arguments: [String], environment: [String: String] = [:]) async thr
   try await run(cnpinExecutable.path, arguments, environment: environment)
 }
 
-/// Runs `executable` with `arguments` (and extra environment). Waits without blocking a thread of
-/// the shared pool (the suite's other tests need them), and at most 120 s.
+/// Runs `executable` with `arguments` (and extra environment), on a thread of its own so that
+/// the wait blocks none of the threads the suite's tests share, for at most 120 s.
 func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> Run {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: executable)
-  process.arguments = arguments
-  var env = ProcessInfo.processInfo.environment
-  env.merge(environment) { $1 }
-  process.environment = env
-  let out = Pipe()
-  let err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-  let finished = Locked<CheckedContinuation<Void, Never>?>(nil)
-  let exited = Locked(false)
-  process.terminationHandler = { _ in
-    let continuation = finished.withLock { state -> CheckedContinuation<Void, Never>? in
-      exited.withLock { $0 = true }
-      defer { state = nil }
-      return state
-    }
-    continuation?.resume()
+  var merged = ProcessInfo.processInfo.environment
+  merged.merge(environment) { $1 }
+  let output = try await withCheckedThrowingContinuation { continuation in
+    Thread { [merged] in
+      continuation.resume(with: Result { try TestProcess.run(executable, arguments, environment: merged, timeout: 120) })
+    }.start()
   }
-  try process.run()
-  let watchdog = Task {
-    try await Task.sleep(nanoseconds: 120_000_000_000)
+  if output.status == 128 + SIGKILL {
     Issue.record("\(executable) \(arguments.joined(separator: " ")) did not finish within 120 s")
-    process.terminate()
   }
-  async let output = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
-  async let errors = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
-  await withCheckedContinuation { continuation in
-    let done = finished.withLock { state -> Bool in
-      if exited.withLock({ $0 }) { return true }
-      state = continuation
-      return false
-    }
-    if done { continuation.resume() }
-  }
-  watchdog.cancel()
-  // The child has exited; this returns at once and lets Foundation release the process.
-  process.waitUntilExit()
-  process.terminationHandler = nil
   return Run(
-    status: process.terminationStatus, stdout: String(decoding: await output, as: UTF8.self),
-    stderr: String(decoding: await errors, as: UTF8.self))
+    status: output.status, stdout: String(decoding: output.stdout, as: UTF8.self),
+    stderr: String(decoding: output.stderr, as: UTF8.self))
 }
 
 /// A temporary directory removed when the value is released.

@@ -11,6 +11,14 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <sys/types.h>
+
+/// Starts `path` with `argv` and `envp` (NULL-terminated; NULL `envp` keeps this process's
+/// environment), its standard input `input`, output `output` and error `error` (descriptors of
+/// this process; -1 for /dev/null), and no other descriptor of this process: posix_spawn with
+/// every descriptor from 3 up closed in the child. 0 and the child's pid, or an errno value.
+int cnp_spawn(const char *path, char *const argv[], char *const envp[], int input, int output, int error, pid_t *pid);
+
 /// Generates a key: "RSA" with `bits`, "EC" with `curve` (e.g. "P-256"), or "ED25519". NULL on failure.
 EVP_PKEY *cnp_generate_key(const char *type, unsigned int bits, const char *curve);
 
