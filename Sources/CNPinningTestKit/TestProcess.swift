@@ -31,8 +31,8 @@ public final class TestProcess: @unchecked Sendable {
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
     defer {
-      argv.forEach { free($0) }
-      envp?.forEach { free($0) }
+      for argument in argv { free(argument) }
+      for variable in envp ?? [] { free(variable) }
     }
     var pid: Int32 = 0
     let result = argv.withUnsafeBufferPointer { argvBuffer in
