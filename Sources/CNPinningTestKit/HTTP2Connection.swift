@@ -144,14 +144,6 @@ struct HTTP2Connection {
   }
 
   /// Writes all of `bytes`; false when the connection fails first.
-  func send(_ bytes: [UInt8]) -> Bool {
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeBytes { write($0) }
-      guard written > 0 else { return false }
-      offset += written
-    }
-    return true
-  }
+  func send(_ bytes: [UInt8]) -> Bool { HTTPConnection.writeAll(bytes, with: write) }
 }
 #endif

@@ -110,8 +110,11 @@ struct HTTPConnection {
   }
 
   /// Writes all of `bytes`; false when the connection fails first.
-  func write(bytes: [UInt8]) -> Bool {
-    let write = self.write
+  func write(bytes: [UInt8]) -> Bool { Self.writeAll(bytes, with: write) }
+
+  /// Hands `bytes` to `write` until all are taken; false when it takes none. For the HTTP/1.1
+  /// and HTTP/2 connections alike.
+  static func writeAll(_ bytes: [UInt8], with write: (UnsafeRawBufferPointer) -> Int) -> Bool {
     var offset = 0
     while offset < bytes.count {
       let written = bytes[offset...].withUnsafeBytes { write($0) }
