@@ -9,9 +9,11 @@ import FoundationNetworking
 /// say) starts over.
 struct ResponseHead {
   private var bytes: [UInt8] = []
-  /// Whether a `Content-Length` or `Transfer-Encoding` field frames the body (noted as lines
-  /// arrive, so that finding a body delimited by the connection's end needs no parse).
-  private var framesBody = false
+  /// What frames the body, noted as lines arrive so that finding a body delimited by the
+  /// connection's end needs no parse: a `Content-Length` field, and whether the last coding of
+  /// the last `Transfer-Encoding` field is `chunked` (RFC 9112 §6.3).
+  private var hasContentLength = false
+  private var endsChunked = false
 
   /// The most bytes a response head may have (status line and fields).
   static let maximumSize = 256 * 1024
@@ -21,9 +23,12 @@ struct ResponseHead {
   mutating func consume(line: UnsafeRawBufferPointer) -> Bool {
     if line.starts(with: Self.statusPrefix) {
       bytes.removeAll(keepingCapacity: true)
-      framesBody = false
-    } else if !framesBody, Self.startsWithFraming(line) {
-      framesBody = true
+      hasContentLength = false
+      endsChunked = false
+    } else if Self.starts(line, with: Self.contentLengthName) {
+      hasContentLength = true
+    } else if Self.starts(line, with: Self.transferEncodingName) {
+      endsChunked = Self.lastCodingIsChunked(line.dropFirst(Self.transferEncodingName.count))
     }
     guard bytes.count + line.count <= Self.maximumSize else { return false }
     bytes.append(contentsOf: line)
@@ -32,18 +37,30 @@ struct ResponseHead {
 
   private static let statusPrefix = Array("HTTP/".utf8)
   private static let http1Prefix = Array("HTTP/1.".utf8)
-  private static let framingFields = [Array("content-length:".utf8), Array("transfer-encoding:".utf8)]
+  private static let contentLengthName = Array("content-length:".utf8)
+  private static let transferEncodingName = Array("transfer-encoding:".utf8)
+  private static let chunked = Array("chunked".utf8)
 
-  private static func startsWithFraming(_ line: UnsafeRawBufferPointer) -> Bool {
+  /// Whether `line` starts with the lower-case field `name` (with its colon), in any case.
+  private static func starts(_ line: UnsafeRawBufferPointer, with name: [UInt8]) -> Bool {
     // Setting bit 0x20 lower-cases letters and leaves "-" and ":" as they are.
-    framingFields.contains { name in line.count >= name.count && zip(line, name).allSatisfy { $0 | 0x20 == $1 } }
+    line.count >= name.count && zip(line, name).allSatisfy { $0 | 0x20 == $1 }
+  }
+
+  /// Whether the last of the comma-separated codings in a Transfer-Encoding value is chunked.
+  private static func lastCodingIsChunked(_ value: Slice<UnsafeRawBufferPointer>) -> Bool {
+    let last = value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).last ?? value[...]
+    let coding = last.drop { isSpace($0) }.reversed().drop { isSpace($0) }.reversed()
+    return coding.count == chunked.count && zip(coding, chunked).allSatisfy { $0 | 0x20 == $1 }
   }
 
   /// Whether the body ends only where the connection does (RFC 9112 §6.3: an HTTP/1 response
   /// that may have a body, without Content-Length or Transfer-Encoding), so that only a TLS
   /// close_notify tells a complete body from a cut one.
   func bodyIsDelimitedByClose(isHEAD: Bool) -> Bool {
-    guard !framesBody, !isHEAD, bytes.starts(with: Self.http1Prefix), bytes.count >= 12 else { return false }
+    guard !hasContentLength, !endsChunked, !isHEAD, bytes.starts(with: Self.http1Prefix), bytes.count >= 12 else {
+      return false
+    }
     let digits = bytes[9..<12]
     guard digits.allSatisfy({ (0x30...0x39).contains($0) }), let status = Int(String(decoding: digits, as: UTF8.self)) else {
       return false

@@ -15,6 +15,26 @@ struct ResponseHeadTests {
     return head
   }
 
+  /// RFC 9112 §6.3: a body is framed by Content-Length, or by Transfer-Encoding whose last coding
+  /// is chunked; otherwise (a Transfer-Encoding such as gzip alone, or neither) it ends with the
+  /// connection, and only TLS close_notify tells it whole. HEAD, 1xx, 204 and 304 have no body.
+  @Test func aBodyEndsWithTheConnectionUnlessLengthOrChunkingFramesIt() {
+    func delimitedByClose(_ fields: [String], status: String = "200 OK", isHEAD: Bool = false) -> Bool {
+      Self.head(["HTTP/1.1 \(status)\r\n"] + fields.map { $0 + "\r\n" } + ["\r\n"]).bodyIsDelimitedByClose(isHEAD: isHEAD)
+    }
+    #expect(delimitedByClose([]))
+    #expect(delimitedByClose(["Connection: close"]))
+    #expect(delimitedByClose(["Transfer-Encoding: gzip"]))
+    #expect(delimitedByClose(["TRANSFER-ENCODING: chunked, gzip"]))
+    #expect(!delimitedByClose(["Content-Length: 5"]))
+    #expect(!delimitedByClose(["content-length:5"]))
+    #expect(!delimitedByClose(["Transfer-Encoding: chunked"]))
+    #expect(!delimitedByClose(["Transfer-Encoding: gzip, Chunked "]))
+    #expect(!delimitedByClose([], isHEAD: true))
+    #expect(!delimitedByClose([], status: "204 No Content"))
+    #expect(!delimitedByClose([], status: "304 Not Modified"))
+  }
+
   @Test func fieldsAreTrimmedAndRepeatsJoinedUnderTheFirstSpelling() throws {
     let parsed = try #require(
       Self.head(["HTTP/1.1 200 OK\r\n", "Set-Cookie: a=1\r\n", "set-cookie:b=2 \r\n", "X-Empty:\r\n", "\r\n"]).parsed())
