@@ -109,16 +109,22 @@ CURLcode cnp_curl_setopt_socket_registry(CURL *handle, cnp_socket_registry *regi
   return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_CLOSESOCKETDATA, registry);
 }
 
-int cnp_socket_registry_has_input(const cnp_socket_registry *registry, int local_port) {
+static int cnp_port_of(const struct sockaddr_storage *address) {
+  if (address->ss_family == AF_INET) return ntohs(((const struct sockaddr_in *)address)->sin_port);
+  if (address->ss_family == AF_INET6) return ntohs(((const struct sockaddr_in6 *)address)->sin6_port);
+  return -1;
+}
+
+int cnp_socket_registry_has_input(const cnp_socket_registry *registry, int local_port, int remote_port) {
   for (size_t index = 0; index < registry->count; index++) {
-    struct sockaddr_storage address;
-    socklen_t length = sizeof(address);
-    if (getsockname(registry->sockets[index], (struct sockaddr *)&address, &length) != 0) continue;
-    int port = address.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&address)->sin_port)
-               : address.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&address)->sin6_port)
-                                              : -1;
-    if (port != local_port) continue;
-    struct pollfd descriptor = {.fd = registry->sockets[index], .events = POLLIN, .revents = 0};
+    struct sockaddr_storage local, remote;
+    socklen_t local_length = sizeof(local), remote_length = sizeof(remote);
+    curl_socket_t candidate = registry->sockets[index];
+    if (getsockname(candidate, (struct sockaddr *)&local, &local_length) != 0 || cnp_port_of(&local) != local_port) continue;
+    if (getpeername(candidate, (struct sockaddr *)&remote, &remote_length) != 0 || cnp_port_of(&remote) != remote_port) {
+      continue;
+    }
+    struct pollfd descriptor = {.fd = candidate, .events = POLLIN, .revents = 0};
     return poll(&descriptor, 1, 0) > 0;
   }
   return 0;

@@ -48,9 +48,10 @@ void cnp_socket_registry_free(cnp_socket_registry *registry);
 /// Opens and closes the handle's sockets through `registry` (CURLOPT_OPENSOCKETFUNCTION and
 /// CURLOPT_CLOSESOCKETFUNCTION), which records them.
 CURLcode cnp_curl_setopt_socket_registry(CURL *handle, cnp_socket_registry *registry);
-/// Whether the registry's socket with local port `local_port` has bytes waiting to be read now;
-/// 0 when not, or when no socket has that port.
-int cnp_socket_registry_has_input(const cnp_socket_registry *registry, int local_port);
+/// Whether the registry's socket from local port `local_port` to remote port `remote_port` has
+/// bytes waiting to be read now; 0 when not, or when no socket has those ports (Linux may give
+/// one local port to connections to different destinations, so both ends are matched).
+int cnp_socket_registry_has_input(const cnp_socket_registry *registry, int local_port, int remote_port);
 /// CURLMsg's union member `result`.
 CURLcode cnp_curl_message_result(const CURLMsg *message);
 

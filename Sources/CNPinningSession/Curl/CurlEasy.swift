@@ -313,12 +313,12 @@ private let watchIdleTime: cnp_curl_xferinfo_callback = { context, _, downloaded
   return transfer.watchIdleTime(moved: Int64(downloaded) + Int64(uploaded)) ? 0 : 1
 }
 
-private let judgeBeforeRequest: cnp_curl_prereq_callback = { context, _, _, _, localPort in
+private let judgeBeforeRequest: cnp_curl_prereq_callback = { context, _, _, remotePort, localPort in
   guard let context, let transfer = CurlEasy.transfer(for: context) else { return Int32(CURL_PREREQFUNC_ABORT) }
   let easy = CurlEasy.from(context)
   let ssl = cnp_curl_ssl_pointer(easy.handle)
   let judged = transfer.judge(ssl: ssl, at: transfer.plan.clock()) {
-    cnp_socket_registry_has_input(easy.sockets, localPort) == 1
+    cnp_socket_registry_has_input(easy.sockets, localPort, remotePort) == 1
   }
   return judged ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
 }
