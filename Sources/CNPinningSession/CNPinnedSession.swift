@@ -76,13 +76,13 @@ public final class CNPinnedSession: Sendable {
     state.withLock { $0.observer = observer }
   }
 
-  /// Receives, for every request, the nanoseconds from handing it to the network thread until
-  /// its response (or error) came back: the loop's share of the request's latency, free of the
-  /// requesting task's scheduling. For tests; nil stops it. (Linux only.)
   /// Returns once every failure-report upload this session started has ended, so that a test
   /// can tell "not uploaded" from "not uploaded yet" without sleeping.
   package func failureReportUploadsSettled() async { await effects.uploader?.settle() }
 
+  /// Receives, for every request, the nanoseconds from handing it to the network thread until
+  /// its response (or error) came back: the loop's share of the request's latency, free of the
+  /// requesting task's scheduling. For tests; nil stops it. (Linux only.)
   package func setNetworkTimeObserver(_ observer: (@Sendable (_ nanoseconds: UInt64) -> Void)?) {
     state.withLock { $0.networkTimeObserver = observer }
   }

@@ -329,19 +329,12 @@ struct TransferReport: Sendable {
   let result: Result<CurlResponse, CNPinnedSessionError>
   /// Every verdict on the request's connections, for observer events and failure reports.
   let judgements: [Judgement]
-  /// Whether the transport may send the request again on a fresh connection (see
-  /// `CurlTransfer.mayBeSentAgain`).
-  var mayBeSentAgain = false
   /// Nanoseconds from handing the request to the network thread to this report (the time the
   /// request spent queued and in libcurl, without the requesting task's own scheduling).
   let networkTime: UInt64
-
-  init(result: Result<CurlResponse, CNPinnedSessionError>, judgements: [Judgement], networkTime: UInt64, mayBeSentAgain: Bool) {
-    self.result = result
-    self.judgements = judgements
-    self.networkTime = networkTime
-    self.mayBeSentAgain = mayBeSentAgain
-  }
+  /// Whether the transport may send the request again on a fresh connection (see
+  /// `CurlTransfer.mayBeSentAgain`).
+  let mayBeSentAgain: Bool
 }
 
 /// What a transfer received: the response head as bytes and the body. It becomes an
