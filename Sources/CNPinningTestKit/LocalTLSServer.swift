@@ -178,31 +178,21 @@ final class LocalTLSServerCore: @unchecked Sendable {
   // MARK: - Accepting
 
   private func acceptLoop() {
-    while !isStopped {
-      var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-      guard poll(&descriptor, 1, 50) > 0 else { continue }
-      let client = accept(listener, nil, nil)
-      guard client >= 0 else { continue }
-      let admitted = state.withLock { state -> Bool in
-        guard !state.stopped else { return false }
-        state.connections += 1
-        state.openSockets.insert(client)
-        return true
-      }
-      guard admitted else {
-        close(client)
-        break
-      }
-      threads.enter()
-      let thread = Thread { [self] in
+    LoopbackPort.acceptConnections(
+      on: listener, threads: threads, isStopped: { isStopped },
+      admit: { client in
+        state.withLock { state -> Bool in
+          guard !state.stopped else { return false }
+          state.connections += 1
+          state.openSockets.insert(client)
+          return true
+        }
+      },
+      serve: { [self] client in
         ThreadName.setCurrent("TLSConn-\(port)")
         serve(client)
         state.withLock { _ = $0.openSockets.remove(client) }
-        close(client)
-        threads.leave()
-      }
-      thread.start()
-    }
+      })
   }
 
   // MARK: - One connection

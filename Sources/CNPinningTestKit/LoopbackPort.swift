@@ -30,6 +30,31 @@ enum LoopbackPort {
     return Int(UInt16(bigEndian: address.sin_port))
   }
 
+  /// Accepts connections on `listener` until `isStopped` (looked at every 50 ms). `admit` takes
+  /// each new socket or refuses it (the socket is closed and the loop ends); an admitted one is
+  /// served by `serve` on a thread of its own, entered in `threads`, then closed.
+  static func acceptConnections(
+    on listener: Int32, threads: DispatchGroup, isStopped: () -> Bool, admit: (Int32) -> Bool,
+    serve: @escaping @Sendable (Int32) -> Void
+  ) {
+    while !isStopped() {
+      var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+      guard poll(&descriptor, 1, 50) > 0 else { continue }
+      let client = accept(listener, nil, nil)
+      guard client >= 0 else { continue }
+      guard admit(client) else {
+        close(client)
+        break
+      }
+      threads.enter()
+      Thread {
+        serve(client)
+        close(client)
+        threads.leave()
+      }.start()
+    }
+  }
+
   /// Whether something accepts TCP connections on the loopback port.
   static func accepts(_ port: Int) -> Bool {
     guard let client = try? connect(port: port) else { return false }

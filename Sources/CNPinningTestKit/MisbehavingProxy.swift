@@ -62,22 +62,12 @@ public final class MisbehavingProxy: @unchecked Sendable {
   private var isStopped: Bool { state.withLock { $0.stopped } }
 
   private func acceptLoop() {
-    while !isStopped {
-      var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-      guard poll(&descriptor, 1, 50) > 0 else { continue }
-      let client = accept(listener, nil, nil)
-      guard client >= 0 else { continue }
-      guard track(client) else {
-        close(client)
-        break
-      }
-      threads.enter()
-      Thread { [self] in
+    LoopbackPort.acceptConnections(
+      on: listener, threads: threads, isStopped: { isStopped }, admit: { track($0) },
+      serve: { [self] client in
         serve(client)
-        untrackAndClose(client)
-        threads.leave()
-      }.start()
-    }
+        untrack(client)
+      })
   }
 
   private func track(_ socket: Int32) -> Bool {
@@ -88,9 +78,8 @@ public final class MisbehavingProxy: @unchecked Sendable {
     }
   }
 
-  private func untrackAndClose(_ socket: Int32) {
+  private func untrack(_ socket: Int32) {
     state.withLock { _ = $0.sockets.remove(socket) }
-    close(socket)
   }
 
   private func serve(_ client: Int32) {
@@ -117,7 +106,10 @@ public final class MisbehavingProxy: @unchecked Sendable {
       close(origin)
       return
     }
-    defer { untrackAndClose(origin) }
+    defer {
+      untrack(origin)
+      close(origin)
+    }
     send(client, Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8))
     relay(client, origin, cutAfter: faulty && fault == .diesMidTunnel ? 64 * 1024 : nil)
   }
