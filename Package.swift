@@ -3,6 +3,9 @@ import PackageDescription
 
 /// OpenSSL and libcurl back the Linux implementation; Apple platforms use Security/CryptoKit.
 let linuxOnly = TargetDependencyCondition.when(platforms: [Platform.linux])
+/// The one condition for the Linux implementation: `#if CNPINNING_LINUX_BACKEND` in the sources.
+/// `make apple-check` compiles the sources on Linux without it, so they take their Apple branches.
+let linuxBackend: [SwiftSetting] = [.define("CNPINNING_LINUX_BACKEND", .when(platforms: [.linux]))]
 
 let package = Package(
   name: "CNPinning",
@@ -40,7 +43,8 @@ let package = Package(
     ),
     .target(
       name: "CNPinning",
-      dependencies: [.target(name: "COpenSSL", condition: linuxOnly)]
+      dependencies: [.target(name: "COpenSSL", condition: linuxOnly)],
+      swiftSettings: linuxBackend
     ),
     .target(
       name: "CNPinningSession",
@@ -50,7 +54,8 @@ let package = Package(
         .target(name: "CCurl", condition: linuxOnly),
         .target(name: "CNPinningShims", condition: linuxOnly),
         .target(name: "CNPinningCurlShims", condition: linuxOnly),
-      ]
+      ],
+      swiftSettings: linuxBackend
     ),
     .target(
       name: "CNPinningTestKit",
@@ -58,25 +63,32 @@ let package = Package(
         "CNPinning",
         .target(name: "COpenSSL", condition: linuxOnly),
         .target(name: "CNPinningShims", condition: linuxOnly),
-      ]
+      ],
+      swiftSettings: linuxBackend
     ),
     .executableTarget(
       name: "cnpin",
-      dependencies: ["CNPinning", "CNPinningSession"]
+      dependencies: ["CNPinning", "CNPinningSession"],
+      swiftSettings: linuxBackend
     ),
     // The offline demonstration (`make demo`), apart from cnpin so that the shipped tool does not
     // carry the test kit.
     .executableTarget(
       name: "cnpin-demo",
-      dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"]
+      dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"],
+      swiftSettings: linuxBackend
     ),
     // Lints a target's pinning configurations as it builds: an error fails the build.
     .plugin(name: "CNPinLint", capability: .buildTool(), dependencies: ["cnpin"]),
-    .testTarget(name: "CNPinningTests", dependencies: ["CNPinning", "CNPinningTestKit"]),
-    .testTarget(name: "CNPinningTestKitTests", dependencies: ["CNPinning", "CNPinningTestKit"]),
-    .testTarget(name: "cnpinTests", dependencies: ["cnpin", "cnpin-demo", "CNPinning", "CNPinningTestKit"]),
+    .testTarget(name: "CNPinningTests", dependencies: ["CNPinning", "CNPinningTestKit"], swiftSettings: linuxBackend),
     .testTarget(
-      name: "CNPinningSessionTests", dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"]),
+      name: "CNPinningTestKitTests", dependencies: ["CNPinning", "CNPinningTestKit"], swiftSettings: linuxBackend),
+    .testTarget(
+      name: "cnpinTests", dependencies: ["cnpin", "cnpin-demo", "CNPinning", "CNPinningTestKit"],
+      swiftSettings: linuxBackend),
+    .testTarget(
+      name: "CNPinningSessionTests", dependencies: ["CNPinning", "CNPinningSession", "CNPinningTestKit"],
+      swiftSettings: linuxBackend),
   ],
   swiftLanguageModes: [.v6]
 )

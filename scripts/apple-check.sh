@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Type-checks CNPinning's Apple code on Linux (`make apple-check`): the Apple branches of
-# CNPinning and CNPinningSession (compiled with CNPINNING_APPLE_CHECK, which selects them here),
+# CNPinning and CNPinningSession (compiled without Package.swift's CNPINNING_LINUX_BACKEND, so
+# they take their Apple branches),
 # the delegate conformance assertions and absences, the seed README's code, the snippets the README
 # and the DocC articles show (Snippets/), the SwiftUI example app, and the test targets as a Mac
 # builds them, and the cnpin tool, against stub modules that declare Apple's signatures
@@ -15,7 +16,10 @@ out=$root/.build/apple-check
 swiftc=(swiftc -swift-version 6 -parse-as-library -wmo -I "$out")
 # Apple's Foundation has these names; every file sees them, as on Apple.
 deltas=(-Xfrontend -import-module -Xfrontend AppleFoundationDeltas)
-apple=(-D CNPINNING_APPLE_CHECK -package-name CNPinning "${deltas[@]}")
+apple=(-package-name CNPinning "${deltas[@]}")
+# Snippets are built by SwiftPM without the package's defines, so the Linux-only one spells its
+# own condition: `os(Linux) && !CNPINNING_APPLE_CHECK`.
+snippet_flags=(-D CNPINNING_APPLE_CHECK "${apple[@]}")
 
 build_stubs() {
   rm -rf "$out"
@@ -52,7 +56,7 @@ check() {
     -emit-module-path "$out/cnpin.swiftmodule" $(find "$sources/Sources/cnpin" -name '*.swift' | sort) || return 1
   # The README's and the DocC articles' snippets (Snippets/, top-level code), as an app on a Mac.
   for snippet in "$sources"/Snippets/*.swift; do
-    swiftc -swift-version 6 -I "$out" -typecheck -module-name Snippet "${apple[@]}" "$snippet" || return 1
+    swiftc -swift-version 6 -I "$out" -typecheck -module-name Snippet "${snippet_flags[@]}" "$snippet" || return 1
   done
   # The SwiftUI example app, with the resource accessor SwiftPM generates for its target.
   printf 'import Foundation\nextension Bundle { static let module = Bundle.main }\n' >"$out/ResourceAccessor.swift"

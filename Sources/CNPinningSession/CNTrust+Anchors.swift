@@ -9,7 +9,7 @@ extension CNTrust {
     switch self {
     case .customAnchors(let anchors): return anchors
     case .system, .systemAndCustomAnchors:
-      #if os(Linux) && !CNPINNING_APPLE_CHECK
+      #if CNPINNING_LINUX_BACKEND
       let system = try TrustStore(.system).certificates()
       let readable = system.compactMap { try? CNCertificate(derEncoded: $0) }
       if readable.count < system.count {

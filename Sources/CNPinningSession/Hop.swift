@@ -59,7 +59,7 @@ protocol HopTransport: Sendable {
   var threadName: String { get }
 }
 
-#if os(Linux) && !CNPINNING_APPLE_CHECK
+#if CNPINNING_LINUX_BACKEND
 /// The transport of this platform.
 typealias PlatformTransport = CurlTransport
 #else

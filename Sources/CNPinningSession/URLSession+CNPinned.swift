@@ -16,7 +16,7 @@ extension URLSession {
   public static func cnPinned(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration = .default)
     throws -> URLSession
   {
-    #if os(Linux) && !CNPINNING_APPLE_CHECK
+    #if CNPINNING_LINUX_BACKEND
     return URLSession(configuration: try .cnPinned(manager: manager, configuration: configuration))
     #else
     return try applePinned(manager: manager, configuration: configuration)

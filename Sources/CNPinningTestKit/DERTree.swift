@@ -1,5 +1,5 @@
 // The test kit is built on OpenSSL, which only the Linux build links.
-#if os(Linux) && !CNPINNING_APPLE_CHECK
+#if CNPINNING_LINUX_BACKEND
 /// A minimal DER tree for editing test certificates: parse, replace a node, re-encode with
 /// correct lengths. Only for material the test kit made itself.
 indirect enum DERTree: Equatable {

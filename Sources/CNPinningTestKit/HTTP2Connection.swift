@@ -1,5 +1,5 @@
 // The test kit is built on OpenSSL, which only the Linux build links.
-#if os(Linux) && !CNPINNING_APPLE_CHECK
+#if CNPINNING_LINUX_BACKEND
 import Foundation
 
 /// Just enough HTTP/2 (RFC 9113) to answer a client and to break the protocol on purpose: frames

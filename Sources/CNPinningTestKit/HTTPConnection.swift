@@ -1,5 +1,5 @@
 // The test kit is built on OpenSSL, which only the Linux build links.
-#if os(Linux) && !CNPINNING_APPLE_CHECK
+#if CNPINNING_LINUX_BACKEND
 import Foundation
 
 /// HTTP/1.1 framing over one connection (TLS or plain): requests with Content-Length or chunked

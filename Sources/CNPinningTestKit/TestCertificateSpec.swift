@@ -1,5 +1,5 @@
 // The test kit is built on OpenSSL, which only the Linux build links.
-#if os(Linux) && !CNPINNING_APPLE_CHECK
+#if CNPINNING_LINUX_BACKEND
 import Foundation
 
 /// What to put in a test certificate. Dates are relative to the moment it is issued.

@@ -1,5 +1,5 @@
 // The test kit is built on OpenSSL, which only the Linux build links.
-#if os(Linux) && !CNPINNING_APPLE_CHECK
+#if CNPINNING_LINUX_BACKEND
 /// One attribute of a certificate's subject, with full control of its ASN.1 string type and bytes,
 /// so that tests can build any subject a real (or hostile) CA might issue.
 public struct TestNameAttribute: Sendable, Hashable {

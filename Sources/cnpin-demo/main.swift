@@ -4,7 +4,7 @@
 // executable, so that the shipped `cnpin` does not carry the test kit.
 //
 // Exit status 0 when every step behaved as expected, 1 otherwise.
-#if os(Linux) && !CNPINNING_APPLE_CHECK
+#if CNPINNING_LINUX_BACKEND
 import CNPinning
 import CNPinningSession
 import CNPinningTestKit

@@ -1,6 +1,6 @@
 // Uses the test kit's loopback server and swift-corelibs-foundation's URLSession, which only the
 // Linux build has here.
-#if os(Linux) && !CNPINNING_APPLE_CHECK
+#if CNPINNING_LINUX_BACKEND
 import CNPinning
 @testable import CNPinningSession
 import CNPinningTestKit

@@ -1,5 +1,5 @@
 // Reads FoundationNetworking's internals, which only the Linux build has.
-#if os(Linux) && !CNPINNING_APPLE_CHECK
+#if CNPINNING_LINUX_BACKEND
 import CNPinning
 @testable import CNPinningSession
 import Foundation

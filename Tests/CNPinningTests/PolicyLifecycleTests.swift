@@ -1,5 +1,5 @@
 // Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
-#if os(Linux) && !CNPINNING_APPLE_CHECK
+#if CNPINNING_LINUX_BACKEND
 import CNPinning
 import CNPinningTestKit
 import Foundation

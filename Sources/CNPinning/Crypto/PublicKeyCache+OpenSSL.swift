@@ -1,4 +1,4 @@
-#if os(Linux) && !CNPINNING_APPLE_CHECK
+#if CNPINNING_LINUX_BACKEND
 internal import COpenSSL
 
 /// The few public keys a process verifies with, parsed once: OpenSSL 3 reads a

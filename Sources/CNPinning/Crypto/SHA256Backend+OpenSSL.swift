@@ -1,4 +1,4 @@
-#if os(Linux) && !CNPINNING_APPLE_CHECK
+#if CNPINNING_LINUX_BACKEND
 internal import COpenSSL
 
 /// SHA-256 through OpenSSL's one-shot EVP digest.

@@ -27,7 +27,7 @@ protocol PolicySigning {
 }
 
 // One typealias per API chooses the backend.
-#if os(Linux) && !CNPINNING_APPLE_CHECK
+#if CNPINNING_LINUX_BACKEND
 typealias SHA256Backend = OpenSSLSHA256
 typealias SignatureBackend = OpenSSLSignatures
 typealias SigningBackend = OpenSSLSignatures

@@ -1,4 +1,4 @@
-#if os(Linux) && !CNPINNING_APPLE_CHECK
+#if CNPINNING_LINUX_BACKEND
 import Foundation
 
 /// The `URLError` a URLSession task fails with for a `CNPinnedSessionError`: the code URLSession
