@@ -86,12 +86,20 @@ public final class TestProcess: @unchecked Sendable {
     return signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
   }
 
-  /// Runs `executable` to its end with `input` on its standard input, collecting both outputs;
-  /// blocks the calling thread (run it off the shared threads in async code). A run that takes
+  /// Runs `executable` to its end with `input` on its standard input, collecting both outputs.
+  /// The wait happens off the shared threads (see ``offTheSharedThreads(_:)``). A run that takes
   /// longer than `timeout` is killed.
   public static func run(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: Data = Data(),
     timeout: TimeInterval = 120
+  ) async throws -> Output {
+    try await offTheSharedThreads {
+      try runBlocking(executable, arguments, environment: environment, input: input, timeout: timeout)
+    }
+  }
+
+  private static func runBlocking(
+    _ executable: String, _ arguments: [String], environment: [String: String]?, input: Data, timeout: TimeInterval
   ) throws -> Output {
     signal(SIGPIPE, SIG_IGN)  // a child that exits before reading its input must not end this process
     var inPipe: [Int32] = [-1, -1]

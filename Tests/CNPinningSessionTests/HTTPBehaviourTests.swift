@@ -173,22 +173,24 @@ struct HTTPBehaviourTests {
   }
 
   /// 48 MiB of zeros, gzip-compressed to about 48 KiB by the system's gzip.
-  static let gzipBomb: Data = {
-    (try? TestProcess.run("/usr/bin/env", ["gzip", "-c", "-9"], input: Data(count: 48 << 20)).stdout) ?? Data()
-  }()
+  static func gzipBomb() async throws -> Data {
+    let run = try await TestProcess.run("/usr/bin/env", ["gzip", "-c", "-9"], input: Data(count: 48 << 20))
+    #expect(run.status == 0)
+    return run.stdout
+  }
 
   /// A server that answers everything with the gzip bomb.
-  static func bombServer(_ configure: (inout CNPinnedSessionConfiguration) -> Void = { _ in }) throws -> (
+  static func bombServer(_ configure: (inout CNPinnedSessionConfiguration) -> Void = { _ in }) async throws -> (
     LocalTLSServer, CNPinnedSession
   ) {
-    let bomb = gzipBomb
+    let bomb = try await gzipBomb()
     return try fixture(
       handler: { _ in LocalTLSServer.Response(headers: [.init("Content-Encoding", "gzip")], body: bomb) }, configure: configure)
   }
 
   @Test func bodiesAreLimitedOnTheirDecodedSize() async throws {
-    #expect(Self.gzipBomb.count < 128 * 1024)
-    let (server, session) = try Self.bombServer { $0.maximumResponseBodySize = 1 << 20 }
+    #expect(try await Self.gzipBomb().count < 128 * 1024)
+    let (server, session) = try await Self.bombServer { $0.maximumResponseBodySize = 1 << 20 }
     #expect(
       await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
         == .responseTooLarge(host: "api.test", limit: 1 << 20))
@@ -196,7 +198,7 @@ struct HTTPBehaviourTests {
 
   @Test func theDefaultLimitStopsADecompressionBombInMemory() async throws {
     // The default for data(for:) is 32 MiB; the bomb decodes to 48 MiB.
-    let (server, session) = try Self.bombServer()
+    let (server, session) = try await Self.bombServer()
     #expect(CNPinnedSessionConfiguration().maximumResponseBodySize == 32 << 20)
     #expect(
       await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
@@ -204,12 +206,12 @@ struct HTTPBehaviourTests {
   }
 
   @Test func downloadsHaveTheirOwnLimit() async throws {
-    let (server, session) = try Self.bombServer { $0.maximumDownloadSize = 4 << 20 }
+    let (server, session) = try await Self.bombServer { $0.maximumDownloadSize = 4 << 20 }
     #expect(
       await error { _ = try await session.download(from: server.url("/", hostName: "api.test")) }
         == .responseTooLarge(host: "api.test", limit: 4 << 20))
     // Within the limit the same body downloads whole (downloads allow far more by default).
-    let (unlimited, defaultSession) = try Self.bombServer()
+    let (unlimited, defaultSession) = try await Self.bombServer()
     let (file, _) = try await defaultSession.download(from: unlimited.url("/", hostName: "api.test"))
     defer { try? FileManager.default.removeItem(at: file) }
     #expect(((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int) == 48 << 20)

@@ -119,13 +119,13 @@ struct ResumptionTests {
     // session of the first when a client offers it.
     #expect(try await session.data(from: first.url("/", hostName: "api.test")).1.statusCode == 200)
     #expect(first.resumptionOffers == 1 && first.resumedHandshakes == 1)
-    let reused = try crossServerResumption(from: first.port, to: second.port, anchor: pki.root.certificate)
+    let reused = try await crossServerResumption(from: first.port, to: second.port, anchor: pki.root.certificate)
     #expect(reused, "the servers do not share sessions, so the port check proves nothing")
   }
 }
 
 /// Whether `openssl s_client` resumes, on port `to`, a TLS 1.2 session it made on port `from`.
-func crossServerResumption(from: Int, to: Int, anchor: CNCertificate) throws -> Bool {
+func crossServerResumption(from: Int, to: Int, anchor: CNCertificate) async throws -> Bool {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent("resume-\(UUID().uuidString)")
   try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
   defer { try? FileManager.default.removeItem(at: directory) }
@@ -133,14 +133,14 @@ func crossServerResumption(from: Int, to: Int, anchor: CNCertificate) throws -> 
   let sessionFile = directory.appendingPathComponent("session.pem")
   try anchor.pemEncoded.write(to: anchorFile, atomically: true, encoding: .utf8)
   let common = ["-tls1_2", "-CAfile", anchorFile.path, "-servername", "api.test"]
-  _ = try runOpenSSL(["s_client", "-connect", "127.0.0.1:\(from)", "-sess_out", sessionFile.path] + common)
-  let output = try runOpenSSL(["s_client", "-connect", "127.0.0.1:\(to)", "-sess_in", sessionFile.path] + common)
+  _ = try await runOpenSSL(["s_client", "-connect", "127.0.0.1:\(from)", "-sess_out", sessionFile.path] + common)
+  let output = try await runOpenSSL(["s_client", "-connect", "127.0.0.1:\(to)", "-sess_in", sessionFile.path] + common)
   return output.contains("Reused, TLSv1.2")
 }
 
 /// Runs `openssl` with standard input at end of file; returns what it printed.
-func runOpenSSL(_ arguments: [String], input: String? = nil) throws -> String {
-  let run = try TestProcess.run("/usr/bin/env", ["openssl"] + arguments, input: Data((input ?? "").utf8))
+func runOpenSSL(_ arguments: [String], input: String? = nil) async throws -> String {
+  let run = try await TestProcess.run("/usr/bin/env", ["openssl"] + arguments, input: Data((input ?? "").utf8))
   return String(decoding: run.stdout + run.stderr, as: UTF8.self)
 }
 #endif

@@ -99,15 +99,6 @@ func expectPinMismatch(_ body: () async throws -> Void) async -> CNPinningFailur
   return details
 }
 
-/// Runs blocking work (starting or stopping servers and proxies, which wait on threads and
-/// processes) on a thread of its own, so that it never holds one of the few threads every
-/// test's tasks share.
-func offTheSharedThreads<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-  try await withCheckedThrowingContinuation { continuation in
-    Thread { continuation.resume(with: Result { try work() }) }.start()
-  }
-}
-
 /// Servers, proxies and sessions a test is done with, stopped and released off the shared
 /// threads (each stop waits for its threads or its process).
 final class Leftovers: @unchecked Sendable {
@@ -115,7 +106,7 @@ final class Leftovers: @unchecked Sendable {
   init(_ objects: AnyObject?...) { self.objects = objects.compactMap { $0 } }
 
   func release() async throws {
-    try await offTheSharedThreads { [self] in
+    await offTheSharedThreads {
       for object in objects {
         (object as? LocalTLSServer)?.stop()
         (object as? TestProxy)?.stop()

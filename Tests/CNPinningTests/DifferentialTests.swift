@@ -33,12 +33,14 @@ struct DifferentialTests {
   }
 
   @Test(arguments: TestKeyType.allCases + [.rsa1024])
-  func everyKeyType(_ keyType: TestKeyType) throws {
-    let root = try TestIdentity.root("Diff Root \(keyType)", keyType: keyType)
-    let intermediate = try root.issueIntermediate("Diff Intermediate", keyType: keyType)
-    let leaf = try intermediate.issueLeaf(
-      "leaf.example.com", dnsNames: ["leaf.example.com"], ipAddresses: ["127.0.0.1", "::1"], keyType: keyType)
-    for certificate in leaf.chain { try Self.compare(certificate) }
+  func everyKeyType(_ keyType: TestKeyType) async throws {
+    try await offTheSharedThreads {
+      let root = try TestIdentity.root("Diff Root \(keyType)", keyType: keyType)
+      let intermediate = try root.issueIntermediate("Diff Intermediate", keyType: keyType)
+      let leaf = try intermediate.issueLeaf(
+        "leaf.example.com", dnsNames: ["leaf.example.com"], ipAddresses: ["127.0.0.1", "::1"], keyType: keyType)
+      for certificate in leaf.chain { try Self.compare(certificate) }
+    }
   }
 
   @Test(arguments: subjects)
@@ -49,19 +51,19 @@ struct DifferentialTests {
     try Self.compare(leaf.certificate)
   }
 
-  @Test func spkiMatchesTheOpenSSLCommandLinePipeline() throws {
+  @Test func spkiMatchesTheOpenSSLCommandLinePipeline() async throws {
     for keyType: TestKeyType in [.p256, .rsa2048, .ed25519] {
       let certificate = try TestIdentity.root("CLI \(keyType)", keyType: keyType).certificate
       let pipeline = "openssl x509 -noout -pubkey | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"
-      let output = try runShell(pipeline, input: Data(certificate.pemEncoded.utf8))
+      let output = try await runShell(pipeline, input: Data(certificate.pemEncoded.utf8))
       #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == certificate.spkiSHA256Base64)
     }
   }
 }
 
 /// Runs `command` with /bin/sh, feeding `input`, and returns standard output.
-func runShell(_ command: String, input: Data) throws -> String {
-  let run = try TestProcess.run("/bin/sh", ["-c", command], input: input)
+func runShell(_ command: String, input: Data) async throws -> String {
+  let run = try await TestProcess.run("/bin/sh", ["-c", command], input: input)
   #expect(run.status == 0, "\(String(decoding: run.stderr, as: UTF8.self))")
   return String(decoding: run.stdout, as: UTF8.self)
 }

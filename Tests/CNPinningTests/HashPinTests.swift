@@ -18,25 +18,27 @@ struct HashPinTests {
   }
 
   @Test(arguments: [TestKeyType.rsa2048, .rsa3072, .p256, .p384, .p521, .ed25519])
-  func spkiPinsMatchEveryKeyTypeAndAgreeWithTheOpenSSLPipeline(_ keyType: TestKeyType) throws {
-    let pki = try Self.pki(keyType)
-    let leafPin = try runShell(
-      "openssl x509 -noout -pubkey | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64",
-      input: Data(pki.leaf.certificate.pemEncoded.utf8)
-    ).trimmingCharacters(in: .whitespacesAndNewlines)
-    let backup = try CNSPKIPin(sha256Base64: Data(repeating: 7, count: 32).base64EncodedString(), scope: .leaf)
-    let manager = try Self.manager(CNConfiguration(spkiPins: [try CNSPKIPin(sha256Base64: leafPin, scope: .leaf), backup]))
-    let match = try #require(
-      manager.evaluate(host: "api.test", chain: pki.leaf.chain).acceptedMatch, "the leaf's SPKI pin should match")
-    #expect(match.spkiPin?.sha256Base64 == leafPin)
-    #expect(match.chainIndex == nil)
-    let other = try Self.pki(keyType)
-    let failure = try #require(
-      manager.evaluate(host: "api.test", chain: other.leaf.chain).rejection, "another key must be rejected")
-    #expect(failure.reason == .noMatchingSPKIPin([try CNSPKIPin(sha256Base64: leafPin, scope: .leaf), backup]))
-    #expect(failure.presentedSPKIHashes == other.leaf.chain.reversed().map(\.spkiSHA256Base64))
-    #expect(
-      failure.description.contains("presented: " + other.leaf.chain.reversed().map(\.spkiSHA256Base64).joined(separator: ", ")))
+  func spkiPinsMatchEveryKeyTypeAndAgreeWithTheOpenSSLPipeline(_ keyType: TestKeyType) async throws {
+    try await offTheSharedThreads {
+      let pki = try Self.pki(keyType)
+      let leafPin = try await runShell(
+        "openssl x509 -noout -pubkey | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64",
+        input: Data(pki.leaf.certificate.pemEncoded.utf8)
+      ).trimmingCharacters(in: .whitespacesAndNewlines)
+      let backup = try CNSPKIPin(sha256Base64: Data(repeating: 7, count: 32).base64EncodedString(), scope: .leaf)
+      let manager = try Self.manager(CNConfiguration(spkiPins: [try CNSPKIPin(sha256Base64: leafPin, scope: .leaf), backup]))
+      let match = try #require(
+        manager.evaluate(host: "api.test", chain: pki.leaf.chain).acceptedMatch, "the leaf's SPKI pin should match")
+      #expect(match.spkiPin?.sha256Base64 == leafPin)
+      #expect(match.chainIndex == nil)
+      let other = try Self.pki(keyType)
+      let failure = try #require(
+        manager.evaluate(host: "api.test", chain: other.leaf.chain).rejection, "another key must be rejected")
+      #expect(failure.reason == .noMatchingSPKIPin([try CNSPKIPin(sha256Base64: leafPin, scope: .leaf), backup]))
+      #expect(failure.presentedSPKIHashes == other.leaf.chain.reversed().map(\.spkiSHA256Base64))
+      #expect(
+        failure.description.contains("presented: " + other.leaf.chain.reversed().map(\.spkiSHA256Base64).joined(separator: ", ")))
+    }
   }
 
   @Test func scopesRestrictWhereAPinMayMatch() throws {
@@ -189,20 +191,22 @@ struct HashPinTests {
 
   /// An interceptor that presents a fresh chain on every connection makes every report distinct;
   /// uploads for one domain are still limited, and what is remembered stays bounded.
-  @Test func distinctReportsAreRateLimitedPerDomainWithBoundedMemory() throws {
-    let pki = try Self.pki()
-    let manager = try Self.manager(CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "Elsewhere")])]))
-    let now = Date()
-    var allowed = 0
-    for port in 1...5000 {
-      let report = try #require(manager.evaluateAndReport(host: "api.test", port: port, chain: pki.leaf.chain).report)
-      if manager.shouldUpload(report, at: now) { allowed += 1 }
+  @Test func distinctReportsAreRateLimitedPerDomainWithBoundedMemory() async throws {
+    try await offTheSharedThreads {
+      let pki = try Self.pki()
+      let manager = try Self.manager(CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "Elsewhere")])]))
+      let now = Date()
+      var allowed = 0
+      for port in 1...5000 {
+        let report = try #require(manager.evaluateAndReport(host: "api.test", port: port, chain: pki.leaf.chain).report)
+        if manager.shouldUpload(report, at: now) { allowed += 1 }
+      }
+      #expect(allowed == CNPinningManager.uploadsPerDomainPerHour)
+      #expect(manager.rememberedUploadCount <= CNPinningManager.maximumRememberedUploads)
+      // An hour later the domain may upload again.
+      let later = try #require(manager.evaluateAndReport(host: "api.test", port: 9999, chain: pki.leaf.chain).report)
+      #expect(manager.shouldUpload(later, at: now.addingTimeInterval(3601)))
     }
-    #expect(allowed == CNPinningManager.uploadsPerDomainPerHour)
-    #expect(manager.rememberedUploadCount <= CNPinningManager.maximumRememberedUploads)
-    // An hour later the domain may upload again.
-    let later = try #require(manager.evaluateAndReport(host: "api.test", port: 9999, chain: pki.leaf.chain).report)
-    #expect(manager.shouldUpload(later, at: now.addingTimeInterval(3601)))
   }
 
   @Test func reportsEncodeAsDocumentedJSON() throws {

@@ -8,34 +8,38 @@ import Testing
 @Suite("Policy-signing keys")
 struct PolicyKeyTests {
   @Test(arguments: [TestKeyType.rsa2048, .rsa3072, .p256, .p384, .p521])
-  func publicKeysLoadFromPEMDERAndJWK(_ type: TestKeyType) throws {
-    let key = try TestPrivateKey.shared(type, slot: 41)
-    let fromPEM = try CNPolicySigningKey(pemEncoded: try key.publicKeyPEM)
-    #expect(try CNPolicySigningKey(derEncoded: key.subjectPublicKeyInfo) == fromPEM)
-    // A JWK made by an independent implementation.
-    let jwk = try python(
-      "import sys, json; from cryptography.hazmat.primitives import serialization; from jwt.algorithms import RSAAlgorithm, ECAlgorithm; k = serialization.load_pem_public_key(sys.argv[1].encode()); print(RSAAlgorithm.to_jwk(k) if hasattr(k, 'public_numbers') and hasattr(k.public_numbers(), 'n') else ECAlgorithm.to_jwk(k))",
-      [try key.publicKeyPEM])
-    #expect(try CNPolicySigningKey(jwk: Data(jwk.utf8)) == fromPEM)
+  func publicKeysLoadFromPEMDERAndJWK(_ type: TestKeyType) async throws {
+    try await offTheSharedThreads {
+      let key = try TestPrivateKey.shared(type, slot: 41)
+      let fromPEM = try CNPolicySigningKey(pemEncoded: try key.publicKeyPEM)
+      #expect(try CNPolicySigningKey(derEncoded: key.subjectPublicKeyInfo) == fromPEM)
+      // A JWK made by an independent implementation.
+      let jwk = try await python(
+        "import sys, json; from cryptography.hazmat.primitives import serialization; from jwt.algorithms import RSAAlgorithm, ECAlgorithm; k = serialization.load_pem_public_key(sys.argv[1].encode()); print(RSAAlgorithm.to_jwk(k) if hasattr(k, 'public_numbers') and hasattr(k.public_numbers(), 'n') else ECAlgorithm.to_jwk(k))",
+        [try key.publicKeyPEM])
+      #expect(try CNPolicySigningKey(jwk: Data(jwk.utf8)) == fromPEM)
+    }
   }
 
   /// The forms Apple's SecKeyCopyExternalRepresentation gives (PKCS #1 for RSA, the X9.63 point
   /// for EC), as an independent implementation writes them, read into the same key.
   @Test(arguments: [TestKeyType.rsa2048, .p256, .p384, .p521])
-  func securityFrameworkExternalRepresentationsLoad(_ type: TestKeyType) throws {
-    let key = try TestPrivateKey.shared(type, slot: 41)
-    let isRSA = type == .rsa2048
-    let hex = try python(
-      "import sys; from cryptography.hazmat.primitives import serialization as s; k = s.load_pem_public_key(sys.argv[1].encode()); "
-        + (isRSA
-          ? "print(k.public_bytes(s.Encoding.DER, s.PublicFormat.PKCS1).hex())"
-          : "print(k.public_bytes(s.Encoding.X962, s.PublicFormat.UncompressedPoint).hex())"),
-      [try key.publicKeyPEM])
-    let bytes = stride(from: 0, to: hex.count, by: 2).map { offset in
-      UInt8(hex[hex.index(hex.startIndex, offsetBy: offset)...].prefix(2), radix: 16)!
+  func securityFrameworkExternalRepresentationsLoad(_ type: TestKeyType) async throws {
+    try await offTheSharedThreads {
+      let key = try TestPrivateKey.shared(type, slot: 41)
+      let isRSA = type == .rsa2048
+      let hex = try await python(
+        "import sys; from cryptography.hazmat.primitives import serialization as s; k = s.load_pem_public_key(sys.argv[1].encode()); "
+          + (isRSA
+            ? "print(k.public_bytes(s.Encoding.DER, s.PublicFormat.PKCS1).hex())"
+            : "print(k.public_bytes(s.Encoding.X962, s.PublicFormat.UncompressedPoint).hex())"),
+        [try key.publicKeyPEM])
+      let bytes = stride(from: 0, to: hex.count, by: 2).map { offset in
+        UInt8(hex[hex.index(hex.startIndex, offsetBy: offset)...].prefix(2), radix: 16)!
+      }
+      let loaded = try CNPolicySigningKey(externalRepresentation: bytes, type: isRSA ? .rsa : .ellipticCurve)
+      #expect(loaded == (try CNPolicySigningKey(derEncoded: key.subjectPublicKeyInfo)))
     }
-    let loaded = try CNPolicySigningKey(externalRepresentation: bytes, type: isRSA ? .rsa : .ellipticCurve)
-    #expect(loaded == (try CNPolicySigningKey(derEncoded: key.subjectPublicKeyInfo)))
   }
 
   @Test func externalRepresentationsOfOtherShapesAreRefused() {
@@ -70,41 +74,48 @@ struct PolicyKeyTests {
   /// An RSA key's exponent must be odd and at least 65537, whichever form it comes in: with
   /// e = 1 every value is its own signature.
   @Test(arguments: [(1, false), (3, false), (65535, false), (65538, false), (65537, true), (65539, true)])
-  func rsaExponentsBelow65537OrEvenAreRefused(_ exponent: Int, _ accepted: Bool) throws {
-    let key = try TestPrivateKey.shared(.rsa2048, slot: 41)
-    let jwk = try #require(try JSONSerialization.jsonObject(with: Data(try rsaJWK(key).utf8)) as? [String: Any])
-    let modulus = try #require(jwk["n"] as? String)
-    let bytes = withUnsafeBytes(of: UInt32(exponent).bigEndian) { Array($0.drop { $0 == 0 }) }
-    let modified = try JSONSerialization.data(withJSONObject: ["kty": "RSA", "n": modulus, "e": base64URL(bytes)])
-    if accepted {
-      #expect(throws: Never.self) { try CNPolicySigningKey(jwk: modified) }
-    } else {
-      #expect(throws: CNPolicyError.weakKey("its public exponent is \(exponent); an odd exponent of at least 65537 is required"))
-      {
-        try CNPolicySigningKey(jwk: modified)
+  func rsaExponentsBelow65537OrEvenAreRefused(_ exponent: Int, _ accepted: Bool) async throws {
+    try await offTheSharedThreads {
+      let key = try TestPrivateKey.shared(.rsa2048, slot: 41)
+      let jwk = try #require(try JSONSerialization.jsonObject(with: Data(try await rsaJWK(key).utf8)) as? [String: Any])
+      let modulus = try #require(jwk["n"] as? String)
+      let bytes = withUnsafeBytes(of: UInt32(exponent).bigEndian) { Array($0.drop { $0 == 0 }) }
+      let modified = try JSONSerialization.data(withJSONObject: ["kty": "RSA", "n": modulus, "e": base64URL(bytes)])
+      if accepted {
+        #expect(throws: Never.self) { try CNPolicySigningKey(jwk: modified) }
+      } else {
+        #expect(
+          throws: CNPolicyError.weakKey("its public exponent is \(exponent); an odd exponent of at least 65537 is required")
+        ) {
+          try CNPolicySigningKey(jwk: modified)
+        }
       }
     }
   }
 
   /// A JWK's use, key_ops and alg (RFC 7517 §4.2–4.4) say what the key may do.
-  @Test func jwkUseKeyOpsAndAlgRestrictTheKey() throws {
-    let key = try TestPrivateKey.shared(.p256, slot: 41)
-    let base = try #require(try JSONSerialization.jsonObject(with: Data(try ecJWK(key).utf8)) as? [String: Any])
-    func load(_ extra: [String: Any]) throws(CNPolicyError) -> CNPolicySigningKey {
-      try CNPolicySigningKey(jwk: (try? JSONSerialization.data(withJSONObject: base.merging(extra) { _, new in new })) ?? Data())
+  @Test func jwkUseKeyOpsAndAlgRestrictTheKey() async throws {
+    try await offTheSharedThreads {
+      let key = try TestPrivateKey.shared(.p256, slot: 41)
+      let base = try #require(try JSONSerialization.jsonObject(with: Data(try await ecJWK(key).utf8)) as? [String: Any])
+      func load(_ extra: [String: Any]) throws(CNPolicyError) -> CNPolicySigningKey {
+        try CNPolicySigningKey(
+          jwk: (try? JSONSerialization.data(withJSONObject: base.merging(extra) { _, new in new })) ?? Data())
+      }
+      #expect(throws: CNPolicyError.keyNotForSignatures(#"its "use" is "enc", not "sig""#)) { try load(["use": "enc"]) }
+      #expect(throws: CNPolicyError.keyNotForSignatures(#"its "key_ops" ["encrypt"] do not include "verify""#)) {
+        try load(["key_ops": ["encrypt"]])
+      }
+      #expect(
+        throws: CNPolicyError.keyNotForSignatures(#"its "alg" is "HS256", which is not an RS, PS or ES signature algorithm"#)
+      ) {
+        try load(["alg": "HS256"])
+      }
+      #expect(throws: CNPolicyError.keyDoesNotFitAlgorithm(algorithm: "ES384", key: "EC P-256")) { try load(["alg": "ES384"]) }
+      #expect(throws: CNPolicyError.malformedKey(#"the JWK's "key_ops" is not an array"#)) { try load(["key_ops": "verify"]) }
+      #expect(try load(["use": "sig", "key_ops": ["verify"], "alg": "ES256"]).algorithm == .es256)
+      #expect(try load([:]).algorithm == nil)
     }
-    #expect(throws: CNPolicyError.keyNotForSignatures(#"its "use" is "enc", not "sig""#)) { try load(["use": "enc"]) }
-    #expect(throws: CNPolicyError.keyNotForSignatures(#"its "key_ops" ["encrypt"] do not include "verify""#)) {
-      try load(["key_ops": ["encrypt"]])
-    }
-    #expect(throws: CNPolicyError.keyNotForSignatures(#"its "alg" is "HS256", which is not an RS, PS or ES signature algorithm"#))
-    {
-      try load(["alg": "HS256"])
-    }
-    #expect(throws: CNPolicyError.keyDoesNotFitAlgorithm(algorithm: "ES384", key: "EC P-256")) { try load(["alg": "ES384"]) }
-    #expect(throws: CNPolicyError.malformedKey(#"the JWK's "key_ops" is not an array"#)) { try load(["key_ops": "verify"]) }
-    #expect(try load(["use": "sig", "key_ops": ["verify"], "alg": "ES256"]).algorithm == .es256)
-    #expect(try load([:]).algorithm == nil)
   }
 
   @Test(arguments: [
@@ -123,14 +134,14 @@ struct PolicyKeyTests {
     #expect(throws: CNPolicyError.self) { try CNPolicySigningKey(jwk: Data(text.utf8)) }
   }
 
-  func rsaJWK(_ key: TestPrivateKey) throws -> String {
-    try python(
+  func rsaJWK(_ key: TestPrivateKey) async throws -> String {
+    try await python(
       "import sys; from cryptography.hazmat.primitives import serialization; from jwt.algorithms import RSAAlgorithm; print(RSAAlgorithm.to_jwk(serialization.load_pem_public_key(sys.argv[1].encode())))",
       [try key.publicKeyPEM])
   }
 
-  func ecJWK(_ key: TestPrivateKey) throws -> String {
-    try python(
+  func ecJWK(_ key: TestPrivateKey) async throws -> String {
+    try await python(
       "import sys; from cryptography.hazmat.primitives import serialization; from jwt.algorithms import ECAlgorithm; print(ECAlgorithm.to_jwk(serialization.load_pem_public_key(sys.argv[1].encode())))",
       [try key.publicKeyPEM])
   }

@@ -8,31 +8,33 @@ import Testing
 @Suite("Signed policies")
 struct PolicyTokenTests {
   @Test(arguments: JWSAlgorithm.allCases)
-  func everyAlgorithmSignsAndVerifiesAndInteroperatesWithPyJWT(_ algorithm: JWSAlgorithm) throws {
-    let keys = try PolicyKeyPair(keyType(for: algorithm))
-    let payload = policyPayload()
-    let token = try keys.sign(payload, algorithm)
-    let policy = try CNEnterprisePolicy(token: token, key: keys.publicKey)
-    #expect(policy.algorithm == algorithm)
-    #expect(policy.chains["*"]?.first?.links.map(\.value) == ["Inspection Root", ".test"])
+  func everyAlgorithmSignsAndVerifiesAndInteroperatesWithPyJWT(_ algorithm: JWSAlgorithm) async throws {
+    try await offTheSharedThreads {
+      let keys = try PolicyKeyPair(keyType(for: algorithm))
+      let payload = policyPayload()
+      let token = try keys.sign(payload, algorithm)
+      let policy = try CNEnterprisePolicy(token: token, key: keys.publicKey)
+      #expect(policy.algorithm == algorithm)
+      #expect(policy.chains["*"]?.first?.links.map(\.value) == ["Inspection Root", ".test"])
 
-    // Our token verifies with PyJWT …
-    let decoded = try python(
-      "import sys, jwt, json; print(json.dumps(jwt.decode(sys.argv[1], sys.argv[2], algorithms=[sys.argv[3]]), sort_keys=True))",
-      [String(decoding: token, as: UTF8.self), try keys.privateKey.publicKeyPEM, algorithm.rawValue])
-    #expect(decoded.contains("Inspection Root"))
-    // … and PyJWT's token verifies with us.
-    let foreign = try python(
-      "import sys, jwt, json; print(jwt.encode(json.loads(sys.argv[1]), sys.argv[2], algorithm=sys.argv[3]))",
-      [payload, keys.privatePEM, algorithm.rawValue])
-    #expect(try CNEnterprisePolicy(token: Data(foreign.utf8), key: keys.publicKey) == policy)
+      // Our token verifies with PyJWT …
+      let decoded = try await python(
+        "import sys, jwt, json; print(json.dumps(jwt.decode(sys.argv[1], sys.argv[2], algorithms=[sys.argv[3]]), sort_keys=True))",
+        [String(decoding: token, as: UTF8.self), try keys.privateKey.publicKeyPEM, algorithm.rawValue])
+      #expect(decoded.contains("Inspection Root"))
+      // … and PyJWT's token verifies with us.
+      let foreign = try await python(
+        "import sys, jwt, json; print(jwt.encode(json.loads(sys.argv[1]), sys.argv[2], algorithm=sys.argv[3]))",
+        [payload, keys.privatePEM, algorithm.rawValue])
+      #expect(try CNEnterprisePolicy(token: Data(foreign.utf8), key: keys.publicKey) == policy)
+    }
   }
 
   @Test(arguments: [
     ("RS256", ["-sha256"]), ("PS384", ["-sha384", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:-1"]),
     ("ES256", ["-sha256"]), ("ES512", ["-sha512"]),
   ])
-  func tokensSignedWithTheOpenSSLCommandLineVerify(_ alg: String, _ options: [String]) throws {
+  func tokensSignedWithTheOpenSSLCommandLineVerify(_ alg: String, _ options: [String]) async throws {
     let algorithm = try #require(JWSAlgorithm(rawValue: alg))
     let keys = try PolicyKeyPair(keyType(for: algorithm))
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jws-\(UUID().uuidString)")
@@ -44,7 +46,7 @@ struct PolicyTokenTests {
     let input = base64url(#"{"alg":"\#(alg.lowercased())"}"#) + "." + base64url(policyPayload())
     let inputFile = directory.appendingPathComponent("input")
     try Data(input.utf8).write(to: inputFile)
-    let run = try TestProcess.run("/usr/bin/env", ["openssl", "dgst"] + options + ["-sign", keyFile.path, inputFile.path])
+    let run = try await TestProcess.run("/usr/bin/env", ["openssl", "dgst"] + options + ["-sign", keyFile.path, inputFile.path])
     let signature = run.stdout
     #expect(run.status == 0)
     let token = Data((input + "." + base64url(signature)).utf8)
@@ -92,9 +94,9 @@ struct PolicyTokenTests {
     #expect(policyError { _ = try CNEnterprisePolicy(token: Data(relabelled.utf8), key: rsa.publicKey) } == .invalidSignature)
   }
 
-  @Test func hmacWithThePublicKeyAsSecretIsRefused() throws {
+  @Test func hmacWithThePublicKeyAsSecretIsRefused() async throws {
     let keys = try PolicyKeyPair(.rsa2048)
-    let token = try python(
+    let token = try await python(
       "import sys, hmac, hashlib, base64, json\nb = lambda d: base64.urlsafe_b64encode(d).rstrip(b'=').decode()\ni = b(b'{\"alg\":\"HS256\"}') + '.' + b(sys.argv[1].encode())\nprint(i + '.' + b(hmac.new(sys.argv[2].encode(), i.encode(), hashlib.sha256).digest()))",
       [policyPayload(), try keys.privateKey.publicKeyPEM])
     #expect(
@@ -170,7 +172,7 @@ struct PolicyTokenTests {
     }
   }
 
-  @Test func ecdsaSignaturesInRawAndDERFormBothVerify() throws {
+  @Test func ecdsaSignaturesInRawAndDERFormBothVerify() async throws {
     let keys = try PolicyKeyPair(.p384)
     let token = String(decoding: try keys.sign(policyPayload(), .es384), as: UTF8.self)
     let parts = token.split(separator: ".").map(String.init)
@@ -179,7 +181,7 @@ struct PolicyTokenTests {
         base64Encoded: parts[2].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/").padding(
           toLength: (parts[2].count + 3) / 4 * 4, withPad: "=", startingAt: 0)))
     #expect(raw.count == 96)
-    let der = try python(
+    let der = try await python(
       "import sys, base64; from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature as e\nr = bytes.fromhex(sys.argv[1])\nprint(base64.urlsafe_b64encode(e(int.from_bytes(r[:48], 'big'), int.from_bytes(r[48:], 'big'))).rstrip(b'=').decode())",
       [raw.map { String(format: "%02x", $0) }.joined()])
     let derToken = parts[0] + "." + parts[1] + "." + der

@@ -27,16 +27,11 @@ func cnpin(_ arguments: [String], environment: [String: String] = [:]) async thr
   try await run(cnpinExecutable.path, arguments, environment: environment)
 }
 
-/// Runs `executable` with `arguments` (and extra environment), on a thread of its own so that
-/// the wait blocks none of the threads the suite's tests share, for at most 120 s.
+/// Runs `executable` with `arguments` (and extra environment), for at most 120 s.
 func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> Run {
   var merged = ProcessInfo.processInfo.environment
   merged.merge(environment) { $1 }
-  let output = try await withCheckedThrowingContinuation { continuation in
-    Thread { [merged] in
-      continuation.resume(with: Result { try TestProcess.run(executable, arguments, environment: merged, timeout: 120) })
-    }.start()
-  }
+  let output = try await TestProcess.run(executable, arguments, environment: merged, timeout: 120)
   if output.status == 128 + SIGKILL {
     Issue.record("\(executable) \(arguments.joined(separator: " ")) did not finish within 120 s")
   }
