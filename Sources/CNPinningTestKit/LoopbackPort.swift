@@ -3,6 +3,7 @@
 // The C modules bring glibc's socket types (SOCK_STREAM), which Glibc's module map misses in
 // release builds.
 internal import CNPinningShims
+import CNPinning
 import Foundation
 
 #if canImport(Glibc)
@@ -11,23 +12,76 @@ import Glibc
 
 /// Loopback ports for the servers the test kit starts as processes (nginx, proxies).
 enum LoopbackPort {
-  /// A port nothing listens on right now.
-  static func free() throws -> Int {
-    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard listener >= 0 else { throw TestKitError(message: "socket() failed: errno \(errno)") }
-    defer { close(listener) }
+  /// A port for a server the test kit starts as a process (which binds it later): one that can
+  /// be bound now, below the kernel's ephemeral range and never handed out twice by this
+  /// process. A port the kernel picked (bind to port 0) could be picked again, between this
+  /// choice and the child's bind, for a server any other test starts in this process, or as the
+  /// local port of a connection; that server would then answer in the child's place.
+  static func forChildProcess() throws -> Int {
+    try nextChildPort.withLock { next in
+      let range = childPortRange
+      guard range.count >= 1000 else {  // no room below the ephemeral range: the kernel's choice
+        let (socket, port) = try boundSocket()
+        close(socket)
+        return port
+      }
+      var candidate = next ?? range.lowerBound + Int(getpid()) % range.count  // runs side by side spread out
+      for _ in 0..<range.count {
+        let port = candidate
+        candidate = candidate + 1 == range.upperBound ? range.lowerBound : candidate + 1
+        if canBind(port) {
+          next = candidate
+          return port
+        }
+      }
+      throw TestKitError(message: "no loopback port free in \(range)")
+    }
+  }
+
+  private static let nextChildPort = Locked<Int?>(nil)
+
+  /// Up to 12,000 ports below the start of `ip_local_port_range` (32768 on Debian), from 1024.
+  private static let childPortRange: Range<Int> = {
+    let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+    let ephemeralStart = text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
+    return max(1024, ephemeralStart - 12_000)..<max(1024, ephemeralStart)
+  }()
+
+  /// Whether a listener could bind 127.0.0.1:`port` now (with SO_REUSEADDR, as servers do).
+  private static func canBind(_ port: Int) -> Bool {
+    let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard probe >= 0 else { return false }
+    defer { close(probe) }
+    var on: Int32 = 1
+    setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    } == 0
+  }
+
+  /// A TCP socket bound to 127.0.0.1 on a port the kernel picked, and that port.
+  static func boundSocket() throws -> (socket: Int32, port: Int) {
+    let bound = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard bound >= 0 else { throw TestKitError(message: "socket() failed: errno \(errno)") }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+    let result = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(bound, $0, length) }
     }
-    guard bound == 0 else { throw TestKitError(message: "bind() failed: errno \(errno)") }
+    guard result == 0 else {
+      close(bound)
+      throw TestKitError(message: "bind() failed: errno \(errno)")
+    }
     _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(bound, $0, &length) }
     }
-    return Int(UInt16(bigEndian: address.sin_port))
+    return (bound, Int(UInt16(bigEndian: address.sin_port)))
   }
 
   /// Accepts connections on `listener` until `isStopped` (looked at every 50 ms). `admit` takes

@@ -79,7 +79,7 @@ public final class NginxServer: @unchecked Sendable {
     var lastError: Error?
     for _ in 0..<3 {  // a free port can be taken between choosing it and nginx binding it
       do {
-        return try NginxServer(configuration, executable: executable, port: try LoopbackPort.free())
+        return try NginxServer(configuration, executable: executable, port: try LoopbackPort.forChildProcess())
       } catch {
         lastError = error
       }

@@ -44,7 +44,7 @@ public final class TestProxy: @unchecked Sendable {
     self.tlsIdentity = tlsIdentity
     directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let proxyPort = try LoopbackPort.free()
+    let proxyPort = try LoopbackPort.forChildProcess()
     var settings = [
       "Port \(proxyPort)", "Listen 127.0.0.1", "Timeout 30", "MaxClients 64", "LogLevel Connect", "Allow 127.0.0.1",
       "DisableViaHeader Yes", "LogFile \"\(directory.path)/tinyproxy.log\"",
@@ -52,7 +52,7 @@ public final class TestProxy: @unchecked Sendable {
     if let credentials { settings.append("BasicAuth \(credentials.user) \(credentials.password)") }
     let configuration = directory.appendingPathComponent("tinyproxy.conf")
     try (settings.joined(separator: "\n") + "\n").write(to: configuration, atomically: true, encoding: .utf8)
-    let tlsPort = tlsIdentity == nil ? proxyPort : try LoopbackPort.free()
+    let tlsPort = tlsIdentity == nil ? proxyPort : try LoopbackPort.forChildProcess()
     port = tlsPort
     try launch(tinyproxy, ["-d", "-c", configuration.path], waitingFor: proxyPort, name: "tinyproxy")
     guard let tlsIdentity else { return }

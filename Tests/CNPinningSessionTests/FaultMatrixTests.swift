@@ -258,7 +258,19 @@ struct FaultMatrixTests {
   }
 
   static func run(_ fault: NetworkFault, direct: Bool) async -> Cell {
-    var cell = Cell(name: "\(fault.rawValue) × \(direct ? "direct" : "via proxy")")
+    let name = "\(fault.rawValue) × \(direct ? "direct" : "via proxy")"
+    do {
+      return try await withRefusedPort { closedPort in await run(fault, direct: direct, name: name, closedPort: closedPort) }
+    } catch {
+      var cell = Cell(name: name)
+      cell.problems.append("no port to refuse connections: \(error)")
+      return cell
+    }
+  }
+
+  /// One cell; `closedPort` refuses connections for as long as the cell runs.
+  static func run(_ fault: NetworkFault, direct: Bool, name: String, closedPort: Int) async -> Cell {
+    var cell = Cell(name: name)
     do {
       let pki = try TestPKI()
       var origin: LocalTLSServer? = try LocalTLSServer.start(
@@ -266,13 +278,6 @@ struct FaultMatrixTests {
           request.target == "/big" ? .init(body: Data(repeating: 7, count: 1 << 20)) : .text("hello")
         })
       let originPort = origin!.port
-      // A port nothing listens on: a server's, once stopped.
-      let leaf = pki.leaf
-      let closedPort = try await offTheSharedThreads {
-        let server = try LocalTLSServer.start(.init(identity: leaf))
-        server.stop()
-        return server.port
-      }
       var faulty: MisbehavingProxy?
       var tinyproxy: TestProxy?
       var proxyPort: Int?

@@ -274,10 +274,13 @@ struct HTTPBehaviourTests {
   }
 
   @Test func aClosedPortIsConnectionRefused() async throws {
-    let (server, session) = try Self.fixture()
-    let url = server.url("/", hostName: "api.test")
-    server.stop()
-    #expect(await error { _ = try await session.data(from: url) } == .connectionRefused(host: "api.test", port: server.port))
+    try await withRefusedPort { port in
+      var configuration = CNPinnedSessionConfiguration()
+      configuration.resolve = [CNHostOverride(host: "api.test", port: port, address: "127.0.0.1")]
+      let session = try CNPinnedSession(manager: try matchingPins(), configuration: configuration)
+      let url = URL(string: "https://api.test:\(port)/")!
+      #expect(await error { _ = try await session.data(from: url) } == .connectionRefused(host: "api.test", port: port))
+    }
   }
 
   @Test func malformedRequestsAreRefusedBeforeConnecting() async throws {

@@ -166,9 +166,9 @@ struct PinsCommandTests {
 
   @Test func unreachablePortIsANetworkError() async throws {
     let fixture = try Fixture()
-    let port = fixture.genuine.port
-    fixture.genuine.stop()
-    let run = try await cnpin(["pins", "127.0.0.1:\(port)", "--cafile", fixture.caFile, "--timeout", "5"])
+    let run = try await withRefusedPort { port in
+      try await cnpin(["pins", "127.0.0.1:\(port)", "--cafile", fixture.caFile, "--timeout", "5"])
+    }
     #expect(run.status == 3)
     #expect(run.stderr.contains("connection refused"))
   }
