@@ -16,25 +16,6 @@ extension Tag {
   @Tag static var concurrency: Self
 }
 
-/// A private PKI: Test Root X1 → R11 → leaf for `api.test` and 127.0.0.1.
-struct TestPKI {
-  let root: TestIdentity
-  let intermediate: TestIdentity
-  let leaf: TestIdentity
-
-  init(
-    root rootName: String = "Test Root X1", intermediate intermediateName: String = "R11",
-    leaf leafName: String = "api.test", dnsNames: [String] = ["api.test", "localhost.test"],
-    ipAddresses: [String] = ["127.0.0.1", "::1"], leafSpec: ((inout TestCertificateSpec) -> Void)? = nil
-  ) throws {
-    root = try TestIdentity.root(rootName)
-    intermediate = try root.issueIntermediate(intermediateName)
-    var spec = TestCertificateSpec.leaf(leafName, dnsNames: dnsNames, ipAddresses: ipAddresses)
-    leafSpec?(&spec)
-    leaf = try intermediate.issue(spec)
-  }
-}
-
 /// Pins written root → leaf for one host.
 func pins(_ host: String, includesSubdomains: Bool = false, _ links: [(CNChainLink.LinkType, String)]...) throws
   -> CNPinningManager

@@ -16,7 +16,7 @@ struct ChallengeDecisionTests {
     let genuine: [CNCertificate]
     let rogue: [CNCertificate]
     init() throws {
-      genuine = try TestIdentity.root("Test Root X1").issueIntermediate("R11").issueLeaf("api.test").chain
+      genuine = try TestPKI().leaf.chain
       rogue = try TestIdentity.root("Rogue Root").issueIntermediate("R11").issueLeaf("api.test").chain
     }
   }

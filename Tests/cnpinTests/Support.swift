@@ -75,11 +75,10 @@ struct Fixture {
     address: LocalTLSServer.Address = .ipv4Loopback
   ) throws {
     directory = try TemporaryDirectory()
-    root = try TestIdentity.root(rootName)
-    let leafIdentity = try root.issueIntermediate(intermediate).issueLeaf(
-      leaf, dnsNames: [leaf, "other.test"], ipAddresses: ["127.0.0.1", "::1"])
-    genuineChain = leafIdentity.chain
-    var setup = LocalTLSServer.Configuration(identity: leafIdentity, handler: genuineHandler)
+    let pki = try TestPKI(root: rootName, intermediate: intermediate, leaf: leaf, dnsNames: [leaf, "other.test"])
+    root = pki.root
+    genuineChain = pki.leaf.chain
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf, handler: genuineHandler)
     setup.address = address
     genuine = try LocalTLSServer.start(setup)
     let rogueRoot = try TestIdentity.root("Rogue Root CA")

@@ -8,9 +8,9 @@ import Foundation
 /// same session with pinning off.
 enum SessionBenchmark {
   static func run() async throws -> Outcome {
-    let root = try TestIdentity.root("Bench Root X1")
-    let leaf = try root.issueIntermediate("R11").issueLeaf("api.test", dnsNames: ["api.test"])
-    var setup = LocalTLSServer.Configuration(identity: leaf)
+    let pki = try TestPKI(root: "Bench Root X1")
+    let root = pki.root
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
     setup.keepAlive = false  // every request opens a new connection and runs a full handshake
     let server = try LocalTLSServer.start(setup)
     defer { server.stop() }

@@ -25,10 +25,11 @@ func residentMegabytes() -> Double {
 }
 
 do {
-  let root = try TestIdentity.root("Soak Root X1")
-  let genuine = try root.issueIntermediate("R11").issueLeaf("api.test", dnsNames: ["api.test"])
-  let rogueRoot = try TestIdentity.root("Rogue Root")
-  let rogue = try rogueRoot.issueIntermediate("R11").issueLeaf("api.test", dnsNames: ["api.test"])
+  let pki = try TestPKI(root: "Soak Root X1")
+  let root = pki.root
+  let genuine = pki.leaf
+  let roguePKI = try TestPKI(root: "Rogue Root")
+  let rogue = roguePKI.leaf
   // The servers run in this process; they keep no request log, so what grows is the client's.
   var genuineSetup = LocalTLSServer.Configuration(identity: genuine)
   genuineSetup.keepAlive = false
@@ -53,7 +54,7 @@ do {
       ])
     ])
   ])
-  configuration.trust = .customAnchors([root.certificate, rogueRoot.certificate])
+  configuration.trust = .customAnchors([root.certificate, roguePKI.root.certificate])
   let session = try CNPinnedSession(manager: manager, configuration: configuration)
   let accepted = genuineServer.url("/", hostName: "api.test")
   let rejected = rogueServer.url("/", hostName: "api.test")
