@@ -7,11 +7,8 @@ public struct CNConnectionEvent: Sendable {
   public let host: String
   /// The port connected to.
   public let port: Int
-  /// Whether an existing connection was reused (its verified chain was judged again).
-  public let isReusedConnection: Bool
-  /// Whether a new connection resumed an earlier TLS session: the server sent no certificates,
-  /// and the chain verified when the session was made was judged again.
-  public let isResumedSession: Bool
+  /// How the request came by its connection: new, reused or resumed.
+  public let kind: Kind
   /// The chain OpenSSL verified, leaf first, ending with the trust anchor; empty when trust failed.
   public let verifiedChain: [CNCertificate]
   /// The certificates the server sent, in the order it sent them (empty for a reused connection
@@ -27,4 +24,24 @@ public struct CNConnectionEvent: Sendable {
   /// The HTTP version agreed by ALPN ("HTTP/2", "HTTP/1.1"); nil when the transport does not say
   /// or the server chose none.
   public let httpVersion: String?
+
+  /// How a request came by its connection; every kind is judged by the pins.
+  public enum Kind: Sendable, Hashable {
+    /// A new connection with a full handshake: the chain was verified just now.
+    case new
+    /// An open connection an earlier request used (HTTP/1.1 keep-alive or an HTTP/2 stream):
+    /// the chain verified when it was made was judged again.
+    case reused
+    /// A new connection that resumed an earlier TLS session: the server sent no certificates,
+    /// and the chain verified when the session was made was judged again.
+    case resumed
+  }
+
+  /// Whether an existing connection was reused.
+  @available(*, deprecated, message: "use kind == .reused")
+  public var isReusedConnection: Bool { kind == .reused }
+
+  /// Whether a new connection resumed an earlier TLS session.
+  @available(*, deprecated, message: "use kind == .resumed")
+  public var isResumedSession: Bool { kind == .resumed }
 }

@@ -92,7 +92,7 @@ enum GetCommand {
     let connections = Locked<[ConnectionReport]>([])
     session.setConnectionObserver { event in
       let report = ConnectionReport(
-        host: event.host, port: event.port, reused: event.isReusedConnection,
+        host: event.host, port: event.port, reused: event.kind == .reused,
         verifiedChain: event.verifiedChain.reversed().map(\.commonName),
         decision: describe(event, nearMiss: manager.nearestPinnedDomain(to: event.host)), httpVersion: event.httpVersion)
       connections.withLock { $0.append(report) }
@@ -209,9 +209,14 @@ enum GetCommand {
   /// "connected to api.test:443 (new connection, TLS 1.3, HTTP/2)", "… (TLS session resumed, …)",
   /// "reusing connection to …".
   static func describeConnection(_ event: CNConnectionEvent) -> String {
-    let how = event.isReusedConnection ? "reused connection" : event.isResumedSession ? "TLS session resumed" : "new connection"
+    let how =
+      switch event.kind {
+      case .new: "new connection"
+      case .reused: "reused connection"
+      case .resumed: "TLS session resumed"
+      }
     let details = [how, event.tlsVersion?.description, event.httpVersion].compactMap { $0 }.joined(separator: ", ")
-    return "\(event.isReusedConnection ? "reusing connection" : "connected") to \(event.host):\(event.port) (\(details))"
+    return "\(event.kind == .reused ? "reusing connection" : "connected") to \(event.host):\(event.port) (\(details))"
   }
 
   /// `nearMiss`: the pinned domain the host is a typo away from, if any.

@@ -16,12 +16,10 @@ struct ConnectionReuseTests {
     private let counts = Locked<(new: Int, reused: Int, resumed: Int, refused: Int)>((0, 0, 0, 0))
     func record(_ event: CNConnectionEvent) {
       counts.withLock { counts in
-        if event.isReusedConnection {
-          counts.reused += 1
-        } else if event.isResumedSession {
-          counts.resumed += 1
-        } else {
-          counts.new += 1
+        switch event.kind {
+        case .new: counts.new += 1
+        case .reused: counts.reused += 1
+        case .resumed: counts.resumed += 1
         }
         if event.error != nil { counts.refused += 1 }
       }

@@ -65,7 +65,7 @@ struct NginxTests {
       session.setConnectionObserver { event in events.withLock { $0.append(event) } }
       for _ in 0..<2 { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
       let seen = events.withLock { $0 }
-      #expect(seen.map(\.isReusedConnection) == [false, true])
+      #expect(seen.map(\.kind) == [.new, .reused])
       #expect(seen.map(\.tlsVersion) == [.tls13, .tls13])
       #expect(seen.map(\.httpVersion) == Array(repeating: http2 ? "HTTP/2" : "HTTP/1.1", count: 2))
     }
@@ -158,7 +158,7 @@ struct NginxTests {
     let seen = events.withLock { $0 }
     #expect(seen.prefix(4).map(\.httpVersion) == Array(repeating: "HTTP/1.1", count: 4))
     #expect(seen.dropFirst(4).map(\.httpVersion) == Array(repeating: "HTTP/2", count: 20))
-    #expect(seen.dropFirst(5).allSatisfy { $0.isReusedConnection }, "the other requests share one connection")
+    #expect(seen.dropFirst(5).allSatisfy { $0.kind == .reused }, "the other requests share one connection")
     #expect(await eventually(within: 10) { server.loggedRequests().filter { $0.contains("/files/") }.count == 4 })
     let sent = server.loggedRequests().filter { $0.contains("/files/") }.compactMap {
       $0.split(separator: " ").last.flatMap { Int($0) }

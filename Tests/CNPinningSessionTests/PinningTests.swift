@@ -130,7 +130,7 @@ struct PinningTests {
     let session = try CNPinnedSession(
       manager: try matchingPins(), configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate])))
     let events = Locked<[(reused: Bool, refused: Bool)]>([])
-    session.setConnectionObserver { event in events.withLock { $0.append((event.isReusedConnection, event.error != nil)) } }
+    session.setConnectionObserver { event in events.withLock { $0.append((event.kind == .reused, event.error != nil)) } }
     let url = server.url("/", hostName: "api.test")
     #expect(try await session.data(from: url).1.statusCode == 200)
     #expect(try await session.data(from: url).1.statusCode == 200)

@@ -168,7 +168,7 @@ struct ProxyTests {
     let session = try Self.session(
       .https(host: "127.0.0.1", port: proxy.port, trust: .customAnchors([proxyRoot.certificate])), trust: pki.root)
     let reused = Locked<[Bool]>([])
-    session.setConnectionObserver { event in reused.withLock { $0.append(event.isReusedConnection) } }
+    session.setConnectionObserver { event in reused.withLock { $0.append(event.kind == .reused) } }
     for _ in 0..<5 {
       let (body, _) = try await session.data(from: URL(string: "https://127.0.0.1:\(origin.port)/")!)
       #expect(String(body) == "hello")

@@ -53,7 +53,7 @@ struct ResumptionTests {
     #expect(server.resumedHandshakes == 1, "the refused request resumed the session")
     #expect(server.requests.count == 1, "nothing was sent on the refused connection")
     let last = try #require(events.withLock { $0.last })
-    #expect(last.isResumedSession && last.error != nil && last.presentedChain.isEmpty)
+    #expect(last.kind == .resumed && last.error != nil && last.presentedChain.isEmpty)
 
     // A refused session is not offered again: the next connection shows the server's chain afresh.
     session.manager = try matchingPins()

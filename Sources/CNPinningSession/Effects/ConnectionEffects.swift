@@ -25,8 +25,7 @@ struct ConnectionEffects: Sendable {
 
   private func event(for judgement: Judgement, target: RequestTarget) -> CNConnectionEvent {
     CNConnectionEvent(
-      host: target.host, port: target.port, isReusedConnection: judgement.use == .reused,
-      isResumedSession: judgement.use == .resumed, verifiedChain: judgement.verifiedChain,
+      host: target.host, port: target.port, kind: judgement.use, verifiedChain: judgement.verifiedChain,
       presentedChain: judgement.presentedChain, pinning: judgement.pinning, error: judgement.rejection,
       tlsVersion: CNTLSVersion(rawValue: judgement.protocolVersion),
       httpVersion: judgement.applicationProtocol.map { $0 == "h2" ? "HTTP/2" : $0.uppercased() })

@@ -3,16 +3,8 @@ import CNPinning
 /// What the transport learnt about the TLS connection a request is about to use: collected by
 /// the TLS hooks, judged by `ConnectionVerdict`. Plain values; nothing here points at C state.
 struct ConnectionFacts: Sendable {
-  /// How the request came by its connection.
-  enum Use: Sendable, Equatable {
-    /// A new connection with a full handshake, verified just now.
-    case new
-    /// An open connection an earlier request used (HTTP/1.1 keep-alive or an HTTP/2 stream).
-    case reused
-    /// A new connection that resumed a TLS session: no certificates were sent, so the chain is
-    /// the one verified when the session was first made.
-    case resumed
-  }
+  /// How the request came by its connection (the event's kind, one definition).
+  typealias Use = CNConnectionEvent.Kind
 
   var use: Use
   /// The negotiated protocol version (0x0303 is TLS 1.2).
