@@ -45,10 +45,10 @@ enum PolicyCommand {
   private static func sign(_ words: [String]) throws(CLIError) {
     let arguments = try signSpec.parse(words)
     guard let keyPath = arguments.value("--key") else { throw .usage("missing --key PRIVATE.pem") }
-    var algorithm: JWSAlgorithm?
+    var algorithm: CNJWSAlgorithm?
     if let name = arguments.value("--alg") {
-      guard let parsed = JWSAlgorithm(headerValue: name) else {
-        throw .usage("--alg must be one of \(JWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"")
+      guard let parsed = CNJWSAlgorithm(headerValue: name) else {
+        throw .usage("--alg must be one of \(CNJWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"")
       }
       algorithm = parsed
     }

@@ -17,13 +17,13 @@ struct PolicyKeyPair {
     publicKey = try CNPolicySigningKey(pemEncoded: try privateKey.publicKeyPEM)
   }
 
-  func sign(_ payload: String, _ algorithm: JWSAlgorithm? = nil) throws -> Data {
+  func sign(_ payload: String, _ algorithm: CNJWSAlgorithm? = nil) throws -> Data {
     Data(try CNPolicySigner(privateKeyPEM: privatePEM).sign(payload: Data(payload.utf8), algorithm: algorithm).utf8)
   }
 }
 
 /// The key type each algorithm needs.
-func keyType(for algorithm: JWSAlgorithm) -> TestKeyType {
+func keyType(for algorithm: CNJWSAlgorithm) -> TestKeyType {
   switch algorithm {
   case .es256: return .p256
   case .es384: return .p384

@@ -7,8 +7,8 @@ import Testing
 
 @Suite("Signed policies")
 struct PolicyTokenTests {
-  @Test(arguments: JWSAlgorithm.allCases)
-  func everyAlgorithmSignsAndVerifiesAndInteroperatesWithPyJWT(_ algorithm: JWSAlgorithm) async throws {
+  @Test(arguments: CNJWSAlgorithm.allCases)
+  func everyAlgorithmSignsAndVerifiesAndInteroperatesWithPyJWT(_ algorithm: CNJWSAlgorithm) async throws {
     try await offTheSharedThreads {
       let keys = try PolicyKeyPair(keyType(for: algorithm))
       let payload = policyPayload()
@@ -35,7 +35,7 @@ struct PolicyTokenTests {
     ("ES256", ["-sha256"]), ("ES512", ["-sha512"]),
   ])
   func tokensSignedWithTheOpenSSLCommandLineVerify(_ alg: String, _ options: [String]) async throws {
-    let algorithm = try #require(JWSAlgorithm(rawValue: alg))
+    let algorithm = try #require(CNJWSAlgorithm(rawValue: alg))
     let keys = try PolicyKeyPair(keyType(for: algorithm))
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jws-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

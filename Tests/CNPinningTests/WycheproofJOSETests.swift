@@ -71,15 +71,15 @@ struct WycheproofJOSETests {
   static func subjectPublicKeyInfo(_ jwk: [String: Any]) -> [UInt8] {
     func field(_ name: String) -> [UInt8] { (jwk[name] as? String).flatMap { Base64URL.decode($0[...]) } ?? [] }
     if jwk["kty"] as? String == "EC" {
-      let curve = PublicKeyKind.curves.first { $0.curve.rawValue == jwk["crv"] as? String }?.oid ?? []
+      let curve = CNPublicKeyKind.curves.first { $0.curve.rawValue == jwk["crv"] as? String }?.oid ?? []
       return DERWriter.sequence([
-        DERWriter.sequence([DERWriter.objectIdentifier(PublicKeyKind.ecPublicKey), DERWriter.objectIdentifier(curve)]),
+        DERWriter.sequence([DERWriter.objectIdentifier(CNPublicKeyKind.ecPublicKey), DERWriter.objectIdentifier(curve)]),
         DERWriter.bitString([0x04] + field("x") + field("y")),
       ])
     }
     let numbers = DERWriter.sequence([DERWriter.unsignedInteger(field("n")), DERWriter.unsignedInteger(field("e"))])
     return DERWriter.sequence([
-      DERWriter.sequence([DERWriter.objectIdentifier(PublicKeyKind.rsaEncryption), DERWriter.null]),
+      DERWriter.sequence([DERWriter.objectIdentifier(CNPublicKeyKind.rsaEncryption), DERWriter.null]),
       DERWriter.bitString(numbers),
     ])
   }

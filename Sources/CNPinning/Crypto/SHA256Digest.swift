@@ -17,12 +17,12 @@ protocol SignatureVerifying {
   /// Whether the platform can verify with this SubjectPublicKeyInfo.
   static func canUse(subjectPublicKeyInfo der: [UInt8]) -> Bool
   /// Whether `signature` (JOSE raw r‖s or DER for ECDSA) signs `message` under `key`.
-  static func verify(_ algorithm: JWSAlgorithm, key der: [UInt8], message: [UInt8], signature: [UInt8]) -> Bool
+  static func verify(_ algorithm: CNJWSAlgorithm, key der: [UInt8], message: [UInt8], signature: [UInt8]) -> Bool
 }
 
 /// JWS signing, for tools (only where a backend offers it).
 protocol PolicySigning {
-  static func sign(_ algorithm: JWSAlgorithm, privateKeyPEM: String, message: [UInt8]) throws(CNPolicyError) -> [UInt8]
+  static func sign(_ algorithm: CNJWSAlgorithm, privateKeyPEM: String, message: [UInt8]) throws(CNPolicyError) -> [UInt8]
   static func publicKeyInfo(privateKeyPEM: String) throws(CNPolicyError) -> [UInt8]
 }
 

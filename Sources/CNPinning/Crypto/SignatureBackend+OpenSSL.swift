@@ -7,7 +7,7 @@ enum OpenSSLSignatures: SignatureVerifying, PolicySigning {
     PublicKeyCache.shared.withKey(der) { _ in true } ?? false
   }
 
-  static func verify(_ algorithm: JWSAlgorithm, key der: [UInt8], message: [UInt8], signature: [UInt8]) -> Bool {
+  static func verify(_ algorithm: CNJWSAlgorithm, key der: [UInt8], message: [UInt8], signature: [UInt8]) -> Bool {
     defer { ERR_clear_error() }
     let candidates: [[UInt8]]
     switch algorithm.family {
@@ -22,7 +22,7 @@ enum OpenSSLSignatures: SignatureVerifying, PolicySigning {
     } ?? false
   }
 
-  private static func verifyOnce(_ algorithm: JWSAlgorithm, key: OpaquePointer, message: [UInt8], signature: [UInt8])
+  private static func verifyOnce(_ algorithm: CNJWSAlgorithm, key: OpaquePointer, message: [UInt8], signature: [UInt8])
     -> Bool
   {
     guard let context = EVP_MD_CTX_new() else { return false }
@@ -38,7 +38,7 @@ enum OpenSSLSignatures: SignatureVerifying, PolicySigning {
   }
 
   /// Signs with a PEM private key; ECDSA signatures come out in JOSE's raw form.
-  static func sign(_ algorithm: JWSAlgorithm, privateKeyPEM: String, message: [UInt8]) throws(CNPolicyError) -> [UInt8] {
+  static func sign(_ algorithm: CNJWSAlgorithm, privateKeyPEM: String, message: [UInt8]) throws(CNPolicyError) -> [UInt8] {
     let signature = try withPrivateKey(privateKeyPEM) { key throws(CNPolicyError) -> [UInt8] in
       guard let context = EVP_MD_CTX_new() else { throw .malformedKey("out of memory") }
       defer { EVP_MD_CTX_free(context) }
@@ -95,7 +95,7 @@ enum OpenSSLSignatures: SignatureVerifying, PolicySigning {
     return try body(key)
   }
 
-  private static func digest(_ algorithm: JWSAlgorithm) -> OpaquePointer? {
+  private static func digest(_ algorithm: CNJWSAlgorithm) -> OpaquePointer? {
     switch algorithm.digestBits {
     case 256: return EVP_sha256()
     case 384: return EVP_sha384()

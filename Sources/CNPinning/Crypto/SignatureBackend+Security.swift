@@ -6,7 +6,7 @@ import Security
 enum SecuritySignatures: SignatureVerifying {
   static func canUse(subjectPublicKeyInfo der: [UInt8]) -> Bool { key(der) != nil }
 
-  static func verify(_ algorithm: JWSAlgorithm, key der: [UInt8], message: [UInt8], signature: [UInt8]) -> Bool {
+  static func verify(_ algorithm: CNJWSAlgorithm, key der: [UInt8], message: [UInt8], signature: [UInt8]) -> Bool {
     guard let key = key(der) else { return false }
     let secAlgorithm: SecKeyAlgorithm
     var candidates = [signature]
@@ -37,7 +37,7 @@ enum SecuritySignatures: SignatureVerifying {
   /// SecKeyCreateWithData takes the key inside the SPKI: PKCS #1 RSAPublicKey for RSA, the X9.63
   /// point for EC.
   private static func key(_ der: [UInt8]) -> SecKey? {
-    guard let spki = try? der.withUnsafeBufferPointer({ bytes throws(CNCertificateError) in try PublicKeyKind.read(bytes) })
+    guard let spki = try? der.withUnsafeBufferPointer({ bytes throws(CNCertificateError) in try CNPublicKeyKind.read(bytes) })
     else { return nil }
     let bits = Array(der[spki.key])
     let attributes: [CFString: Any]
@@ -58,7 +58,7 @@ enum SecuritySignatures: SignatureVerifying {
 
 /// Policy signing needs OpenSSL; apps only verify.
 enum UnavailableSigning: PolicySigning {
-  static func sign(_ algorithm: JWSAlgorithm, privateKeyPEM: String, message: [UInt8]) throws(CNPolicyError) -> [UInt8] {
+  static func sign(_ algorithm: CNJWSAlgorithm, privateKeyPEM: String, message: [UInt8]) throws(CNPolicyError) -> [UInt8] {
     throw .unsupportedKey("a signing key on this platform (policy signing needs the OpenSSL backend)")
   }
 

@@ -12,7 +12,7 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
   static let standardClaims: Set<String> = ["iat", "exp", "nbf", "iss", "sub", "aud", "jti"]
 
   /// The algorithm the token was signed with (its `alg` header).
-  public let algorithm: JWSAlgorithm
+  public let algorithm: CNJWSAlgorithm
   /// When the policy was issued (`iat`); anti-rollback compares it.
   public let issuedAt: Date
   /// When the policy stops applying (`exp`).

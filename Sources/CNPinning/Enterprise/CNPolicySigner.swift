@@ -16,8 +16,8 @@ public struct CNPolicySigner: Sendable {
 
   /// A compact JWS of `payload` (JSON bytes). The algorithm defaults to RS256 for RSA and
   /// ES256/384/512 by curve; it must fit the key.
-  public func sign(payload: Data, algorithm: JWSAlgorithm? = nil) throws(CNPolicyError) -> String {
-    guard let algorithm = algorithm ?? JWSAlgorithm.defaultAlgorithm(for: verificationKey.kind) else {
+  public func sign(payload: Data, algorithm: CNJWSAlgorithm? = nil) throws(CNPolicyError) -> String {
+    guard let algorithm = algorithm ?? CNJWSAlgorithm.defaultAlgorithm(for: verificationKey.kind) else {
       throw .unsupportedKey(verificationKey.kind.description)
     }
     guard algorithm.fits(verificationKey.kind) else {

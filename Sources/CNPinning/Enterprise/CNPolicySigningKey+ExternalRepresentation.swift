@@ -15,20 +15,20 @@ extension CNPolicySigningKey {
     case .rsa:
       try self.init(
         derEncoded: DERWriter.sequence([
-          DERWriter.sequence([DERWriter.objectIdentifier(PublicKeyKind.rsaEncryption), DERWriter.null]),
+          DERWriter.sequence([DERWriter.objectIdentifier(CNPublicKeyKind.rsaEncryption), DERWriter.null]),
           DERWriter.bitString(bytes),
         ]))
     case .ellipticCurve:
       let coordinate = (bytes.count - 1) / 2
       guard bytes.first == 0x04, bytes.count % 2 == 1,
-        let oid = PublicKeyKind.curves.first(where: { $0.curve.coordinateSize == coordinate && $0.curve != .other })?.oid
+        let oid = CNPublicKeyKind.curves.first(where: { $0.curve.coordinateSize == coordinate && $0.curve != .other })?.oid
       else {
         throw .malformedKey(
           "an EC key must be an uncompressed P-256, P-384 or P-521 point (04 ‖ X ‖ Y), not \(bytes.count) bytes")
       }
       try self.init(
         derEncoded: DERWriter.sequence([
-          DERWriter.sequence([DERWriter.objectIdentifier(PublicKeyKind.ecPublicKey), DERWriter.objectIdentifier(oid)]),
+          DERWriter.sequence([DERWriter.objectIdentifier(CNPublicKeyKind.ecPublicKey), DERWriter.objectIdentifier(oid)]),
           DERWriter.bitString(bytes),
         ]))
     }

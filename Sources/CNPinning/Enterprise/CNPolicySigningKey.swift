@@ -9,22 +9,22 @@ public struct CNPolicySigningKey: Sendable, Hashable {
   /// The DER SubjectPublicKeyInfo.
   public let subjectPublicKeyInfo: [UInt8]
   /// The key's type and size.
-  public let kind: PublicKeyKind
+  public let kind: CNPublicKeyKind
   /// The one algorithm the key verifies when its JWK names one (`alg`, RFC 7517 §4.4); nil
   /// allows every algorithm that fits the key.
-  public let algorithm: JWSAlgorithm?
+  public let algorithm: CNJWSAlgorithm?
 
   /// Reads a DER SubjectPublicKeyInfo.
   public init(derEncoded der: [UInt8]) throws(CNPolicyError) {
     try self.init(derEncoded: der, algorithm: nil)
   }
 
-  private init(derEncoded der: [UInt8], algorithm: JWSAlgorithm?) throws(CNPolicyError) {
+  private init(derEncoded der: [UInt8], algorithm: CNJWSAlgorithm?) throws(CNPolicyError) {
     // Private key formats (PKCS #8, PKCS #1, SEC 1) start with an INTEGER; SPKI with a SEQUENCE.
     if der.count > 4, der[0] == 0x30, Self.firstInnerTag(der) == 0x02 { throw .privateKeyGiven }
-    let kind: PublicKeyKind
+    let kind: CNPublicKeyKind
     do {
-      kind = try PublicKeyKind(subjectPublicKeyInfo: der)
+      kind = try CNPublicKeyKind(subjectPublicKeyInfo: der)
     } catch {
       throw .malformedKey(error.problem)
     }
@@ -88,12 +88,12 @@ public struct CNPolicySigningKey: Sendable, Hashable {
       let key = DERWriter.sequence([DERWriter.unsignedInteger(try field("n")), DERWriter.unsignedInteger(try field("e"))])
       try self.init(
         derEncoded: DERWriter.sequence([
-          DERWriter.sequence([DERWriter.objectIdentifier(PublicKeyKind.rsaEncryption), DERWriter.null]),
+          DERWriter.sequence([DERWriter.objectIdentifier(CNPublicKeyKind.rsaEncryption), DERWriter.null]),
           DERWriter.bitString(key),
         ]), algorithm: algorithm)
     case "EC":
       guard case .string(let curveName)? = value["crv"],
-        let (oid, curve) = PublicKeyKind.curves.first(where: { $0.curve.rawValue == curveName }).map({ ($0.oid, $0.curve) })
+        let (oid, curve) = CNPublicKeyKind.curves.first(where: { $0.curve.rawValue == curveName }).map({ ($0.oid, $0.curve) })
       else { throw .unsupportedKey("an EC key on a curve other than P-256, P-384 or P-521") }
       let x = try field("x")
       let y = try field("y")
@@ -102,7 +102,7 @@ public struct CNPolicySigningKey: Sendable, Hashable {
       }
       try self.init(
         derEncoded: DERWriter.sequence([
-          DERWriter.sequence([DERWriter.objectIdentifier(PublicKeyKind.ecPublicKey), DERWriter.objectIdentifier(oid)]),
+          DERWriter.sequence([DERWriter.objectIdentifier(CNPublicKeyKind.ecPublicKey), DERWriter.objectIdentifier(oid)]),
           DERWriter.bitString([0x04] + x + y),
         ]), algorithm: algorithm)
     default:
@@ -112,7 +112,7 @@ public struct CNPolicySigningKey: Sendable, Hashable {
 
   /// What a JWK's `use`, `key_ops` and `alg` (RFC 7517 §4.2–4.4) allow: refuses a key that is
   /// not for verifying signatures, and returns the one algorithm `alg` names (nil without one).
-  private static func signatureRestrictions(of jwk: ConfigValue) throws(CNPolicyError) -> JWSAlgorithm? {
+  private static func signatureRestrictions(of jwk: ConfigValue) throws(CNPolicyError) -> CNJWSAlgorithm? {
     switch jwk["use"] {
     case nil: break
     case .string("sig")?: break
@@ -136,7 +136,7 @@ public struct CNPolicySigningKey: Sendable, Hashable {
     switch jwk["alg"] {
     case nil: return nil
     case .string(let name)?:
-      guard let algorithm = JWSAlgorithm(headerValue: name) else {
+      guard let algorithm = CNJWSAlgorithm(headerValue: name) else {
         throw .keyNotForSignatures("its \"alg\" is \(VisibleText.quoted(name)), which is not an RS, PS or ES signature algorithm")
       }
       return algorithm

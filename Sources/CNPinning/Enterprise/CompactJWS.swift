@@ -2,7 +2,7 @@ import Foundation
 
 /// A JWS in compact serialisation (RFC 7515 §7.1), parsed strictly and verified.
 struct CompactJWS {
-  let algorithm: JWSAlgorithm
+  let algorithm: CNJWSAlgorithm
   let payload: [UInt8]
 
   /// Parses `token`, checks its header and verifies its signature with `key`; the payload is
@@ -38,7 +38,7 @@ struct CompactJWS {
     return CompactJWS(algorithm: algorithm, payload: payload)
   }
 
-  private static func parseHeader(_ bytes: [UInt8]) throws(CNPolicyError) -> JWSAlgorithm {
+  private static func parseHeader(_ bytes: [UInt8]) throws(CNPolicyError) -> CNJWSAlgorithm {
     let header: ConfigValue
     do {
       header = try StrictJSON.parse(bytes)
@@ -49,7 +49,7 @@ struct CompactJWS {
     guard case .string(let name)? = header["alg"] else { throw .invalidHeader("\"alg\" is missing or not a string") }
     if name.lowercased() == "none" { throw .unsignedToken }
     if name.uppercased().hasPrefix("HS") { throw .symmetricAlgorithm(name) }
-    guard let algorithm = JWSAlgorithm(headerValue: name) else { throw .unsupportedAlgorithm(name) }
+    guard let algorithm = CNJWSAlgorithm(headerValue: name) else { throw .unsupportedAlgorithm(name) }
     if let critical = header["crit"] {
       guard case .array(let names) = critical, !names.isEmpty else {
         throw .invalidHeader("\"crit\" must be a non-empty array of names")

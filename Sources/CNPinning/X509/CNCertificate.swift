@@ -47,7 +47,7 @@ public struct CNCertificate: Sendable, Hashable {
   /// The end of the validity period.
   public let notValidAfter: Date
   /// The type and size of the certificate's public key, read (and checked) with the certificate.
-  public let publicKeyKind: PublicKeyKind
+  public let publicKeyKind: CNPublicKeyKind
 
   let subjectRange: Range<Int>
   let issuerRange: Range<Int>
@@ -131,7 +131,7 @@ public struct CNCertificate: Sendable, Hashable {
   public var pemEncoded: String { PEM.encode(derEncoded, label: "CERTIFICATE") }
 
   /// The hash the issuer signed this certificate with.
-  public var signatureHash: SignatureHash { SignatureHash(algorithmIdentifier: Array(derEncoded[signatureAlgorithmRange])) }
+  public var signatureHash: CNSignatureHash { CNSignatureHash(algorithmIdentifier: Array(derEncoded[signatureAlgorithmRange])) }
 
   /// Whether subject and issuer are the same name (a root or another self-issued certificate).
   public var isSelfIssued: Bool { derEncoded[subjectRange] == derEncoded[issuerRange] }

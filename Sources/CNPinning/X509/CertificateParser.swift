@@ -23,7 +23,7 @@ struct CertificateParser {
     var subject: Range<Int>
     var issuer: Range<Int>
     var subjectPublicKeyInfo: Range<Int>
-    var publicKeyKind: PublicKeyKind
+    var publicKeyKind: CNPublicKeyKind
     var notBefore: Date
     var notAfter: Date
     var subjectCommonNames: [CommonNameValue]
@@ -83,7 +83,7 @@ struct CertificateParser {
     try key.expectEnd("tbsCertificate.subjectPublicKeyInfo")
     // Keys of known types must be canonically encoded, so that the SPKI hash is the one the
     // openssl pipeline gives (OpenSSL re-encodes what it reads).
-    let publicKeyKind = try PublicKeyKind.read(UnsafeBufferPointer(rebasing: bytes[spki.whole])).kind
+    let publicKeyKind = try CNPublicKeyKind.read(UnsafeBufferPointer(rebasing: bytes[spki.whole])).kind
     for (primitive, constructed) in [(UInt8(0x81), UInt8(0xA1)), (0x82, 0xA2)] {
       if fields.nextTag == primitive || fields.nextTag == constructed {
         _ = try fields.readAny("tbsCertificate.uniqueIdentifier")

@@ -1,5 +1,5 @@
 /// What a SubjectPublicKeyInfo holds: the key's algorithm and size, read by the strict DER reader.
-public enum PublicKeyKind: Sendable, Hashable, CustomStringConvertible {
+public enum CNPublicKeyKind: Sendable, Hashable, CustomStringConvertible {
   /// An RSA key of this modulus size.
   case rsa(bits: Int)
   /// An elliptic-curve key on this named curve.
@@ -67,7 +67,7 @@ public enum PublicKeyKind: Sendable, Hashable, CustomStringConvertible {
 
   /// Reads the DER SubjectPublicKeyInfo that fills `bytes`: the key's kind, and where the key
   /// itself (the RSAPublicKey, or the EC point, inside the BIT STRING) lies in `bytes`.
-  static func read(_ bytes: UnsafeBufferPointer<UInt8>) throws(CNCertificateError) -> (kind: PublicKeyKind, key: Range<Int>) {
+  static func read(_ bytes: UnsafeBufferPointer<UInt8>) throws(CNCertificateError) -> (kind: CNPublicKeyKind, key: Range<Int>) {
     var top = DERReader(bytes, range: 0..<bytes.count)
     let spki = try top.read(DERReader.sequence, "SubjectPublicKeyInfo")
     try top.expectEnd("SubjectPublicKeyInfo")

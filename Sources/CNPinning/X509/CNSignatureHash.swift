@@ -1,5 +1,5 @@
 /// The hash in a certificate's signature algorithm, as transport-security rules judge it.
-public enum SignatureHash: Sendable, Hashable, CustomStringConvertible {
+public enum CNSignatureHash: Sendable, Hashable, CustomStringConvertible {
   /// The hash of an RSA or ECDSA signature.
   case md5, sha1, sha224, sha256, sha384, sha512
   /// Ed25519/Ed448 sign without a separate hash; they count as strong.
@@ -35,7 +35,7 @@ public enum SignatureHash: Sendable, Hashable, CustomStringConvertible {
   /// Signature and hash algorithm OIDs (content bytes) and the hash each names. A list searched in
   /// order rather than a dictionary: the first connection of a process reads it, and building a
   /// dictionary of byte arrays costs more there than the comparisons it saves.
-  private static let known: [(oid: [UInt8], hash: SignatureHash)] = [
+  private static let known: [(oid: [UInt8], hash: CNSignatureHash)] = [
     ([0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x04], .md5),
     ([0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x05], .sha1),
     ([0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0E], .sha224),
@@ -60,7 +60,7 @@ public enum SignatureHash: Sendable, Hashable, CustomStringConvertible {
     ([0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x04], .sha224),
   ]
 
-  private static func named(by oid: [UInt8]) -> SignatureHash {
+  private static func named(by oid: [UInt8]) -> CNSignatureHash {
     for entry in known where entry.oid == oid { return entry.hash }
     return .unknown(dotted(oid))
   }
@@ -70,7 +70,7 @@ public enum SignatureHash: Sendable, Hashable, CustomStringConvertible {
   /// Reads the content of an AlgorithmIdentifier (OID, optional parameters). For RSASSA-PSS the
   /// hash comes from the parameters, SHA-1 when they leave it out (RFC 4055's default).
   init(algorithmIdentifier content: [UInt8]) {
-    self = content.withUnsafeBufferPointer { bytes -> SignatureHash in
+    self = content.withUnsafeBufferPointer { bytes -> CNSignatureHash in
       var reader = DERReader(bytes, range: 0..<bytes.count)
       guard let oid = try? reader.read(DERReader.objectIdentifier, "algorithm") else { return .unknown("?") }
       let oidBytes = Array(bytes[oid.content])

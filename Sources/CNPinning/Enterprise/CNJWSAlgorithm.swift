@@ -1,5 +1,5 @@
 /// The JWS signature algorithms an enterprise policy may use (RFC 7518).
-public enum JWSAlgorithm: String, Sendable, CaseIterable, CustomStringConvertible {
+public enum CNJWSAlgorithm: String, Sendable, CaseIterable, CustomStringConvertible {
   /// RSASSA-PKCS1-v1_5 with SHA-256.
   case rs256 = "RS256"
   /// RSASSA-PKCS1-v1_5 with SHA-384.
@@ -21,7 +21,7 @@ public enum JWSAlgorithm: String, Sendable, CaseIterable, CustomStringConvertibl
 
   /// RFC 7515 names; the lower-case spelling the seed's own signer writes is accepted too.
   public init?(headerValue: String) {
-    guard let algorithm = JWSAlgorithm(rawValue: headerValue) ?? JWSAlgorithm(rawValue: headerValue.uppercased()),
+    guard let algorithm = CNJWSAlgorithm(rawValue: headerValue) ?? CNJWSAlgorithm(rawValue: headerValue.uppercased()),
       headerValue == algorithm.rawValue || headerValue == algorithm.rawValue.lowercased()
     else { return nil }
     self = algorithm
@@ -41,7 +41,7 @@ public enum JWSAlgorithm: String, Sendable, CaseIterable, CustomStringConvertibl
   enum Family {
     case rsaPKCS1
     case rsaPSS
-    case ecdsa(PublicKeyKind.Curve)
+    case ecdsa(CNPublicKeyKind.Curve)
   }
 
   var family: Family {
@@ -55,7 +55,7 @@ public enum JWSAlgorithm: String, Sendable, CaseIterable, CustomStringConvertibl
   }
 
   /// Whether a key of `kind` is the kind this algorithm needs.
-  func fits(_ kind: PublicKeyKind) -> Bool {
+  func fits(_ kind: CNPublicKeyKind) -> Bool {
     switch (family, kind) {
     case (.rsaPKCS1, .rsa), (.rsaPSS, .rsa): return true
     case (.ecdsa(let needed), .ec(let curve)): return needed == curve
@@ -64,7 +64,7 @@ public enum JWSAlgorithm: String, Sendable, CaseIterable, CustomStringConvertibl
   }
 
   /// The algorithm a key signs with by default: RS256 for RSA, ES256/384/512 by curve.
-  static func defaultAlgorithm(for kind: PublicKeyKind) -> JWSAlgorithm? {
+  static func defaultAlgorithm(for kind: CNPublicKeyKind) -> CNJWSAlgorithm? {
     switch kind {
     case .rsa: return .rs256
     case .ec(.p256): return .es256
