@@ -1,11 +1,16 @@
 #ifdef __linux__
-// epoll for the session's network thread: its event structure is packed on x86-64, which is
-// simplest to fill in C. Level-triggered, as libcurl's socket interface expects.
+// epoll for the session's driver (its network thread, or a request on an idle session): its event
+// structure is packed on x86-64, which is simplest to fill in C. Level-triggered, as libcurl's
+// socket interface expects.
 #include "CNPinningCurlShims.h"
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 int cnp_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
@@ -17,6 +22,12 @@ void cnp_eventfd_signal(int eventfd) {
 void cnp_eventfd_reset(int eventfd) {
   uint64_t value;
   (void)!read(eventfd, &value, sizeof value);
+}
+void cnp_eventfd_await(int eventfd) {
+  struct pollfd watched = {.fd = eventfd, .events = POLLIN};
+  while (poll(&watched, 1, -1) < 0 && errno == EINTR) {
+  }
+  cnp_eventfd_reset(eventfd);
 }
 
 int cnp_epoll_watch(int epoll, int fd, int what) {
@@ -34,10 +45,33 @@ int cnp_epoll_watch(int epoll, int fd, int what) {
   return errno;
 }
 
-int cnp_epoll_wait(int epoll, int timeout_ms, cnp_ready_socket *ready, int capacity) {
+// epoll_pwait2 through syscall(2): glibc has a wrapper only from 2.35 on.
+static int wait_precisely(int epoll, struct epoll_event *events, int capacity, const struct timespec *timeout) {
+#ifdef SYS_epoll_pwait2
+  return (int)syscall(SYS_epoll_pwait2, epoll, events, capacity, timeout, NULL, 0);
+#else
+  (void)epoll, (void)events, (void)capacity, (void)timeout;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+int cnp_epoll_wait(int epoll, long long timeout_ns, cnp_ready_socket *ready, int capacity) {
   struct epoll_event events[64];
   if (capacity > 64) capacity = 64;
-  int count = epoll_wait(epoll, events, capacity, timeout_ms);
+  int count;
+  if (timeout_ns < 0) {
+    count = epoll_wait(epoll, events, capacity, -1);
+  } else {
+    // To the nanosecond where the kernel has epoll_pwait2 (Linux 5.11); else whole milliseconds,
+    // rounded up: waking before the deadline would only come back here.
+    struct timespec timeout = {.tv_sec = timeout_ns / 1000000000, .tv_nsec = timeout_ns % 1000000000};
+    count = wait_precisely(epoll, events, capacity, &timeout);
+    if (count < 0 && errno == ENOSYS) {
+      long long ms = (timeout_ns + 999999) / 1000000;
+      count = epoll_wait(epoll, events, capacity, ms > INT_MAX ? INT_MAX : (int)ms);
+    }
+  }
   if (count < 0) return errno == EINTR ? 0 : -errno;
   for (int i = 0; i < count; i++) {
     uint32_t what = events[i].events;

@@ -80,9 +80,10 @@ public final class CNPinnedSession: Sendable {
   /// can tell "not uploaded" from "not uploaded yet" without sleeping.
   package func failureReportUploadsSettled() async { await effects.uploader?.settle() }
 
-  /// Receives, for every request, the nanoseconds from handing it to the network thread until
-  /// its response (or error) came back: the loop's share of the request's latency, free of the
-  /// requesting task's scheduling. For tests; nil stops it. (Linux only.)
+  /// Receives, for every request, the nanoseconds from handing it to libcurl's side (the network
+  /// thread, or the requesting thread driving an idle session) until its response (or error)
+  /// came back: the loop's share of the request's latency, free of the requesting task's
+  /// scheduling. For tests; nil stops it. (Linux only.)
   package func setNetworkTimeObserver(_ observer: (@Sendable (_ nanoseconds: UInt64) -> Void)?) {
     state.withLock { $0.networkTimeObserver = observer }
   }
@@ -147,6 +148,10 @@ public final class CNPinnedSession: Sendable {
 
   /// The name of the session's network thread (`CNPSession-N`), for diagnostics.
   package var threadName: String { transport.threadName }
+
+  /// How many transfers drove the idle session on their caller's thread rather than on the
+  /// network thread (Linux), for tests of that path.
+  package var borrowedTransfers: Int { transport.borrowedTransfers }
 
   /// Fails every request in flight with `sessionInvalidated` and refuses new ones.
   public func invalidateAndCancel() {

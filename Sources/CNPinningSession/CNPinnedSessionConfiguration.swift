@@ -77,6 +77,11 @@ public struct CNPinnedSessionConfiguration: Sendable {
   /// see a certificate or pins expire without waiting). Linux only.
   package var clock: @Sendable () -> Date = { Date() }
 
+  /// The longest a request that finds the session idle drives libcurl on its own thread before
+  /// it hands the transfer to the session's network thread (`CurlMultiLoop`); zero never does.
+  /// Tests lengthen it to make that path certain. Linux only.
+  package var borrowBudget: Duration = .milliseconds(1)
+
   /// The defaults, as `default`.
   public init() {}
 
@@ -97,6 +102,7 @@ extension CNPinnedSessionConfiguration: Equatable {
       && lhs.httpAdditionalHeaders == rhs.httpAdditionalHeaders && lhs.credentialHeaders == rhs.credentialHeaders
       && lhs.httpCookieStorage === rhs.httpCookieStorage && lhs.resolve == rhs.resolve && lhs.proxy == rhs.proxy
       && lhs.noProxy == rhs.noProxy && lhs.certificateProfile == rhs.certificateProfile
+      && lhs.borrowBudget == rhs.borrowBudget
   }
 }
 

@@ -31,11 +31,11 @@ struct Hop {
 
 /// What a transport reports of one hop: the outcome, every verdict on its connections (for the
 /// observer events and failure reports that follow, whatever the outcome), and, on Linux, the
-/// time the network thread took.
+/// time libcurl's side took.
 struct HopReport: Sendable {
   let outcome: Result<TransferOutcome, CNPinnedSessionError>
   let judgements: [Judgement]
-  /// Nanoseconds from handing the hop to the network thread to its report; nil where the
+  /// Nanoseconds from handing the hop to libcurl's side to its report; nil where the
   /// platform's URLSession does the work.
   let networkTime: UInt64?
 }
@@ -57,6 +57,9 @@ protocol HopTransport: Sendable {
   func invalidate()
   /// The name of the network thread, for diagnostics (empty where URLSession has its own).
   var threadName: String { get }
+  /// How many transfers ran on their requesting task's thread, for tests (0 where URLSession
+  /// runs them).
+  var borrowedTransfers: Int { get }
 }
 
 #if CNPINNING_LINUX_BACKEND

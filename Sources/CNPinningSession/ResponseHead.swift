@@ -84,28 +84,26 @@ struct ResponseHead {
       else { return nil }
       let httpVersion = String(decoding: head[status.lowerBound..<versionEnd], as: UTF8.self)
 
-      // Repeated names are joined in place, in order of arrival: linear in the size of the head.
-      var fields: [(name: String, value: String)] = []
-      var positions: [String: Int] = [:]
+      // Repeated names (in any case) are joined in order of arrival under the first spelling:
+      // linear in the size of the head.
+      var fields: [String: String] = [:]
+      var spellings: [String: String] = [:]
       fields.reserveCapacity(16)
-      positions.reserveCapacity(16)
+      spellings.reserveCapacity(16)
       while let line = lines.next() {
         guard let colon = head[line].firstIndex(of: UInt8(ascii: ":")) else { continue }
         let nameRange = Self.trimmed(head, line.lowerBound..<colon)
         let name = String(decoding: head[nameRange], as: UTF8.self)
         let value = String(decoding: head[Self.trimmed(head, (colon + 1)..<line.upperBound)], as: UTF8.self)
         let key = head[nameRange].contains(where: Self.isUpperCase) ? Self.lowercased(head[nameRange]) : name
-        if let position = positions[key] {
-          fields[position].value += ", " + value
+        if let spelling = spellings[key] {
+          fields[spelling, default: ""] += ", " + value
         } else {
-          positions[key] = fields.count
-          fields.append((name, value))
+          spellings[key] = name
+          fields[name] = value
         }
       }
-      var dictionary: [String: String] = [:]
-      dictionary.reserveCapacity(fields.count)
-      for field in fields { dictionary[field.name] = field.value }
-      return (statusCode, httpVersion, dictionary)
+      return (statusCode, httpVersion, fields)
     }
   }
 

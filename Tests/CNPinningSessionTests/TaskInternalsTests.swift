@@ -72,7 +72,7 @@ struct TaskInternalsTests {
       "trust", "unpinnedHosts", "minimumTLSVersion", "transportSecurity", "timeoutIntervalForRequest",
       "timeoutIntervalForResource", "maximumResponseBodySize", "maximumDownloadSize", "followsRedirects", "maximumRedirects",
       "httpAdditionalHeaders", "credentialHeaders", "httpCookieStorage", "resolve", "proxy", "noProxy", "certificateProfile",
-      "httpMaximumConnectionsPerHost",
+      "httpMaximumConnectionsPerHost", "borrowBudget",
     ]
     // A closure cannot be compared; the clock is package-level, moved only by this package's
     // tests of a CNPinnedSession they create, never on the URLSession path that shares sessions.

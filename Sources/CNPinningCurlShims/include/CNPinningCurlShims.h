@@ -68,12 +68,14 @@ int cnp_eventfd_create(void);
 void cnp_eventfd_signal(int eventfd);
 /// Makes `eventfd` unreadable again.
 void cnp_eventfd_reset(int eventfd);
+/// Blocks until `eventfd` is signalled, then makes it unreadable again.
+void cnp_eventfd_await(int eventfd);
 /// Makes epoll watch `fd` for what libcurl's socket callback asked (CURL_POLL_IN, _OUT, _INOUT),
 /// or stop watching it (CURL_POLL_REMOVE). Returns 0, or the errno of the failed epoll_ctl.
 int cnp_epoll_watch(int epoll, int fd, int what);
-/// Waits at most `timeout_ms` (-1: without limit) for watched sockets; fills `ready` with at most
-/// `capacity` of them. Returns how many, or -errno.
-int cnp_epoll_wait(int epoll, int timeout_ms, cnp_ready_socket *ready, int capacity);
+/// Waits at most `timeout_ns` nanoseconds (-1: without limit) for watched sockets; fills `ready`
+/// with at most `capacity` of them. Returns how many, or -errno.
+int cnp_epoll_wait(int epoll, long long timeout_ns, cnp_ready_socket *ready, int capacity);
 
 #endif  // __linux__
 #endif  // CNPINNING_CURL_SHIMS_H

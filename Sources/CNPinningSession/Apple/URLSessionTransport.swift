@@ -24,6 +24,7 @@ final class URLSessionTransport: HopTransport {
 
   /// URLSession's own threads: none to name.
   var threadName: String { "" }
+  var borrowedTransfers: Int { 0 }
 
   func invalidate() { sessions.close() }
 

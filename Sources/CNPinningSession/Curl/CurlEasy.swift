@@ -9,7 +9,7 @@ import Foundation
 /// libcurl's per-request callbacks point at this object, which owns the handle they belong to,
 /// so they can never outlive it. The request currently using the handle is set by `bind` when
 /// it starts and cleared by `unbind` when it ends; a callback that arrives with no request fails
-/// closed (and stops a debug build). Touched only by the loop thread.
+/// closed (and stops a debug build). Touched only by the session's driver (see `CurlMultiLoop`).
 final class CurlEasy {
   let handle: UnsafeMutableRawPointer
   /// The request using the handle, between `bind` and `unbind`.
@@ -69,8 +69,9 @@ final class CurlEasy {
     }
   }
 
-  /// libcurl's result, read before the handle is unbound.
+  /// libcurl's result, read before the handle is unbound; a success carries no details.
   func result(_ code: CURLcode) -> CurlResult {
+    guard code != CURLE_OK else { return CurlResult(code: code, message: "", osError: 0, connectCode: 0) }
     let message = errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
     var osError = 0
     if code == CURLE_COULDNT_CONNECT { _ = cnp_curl_getinfo_long(handle, CURLINFO_OS_ERRNO, &osError) }

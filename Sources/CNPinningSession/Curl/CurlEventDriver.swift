@@ -10,8 +10,8 @@ import Glibc
 
 /// libcurl's multi handle, driven through `curl_multi_socket_action` by an epoll set this object
 /// owns: libcurl says which sockets it wants watched and when its timer is due (its socket and
-/// timer callbacks, which only record that), and the loop thread waits for exactly those, plus
-/// one wake-up descriptor that other threads signal.
+/// timer callbacks, which only record that), and the driver waits for exactly those, plus one
+/// wake-up descriptor that other threads signal.
 ///
 /// Why not `curl_multi_perform` and `curl_multi_poll`: in libcurl 7.88, a `curl_multi_perform`
 /// pass that starts a transfer advances the pass's clock, and at the end of the pass discards
@@ -20,7 +20,8 @@ import Glibc
 /// the socket, until the poll times out: the one-second stalls of HTTP/2 fan-out.
 /// `curl_multi_socket_action` runs every timer it takes off its list.
 ///
-/// Touched only by the loop thread, except `wakeDescriptor`, which any thread may signal.
+/// Touched only by the session's driver (`CurlMultiLoop`: its network thread, or a requesting
+/// thread that borrowed it), except `wakeDescriptor`, which any thread may signal.
 final class CurlEventDriver {
   let multi: UnsafeMutableRawPointer
   private let epoll: Int32
@@ -79,16 +80,20 @@ final class CurlEventDriver {
     _ = curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
   }
 
-  /// Waits until a watched socket is ready, libcurl's timer is due or the wake-up descriptor is
-  /// signalled (whichever comes first; a signal is reset here), lets libcurl act on each ready
-  /// socket and then on its timer if due.
-  func waitAndAct(wakeDescriptor: Int32) {
+  /// Whether libcurl has a timer set (due or not).
+  var hasTimer: Bool { timerDeadline != nil }
+
+  /// Waits until a watched socket is ready, libcurl's timer is due, the wake-up descriptor is
+  /// signalled (a signal is reset here) or `deadline` (uptime nanoseconds) has come, whichever is
+  /// first; lets libcurl act on each ready socket and then on its timer if due.
+  func waitAndAct(wakeDescriptor: Int32, until deadline: UInt64? = nil) {
     updateWatchedSockets()
-    var timeout: Int32 = -1
-    if let timerDeadline {
-      let now = DispatchTime.now().uptimeNanoseconds
-      // Rounded up: waking before the deadline would only come back here.
-      timeout = timerDeadline <= now ? 0 : Int32(clamping: (timerDeadline - now + 999_999) / 1_000_000)
+    let now = DispatchTime.now().uptimeNanoseconds
+    var timeout: Int64 = -1
+    for end in [timerDeadline, deadline] {
+      guard let end else { continue }
+      let remaining = end <= now ? 0 : Int64(clamping: end - now)
+      timeout = timeout < 0 ? remaining : min(timeout, remaining)
     }
     let count = ready.withUnsafeMutableBufferPointer { cnp_epoll_wait(epoll, timeout, $0.baseAddress, Int32($0.count)) }
     for index in 0..<max(0, Int(count)) {
@@ -110,7 +115,7 @@ final class CurlEventDriver {
     requested.removeAll(keepingCapacity: true)
   }
 
-  // MARK: - Called from libcurl's callbacks (loop thread)
+  // MARK: - Called from libcurl's callbacks (the driver's thread)
 
   fileprivate func record(socket: Int32, wants what: Int32) { requested[socket] = what }
 

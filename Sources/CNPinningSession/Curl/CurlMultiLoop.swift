@@ -8,24 +8,42 @@ import Foundation
 import Glibc
 #endif
 
-/// One thread driving a libcurl multi handle: every transfer of a session runs on it, so many
-/// concurrent requests share one thread, one connection cache and one TLS session cache.
+/// The libcurl multi handle of a session and the thread that drives it: every transfer of a
+/// session runs through it, so many concurrent requests share one connection cache and one TLS
+/// session cache.
 ///
 /// The loop owns every libcurl object of the session — the multi handle (in its event driver),
-/// the share (TLS sessions and DNS answers) and the easy handles — and frees them on its own
+/// the share (TLS sessions and DNS answers) and the easy handles — and frees them on its network
 /// thread, easy handles first, when it stops.
 ///
-/// **The wake-up rule.** The thread blocks in one place only, `CurlEventDriver.waitAndAct`,
-/// and that wait ends at once for each kind of work there can be:
+/// **Who drives.** Exactly one thread at a time, the *driver*, touches libcurl, the easy
+/// handles and the running transfers; `control`'s lock hands the role over, which orders what
+/// one driver wrote before what the next reads. The driver is the network thread, except when
+/// the session is idle (nothing running, nothing queued): then the network thread is parked,
+/// and a request that arrives may drive its own transfer on the calling thread (`borrow`),
+/// for at most `borrowBudget`. On loopback and fast networks the whole exchange ends there,
+/// without the two thread hand-offs (to the network thread and back) that otherwise cost more
+/// than libcurl's own work. The borrower hands the role to the network thread as soon as its
+/// response is in, its budget is spent, or another request, a cancellation or a shutdown is
+/// queued; it never takes another request's work. A session whose latest two requests took
+/// longer than the budget does not borrow until one is quick again: its requests would only
+/// block a thread of the caller's for the budget and then hand over.
+///
+/// **The wake-up rule.** A driver blocks in one place only, `CurlEventDriver.waitAndAct`, and
+/// that wait ends at once for each kind of work there can be:
 /// - a command queued from any thread (start, cancel, resume, shutdown): the producer signals
-///   the wake-up descriptor whenever the loop is, or is about to be, waiting. The loop declares
-///   that it is about to wait, and checks that the queue is empty, under the lock the producers
-///   append under, so a command is either seen before the wait or signalled into it;
+///   the wake-up descriptor whenever the driver is, or is about to be, waiting. The driver
+///   declares that it is about to wait, and checks that the queue is empty, under the lock the
+///   producers append under, so a command is either seen before the wait or signalled into it;
 /// - a socket libcurl wants watched: its socket callback's requests are applied to the epoll set
 ///   before every wait;
 /// - libcurl's own timer (which is also how libcurl asks to run a transfer just added, resumed,
 ///   or whose HTTP/2 data another stream's read buffered): the wait's timeout is the timer's
 ///   deadline, and a due timer is run before waiting, never waited on.
+/// A borrower's wait also ends at its budget. The parked network thread waits on its own
+/// descriptor, which is signalled exactly when the role is handed to it: by a producer that
+/// queues a command while nobody drives, or by a borrower that hands over. It parks only
+/// when nothing runs, under the same lock, so nothing can be left without a driver.
 /// There is no other timeout: a wake-up missed would show as a hang, not as a slow request.
 final class CurlMultiLoop: @unchecked Sendable {
   private static let counter = Locked(0)
@@ -36,6 +54,15 @@ final class CurlMultiLoop: @unchecked Sendable {
     case resume(CurlTransfer)
   }
 
+  /// Who may touch libcurl now.
+  private enum Driver {
+    case networkThread
+    /// A requesting task, on the thread it runs on (`borrow`).
+    case borrower
+    /// Nobody: the network thread is parked, nothing runs and nothing is queued.
+    case nobody
+  }
+
   private static let globalInitialisation: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
   /// Idle easy handles kept for reuse.
   private static let maximumIdleHandles = 16
@@ -43,46 +70,70 @@ final class CurlMultiLoop: @unchecked Sendable {
   /// the moment) shrinks whenever few requests are in flight and closes connections that the
   /// next burst then has to open again.
   private static let maximumConnections = 64
+  /// The longest a request drives libcurl on its caller's thread (nanoseconds; 0: never), by
+  /// default 1 ms (`CNPinnedSessionConfiguration.borrowBudget`): long enough for a request on an
+  /// open connection to a server nearby, short enough to be a brief wait for the caller's
+  /// thread, which sleeps in epoll meanwhile.
+  private let borrowBudget: UInt64
 
   private let driver: CurlEventDriver
   private let share: UnsafeMutableRawPointer
   /// The sockets of the session's connections, for the check of an idle connection before a
   /// request that must not be sent twice. Freed after the multi handle and the share.
   private let sockets: OpaquePointer
-  /// An eventfd: written by producers to end the loop's wait. Closed when the loop is released,
-  /// after its thread has ended, so that a producer can never write to a closed (or reused) one.
+  /// Eventfds: `wakeDescriptor` ends the driver's wait (it is in the epoll set);
+  /// `parkDescriptor` wakes the parked network thread. Closed when the loop is released, after
+  /// its thread has ended, so that a producer can never write to a closed (or reused) one.
   private let wakeDescriptor: Int32
+  private let parkDescriptor: Int32
   /// `CURLOPT_RESOLVE` entries, the same for every request of the session.
   private let resolveList: UnsafeMutablePointer<curl_slist>?
-  private struct Commands {
+  private struct Control {
     var queue: [Command] = []
     var shuttingDown = false
-    /// Set while the loop is (about to be) blocked waiting and nobody has signalled it yet: the
-    /// first producer to find it set signals the wake-up descriptor (a system call) and clears it.
-    var loopIsWaiting = false
+    /// A new session is idle: its network thread starts parked.
+    var driver = Driver.nobody
+    /// Set while the driver is (about to be) blocked waiting and nobody has signalled it yet:
+    /// the first producer to find it set signals the wake-up descriptor (a system call) and
+    /// clears it.
+    var driverIsWaiting = false
+    /// How many of the latest requests in a row took longer than the budget: from two on,
+    /// requests stop borrowing (a slow host), and one quick request lets them again.
+    var slowRequestsInARow = 0
+    /// How many transfers were borrowed (for tests).
+    var borrowed = 0
   }
-  private let commands = Locked(Commands())
+  private let control = Locked(Control())
   private let finished = DispatchSemaphore(value: 0)
-  /// The loop thread's name.
+  /// The network thread's name.
   let name: String
-  // Touched only by the loop thread:
+  /// How many transfers ran on their caller's thread (`borrow`).
+  var borrowedTransfers: Int { control.withLock { $0.borrowed } }
+  // Touched only by the driver:
   /// Running transfers, by the easy handle lent to each.
   private var active: [UnsafeMutableRawPointer: CurlEasy] = [:]
   private var idle: [CurlEasy] = []
 
-  init(resolve: [CNHostOverride], maximumConnectionsPerHost: Int) throws(CNPinnedSessionError) {
+  init(resolve: [CNHostOverride], maximumConnectionsPerHost: Int, borrowBudget: Duration) throws(CNPinnedSessionError) {
     guard Self.globalInitialisation == CURLE_OK else {
       throw .transferFailed(host: "", reason: "libcurl cannot be initialised")
     }
     let wakeDescriptor = cnp_eventfd_create()
-    guard wakeDescriptor >= 0 else { throw .transferFailed(host: "", reason: "cannot create the network thread's wake-up") }
+    let parkDescriptor = cnp_eventfd_create()
+    func closeDescriptors() {
+      for descriptor in [wakeDescriptor, parkDescriptor] where descriptor >= 0 { Glibc.close(descriptor) }
+    }
+    guard wakeDescriptor >= 0, parkDescriptor >= 0 else {
+      closeDescriptors()
+      throw .transferFailed(host: "", reason: "cannot create the network thread's wake-ups")
+    }
     let driver: CurlEventDriver
     do throws(CNPinnedSessionError) {
       driver = try CurlEventDriver(
         maximumConnections: Self.maximumConnections, maximumConnectionsPerHost: maximumConnectionsPerHost,
         wakeDescriptor: wakeDescriptor)
     } catch {
-      Glibc.close(wakeDescriptor)
+      closeDescriptors()
       throw error
     }
     guard let share = curl_share_init(),
@@ -90,19 +141,22 @@ final class CurlMultiLoop: @unchecked Sendable {
       cnp_curl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue)) == CURLSHE_OK
     else {
       driver.close()
-      Glibc.close(wakeDescriptor)
+      closeDescriptors()
       throw .transferFailed(host: "", reason: "libcurl cannot share TLS sessions")
     }
     guard let sockets = cnp_socket_registry_create() else {
       driver.close()
       curl_share_cleanup(share)
-      Glibc.close(wakeDescriptor)
+      closeDescriptors()
       throw .transferFailed(host: "", reason: "cannot allocate the socket registry")
     }
     self.sockets = sockets
     self.driver = driver
     self.share = share
     self.wakeDescriptor = wakeDescriptor
+    self.parkDescriptor = parkDescriptor
+    let (seconds, attoseconds) = min(max(borrowBudget, .zero), .seconds(3600)).components
+    self.borrowBudget = UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
     var list: UnsafeMutablePointer<curl_slist>?
     for override in resolve { list = curl_slist_append(list, "\(override.host):\(override.port):\(override.address)") }
     resolveList = list
@@ -120,30 +174,36 @@ final class CurlMultiLoop: @unchecked Sendable {
     thread.start()
   }
 
-  deinit { Glibc.close(wakeDescriptor) }
+  deinit {
+    Glibc.close(wakeDescriptor)
+    Glibc.close(parkDescriptor)
+  }
 
   /// Runs `transfer` to completion (or, with a streamed response body, until the body starts;
   /// the rest follows through its channel). Cancelling the calling task cancels the transfer.
   func perform(_ transfer: CurlTransfer) async -> TransferReport {
-    // The streamed bodies hold the loop and transfer weakly: neither keeps the other alive.
-    transfer.connect(
-      wake: { [weak self, weak transfer] in
-        guard let self, let transfer else { return }
-        enqueue(.resume(transfer))
-      },
-      cancel: { [weak self, weak transfer] in
-        guard let self, let transfer else { return }
-        cancel(transfer)
-      })
-    return await withTaskCancellationHandler {
-      await withCheckedContinuation { (continuation: CheckedContinuation<TransferReport, Never>) in
-        transfer.completion = { continuation.resume(returning: $0) }
-        transfer.queuedAt = DispatchTime.now().uptimeNanoseconds
-        enqueue(.start(transfer))
-      }
+    if transfer.streamsABody {
+      // The streamed bodies hold the loop and transfer weakly: neither keeps the other alive.
+      transfer.connect(
+        wake: { [weak self, weak transfer] in
+          guard let self, let transfer else { return }
+          enqueue(.resume(transfer))
+        },
+        cancel: { [weak self, weak transfer] in
+          guard let self, let transfer else { return }
+          cancel(transfer)
+        })
+    }
+    transfer.queuedAt = DispatchTime.now().uptimeNanoseconds
+    let report = await withTaskCancellationHandler {
+      if !borrow(for: transfer) { enqueue(.start(transfer)) }
+      return await transfer.report.take()
     } onCancel: {
       cancel(transfer)
     }
+    let slow = report.networkTime >= borrowBudget
+    control.withLock { $0.slowRequestsInARow = slow ? $0.slowRequestsInARow + 1 : 0 }
+    return report
   }
 
   /// Stops `transfer` with `cancelled`, whether it is queued or running.
@@ -154,57 +214,100 @@ final class CurlMultiLoop: @unchecked Sendable {
 
   /// Fails every transfer with `sessionInvalidated` and stops the thread.
   func shutdown() {
-    let first = commands.withLock { state -> Bool in
-      defer { state.shuttingDown = true }
-      return !state.shuttingDown
+    let wakeUp = control.withLock { state -> WakeUp? in
+      guard !state.shuttingDown else { return nil }
+      state.shuttingDown = true
+      return Self.wakeUp(afterQueueing: &state)
     }
-    guard first else { return }
-    signalWakeDescriptor()
+    guard let wakeUp else { return }
+    send(wakeUp)
     finished.wait()
   }
 
   private func enqueue(_ command: Command) {
-    let (accepted, wake) = commands.withLock { state -> (Bool, Bool) in
-      guard !state.shuttingDown else { return (false, false) }
+    let wakeUp = control.withLock { state -> WakeUp? in
+      guard !state.shuttingDown else { return nil }
       state.queue.append(command)
-      defer { state.loopIsWaiting = false }
-      return (true, state.loopIsWaiting)
+      return Self.wakeUp(afterQueueing: &state)
     }
-    if wake {
-      signalWakeDescriptor()
-    } else if !accepted, case .start(let transfer) = command {
+    if let wakeUp {
+      send(wakeUp)
+    } else if case .start(let transfer) = command {
       transfer.finish(.failure(.sessionInvalidated))
     }
   }
 
-  private func signalWakeDescriptor() { cnp_eventfd_signal(wakeDescriptor) }
+  /// Whom to wake so that queued work is seen.
+  private enum WakeUp {
+    /// Nobody: the driver is running and looks at the queue before it next waits.
+    case none
+    /// The driver, waiting in its event set.
+    case driver
+    /// The parked network thread, which becomes the driver.
+    case networkThread
+  }
+
+  /// After work was queued (called under the lock): whom to wake for it.
+  private static func wakeUp(afterQueueing state: inout Control) -> WakeUp {
+    switch state.driver {
+    case .nobody:
+      state.driver = .networkThread
+      return .networkThread
+    case .networkThread, .borrower:
+      guard state.driverIsWaiting else { return .none }
+      state.driverIsWaiting = false
+      return .driver
+    }
+  }
+
+  private func send(_ wakeUp: WakeUp) {
+    switch wakeUp {
+    case .none: break
+    case .driver: cnp_eventfd_signal(wakeDescriptor)
+    case .networkThread: cnp_eventfd_signal(parkDescriptor)
+    }
+  }
 
   private func run() {
+    // Parked until the first command makes this thread the driver.
+    cnp_eventfd_await(parkDescriptor)
     while true {
-      let (queue, shuttingDown) = commands.withLock { state in
+      let (queue, shuttingDown) = control.withLock { state in
         defer { state.queue = [] }
         return (state.queue, state.shuttingDown)
       }
       for command in queue { handle(command) }
       if shuttingDown { break }
       driver.runDueTimer()
-      if collectFinishedTransfers(), active.isEmpty { awaitNextCommandBriefly() }
+      collectFinishedTransfers()
+      enum Next { case again, wait, park }
       // Wait only when no command is queued and libcurl's timer is not due; a command queued
-      // from now on signals the wait (the flag and the queue change under one lock).
-      let mayWait = commands.withLock { state -> Bool in
-        guard state.queue.isEmpty, !state.shuttingDown else { return false }
-        state.loopIsWaiting = true
-        return true
+      // from now on signals the wait (the flag and the queue change under one lock). Park when
+      // nothing runs: the next request may then drive itself.
+      let next = control.withLock { state -> Next in
+        guard state.queue.isEmpty, !state.shuttingDown else { return .again }
+        if active.isEmpty, !driver.hasTimer {
+          state.driver = .nobody
+          return .park
+        }
+        state.driverIsWaiting = true
+        return .wait
       }
-      guard mayWait else { continue }
-      driver.waitAndAct(wakeDescriptor: wakeDescriptor)
-      commands.withLock { $0.loopIsWaiting = false }
-      if collectFinishedTransfers(), active.isEmpty { awaitNextCommandBriefly() }
+      switch next {
+      case .again:
+        continue
+      case .park:
+        // Signalled by whoever hands the role back (and made this thread the driver).
+        cnp_eventfd_await(parkDescriptor)
+      case .wait:
+        driver.waitAndAct(wakeDescriptor: wakeDescriptor)
+        control.withLock { $0.driverIsWaiting = false }
+      }
     }
     for easy in active.values {
       if let transfer = easy.transfer { finish(transfer, easy, .failure(.sessionInvalidated)) }
     }
-    commands.withLock { state in
+    control.withLock { state in
       for case .start(let transfer) in state.queue { transfer.finish(.failure(.sessionInvalidated)) }
       state.queue = []
     }
@@ -216,6 +319,51 @@ final class CurlMultiLoop: @unchecked Sendable {
     cnp_socket_registry_free(sockets)
     curl_slist_free_all(resolveList)
     finished.signal()
+  }
+
+  /// Runs `transfer` on the calling thread if the session is idle and its latest requests were
+  /// not all slow (see the type's comment); returns false, having done nothing, when it is not.
+  /// Otherwise returns once the transfer has reported or the role is handed on.
+  private func borrow(for transfer: CurlTransfer) -> Bool {
+    let deadline = DispatchTime.now().uptimeNanoseconds &+ borrowBudget
+    let borrowed = control.withLock { state -> Bool in
+      guard case .nobody = state.driver, state.queue.isEmpty, !state.shuttingDown, borrowBudget > 0,
+        state.slowRequestsInARow < 2
+      else { return false }
+      state.driver = .borrower
+      state.borrowed += 1
+      return true
+    }
+    guard borrowed else { return false }
+    handle(.start(transfer))
+    while true {
+      driver.runDueTimer()
+      collectFinishedTransfers()
+      enum Next { case wait, release, handOver }
+      let next = control.withLock { state -> Next in
+        let done = transfer.report.hasDelivered || DispatchTime.now().uptimeNanoseconds >= deadline
+        guard done || !state.queue.isEmpty || state.shuttingDown else {
+          state.driverIsWaiting = true
+          return .wait
+        }
+        if active.isEmpty, state.queue.isEmpty, !state.shuttingDown, !driver.hasTimer {
+          state.driver = .nobody
+          return .release
+        }
+        state.driver = .networkThread
+        return .handOver
+      }
+      switch next {
+      case .wait:
+        driver.waitAndAct(wakeDescriptor: wakeDescriptor, until: deadline)
+        control.withLock { $0.driverIsWaiting = false }
+      case .release:
+        return true
+      case .handOver:
+        send(.networkThread)
+        return true
+      }
+    }
   }
 
   private func handle(_ command: Command) {
@@ -265,30 +413,17 @@ final class CurlMultiLoop: @unchecked Sendable {
     active[easy.handle] = easy
   }
 
-  /// Finishes every transfer libcurl is done with; returns whether there was one.
-  private func collectFinishedTransfers() -> Bool {
+  /// Finishes every transfer libcurl is done with.
+  private func collectFinishedTransfers() {
     var remaining: Int32 = 0
-    var finishedAny = false
     while let message = curl_multi_info_read(driver.multi, &remaining) {
       guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle, let easy = active[handle],
         let transfer = easy.transfer
       else { continue }
       let result = easy.result(cnp_curl_message_result(message))
       finish(transfer, easy, transfer.outcome(result))
-      finishedAny = true
     }
-    return finishedAny
   }
-
-  /// After the last running transfer completes, its caller often sends the next request at
-  /// once: watch the queue for a moment (yielding the processor) before blocking, which saves
-  /// a sleep and a wake-up per sequential request. Bounded: at most `spinWindow` nanoseconds;
-  /// never while other transfers run (their events end the wait).
-  private func awaitNextCommandBriefly() {
-    let deadline = DispatchTime.now().uptimeNanoseconds + Self.spinWindow
-    while commands.withLock({ $0.queue.isEmpty }), DispatchTime.now().uptimeNanoseconds < deadline { sched_yield() }
-  }
-  private static let spinWindow: UInt64 = 100_000
 
   private func finish(_ transfer: CurlTransfer, _ easy: CurlEasy, _ result: Result<CurlResponse, CNPinnedSessionError>) {
     curl_multi_remove_handle(driver.multi, easy.handle)
@@ -308,4 +443,5 @@ final class CurlMultiLoop: @unchecked Sendable {
     if idle.count < Self.maximumIdleHandles { idle.append(easy) }
   }
 }
+
 #endif

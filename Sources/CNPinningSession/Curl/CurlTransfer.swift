@@ -7,12 +7,13 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One request on its way through the session's network thread: what to send, the rules to
+/// One request on its way through the session's libcurl multi handle: what to send, the rules to
 /// judge its connection by, and what came back. It owns no C object: the loop lends it an easy
 /// handle while it runs.
 ///
-/// Created on the caller's thread; from `CurlMultiLoop.perform` until its completion is called,
-/// touched only by the loop thread.
+/// Created on the caller's thread; from `CurlMultiLoop.perform` on, touched only by the
+/// session's driver (its network thread, or the requesting thread while it drives an idle
+/// session), except `report`, which hands the outcome over, and `cancellation`.
 final class CurlTransfer: @unchecked Sendable {
   let plan: RequestPlan
   let policy: RequestPolicy
@@ -59,9 +60,9 @@ final class CurlTransfer: @unchecked Sendable {
   /// Why the request body could not be sent, when it could not.
   private var uploadFailure: CNPinnedSessionError?
   private let destination: BodyDestination
-  /// Receives the report, once: when the transfer ends or, for a streamed body, when the body
-  /// starts. Set by `CurlMultiLoop.perform`.
-  var completion: (@Sendable (TransferReport) -> Void)?
+  /// The report, for the requesting task: delivered once, when the transfer ends or, for a
+  /// streamed body, when the body starts.
+  let report = ReportDelivery()
   /// Set by `CurlMultiLoop.cancel`, read by the loop.
   let cancellation = Locked(false)
   /// When the request was handed to the loop (uptime nanoseconds), set by `CurlMultiLoop.perform`.
@@ -80,13 +81,16 @@ final class CurlTransfer: @unchecked Sendable {
     self.destination = destination
   }
 
+  /// Whether a body is streamed either way, so that the transfer needs `connect`.
+  var streamsABody: Bool { plan.streamedBody != nil || destination.isStreamed }
+
   /// Connects the streamed bodies to the loop: `wake` resumes a paused transfer, `cancel` stops it.
   func connect(wake: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void) {
     plan.streamedBody?.connect(wake: wake)
     if case .channel(let channel) = destination { channel.connect(wake: wake, cancel: cancel) }
   }
 
-  // MARK: - Called from libcurl's callbacks (loop thread)
+  // MARK: - Called from libcurl's callbacks (the driver)
 
   /// Sets up the TLS context of a connection this request is opening.
   func configureTLS(_ context: OpaquePointer) -> Bool {
@@ -228,7 +232,7 @@ final class CurlTransfer: @unchecked Sendable {
     return true
   }
 
-  // MARK: - Outcome (loop thread)
+  // MARK: - Outcome (the driver)
 
   /// What the request produced, given libcurl's result and what the hooks recorded.
   func outcome(_ result: CurlResult) -> Result<CurlResponse, CNPinnedSessionError> {
@@ -279,12 +283,11 @@ final class CurlTransfer: @unchecked Sendable {
   /// Hands the outcome and every judgement to the requesting task, as values: from here on the
   /// task reads nothing of this object. Later calls do nothing.
   private func deliver(_ result: Result<CurlResponse, CNPinnedSessionError>) {
-    guard let completion else { return }
-    self.completion = nil
-    let networkTime = DispatchTime.now().uptimeNanoseconds - queuedAt
-    completion(
+    report.deliver {
       TransferReport(
-        result: result, judgements: allJudgements, networkTime: networkTime, mayBeSentAgain: mayBeSentAgain(result)))
+        result: result, judgements: allJudgements, networkTime: DispatchTime.now().uptimeNanoseconds - queuedAt,
+        mayBeSentAgain: mayBeSentAgain(result))
+    }
   }
 
   /// Whether the request can go again on a fresh connection: it was stopped before anything was
@@ -329,7 +332,7 @@ struct TransferReport: Sendable {
   let result: Result<CurlResponse, CNPinnedSessionError>
   /// Every verdict on the request's connections, for observer events and failure reports.
   let judgements: [Judgement]
-  /// Nanoseconds from handing the request to the network thread to this report (the time the
+  /// Nanoseconds from handing the request to the multi handle to this report (the time the
   /// request spent queued and in libcurl, without the requesting task's own scheduling).
   let networkTime: UInt64
   /// Whether the transport may send the request again on a fresh connection (see
@@ -338,7 +341,7 @@ struct TransferReport: Sendable {
 }
 
 /// What a transfer received: the response head as bytes and the body. It becomes an
-/// `HTTPURLResponse` in the requesting task, off the network thread.
+/// `HTTPURLResponse` in the requesting task, after the transfer.
 struct CurlResponse: Sendable {
   let head: ResponseHead
   let body: Data

@@ -7,7 +7,8 @@ import FoundationNetworking
 #endif
 
 /// `CNPinnedSession`'s transport on Linux: each hop becomes a `RequestPlan` and a `CurlTransfer`
-/// on the session's network thread (`CurlMultiLoop`), with the session's trust store and proxies.
+/// through the session's multi handle (`CurlMultiLoop`: on its network thread, or on the
+/// requesting thread when the session is idle), with the session's trust store and proxies.
 final class CurlTransport: HopTransport {
   private let configuration: CNPinnedSessionConfiguration
   private let trustStore: TrustStore
@@ -24,11 +25,14 @@ final class CurlTransport: HopTransport {
     self.proxies = proxies
     proxyTrustStores = try proxies.proxyTrusts.map { trust throws(CNPinnedSessionError) in (trust, try TrustStore(trust)) }
     loop = try CurlMultiLoop(
-      resolve: configuration.resolve, maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost)
+      resolve: configuration.resolve, maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
+      borrowBudget: configuration.borrowBudget)
   }
 
   /// The name of the network thread (`CNPSession-N`).
   var threadName: String { loop.name }
+
+  var borrowedTransfers: Int { loop.borrowedTransfers }
 
   func invalidate() { loop.shutdown() }
 

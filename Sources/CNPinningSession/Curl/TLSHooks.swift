@@ -15,7 +15,7 @@ import Foundation
 // - renegotiation is refused, so a connection is verified by exactly one handshake.
 
 /// What the TLS hooks know about one connection. Owned by the connection's SSL_CTX; touched
-/// only on the session's network thread (inside libcurl and OpenSSL calls made there).
+/// only by the session's driver (inside libcurl and OpenSSL calls it makes; see `CurlMultiLoop`).
 final class TLSConnectionState: @unchecked Sendable {
   /// Who the connection was made for; a verified chain is recorded for exactly these.
   let host: String
