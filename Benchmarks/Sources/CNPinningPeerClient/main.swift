@@ -21,10 +21,10 @@ import FoundationNetworking
 // Times Foundation's HTTPURLResponse initialiser alone, on the fields URL's server sends: the part
 // of each request's cost that any client returning an HTTPURLResponse on Linux pays.
 //        CNPinningPeerClient handoff-floor
-// Times a round trip from a task to a thread of its own and back, handed over as the session's loop
-// hands over (the thread watches a queue, the task resumes from a continuation): what any design
-// that runs the network on one thread shared by many tasks pays per request, and a program that
-// drives libcurl on the caller's own thread does not.
+// Times a round trip from a task to a thread of its own and back (the thread watches a queue, the
+// task resumes from a continuation): the least a request handed to a network thread shared by many
+// tasks pays, and one that drives libcurl on its caller's own thread (as a request on an idle
+// session does) does not.
 
 let arguments = CommandLine.arguments
 if arguments.count >= 8, arguments[1] == "in-process" {
