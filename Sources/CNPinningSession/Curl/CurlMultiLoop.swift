@@ -25,9 +25,10 @@ import Glibc
 /// without the two thread hand-offs (to the network thread and back) that otherwise cost more
 /// than libcurl's own work. The borrower hands the role to the network thread as soon as its
 /// response is in, its budget is spent, or another request, a cancellation or a shutdown is
-/// queued; it never takes another request's work. A session whose latest two requests took
-/// longer than the budget does not borrow until one is quick again: its requests would only
-/// block a thread of the caller's for the budget and then hand over.
+/// queued; it never takes another request's work. Only a request whose predecessor was quick
+/// (took less than the budget) borrows: for a slow host, or on a machine so busy that threads
+/// wait to run, borrowing would only hold a thread of the caller's for the budget and then hand
+/// over, and a new session's first request (a handshake, as a rule) goes to the network thread.
 ///
 /// **The wake-up rule.** A driver blocks in one place only, `CurlEventDriver.waitAndAct`, and
 /// that wait ends at once for each kind of work there can be:
@@ -97,9 +98,9 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// the first producer to find it set signals the wake-up descriptor (a system call) and
     /// clears it.
     var driverIsWaiting = false
-    /// How many of the latest requests in a row took longer than the budget: from two on,
-    /// requests stop borrowing (a slow host), and one quick request lets them again.
-    var slowRequestsInARow = 0
+    /// Whether the latest request took less than the budget (from hand-over to report): only
+    /// then may the next one borrow. A new session's first request (a handshake, often) does not.
+    var lastRequestWasQuick = false
     /// How many transfers were borrowed (for tests).
     var borrowed = 0
   }
@@ -201,8 +202,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     } onCancel: {
       cancel(transfer)
     }
-    let slow = report.networkTime >= borrowBudget
-    control.withLock { $0.slowRequestsInARow = slow ? $0.slowRequestsInARow + 1 : 0 }
+    let quick = report.networkTime < borrowBudget
+    control.withLock { $0.lastRequestWasQuick = quick }
     return report
   }
 
@@ -321,14 +322,13 @@ final class CurlMultiLoop: @unchecked Sendable {
     finished.signal()
   }
 
-  /// Runs `transfer` on the calling thread if the session is idle and its latest requests were
-  /// not all slow (see the type's comment); returns false, having done nothing, when it is not.
+  /// Runs `transfer` on the calling thread if the session is idle and its latest request was
+  /// quick (see the type's comment); returns false, having done nothing, when it is not.
   /// Otherwise returns once the transfer has reported or the role is handed on.
   private func borrow(for transfer: CurlTransfer) -> Bool {
     let deadline = DispatchTime.now().uptimeNanoseconds &+ borrowBudget
     let borrowed = control.withLock { state -> Bool in
-      guard case .nobody = state.driver, state.queue.isEmpty, !state.shuttingDown, borrowBudget > 0,
-        state.slowRequestsInARow < 2
+      guard case .nobody = state.driver, state.queue.isEmpty, !state.shuttingDown, state.lastRequestWasQuick
       else { return false }
       state.driver = .borrower
       state.borrowed += 1
