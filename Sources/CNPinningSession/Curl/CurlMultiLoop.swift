@@ -114,6 +114,8 @@ final class CurlMultiLoop: @unchecked Sendable {
   /// Running transfers, by the easy handle lent to each.
   private var active: [UnsafeMutableRawPointer: CurlEasy] = [:]
   private var idle: [CurlEasy] = []
+  /// Tasks whose transfers ended, to be resumed by `resumeEndedTransfers`.
+  private var endedTransfers: [ReportDelivery.Resumption] = []
 
   init(resolve: [CNHostOverride], maximumConnectionsPerHost: Int, borrowBudget: Duration) throws(CNPinnedSessionError) {
     guard Self.globalInitialisation == CURLE_OK else {
@@ -234,7 +236,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     if let wakeUp {
       send(wakeUp)
     } else if case .start(let transfer) = command {
-      transfer.finish(.failure(.sessionInvalidated))
+      transfer.finish(.failure(.sessionInvalidated))?.resume()
     }
   }
 
@@ -281,6 +283,7 @@ final class CurlMultiLoop: @unchecked Sendable {
       if shuttingDown { break }
       driver.runDueTimer()
       collectFinishedTransfers()
+      let ended = takeEndedTransfers()
       enum Next { case again, wait, park }
       // Wait only when no command is queued and libcurl's timer is not due; a command queued
       // from now on signals the wait (the flag and the queue change under one lock). Park when
@@ -294,6 +297,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         state.driverIsWaiting = true
         return .wait
       }
+      for resumption in ended { resumption.resume() }
       switch next {
       case .again:
         continue
@@ -309,9 +313,10 @@ final class CurlMultiLoop: @unchecked Sendable {
       if let transfer = easy.transfer { finish(transfer, easy, .failure(.sessionInvalidated)) }
     }
     control.withLock { state in
-      for case .start(let transfer) in state.queue { transfer.finish(.failure(.sessionInvalidated)) }
+      for case .start(let transfer) in state.queue { end(transfer, .failure(.sessionInvalidated)) }
       state.queue = []
     }
+    for resumption in takeEndedTransfers() { resumption.resume() }
     // Easy handles leave the share before it goes; connections (and their TLS state) close
     // with the multi handle; the TLS sessions with the share.
     idle = []
@@ -339,6 +344,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     while true {
       driver.runDueTimer()
       collectFinishedTransfers()
+      // Normally none: the borrower's own report needs no resumption, and it runs no other.
+      let ended = takeEndedTransfers()
       enum Next { case wait, release, handOver }
       let next = control.withLock { state -> Next in
         let done = transfer.report.hasDelivered || DispatchTime.now().uptimeNanoseconds >= deadline
@@ -353,6 +360,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         state.driver = .networkThread
         return .handOver
       }
+      for resumption in ended { resumption.resume() }
       switch next {
       case .wait:
         driver.waitAndAct(wakeDescriptor: wakeDescriptor, until: deadline)
@@ -370,7 +378,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     switch command {
     case .start(let transfer):
       if transfer.cancellation.withLock({ $0 }) {
-        transfer.finish(.failure(.cancelled))
+        end(transfer, .failure(.cancelled))
         return
       }
       start(transfer)
@@ -394,20 +402,20 @@ final class CurlMultiLoop: @unchecked Sendable {
     do throws(CNPinnedSessionError) {
       if let reused = idle.popLast() { easy = reused } else { easy = try CurlEasy(share: share, sockets: sockets) }
     } catch {
-      transfer.finish(.failure(error))
+      end(transfer, .failure(error))
       return
     }
     do throws(CNPinnedSessionError) {
       try easy.bind(transfer, resolve: resolveList)
     } catch {
       release(easy)
-      transfer.finish(.failure(error))
+      end(transfer, .failure(error))
       return
     }
     // Adding sets libcurl's timer to now: the transfer starts on the loop's next turn.
     guard curl_multi_add_handle(driver.multi, easy.handle) == CURLM_OK else {
       release(easy)
-      transfer.finish(.failure(.transferFailed(host: transfer.plan.host, reason: "curl_multi_add_handle failed")))
+      end(transfer, .failure(.transferFailed(host: transfer.plan.host, reason: "curl_multi_add_handle failed")))
       return
     }
     active[easy.handle] = easy
@@ -429,8 +437,22 @@ final class CurlMultiLoop: @unchecked Sendable {
     curl_multi_remove_handle(driver.multi, easy.handle)
     active[easy.handle] = nil
     easy.unbind()
-    transfer.finish(result)  // the caller resumes while the handle is put away
+    end(transfer, result)
     keep(easy)
+  }
+
+  /// Ends `transfer` with `result`; the task waiting for it is resumed from `takeEndedTransfers`.
+  private func end(_ transfer: CurlTransfer, _ result: Result<CurlResponse, CNPinnedSessionError>) {
+    if let resumption = transfer.finish(result) { endedTransfers.append(resumption) }
+  }
+
+  /// The tasks whose transfers ended, to resume. The driver takes them before it decides whether
+  /// to wait, park or hand over, and resumes them after: a task that sends its next request at
+  /// once then finds an idle session idle (resuming touches nothing of libcurl's).
+  private func takeEndedTransfers() -> [ReportDelivery.Resumption] {
+    guard !endedTransfers.isEmpty else { return [] }
+    defer { endedTransfers.removeAll(keepingCapacity: true) }
+    return endedTransfers
   }
 
   /// Takes a handle back from its request and keeps it for the next one.

@@ -174,7 +174,7 @@ final class CurlTransfer: @unchecked Sendable {
       }
     case .channel(let channel):
       // The caller gets the response as the body starts, then the body as it comes.
-      if bodyBytes == 0 { deliver(.success(CurlResponse(head: head, body: Data()))) }
+      if bodyBytes == 0 { deliver(.success(CurlResponse(head: head, body: Data())))?.resume() }
       if channel.offer(bytes) == .paused {
         waitsOnCaller = true
         return .paused
@@ -270,19 +270,20 @@ final class CurlTransfer: @unchecked Sendable {
   }
 
   /// Ends the request: a streamed request body is released, a streamed response body ends
-  /// (with the error, if any), and the requesting task gets the outcome unless it already has
-  /// the response. Touched by no one afterwards.
-  func finish(_ result: Result<CurlResponse, CNPinnedSessionError>) {
+  /// (with the error, if any), and the outcome is delivered unless the task already has the
+  /// response. Returns the waiting task's resumption, for the caller to resume. Touched by no
+  /// one afterwards.
+  func finish(_ result: Result<CurlResponse, CNPinnedSessionError>) -> ReportDelivery.Resumption? {
     plan.streamedBody?.close()
     if case .channel(let channel) = destination {
       if case .failure(let error) = result { channel.finish(error) } else { channel.finish(nil) }
     }
-    deliver(result)
+    return deliver(result)
   }
 
   /// Hands the outcome and every judgement to the requesting task, as values: from here on the
   /// task reads nothing of this object. Later calls do nothing.
-  private func deliver(_ result: Result<CurlResponse, CNPinnedSessionError>) {
+  private func deliver(_ result: Result<CurlResponse, CNPinnedSessionError>) -> ReportDelivery.Resumption? {
     report.deliver {
       TransferReport(
         result: result, judgements: allJudgements, networkTime: DispatchTime.now().uptimeNanoseconds - queuedAt,

@@ -21,9 +21,18 @@ struct ReportDelivery: ~Copyable {
     }
   }
 
-  /// Delivers `report()` unless a report was delivered already: later deliveries do nothing.
-  func deliver(_ report: () -> TransferReport) {
-    guard !hasDelivered else { return }
+  /// A report and the task that already waits for it: whoever delivered it resumes the task,
+  /// when it chooses to (`CurlMultiLoop` does once it has decided whether to park).
+  struct Resumption {
+    let continuation: UnsafeContinuation<TransferReport, Never>
+    let report: TransferReport
+    func resume() { continuation.resume(returning: report) }
+  }
+
+  /// Delivers `report()` unless a report was delivered already (later deliveries do nothing);
+  /// returns the waiting task's resumption, if a task waits.
+  func deliver(_ report: () -> TransferReport) -> Resumption? {
+    guard !hasDelivered else { return nil }
     let report = report()
     let waiting = state.withLock { state -> UnsafeContinuation<TransferReport, Never>? in
       switch state {
@@ -37,14 +46,14 @@ struct ReportDelivery: ~Copyable {
         return nil
       }
     }
-    waiting?.resume(returning: report)
+    return waiting.map { Resumption(continuation: $0, report: report) }
   }
 
   /// The report: at once if it was delivered, else when it is. Called once.
   func take() async -> TransferReport {
     if let report = takeDelivered() { return report }
-    // Resumed exactly once: here when the report came meanwhile, or by `deliver`, which finds
-    // the continuation only in `.waiting` and leaves `.taken` behind.
+    // Resumed exactly once: here when the report came meanwhile, or through the one Resumption
+    // `deliver` returns, which it makes only from `.waiting` and leaves `.taken` behind.
     return await withUnsafeContinuation { continuation in
       let report = state.withLock { state -> TransferReport? in
         if case .delivered(let report) = state {
