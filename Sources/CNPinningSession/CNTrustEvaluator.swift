@@ -15,7 +15,7 @@ public final class CNTrustEvaluator: Sendable {
   private let trustStore: TrustStore
   private let transportSecurity: IndexedTransportSecurity?
   private let minimumTLSVersion: CNTLSVersion
-  private let appliesWebPKIProfile: Bool
+  private let webPKIScope: WebPKIProfile.Scope?
 
   /// An evaluator with a session configuration's trust, transport security and TLS floor.
   /// Throws `invalidArgument` when the trust or the transport-security exceptions cannot be used.
@@ -23,7 +23,7 @@ public final class CNTrustEvaluator: Sendable {
     trustStore = try TrustStore(configuration.trust)
     transportSecurity = try configuration.transportSecurity.indexed()
     minimumTLSVersion = configuration.minimumTLSVersion
-    appliesWebPKIProfile = configuration.certificateProfile.appliesWebPKI(under: configuration.trust)
+    webPKIScope = configuration.certificateProfile.scope(under: configuration.trust)
   }
 
   /// Verifies `chain` — the server's certificate first, then any intermediates — for `host` at
@@ -51,7 +51,7 @@ public final class CNTrustEvaluator: Sendable {
     switch result {
     case .failure(let failure): throw ConnectionVerdict.error(for: failure, under: policy)
     case .success(let verified):
-      if appliesWebPKIProfile, let problem = WebPKIProfile.violation(verified) {
+      if let scope = webPKIScope, let problem = WebPKIProfile.violation(verified, scope: scope) {
         throw ConnectionVerdict.webPKIRefusal(problem, host: policy.host)
       }
       if let rules = policy.transportSecurity,

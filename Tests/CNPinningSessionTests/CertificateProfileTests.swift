@@ -24,7 +24,7 @@ struct CertificateProfileTests {
     let verified = try Self.evaluator(pki.root, .webPKI).verify(
       [pki.leaf.certificate, pki.intermediate.certificate], for: "api.test")
     #expect(verified == pki.leaf.chain)
-    #expect(WebPKIProfile.violation(pki.leaf.chain) == nil)
+    #expect(WebPKIProfile.violation(pki.leaf.chain, scope: .wholeChain) == nil)
   }
 
   @Test func aLeafCNOutsideItsSANsIsRefusedStrictlyAndKeptWithCustomAnchors() throws {
@@ -45,7 +45,7 @@ struct CertificateProfileTests {
   /// a terminal escape in a CN cannot forge a line in a log or on a terminal.
   @Test func certificateNamesInRefusalsAreEscaped() throws {
     let pki = try TestPKI(leaf: "evil\nOK: accepted", dnsNames: ["api.test"], ipAddresses: [])
-    let profile = try #require(WebPKIProfile.violation(pki.leaf.chain))
+    let profile = try #require(WebPKIProfile.violation(pki.leaf.chain, scope: .belowAnchor))
     #expect(profile == #"the leaf's CN "evil\x0aOK: accepted" is not one of its subjectAltName entries (CABF BR 7.1.4.3)"#)
     let root = try TestIdentity.root("Root")
     var spec = TestCertificateSpec.ca("CA\u{1B}[2J")
@@ -55,11 +55,24 @@ struct CertificateProfileTests {
   }
 
   @Test func theProfileFollowsTheTrustByDefault() {
-    #expect(CNCertificateProfile.automatic.appliesWebPKI(under: .system))
-    #expect(!CNCertificateProfile.automatic.appliesWebPKI(under: .customAnchors([])))
-    #expect(!CNCertificateProfile.automatic.appliesWebPKI(under: .systemAndCustomAnchors([])))
-    #expect(CNCertificateProfile.webPKI.appliesWebPKI(under: .customAnchors([])))
-    #expect(!CNCertificateProfile.openSSL.appliesWebPKI(under: .system))
+    #expect(CNCertificateProfile.automatic.scope(under: .system) == .belowAnchor)
+    #expect(CNCertificateProfile.automatic.scope(under: .customAnchors([])) == nil)
+    #expect(CNCertificateProfile.automatic.scope(under: .systemAndCustomAnchors([])) == nil)
+    #expect(CNCertificateProfile.webPKI.scope(under: .customAnchors([])) == .wholeChain)
+    #expect(CNCertificateProfile.webPKI.scope(under: .system) == .wholeChain)
+    #expect(CNCertificateProfile.openSSL.scope(under: .system) == nil)
+  }
+
+  /// The strict mode judges the trust anchor too, by rules every root of the system's trust store
+  /// meets (Debian's ca-certificates where this runs): strict mode must not refuse a public site
+  /// for its root alone. A root a later bundle adds that breaks them fails here first.
+  @Test func everyRootOfTheSystemStoreMeetsTheStrictRootRules() throws {
+    let bundle = try String(contentsOfFile: "/etc/ssl/certs/ca-certificates.crt", encoding: .utf8)
+    let roots = try CNCertificate.certificates(pemEncoded: bundle)
+    #expect(roots.count >= 100)
+    let refused = roots.compactMap { root in WebPKIProfile.anchorViolation(root) }
+    #expect(refused.isEmpty, "\(refused)")
+    print("strict root rules: \(roots.count) roots of the system trust store, \(refused.count) refused")
   }
 
   /// An IP address in a CN must be spelled as the SAN's canonical text (RFC 5952 for IPv6).

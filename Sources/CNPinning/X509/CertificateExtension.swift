@@ -29,13 +29,21 @@ extension CNCertificate {
     package var pathLength: Int?
   }
 
+  package struct AuthorityKeyIdentifier: Sendable, Equatable {
+    /// keyIdentifier [0], when present.
+    package var keyIdentifier: [UInt8]?
+    /// Whether authorityCertIssuer [1] or authorityCertSerialNumber [2] is present.
+    package var namesIssuerOrSerial: Bool
+  }
+
   static let subjectAltNameOID: [UInt8] = [0x55, 0x1D, 0x11]
   static let basicConstraintsOID: [UInt8] = [0x55, 0x1D, 0x13]
-  static let extendedKeyUsageOID: [UInt8] = [0x55, 0x1D, 0x25]
+  package static let extendedKeyUsageOID: [UInt8] = [0x55, 0x1D, 0x25]
   static let authorityKeyIdentifierOID: [UInt8] = [0x55, 0x1D, 0x23]
   static let subjectKeyIdentifierOID: [UInt8] = [0x55, 0x1D, 0x0E]
   static let keyUsageOID: [UInt8] = [0x55, 0x1D, 0x0F]
   package static let nameConstraintsOID: [UInt8] = [0x55, 0x1D, 0x1E]
+  package static let policyConstraintsOID: [UInt8] = [0x55, 0x1D, 0x24]
   static let authorityInfoAccessOID: [UInt8] = [0x2B, 0x06, 0x01, 0x05, 0x05, 0x07, 0x01, 0x01]
   /// id-kp-serverAuth (1.3.6.1.5.5.7.3.1) and anyExtendedKeyUsage (2.5.29.37.0).
   package static let serverAuthOID: [UInt8] = [0x2B, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01]
@@ -47,6 +55,8 @@ extension CNCertificate {
 
   /// Whether the certificate has the extension at all.
   package func hasExtension(_ oid: [UInt8]) -> Bool { extensionNamed(oid) != nil }
+  /// Whether the certificate has the extension, marked critical.
+  package func hasCriticalExtension(_ oid: [UInt8]) -> Bool { extensionNamed(oid)?.isCritical ?? false }
   package var hasAuthorityKeyIdentifier: Bool { hasExtension(Self.authorityKeyIdentifierOID) }
   package var hasSubjectKeyIdentifier: Bool { hasExtension(Self.subjectKeyIdentifierOID) }
 
@@ -155,6 +165,54 @@ extension CNCertificate {
       }
       try fields.expectEnd("basicConstraints")
       return result
+    }
+  }
+
+  /// SubjectKeyIdentifier ::= OCTET STRING: its content.
+  package var subjectKeyIdentifier: Decoded<[UInt8]> {
+    decode(Self.subjectKeyIdentifierOID) { (reader: inout DERReader) throws(CNCertificateError) in
+      Array(reader.bytes[try reader.read(DERReader.octetString, "subjectKeyIdentifier").content])
+    }
+  }
+
+  /// AuthorityKeyIdentifier ::= SEQUENCE { keyIdentifier [0] IMPLICIT OCTET STRING OPTIONAL,
+  /// authorityCertIssuer [1] GeneralNames OPTIONAL, authorityCertSerialNumber [2] INTEGER OPTIONAL }.
+  package var authorityKeyIdentifier: Decoded<AuthorityKeyIdentifier> {
+    decode(Self.authorityKeyIdentifierOID) { (reader: inout DERReader) throws(CNCertificateError) in
+      let sequence = try reader.read(DERReader.sequence, "authorityKeyIdentifier")
+      var fields = reader.reader(inside: sequence)
+      var result = AuthorityKeyIdentifier(keyIdentifier: nil, namesIssuerOrSerial: false)
+      if let key = try fields.readOptional(0x80, "authorityKeyIdentifier.keyIdentifier") {
+        result.keyIdentifier = Array(reader.bytes[key.content])
+      }
+      if try fields.readOptional(0xA1, "authorityKeyIdentifier.authorityCertIssuer") != nil { result.namesIssuerOrSerial = true }
+      if try fields.readOptional(0x82, "authorityKeyIdentifier.authorityCertSerialNumber") != nil {
+        result.namesIssuerOrSerial = true
+      }
+      try fields.expectEnd("authorityKeyIdentifier")
+      return result
+    }
+  }
+
+  /// NameConstraints ::= SEQUENCE { permittedSubtrees [0] GeneralSubtrees OPTIONAL,
+  /// excludedSubtrees [1] GeneralSubtrees OPTIONAL }, GeneralSubtrees ::= SEQUENCE SIZE (1..MAX)
+  /// OF GeneralSubtree: how many subtrees it holds in all (an empty list of either is malformed).
+  package var nameConstraintsSubtrees: Decoded<Int> {
+    decode(Self.nameConstraintsOID) { (reader: inout DERReader) throws(CNCertificateError) in
+      let sequence = try reader.read(DERReader.sequence, "nameConstraints")
+      var fields = reader.reader(inside: sequence)
+      var count = 0
+      for tag: UInt8 in [0xA0, 0xA1] {
+        guard let subtrees = try fields.readOptional(tag, "nameConstraints") else { continue }
+        var list = fields.reader(inside: subtrees)
+        guard !list.isAtEnd else { throw .invalidContent(field: "nameConstraints", reason: "has an empty list of subtrees") }
+        while !list.isAtEnd {
+          _ = try list.read(DERReader.sequence, "nameConstraints.GeneralSubtree")
+          count += 1
+        }
+      }
+      try fields.expectEnd("nameConstraints")
+      return count
     }
   }
 }

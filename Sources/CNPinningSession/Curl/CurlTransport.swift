@@ -50,7 +50,7 @@ final class CurlTransport: HopTransport {
       target: hop.target, trust: ObjectIdentifier(trustStore), manager: hop.manager, unpinnedHosts: configuration.unpinnedHosts,
       requirements: hop.requirements, sessionMinimum: configuration.minimumTLSVersion,
       wantsPresentedChain: hop.wantsPresentedChain,
-      appliesWebPKIProfile: configuration.certificateProfile.appliesWebPKI(under: configuration.trust))
+      webPKIScope: configuration.certificateProfile.scope(under: configuration.trust))
     let proxyTrustStore = plan.proxy.flatMap { route in
       route.isHTTPS ? proxyTrustStores.first { $0.trust == route.trust }?.store : nil
     }

@@ -41,17 +41,19 @@ final class VerifiedChain: Sendable {
   /// What the transport-security policy would refuse in the chain (a small leaf key, a weak
   /// signature below the anchor), read once here rather than for every request.
   let weakness: CertificateWeakness?
-  /// The Web-PKI profile's first objection to the chain: worked out when a request under the
-  /// profile first asks (sessions with custom anchors never do; it costs ~11 µs), then kept.
-  var webPKIViolation: String? {
-    profileVerdict.withLock { verdict in
-      if let verdict { return verdict }
-      let found = WebPKIProfile.violation(certificates)
-      verdict = .some(found)
-      return found
+  /// The Web-PKI profile's first objection to the chain within `scope`: each part worked out
+  /// when a request under the profile first asks (sessions with custom anchors never do; the
+  /// part below the anchor costs ~11 µs), then kept.
+  func webPKIViolation(_ scope: WebPKIProfile.Scope) -> String? {
+    profileVerdicts.withLock { verdicts in
+      if verdicts.belowAnchor == nil { verdicts.belowAnchor = .some(WebPKIProfile.violation(belowAnchorOf: certificates)) }
+      if let problem = verdicts.belowAnchor ?? nil { return problem }
+      guard scope == .wholeChain else { return nil }
+      if verdicts.wholeChain == nil { verdicts.wholeChain = .some(WebPKIProfile.violation(certificates, scope: .wholeChain)) }
+      return verdicts.wholeChain ?? nil
     }
   }
-  private let profileVerdict = Locked<String??>(nil)
+  private let profileVerdicts = Locked<(belowAnchor: String??, wholeChain: String??)>((nil, nil))
 
   init(host: String, port: Int, trust: ObjectIdentifier, certificates: [CNCertificate], presented: [CNCertificate]) {
     self.host = host
@@ -138,16 +140,16 @@ struct RequestPolicy: Sendable {
   /// The lowest TLS version a handshake offers: the session's, unless a transport-security
   /// exception for the host sets its own. The one place the two settings meet.
   let minimumTLSVersion: CNTLSVersion
-  /// Whether verified chains must also satisfy the Web-PKI profile.
-  let appliesWebPKIProfile: Bool
+  /// How much of a verified chain the Web-PKI profile judges; nil: the profile is off.
+  let webPKIScope: WebPKIProfile.Scope?
 
   init(
     host: String, hostName: HostName, port: Int, trust: ObjectIdentifier, manager: CNPinningManager?,
     unpinnedHosts: CNUnpinnedHostPolicy, transportSecurity: CNTransportSecurityException?,
     transportSecurityIsException: Bool, sessionMinimum: CNTLSVersion = .tls12, wantsPresentedChain: Bool,
-    appliesWebPKIProfile: Bool = false
+    webPKIScope: WebPKIProfile.Scope? = nil
   ) {
-    self.appliesWebPKIProfile = appliesWebPKIProfile
+    self.webPKIScope = webPKIScope
     self.host = host
     self.hostName = hostName
     self.port = port
@@ -168,13 +170,13 @@ struct RequestPolicy: Sendable {
   init(
     target: RequestTarget, trust: ObjectIdentifier, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
     requirements: (rules: CNTransportSecurityException, isException: Bool)?, sessionMinimum: CNTLSVersion,
-    wantsPresentedChain: Bool, appliesWebPKIProfile: Bool
+    wantsPresentedChain: Bool, webPKIScope: WebPKIProfile.Scope?
   ) {
     self.init(
       host: target.host, hostName: target.hostName, port: target.port, trust: trust, manager: manager,
       unpinnedHosts: unpinnedHosts, transportSecurity: requirements?.rules,
       transportSecurityIsException: requirements?.isException ?? false, sessionMinimum: sessionMinimum,
-      wantsPresentedChain: wantsPresentedChain, appliesWebPKIProfile: appliesWebPKIProfile)
+      wantsPresentedChain: wantsPresentedChain, webPKIScope: webPKIScope)
   }
 }
 

@@ -26,7 +26,7 @@ enum ConnectionVerdict {
         ))
     }
     if let validity = validityFailure(verified.certificates, host: policy.host, at: now) { return refusal(validity) }
-    if policy.appliesWebPKIProfile, let problem = verified.webPKIViolation {
+    if let scope = policy.webPKIScope, let problem = verified.webPKIViolation(scope) {
       return refusal(webPKIRefusal(problem, host: policy.host))
     }
     if let requirements = policy.transportSecurity,

@@ -6,28 +6,49 @@ public enum CNCertificateProfile: Sendable, Equatable {
   /// anchors, where a private PKI's leaf CN may be a description rather than a host name. The
   /// default.
   case automatic
-  /// The Web-PKI profile whatever the trust: the strict mode.
+  /// The Web-PKI profile whatever the trust, and the root rules every root of Debian's trust
+  /// store meets for the trust anchor too: the strict mode.
   case webPKI
   /// OpenSSL's verification alone.
   case openSSL
 
   /// Whether the profile applies to chains verified against `trust`.
-  func appliesWebPKI(under trust: CNTrust) -> Bool {
+  func appliesWebPKI(under trust: CNTrust) -> Bool { scope(under: trust) != nil }
+
+  /// How much of a chain verified against `trust` the profile judges; nil: none of it.
+  func scope(under trust: CNTrust) -> WebPKIProfile.Scope? {
     switch self {
-    case .webPKI: return true
-    case .openSSL: return false
+    case .webPKI: return .wholeChain
+    case .openSSL: return nil
     case .automatic:
-      if case .system = trust { return true }
-      return false
+      if case .system = trust { return .belowAnchor }
+      return nil
     }
   }
 }
 
 /// The CA/Browser Forum baseline rules OpenSSL 3.0 does not check, judged in Swift on a verified
-/// chain (leaf first, ending with the anchor, which is trusted as it is and not judged).
+/// chain (leaf first, ending with the trust anchor).
 enum WebPKIProfile {
-  /// The first rule the chain breaks, in words, or nil.
-  static func violation(_ chain: [CNCertificate]) -> String? {
+  /// How much of a verified chain the profile judges.
+  enum Scope: Sendable, Equatable {
+    /// The leaf and the CAs below the anchor; the anchor is trusted as it is (the default with
+    /// the system's trust store, whatever roots it holds).
+    case belowAnchor
+    /// The anchor as well, by the root rules that every root of Debian's trust store meets (the
+    /// strict mode).
+    case wholeChain
+  }
+
+  /// The first rule the chain breaks within `scope`, in words, or nil.
+  static func violation(_ chain: [CNCertificate], scope: Scope) -> String? {
+    if let problem = violation(belowAnchorOf: chain) { return problem }
+    guard scope == .wholeChain, chain.count >= 2, let anchor = chain.last else { return nil }
+    return anchorViolation(anchor)
+  }
+
+  /// The first rule the leaf or a CA below the anchor breaks, or nil.
+  static func violation(belowAnchorOf chain: [CNCertificate]) -> String? {
     guard chain.count >= 2, let leaf = chain.first else { return nil }
     if let problem = leafProblem(leaf) { return problem }
     for (index, certificate) in chain.dropLast().enumerated() {
@@ -40,11 +61,64 @@ enum WebPKIProfile {
       if case .malformed = certificate.authorityInfoAccess {
         return "\(name)'s authorityInfoAccess is malformed or empty (RFC 5280 4.2.2.1)"
       }
-      if index > 0, !certificate.hasSubjectKeyIdentifier {
-        return "the CA \(name) has no subjectKeyIdentifier (RFC 5280 4.2.1.2)"
-      }
+      if index > 0, let problem = caProblem(certificate) { return "the CA \(name) \(problem)" }
     }
     return nil
+  }
+
+  /// The rules for a CA below the anchor, as "has no …" phrases.
+  private static func caProblem(_ certificate: CNCertificate) -> String? {
+    if !certificate.hasSubjectKeyIdentifier { return "has no subjectKeyIdentifier (RFC 5280 4.2.1.2)" }
+    // RFC 5280 4.2.1.11: conforming CAs mark policyConstraints critical.
+    if certificate.hasExtension(CNCertificate.policyConstraintsOID),
+      !certificate.hasCriticalExtension(CNCertificate.policyConstraintsOID)
+    {
+      return "has a policyConstraints extension that is not critical (RFC 5280 4.2.1.11)"
+    }
+    // RFC 5280 4.2.1.10: name constraints hold at least one subtree, and each list is non-empty.
+    switch certificate.nameConstraintsSubtrees {
+    case .absent: return nil
+    case .malformed: return "has nameConstraints that do not decode"
+    case .present(let count, _):
+      return count == 0 ? "has nameConstraints with neither permitted nor excluded subtrees (RFC 5280 4.2.1.10)" : nil
+    }
+  }
+
+  /// The rules for a trust anchor that every root in Debian's trust store meets: the strict
+  /// mode's. Any anchor is a CA; a root has no extKeyUsage, an RSA key a multiple of 8 bits
+  /// long and, if any, an authorityKeyIdentifier that is its own keyIdentifier. (Not among them, since some of
+  /// Debian's roots break them: a critical basicConstraints, a subjectKeyIdentifier, a positive
+  /// serial number, and no issuer or serial number in the authorityKeyIdentifier.)
+  static func anchorViolation(_ anchor: CNCertificate) -> String? {
+    let name = VisibleText.quoted(anchor.commonName ?? "the trust anchor")
+    // RFC 5280 4.2.1.9: a trust anchor is a CA.
+    switch anchor.basicConstraints {
+    case .absent: return "the trust anchor \(name) has no basicConstraints (RFC 5280 4.2.1.9)"
+    case .malformed: return "the trust anchor \(name)'s basicConstraints do not decode"
+    case .present(let constraints, _):
+      if !constraints.isCA { return "the trust anchor \(name) is not a CA (RFC 5280 4.2.1.9)" }
+    }
+    guard anchor.isSelfIssued else { return nil }
+    if case .rsa(let bits) = anchor.publicKeyKind, bits % 8 != 0 {
+      return "the root \(name) has an RSA key of \(bits) bits, not a multiple of 8 (CABF BR 6.1.5)"
+    }
+    // CABF BR 7.1.2.1.2: no extKeyUsage in a root.
+    if anchor.hasExtension(CNCertificate.extendedKeyUsageOID) {
+      return "the root \(name) has an extKeyUsage extension (CABF BR 7.1.2.1.2)"
+    }
+    // CABF BR 7.1.2.1.3: a root's authorityKeyIdentifier, if any, is its own keyIdentifier.
+    switch anchor.authorityKeyIdentifier {
+    case .absent: return nil
+    case .malformed: return "the root \(name)'s authorityKeyIdentifier does not decode"
+    case .present(let identifier, _):
+      guard let key = identifier.keyIdentifier else {
+        return "the root \(name)'s authorityKeyIdentifier has no keyIdentifier (CABF BR 7.1.2.1.3)"
+      }
+      guard case .present(let own, _) = anchor.subjectKeyIdentifier, own == key else {
+        return "the root \(name)'s authorityKeyIdentifier is not its own subjectKeyIdentifier (CABF BR 7.1.2.1.3)"
+      }
+      return nil
+    }
   }
 
   private static func leafProblem(_ leaf: CNCertificate) -> String? {
