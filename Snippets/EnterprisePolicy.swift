@@ -7,7 +7,8 @@ let pinsURL = URL(fileURLWithPath: "pins.json")
 let policyFileURL = URL(fileURLWithPath: "policy.jws")
 // snippet.show
 let manager = try CNPinningManager(
-  authenticationHost: "auth.example.com",
-  policySigningKey: try CNPolicySigningKey(pemEncoded: enterprisePublicKeyPEM),
-  contentsOf: pinsURL)
+  contentsOf: pinsURL,
+  enterprise: try CNEnterpriseOptions(
+    authenticationHost: "auth.example.com",
+    policySigningKey: try CNPolicySigningKey(pemEncoded: enterprisePublicKeyPEM)))
 try manager.applyEnterprisePolicy(with: Data(contentsOf: policyFileURL))

@@ -21,6 +21,9 @@ public final class CNPinnedSession: Sendable {
   private let state: Locked<State>
   /// Observer events, failure reports and uploads, after each hop.
   private let effects: ConnectionEffects
+  /// Where failure reports go and the upload limits are kept (`configuration.failureReporter`,
+  /// or the session's own).
+  let reporter: CNPinningReporter
   /// `configuration.transportSecurity`, indexed; nil when it is off.
   private let transportSecurity: IndexedTransportSecurity?
   /// libcurl and OpenSSL on Linux, URLSession on Apple platforms.
@@ -39,7 +42,7 @@ public final class CNPinnedSession: Sendable {
 
   /// Creates a session. `manager` nil pins nothing (every host is unpinned).
   ///
-  /// Pin failures are reported to the manager's failure-report handler and, when the host's
+  /// Pin failures are reported to `configuration.failureReporter` and, when the host's
   /// configuration has a `reportURI`, POSTed there (identical reports at most once a day).
   public convenience init(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration = .default) throws {
     try self.init(manager: manager, configuration: configuration, reportsFailures: true)
@@ -50,6 +53,7 @@ public final class CNPinnedSession: Sendable {
       throw CNPinnedSessionError.invalidArgument(
         "httpMaximumConnectionsPerHost must be at least 1, not \(configuration.httpMaximumConnectionsPerHost)")
     }
+    self.reporter = configuration.failureReporter ?? CNPinningReporter()
     self.effects = ConnectionEffects(
       uploader: reportsFailures ? ReportUploader(manager: manager, configuration: configuration) : nil)
     self.configuration = configuration
@@ -221,7 +225,9 @@ public final class CNPinnedSession: Sendable {
     let name = target.hostName
     let host = target.host
     let isPinned = manager?.configuration(for: name) != nil
-    if !isPinned, let nearMiss = manager?.nearMissWarning(for: host) { CNPinningLog.warn(nearMiss) }
+    if !isPinned, let manager, let nearMiss = reporter.nearMissWarning(for: host, pins: manager) {
+      CNPinningLog.warn(nearMiss)
+    }
     if !isPinned && configuration.unpinnedHosts == .deny { throw .hostNotPinned(host: host) }
     if isPinned && !target.isHTTPS { throw .insecureConnectionToPinnedHost(host: host) }
     let requirements = transportSecurity?.requirements(for: name)
@@ -234,7 +240,7 @@ public final class CNPinnedSession: Sendable {
       wantsPresentedChain: observer != nil, connectOnly: connectOnly)
     let report = await transport.exchange(hop)
     if let networkTime = report.networkTime { networkTimeObserver?(networkTime) }
-    effects.emit(report.judgements, target: target, manager: manager, observer: observer)
+    effects.emit(report.judgements, target: target, manager: manager, reporter: reporter, observer: observer)
     let outcome = try report.outcome.get()
     Cookies.store(from: outcome.response, of: request, in: cookies)
     return outcome

@@ -67,6 +67,11 @@ public struct CNPinnedSessionConfiguration: Sendable {
   /// settings say which hosts bypass the proxy, and a list with `.environment` is refused.
   public var noProxy: [String]? = nil
 
+  /// Receives the session's failure reports (pin failures and expiries) and keeps the limits on
+  /// uploading them to a `reportURI`. nil: the session makes its own, without a handler. Give
+  /// sessions one reporter to hear of every failure in one place and share the upload limits.
+  public var failureReporter: CNPinningReporter? = nil
+
   /// The certificate rules beyond OpenSSL's: by default the Web-PKI profile (the leaf's CN among
   /// its SAN entries, serverAuth, serial numbers, key identifiers…) for the system's trust store
   /// and none with custom anchors; `.webPKI` everywhere, or `.openSSL` nowhere. Linux only (on
@@ -91,7 +96,7 @@ public struct CNPinnedSessionConfiguration: Sendable {
 
 extension CNPinnedSessionConfiguration: Equatable {
   /// Whether two configurations make the same session: every setting equal, and the same cookie
-  /// storage object (or none for both).
+  /// storage and failure reporter objects (or none for both).
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.trust == rhs.trust && lhs.unpinnedHosts == rhs.unpinnedHosts && lhs.minimumTLSVersion == rhs.minimumTLSVersion
       && lhs.transportSecurity == rhs.transportSecurity && lhs.timeoutIntervalForRequest == rhs.timeoutIntervalForRequest
@@ -100,7 +105,8 @@ extension CNPinnedSessionConfiguration: Equatable {
       && lhs.maximumResponseBodySize == rhs.maximumResponseBodySize && lhs.maximumDownloadSize == rhs.maximumDownloadSize
       && lhs.followsRedirects == rhs.followsRedirects && lhs.maximumRedirects == rhs.maximumRedirects
       && lhs.httpAdditionalHeaders == rhs.httpAdditionalHeaders && lhs.credentialHeaders == rhs.credentialHeaders
-      && lhs.httpCookieStorage === rhs.httpCookieStorage && lhs.resolve == rhs.resolve && lhs.proxy == rhs.proxy
+      && lhs.httpCookieStorage === rhs.httpCookieStorage && lhs.failureReporter === rhs.failureReporter
+      && lhs.resolve == rhs.resolve && lhs.proxy == rhs.proxy
       && lhs.noProxy == rhs.noProxy && lhs.certificateProfile == rhs.certificateProfile
       && lhs.borrowBudget == rhs.borrowBudget
   }

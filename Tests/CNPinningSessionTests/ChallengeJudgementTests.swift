@@ -56,21 +56,24 @@ import Testing
     #expect(unpinned.answer == .performDefaultHandling && unpinned.judgement.rejection == nil)
   }
 
-  /// A pin failure reaches the manager's report handler once: the answer does not report, the
+  /// A pin failure reaches the reporter's handler once: the answer does not report, the
   /// effects that follow the request do (issue 31, item 7: Apple reported each failure twice).
   @Test func aPinFailureIsReportedOnce() async throws {
     let manager = try CNPinningManager(configuration: [
       "api.test": CNConfiguration([CNChain([CNChainLink(.exact, "Genuine Root"), CNChainLink(.suffix, ".test")])])
     ])
     let ports = Locked<[Int]>([])
-    manager.setFailureReportHandler { report in ports.withLock { $0.append(report.port) } }
+    let reporter = CNPinningReporter { report in ports.withLock { $0.append(report.port) } }
     let chain = try TestIdentity.root("Rogue Root").issueLeaf("api.test").chain
     let (_, judgement) = Self.challenge(manager: manager, evaluation: .trusted(chain))
     let effects = ConnectionEffects(uploader: ReportUploader(manager: manager, configuration: .init()))
     effects.emit(
-      [judgement], target: try RequestTarget(URL(string: "https://api.test/")), manager: manager, observer: nil)
+      [judgement], target: try RequestTarget(URL(string: "https://api.test/")), manager: manager, reporter: reporter,
+      observer: nil)
     // Reports are delivered in order on one queue: a later one, on another port, marks the end.
-    _ = manager.decide(authenticationMethod: CNPinningManager.serverTrustAuthenticationMethod, host: "api.test", port: 9) {
+    _ = manager.decide(
+      authenticationMethod: CNPinningManager.serverTrustAuthenticationMethod, host: "api.test", port: 9, reporter: reporter
+    ) {
       .trusted(chain)
     }
     #expect(await eventually { ports.withLock { $0.contains(9) } })

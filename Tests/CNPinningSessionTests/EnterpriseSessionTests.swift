@@ -17,14 +17,15 @@ struct EnterpriseSessionTests {
     let proxy = try LocalTLSServer.start(.init(identity: inspection.leaf) { _ in .text("via the proxy") })
     let signer = try TestPrivateKey.shared(.p256, slot: 50)
     let manager = try CNPinningManager(
-      authenticationHost: "auth.test", policySigningKey: try CNPolicySigningKey(pemEncoded: try signer.publicKeyPEM),
       configuration: [
         "api.test": CNConfiguration([
           try CNChain([
             CNChainLink(.prefixWithNumber, "Test Root X"), CNChainLink(.prefixWithNumber, "R"), CNChainLink(.exact, "api.test"),
           ])
         ])
-      ])
+      ],
+      enterprise: CNEnterpriseOptions(
+        authenticationHost: "auth.test", policySigningKey: try CNPolicySigningKey(pemEncoded: try signer.publicKeyPEM)))
     let session = try CNPinnedSession(
       manager: manager,
       configuration: resolving(to: proxy).trusting(.customAnchors([genuine.root.certificate, inspection.root.certificate])))

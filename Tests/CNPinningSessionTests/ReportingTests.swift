@@ -40,12 +40,12 @@ struct ReportingTests {
       var sessionConfiguration = resolving(["api.test"], to: api)
       sessionConfiguration.resolve += resolving(["reports.test"], to: collector).resolve
       sessionConfiguration.httpAdditionalHeaders = headers
+      let handled = self.handled
+      sessionConfiguration.failureReporter = CNPinningReporter { report in handled.withLock { $0.append(report) } }
       session = try CNPinnedSession(
         manager: manager,
         configuration: sessionConfiguration.trusting(
           .customAnchors([pki.root.certificate, collectorPKI.root.certificate]), unpinnedHosts: unpinnedHosts))
-      let handled = self.handled
-      manager.setFailureReportHandler { report in handled.withLock { $0.append(report) } }
     }
   }
 

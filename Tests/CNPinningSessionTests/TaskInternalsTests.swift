@@ -71,7 +71,8 @@ struct TaskInternalsTests {
     let compared: Set<String> = [
       "trust", "unpinnedHosts", "minimumTLSVersion", "transportSecurity", "timeoutIntervalForRequest",
       "timeoutIntervalForResource", "maximumResponseBodySize", "maximumDownloadSize", "followsRedirects", "maximumRedirects",
-      "httpAdditionalHeaders", "credentialHeaders", "httpCookieStorage", "resolve", "proxy", "noProxy", "certificateProfile",
+      "httpAdditionalHeaders", "credentialHeaders", "httpCookieStorage", "failureReporter", "resolve", "proxy", "noProxy",
+      "certificateProfile",
       "httpMaximumConnectionsPerHost", "borrowBudget",
     ]
     // A closure cannot be compared; the clock is package-level, moved only by this package's
@@ -90,6 +91,13 @@ struct TaskInternalsTests {
     other = CNPinnedSessionConfiguration()
     other.httpCookieStorage = URLSessionConfiguration.ephemeral.httpCookieStorage
     #expect(other != CNPinnedSessionConfiguration())
+    let reporter = CNPinningReporter()
+    other = CNPinnedSessionConfiguration()
+    other.failureReporter = reporter
+    #expect(other != CNPinnedSessionConfiguration())
+    var same = CNPinnedSessionConfiguration()
+    same.failureReporter = reporter
+    #expect(other == same)
   }
 
   /// One session per manager and configuration, however many pinned configurations are made.

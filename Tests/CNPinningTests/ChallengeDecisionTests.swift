@@ -83,10 +83,11 @@ struct ChallengeDecisionTests {
   @Test func reportOnlyIsAllowedAndReported() throws {
     let manager = try Self.manager(enforce: false)
     let reports = Locked(0)
-    manager.setFailureReportHandler { _ in reports.withLock { $0 += 1 } }
+    let reporter = CNPinningReporter { _ in reports.withLock { $0 += 1 } }
     guard
       case .performDefaultHandling(.reportOnly) = manager.decide(
-        authenticationMethod: Self.method, host: "api.test", port: 8443, evaluateTrust: { .trusted(Self.pki.rogue) })
+        authenticationMethod: Self.method, host: "api.test", port: 8443, reporter: reporter,
+        evaluateTrust: { .trusted(Self.pki.rogue) })
     else {
       Issue.record("report-only must allow the connection")
       return

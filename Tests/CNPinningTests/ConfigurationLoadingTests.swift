@@ -56,7 +56,7 @@ struct ConfigurationLoadingTests {
   }()
 
   @Test func seedInfoPlistLoads() throws {
-    let manager = try CNPinningManager(data: plistDocument(Self.seedExample))
+    let manager = try CNPinningManager(document: CNPinningDocument(data: plistDocument(Self.seedExample)))
     #expect(manager.pinnedDomains == Self.expected)
     #expect(manager.warnings.isEmpty)
   }
@@ -65,14 +65,14 @@ struct ConfigurationLoadingTests {
     let value = try PropertyListSerialization.propertyList(from: plistDocument(Self.seedExample), format: nil)
     let inner = try #require((value as? [String: Any])?["CNPinningManager"])
     let xml = try PropertyListSerialization.data(fromPropertyList: inner, format: .xml, options: 0)
-    #expect(try CNPinningManager(data: xml).pinnedDomains == Self.expected)
+    #expect(try CNPinningManager(document: CNPinningDocument(data: xml)).pinnedDomains == Self.expected)
   }
 
   @Test func binaryPropertyListLoads() throws {
     let value = try PropertyListSerialization.propertyList(from: plistDocument(Self.seedExample), format: nil)
     let binary = try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
     #expect(binary.starts(with: Array("bplist".utf8)))
-    #expect(try CNPinningManager(data: binary).pinnedDomains == Self.expected)
+    #expect(try CNPinningManager(document: CNPinningDocument(data: binary)).pinnedDomains == Self.expected)
   }
 
   @Test func jsonWithTheSameStructureLoads() throws {
@@ -88,11 +88,13 @@ struct ConfigurationLoadingTests {
           {"type": "suffix", "value": "austinsoft.com"}]]}
       }}}
       """
-    #expect(try CNPinningManager(data: Data(json.utf8)).pinnedDomains == Self.expected)
+    #expect(try CNPinningManager(document: CNPinningDocument(data: Data(json.utf8))).pinnedDomains == Self.expected)
     // The same without the outer CNPinningManager key.
     let inner =
       #"{"PinnedDomains": {"austinsoft.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "R"}]]}}}"#
-    #expect(try CNPinningManager(data: Data(inner.utf8)).pinnedDomains["austinsoft.com"]?.includesSubdomains == true)
+    #expect(
+      try CNPinningManager(document: CNPinningDocument(data: Data(inner.utf8))).pinnedDomains["austinsoft.com"]?
+        .includesSubdomains == true)
   }
 
   @Test func filesLoadFromDisk() throws {
@@ -112,7 +114,7 @@ struct ConfigurationLoadingTests {
   @Test func linkWithoutTypeIsExactAndWarns() throws {
     let json = jsonConfiguration(
       #"{"includesSubdomains": false, "chainSet": [[{"value": "Root"}, {"type": "exact", "value": "leaf"}]]}"#)
-    let manager = try CNPinningManager(data: Data(json.utf8))
+    let manager = try CNPinningManager(document: CNPinningDocument(data: Data(json.utf8)))
     #expect(manager.pinnedDomains["api.example.com"]?.chains == [try chain((.exact, "Root"), (.exact, "leaf"))])
     #expect(manager.warnings.map(\.path) == [#"PinnedDomains["api.example.com"].chainSet[0][0]"#])
     #expect(manager.warnings[0].message.contains("treated as \"exact\""))
@@ -291,7 +293,7 @@ struct ConfigurationLoadingTests {
   @Test func errorDescriptionNamesFileAndPath() {
     let json = jsonConfiguration(#"{"includesSubdomains": false, "chainSet": [[{"type": "prefx", "value": "C"}]]}"#)
     do {
-      _ = try CNPinningManager(data: Data(json.utf8), source: "pins.json")
+      _ = try CNPinningManager(document: CNPinningDocument(data: Data(json.utf8), source: "pins.json"))
       Issue.record("expected an error")
     } catch {
       #expect(
@@ -311,7 +313,7 @@ struct WarningHookTests {
     CNPinningLog.setHandler { message in received.withLock { $0.append(message) } }
     defer { CNPinningLog.setHandler(nil) }
     let json = jsonConfiguration(#"{"includesSubdomains": false, "chainSet": [[{"value": "Root"}]]}"#)
-    _ = try CNPinningManager(data: Data(json.utf8), source: source)
+    _ = try CNPinningManager(document: CNPinningDocument(data: Data(json.utf8), source: source))
     let mine = received.withLock { $0 }.filter { $0.hasPrefix(source) }
     #expect(
       mine == [#"\#(source): PinnedDomains["api.example.com"].chainSet[0][0]: link has no "type"; it is treated as "exact""#])
@@ -339,7 +341,7 @@ struct WarningHookTests {
     let plist = plistDocument(
       "<dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>a.example.org</key><dict><key>NSPinnedLeafIdentities</key><array><dict><key>SPKI-SHA256-BASE64</key><string>\(digest)</string></dict></array></dict></dict></dict></dict>"
     )
-    let manager = try CNPinningManager(data: plist, source: source)
+    let manager = try CNPinningManager(document: CNPinningDocument(data: plist, source: source))
     #expect(manager.warnings.count == 1)
     #expect(received.withLock { $0 }.filter { $0.hasPrefix(source) } == manager.warnings.map { "\(source): \($0)" })
   }

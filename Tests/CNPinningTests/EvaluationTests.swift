@@ -138,7 +138,7 @@ struct EvaluationTests {
 
   @Test func seedExampleBehavesAsDocumented() async throws {
     try await offTheSharedThreads {
-      let manager = try CNPinningManager(data: plistDocument(ConfigurationLoadingTests.seedExample))
+      let manager = try CNPinningManager(document: CNPinningDocument(data: plistDocument(ConfigurationLoadingTests.seedExample)))
       let isrg = try TestIdentity.root("ISRG Root X1", keyType: .rsa4096)
       for intermediate in ["R10", "R11", "R13"] {
         let chain = try isrg.issueIntermediate(intermediate, keyType: .rsa2048).issueLeaf("austinsoft.com").chain

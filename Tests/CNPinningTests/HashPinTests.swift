@@ -143,11 +143,14 @@ struct HashPinTests {
     let manager = try Self.manager(
       CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "Elsewhere")])], expirationDate: expiry))
     let reports = Locked<[CNPinningFailureReport]>([])
-    manager.setFailureReportHandler { report in reports.withLock { $0.append(report) } }
+    let reporter = CNPinningReporter { report in reports.withLock { $0.append(report) } }
     #expect(manager.evaluate(host: "api.test", chain: pki.leaf.chain) == .notPinned)
     #expect(
       manager.evaluate(host: "api.test", chain: pki.leaf.chain, at: expiry.addingTimeInterval(-1)).allowsConnection == false)
-    for _ in 0..<3 { _ = manager.evaluateAndReport(host: "api.test", port: 443, chain: pki.leaf.chain) }
+    for _ in 0..<3 { _ = reporter.evaluateAndReport(host: "api.test", port: 443, chain: pki.leaf.chain, pins: manager) }
+    // A reporter of its own reports the expiry again: the manager keeps no reporting state.
+    let other = CNPinningReporter()
+    #expect(other.evaluateAndReport(host: "api.test", port: 443, chain: pki.leaf.chain, pins: manager).report != nil)
     #expect(waitUntil { reports.withLock { $0.count } == 1 })
     let report = try #require(reports.withLock { $0.first })
     #expect(report.kind == .pinsExpired)
@@ -162,8 +165,8 @@ struct HashPinTests {
         chains: [try CNChain([CNChainLink(.exact, "Elsewhere"), CNChainLink(.exact, "CA"), CNChainLink(.exact, "api.test")])],
         enforce: false))
     let reports = Locked<[CNPinningFailureReport]>([])
-    manager.setFailureReportHandler { report in reports.withLock { $0.append(report) } }
-    let (result, report) = manager.evaluateAndReport(host: "api.test", port: 8443, chain: pki.leaf.chain)
+    let reporter = CNPinningReporter { report in reports.withLock { $0.append(report) } }
+    let (result, report) = reporter.evaluateAndReport(host: "api.test", port: 8443, chain: pki.leaf.chain, pins: manager)
     #expect(result.reportOnlyFailure != nil, "expected a report-only result, got \(result)")
     #expect(result.allowsConnection)
     #expect(report?.enforced == false)
@@ -177,16 +180,17 @@ struct HashPinTests {
   @Test func identicalUploadsAreLimitedToOncePerDay() throws {
     let pki = try Self.pki()
     let manager = try Self.manager(CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "Elsewhere")])]))
-    let (_, report) = manager.evaluateAndReport(host: "api.test", port: 443, chain: pki.leaf.chain)
+    let reporter = CNPinningReporter()
+    let (_, report) = reporter.evaluateAndReport(host: "api.test", port: 443, chain: pki.leaf.chain, pins: manager)
     let first = try #require(report)
     let now = Date()
-    #expect(manager.shouldUpload(first, at: now))
-    #expect(!manager.shouldUpload(first, at: now.addingTimeInterval(3600)))
-    let (_, later) = manager.evaluateAndReport(host: "api.test", port: 443, chain: pki.leaf.chain)
-    #expect(!manager.shouldUpload(try #require(later), at: now.addingTimeInterval(7200)))  // same report, other time
-    #expect(manager.shouldUpload(first, at: now.addingTimeInterval(24 * 3600 + 1)))
-    let (_, otherPort) = manager.evaluateAndReport(host: "api.test", port: 8443, chain: pki.leaf.chain)
-    #expect(manager.shouldUpload(try #require(otherPort), at: now))
+    #expect(reporter.claimUpload(of: first, at: now))
+    #expect(!reporter.claimUpload(of: first, at: now.addingTimeInterval(3600)))
+    let (_, later) = reporter.evaluateAndReport(host: "api.test", port: 443, chain: pki.leaf.chain, pins: manager)
+    #expect(!reporter.claimUpload(of: try #require(later), at: now.addingTimeInterval(7200)))  // same report, other time
+    #expect(reporter.claimUpload(of: first, at: now.addingTimeInterval(24 * 3600 + 1)))
+    let (_, otherPort) = reporter.evaluateAndReport(host: "api.test", port: 8443, chain: pki.leaf.chain, pins: manager)
+    #expect(reporter.claimUpload(of: try #require(otherPort), at: now))
   }
 
   /// An interceptor that presents a fresh chain on every connection makes every report distinct;
@@ -195,24 +199,28 @@ struct HashPinTests {
     try await offTheSharedThreads {
       let pki = try Self.pki()
       let manager = try Self.manager(CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "Elsewhere")])]))
+      let reporter = CNPinningReporter()
       let now = Date()
       var allowed = 0
       for port in 1...5000 {
-        let report = try #require(manager.evaluateAndReport(host: "api.test", port: port, chain: pki.leaf.chain).report)
-        if manager.shouldUpload(report, at: now) { allowed += 1 }
+        let report = try #require(
+          reporter.evaluateAndReport(host: "api.test", port: port, chain: pki.leaf.chain, pins: manager).report)
+        if reporter.claimUpload(of: report, at: now) { allowed += 1 }
       }
-      #expect(allowed == CNPinningManager.uploadsPerDomainPerHour)
-      #expect(manager.rememberedUploadCount <= CNPinningManager.maximumRememberedUploads)
+      #expect(allowed == CNPinningReporter.uploadsPerDomainPerHour)
+      #expect(reporter.rememberedUploadCount <= CNPinningReporter.maximumRememberedUploads)
       // An hour later the domain may upload again.
-      let later = try #require(manager.evaluateAndReport(host: "api.test", port: 9999, chain: pki.leaf.chain).report)
-      #expect(manager.shouldUpload(later, at: now.addingTimeInterval(3601)))
+      let later = try #require(
+        reporter.evaluateAndReport(host: "api.test", port: 9999, chain: pki.leaf.chain, pins: manager).report)
+      #expect(reporter.claimUpload(of: later, at: now.addingTimeInterval(3601)))
     }
   }
 
   @Test func reportsEncodeAsDocumentedJSON() throws {
     let pki = try Self.pki()
     let manager = try Self.manager(CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "Elsewhere")])]))
-    let report = try #require(manager.evaluateAndReport(host: "API.test", port: 443, chain: pki.leaf.chain).report)
+    let report = try #require(
+      CNPinningReporter().evaluateAndReport(host: "API.test", port: 443, chain: pki.leaf.chain, pins: manager).report)
     let object = try #require(try JSONSerialization.jsonObject(with: report.jsonData()) as? [String: Any])
     #expect(
       Set(object.keys) == [

@@ -16,9 +16,11 @@ import Testing
     #expect(manager.nearestPinnedDomain(to: "logon.example.com") == "login.example.com")
     #expect(manager.nearestPinnedDomain(to: "api.locla") == nil, "a pinned host is no near miss")
     #expect(manager.nearestPinnedDomain(to: "cdn.example.org") == nil)
-    let warning = try #require(manager.nearMissWarning(for: "api.local"))
+    let reporter = CNPinningReporter()
+    let warning = try #require(reporter.nearMissWarning(for: "api.local", pins: manager))
     #expect(warning == "api.local is not pinned, but the configuration pins api.locla: a typo in the configuration or the URL?")
-    #expect(manager.nearMissWarning(for: "api.local") == nil, "once per host")
-    #expect(manager.nearMissWarning(for: "cdn.example.org") == nil)
+    #expect(reporter.nearMissWarning(for: "api.local", pins: manager) == nil, "once per host")
+    #expect(reporter.nearMissWarning(for: "cdn.example.org", pins: manager) == nil)
+    #expect(CNPinningReporter().nearMissWarning(for: "api.local", pins: manager) != nil, "once per reporter")
   }
 }

@@ -31,7 +31,7 @@ struct PinnedDomainsTests {
     let plist = Self.infoPlist(
       "<key>example.org</key><dict><key>NSIncludesSubdomains</key><true/>"
         + Self.identities("NSPinnedCAIdentities", [Self.pki.root.certificate.spkiSHA256Base64, Self.unrelated]) + "</dict>")
-    let manager = try CNPinningManager(data: plist)
+    let manager = try CNPinningManager(document: CNPinningDocument(data: plist))
     #expect(manager.evaluate(host: "www.example.org", chain: Self.pki.leaf.chain).allowsConnection)
     #expect(manager.evaluate(host: "example.org", chain: Self.pki.leaf.chain).allowsConnection)
     let other = try TestIdentity.root("ATS Root").issueIntermediate("ATS CA").issueLeaf("www.example.org")
@@ -43,7 +43,7 @@ struct PinnedDomainsTests {
       "<key>example.org</key><dict>"
         + Self.identities("NSPinnedLeafIdentities", [Self.pki.intermediate.certificate.spkiSHA256Base64, Self.unrelated])
         + "</dict>")
-    let manager = try CNPinningManager(data: plist)
+    let manager = try CNPinningManager(document: CNPinningDocument(data: plist))
     #expect(!manager.evaluate(host: "example.org", chain: Self.pki.leaf.chain).allowsConnection)
     // NSIncludesSubdomains defaults to false.
     #expect(manager.evaluate(host: "www.example.org", chain: Self.pki.leaf.chain) == .notPinned)
@@ -54,9 +54,10 @@ struct PinnedDomainsTests {
     let ca = Self.pki.intermediate.certificate.spkiSHA256Base64
     func manager(ca caDigests: [String], leaf leafDigests: [String]) throws -> CNPinningManager {
       try CNPinningManager(
-        data: Self.infoPlist(
-          "<key>www.example.org</key><dict>" + Self.identities("NSPinnedCAIdentities", caDigests)
-            + Self.identities("NSPinnedLeafIdentities", leafDigests) + "</dict>"))
+        document: CNPinningDocument(
+          data: Self.infoPlist(
+            "<key>www.example.org</key><dict>" + Self.identities("NSPinnedCAIdentities", caDigests)
+              + Self.identities("NSPinnedLeafIdentities", leafDigests) + "</dict>")))
     }
     #expect(try manager(ca: [ca], leaf: [leaf]).evaluate(host: "www.example.org", chain: Self.pki.leaf.chain).allowsConnection)
     let caOnly = try manager(ca: [ca], leaf: [Self.unrelated]).evaluate(host: "www.example.org", chain: Self.pki.leaf.chain)
@@ -74,7 +75,7 @@ struct PinnedDomainsTests {
     let digest =
       key == "NSPinnedLeafIdentities" ? Self.pki.leaf.certificate.spkiSHA256Base64 : Self.pki.root.certificate.spkiSHA256Base64
     let plist = Self.infoPlist("<key>www.example.org</key><dict>" + Self.identities(key, [digest]) + "</dict>")
-    let manager = try CNPinningManager(data: plist)
+    let manager = try CNPinningManager(document: CNPinningDocument(data: plist))
 
     #expect(manager.evaluate(host: "www.example.org", chain: Self.pki.leaf.chain).allowsConnection)
     let other = try TestIdentity.root("ATS Root").issueIntermediate("ATS CA").issueLeaf("www.example.org")
@@ -115,7 +116,7 @@ struct PinnedDomainsTests {
       "<dict><key>CNPinningManager</key><dict><key>PinnedDomains</key><dict><key>api.example.com</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>type</key><string>exact</string><key>value</key><string>A</string></dict></array></array></dict></dict></dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key><dict><key>example.org</key><dict>"
         + Self.identities("NSPinnedCAIdentities", [Self.unrelated, Self.pki.root.certificate.spkiSHA256Base64])
         + "</dict></dict></dict></dict>")
-    let manager = try CNPinningManager(data: plist)
+    let manager = try CNPinningManager(document: CNPinningDocument(data: plist))
     #expect(Set(manager.pinnedDomains.keys) == ["api.example.com", "example.org"])
   }
 

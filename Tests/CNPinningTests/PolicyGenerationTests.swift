@@ -14,8 +14,8 @@ import Testing
 
   @Test func enterpriseApplyRefreshAndSignOutEachChangeIt() throws {
     let manager = try CNPinningManager(
-      authenticationHost: "auth.test", policySigningKey: Self.keys.publicKey,
-      configuration: ["api.test": CNConfiguration([Self.chain])])
+      configuration: ["api.test": CNConfiguration([Self.chain])],
+      enterprise: CNEnterpriseOptions(authenticationHost: "auth.test", policySigningKey: Self.keys.publicKey))
     let now = Date()
     let initial = manager.policyGeneration(at: now)
     #expect(manager.policyGeneration(at: now) == initial)
@@ -49,8 +49,8 @@ import Testing
 
   @Test func itChangesWhenAnAppliedPolicysWindowCloses() throws {
     let manager = try CNPinningManager(
-      authenticationHost: "auth.test", policySigningKey: Self.keys.publicKey,
-      configuration: ["api.test": CNConfiguration([Self.chain])])
+      configuration: ["api.test": CNConfiguration([Self.chain])],
+      enterprise: CNEnterpriseOptions(authenticationHost: "auth.test", policySigningKey: Self.keys.publicKey))
     let issued = Date().addingTimeInterval(-60)
     try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: issued, lifetime: 3600)))
     let open = manager.policyGeneration(at: issued.addingTimeInterval(10))
@@ -63,8 +63,8 @@ import Testing
   /// nothing told the app to start afresh).
   @Test func thePinsRevisionTellsAnAppWhenToStartAfresh() throws {
     let manager = try CNPinningManager(
-      authenticationHost: "auth.test", policySigningKey: Self.keys.publicKey,
-      configuration: ["api.test": CNConfiguration([Self.chain])])
+      configuration: ["api.test": CNConfiguration([Self.chain])],
+      enterprise: CNEnterpriseOptions(authenticationHost: "auth.test", policySigningKey: Self.keys.publicKey))
     let tracker = PinsRevisionTracker()
     #expect(!tracker.hasMovedOn(to: manager.pinsRevision), "nothing was accepted under older pins yet")
     #expect(!tracker.hasMovedOn(to: manager.pinsRevision))

@@ -15,11 +15,11 @@ struct PolicyLifecycleTests {
       CNChainLink(.prefix, "Genuine Root"), CNChainLink(.prefix, "Genuine CA"), CNChainLink(.suffix, ".test"),
     ])
     return try CNPinningManager(
-      authenticationHost: "Auth.Test.", policySigningKey: keys.publicKey,
       configuration: [
         "api.test": CNConfiguration([appChain]), "auth.test": CNConfiguration([appChain]),
         "mail.test": CNConfiguration([appChain]),
-      ], clockSkew: clockSkew)
+      ],
+      enterprise: CNEnterpriseOptions(authenticationHost: "Auth.Test.", policySigningKey: keys.publicKey, clockSkew: clockSkew))
   }
 
   static func chain(root: String, intermediate: String, leaf: String) throws -> [CNCertificate] {
@@ -153,8 +153,8 @@ struct PolicyLifecycleTests {
     #expect(policyError { try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload())) } == .noSigningKey)
     #expect(throws: CNConfigurationError.self) {
       try CNPinningManager(
-        authenticationHost: "https://auth", policySigningKey: Self.keys.publicKey,
-        configuration: ["a.test": CNConfiguration([try CNChain([CNChainLink(.exact, "A")])])])
+        configuration: ["a.test": CNConfiguration([try CNChain([CNChainLink(.exact, "A")])])],
+        enterprise: CNEnterpriseOptions(authenticationHost: "https://auth", policySigningKey: Self.keys.publicKey))
     }
     #expect(throws: CNConfigurationError(problems: [.init(path: "clockSkew", error: .clockSkewOutOfRange(3600))])) {
       try Self.manager(clockSkew: 3600)

@@ -189,7 +189,9 @@ struct PropertyListReaderTests {
     let allOnes = Self.binary([[0xA1] + [UInt8](repeating: 0xFF, count: 8)], referenceSize: 8)
     let doubling = Self.binary((0..<22).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] } + [[0x09]])
     for data in [allOnes, doubling] {
-      #expect(throws: CNConfigurationError.self) { _ = try CNPinningManager(data: data, source: "hostile.plist") }
+      #expect(throws: CNConfigurationError.self) {
+        _ = try CNPinningManager(document: CNPinningDocument(data: data, source: "hostile.plist"))
+      }
     }
   }
 

@@ -23,7 +23,7 @@ func plistDocument(_ body: String) -> Data {
 /// The problems reported for a document, or an empty array when it loads.
 func problems(_ data: Data, source: String? = nil) -> [CNConfigurationProblem] {
   do {
-    _ = try CNPinningManager(data: data, source: source)
+    _ = try CNPinningManager(document: CNPinningDocument(data: data, source: source))
     return []
   } catch let error as CNConfigurationError {
     return error.problems
@@ -48,4 +48,15 @@ extension CNConfigurationProblem {
 /// A chain of links written root → leaf from (type, value) pairs.
 func chain(_ links: (CNChainLink.LinkType, String)...) throws -> CNChain {
   try CNChain(links.map { try CNChainLink($0.0, $0.1) })
+}
+
+extension CNPinningReporter {
+  /// Evaluates with `manager` and reports what needs reporting, as a transport does after its
+  /// verdict.
+  func evaluateAndReport(host: String, port: Int, chain: [CNCertificate], pins manager: CNPinningManager)
+    -> (result: CNPinningResult, report: CNPinningFailureReport?)
+  {
+    let result = manager.evaluate(host: host, chain: chain)
+    return (result, report(result, host: host, port: port, chain: chain, pins: manager))
+  }
 }

@@ -44,7 +44,7 @@ struct PinsCommandTests {
         ["pins", "api.test:\(fixture.genuine.port)", "--cafile", fixture.caFile, "--format", format, "--document"]
           + fixture.resolve(fixture.genuine))
       #expect(run.status == 0, "\(format): \(run.stderr)")
-      let manager = try CNPinningManager(data: Data(run.stdout.utf8), source: "pins.\(format)")
+      let manager = try CNPinningManager(document: CNPinningDocument(data: Data(run.stdout.utf8), source: "pins.\(format)"))
       #expect(manager.evaluate(host: "api.test", chain: fixture.genuineChain).allowsConnection, "\(format): \(run.stdout)")
     }
     let refused = try await cnpin(["pins", "api.test:1", "--format", "names", "--document"])

@@ -27,10 +27,11 @@ struct PolicyCommandTests {
     // applies as it is.
     #expect(signed.stdout.hasSuffix("\n"))
     let manager = try CNPinningManager(
-      authenticationHost: "auth.test", policySigningKey: try CNPolicySigningKey(pemEncoded: try key.publicKeyPEM),
       configuration: [
         "api.test": CNConfiguration([try CNChain([CNChainLink(.exact, "App Root"), CNChainLink(.suffix, ".test")])])
-      ])
+      ],
+      enterprise: CNEnterpriseOptions(
+        authenticationHost: "auth.test", policySigningKey: try CNPolicySigningKey(pemEncoded: try key.publicKeyPEM)))
     try manager.applyEnterprisePolicy(with: try Data(contentsOf: URL(fileURLWithPath: token)))
 
     let verified = try await cnpin(["policy", "verify", "--key", publicKey, token])

@@ -23,7 +23,7 @@ enum PlistLoadBenchmark {
 
     let (load, serialization) = Measure.sideBySide(
       rounds: 7, iterations: 1,
-      { blackHole &+= (try! CNPinningManager(data: data)).pinnedDomains.count },
+      { blackHole &+= (try! CNPinningManager(document: CNPinningDocument(data: data))).pinnedDomains.count },
       { blackHole &+= ((try! PropertyListSerialization.propertyList(from: data, format: nil)) as! [String: Any]).count })
     return Outcome(
       name: "load a 10,000-host plist vs PropertyListSerialization alone (\(data.count / 1024) KiB)",

@@ -8,18 +8,21 @@ import Security
 /// disposition.
 extension CNPinningManager {
   /// Reads the configuration from the app's Info.plist (`Bundle.main.infoDictionary`, so a
-  /// command-line tool's embedded Info.plist works too).
-  public convenience init() throws {
-    self.init(document: try CNPinningDocument(infoDictionary: Bundle.main.infoDictionary ?? [:]), source: "Info.plist")
+  /// command-line tool's embedded Info.plist works too), accepting enterprise policies when
+  /// `enterprise` is given.
+  public convenience init(enterprise: CNEnterpriseOptions? = nil) throws {
+    self.init(
+      document: try CNPinningDocument(infoDictionary: Bundle.main.infoDictionary ?? [:]), enterprise: enterprise)
   }
 
   /// Reads the configuration from the app's Info.plist and accepts enterprise policies.
+  @available(*, deprecated, message: "use init(enterprise:) with CNEnterpriseOptions")
   public convenience init(authenticationHost: String, policySigningKey: CNPolicySigningKey, clockSkew: TimeInterval = 0)
     throws
   {
     try self.init(
-      authenticationHost: authenticationHost, policySigningKey: policySigningKey,
-      document: try CNPinningDocument(infoDictionary: Bundle.main.infoDictionary ?? [:]), clockSkew: clockSkew)
+      enterprise: CNEnterpriseOptions(
+        authenticationHost: authenticationHost, policySigningKey: policySigningKey, clockSkew: clockSkew))
   }
 
   /// Handles a server-trust challenge for a pinned host and returns true; returns false, with
@@ -36,11 +39,14 @@ extension CNPinningManager {
   /// synchronously, on the session's delegate queue (which it blocks meanwhile, and which may
   /// fetch missing intermediates or revocation data). Prefer the async `validate(challenge:)`
   /// from an async delegate method; it evaluates off the caller's threads.
+  ///
+  /// Pin failures and expiries go to `reporter` when one is given (the manager keeps no
+  /// reporting state of its own); rejections are logged through `CNPinningLog` either way.
   public func validate(
-    challenge: URLAuthenticationChallenge,
+    challenge: URLAuthenticationChallenge, reporter: CNPinningReporter? = nil,
     completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
   ) -> Bool {
-    guard let answer = try? decision(for: challenge).seedAnswer() else { return false }
+    guard let answer = try? decision(for: challenge, reporter: reporter).seedAnswer() else { return false }
     completionHandler(Self.disposition(answer), nil)
     return true
   }
@@ -49,7 +55,8 @@ extension CNPinningManager {
   /// when they do not or trust fails; throws `CNPinningError.notPinned` for an unpinned host and
   /// `CNPinningError.notServerTrust` for every other kind of challenge, which the app answers.
   /// The trust is evaluated with `SecTrustEvaluateAsyncWithError`, off the caller's threads.
-  public func validate(challenge: URLAuthenticationChallenge) async throws -> (
+  /// Pin failures and expiries go to `reporter` when one is given.
+  public func validate(challenge: URLAuthenticationChallenge, reporter: CNPinningReporter? = nil) async throws -> (
     URLSession.AuthChallengeDisposition, URLCredential?
   ) {
     let space = challenge.protectionSpace
@@ -59,7 +66,9 @@ extension CNPinningManager {
     {
       evaluation = await CNSecTrust.evaluate(trust, host: space.host)
     }
-    return (Self.disposition(try decision(for: challenge, evaluation: { evaluation }).seedAnswer()), nil)
+    return (
+      Self.disposition(try decision(for: challenge, reporter: reporter, evaluation: { evaluation }).seedAnswer()), nil
+    )
   }
 
   private static func disposition(_ answer: CNSeedAnswer) -> URLSession.AuthChallengeDisposition {
@@ -72,10 +81,13 @@ extension CNPinningManager {
   /// The shared decision; `evaluation` defaults to evaluating the challenge's trust on this
   /// thread (the completion-handler form must answer synchronously whether it handled it).
   func decision(
-    for challenge: URLAuthenticationChallenge, evaluation: (() -> CNTrustEvaluation?)? = nil
+    for challenge: URLAuthenticationChallenge, reporter: CNPinningReporter?,
+    evaluation: (() -> CNTrustEvaluation?)? = nil
   ) -> CNChallengeDecision {
     let space = challenge.protectionSpace
-    let decision = decide(authenticationMethod: space.authenticationMethod, host: space.host, port: space.port) {
+    let decision = decide(
+      authenticationMethod: space.authenticationMethod, host: space.host, port: space.port, reporter: reporter
+    ) {
       evaluation?() ?? space.serverTrust.map { CNSecTrust.evaluate($0, host: space.host) }
     }
     if case .cancel(let rejection) = decision { CNPinningLog.warn("\(space.host): \(rejection)") }

@@ -35,8 +35,9 @@ extension CNPinningManager {
   /// `policySigningKey`.
   public convenience init(authenticationHost: String, policySigningKey: SecKey, clockSkew: TimeInterval = 0) throws {
     try self.init(
-      authenticationHost: authenticationHost, policySigningKey: try CNPolicySigningKey(secKey: policySigningKey),
-      clockSkew: clockSkew)
+      enterprise: CNEnterpriseOptions(
+        authenticationHost: authenticationHost, policySigningKey: try CNPolicySigningKey(secKey: policySigningKey),
+        clockSkew: clockSkew))
   }
 
   /// The seed's form with the pins in code.
@@ -45,8 +46,10 @@ extension CNPinningManager {
     clockSkew: TimeInterval = 0
   ) throws {
     try self.init(
-      authenticationHost: authenticationHost, policySigningKey: try CNPolicySigningKey(secKey: policySigningKey),
-      configuration: configuration, clockSkew: clockSkew)
+      configuration: configuration,
+      enterprise: CNEnterpriseOptions(
+        authenticationHost: authenticationHost, policySigningKey: try CNPolicySigningKey(secKey: policySigningKey),
+        clockSkew: clockSkew))
   }
 }
 #endif

@@ -28,6 +28,13 @@ public struct CNPinningDocument: Sendable, Equatable {
   public let entries: [Entry]
   /// Remarks that did not stop the document from loading.
   public let warnings: [CNConfigurationWarning]
+  /// Where the document was read from (a path, or the name given), for the warnings a manager
+  /// logs; not part of its equality.
+  let source: String?
+
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.entries == rhs.entries && lhs.warnings == rhs.warnings
+  }
 
   /// Reads a property list (XML or binary) or JSON document. Throws `CNConfigurationError`
   /// with every problem found. Certificate files named by relative paths are looked for in
@@ -85,6 +92,7 @@ public struct CNPinningDocument: Sendable, Equatable {
       Entry(host: $0.key, configuration: $0.configuration, name: $0.host, isAppTransportSecurity: $0.isAppTransportSecurity)
     }
     warnings = loader.warnings
+    self.source = source
   }
 
   private var own: [(host: String, configuration: CNConfiguration)] {

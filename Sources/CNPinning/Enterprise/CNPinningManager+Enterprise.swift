@@ -1,44 +1,39 @@
 import Foundation
 
 extension CNPinningManager {
-  /// Creates a manager that accepts enterprise policies signed with `policySigningKey`.
-  /// `authenticationHost` (the login host a policy is fetched from) is never affected by a
-  /// policy. `clockSkew` (0–300 seconds) widens a policy's validity window on each side.
+  /// Creates a manager with the pins in code that accepts enterprise policies.
+  @available(*, deprecated, message: "use init(configuration:enterprise:) with CNEnterpriseOptions")
   public convenience init(
     authenticationHost: String, policySigningKey: CNPolicySigningKey, configuration: [String: CNConfiguration],
     clockSkew: TimeInterval = 0
   ) throws {
     try self.init(
-      authenticationHost: authenticationHost, policySigningKey: policySigningKey,
-      document: try CNPinningDocument(configuration: configuration), clockSkew: clockSkew)
+      configuration: configuration,
+      enterprise: CNEnterpriseOptions(
+        authenticationHost: authenticationHost, policySigningKey: policySigningKey, clockSkew: clockSkew))
   }
 
   /// Creates a manager reading its configuration from a file, accepting enterprise policies.
+  @available(*, deprecated, message: "use init(contentsOf:enterprise:) with CNEnterpriseOptions")
   public convenience init(
     authenticationHost: String, policySigningKey: CNPolicySigningKey, contentsOf url: URL, clockSkew: TimeInterval = 0
   ) throws {
     try self.init(
-      authenticationHost: authenticationHost, policySigningKey: policySigningKey,
-      document: try CNPinningDocument(contentsOf: url), clockSkew: clockSkew)
+      contentsOf: url,
+      enterprise: CNEnterpriseOptions(
+        authenticationHost: authenticationHost, policySigningKey: policySigningKey, clockSkew: clockSkew))
   }
 
   /// Creates a manager from a loaded document, accepting enterprise policies.
+  @available(*, deprecated, message: "use init(document:enterprise:) with CNEnterpriseOptions")
   public convenience init(
     authenticationHost: String, policySigningKey: CNPolicySigningKey, document: CNPinningDocument,
     clockSkew: TimeInterval = 0
   ) throws {
-    guard case .success(let host) = HostName.parse(authenticationHost) else {
-      let reason = if case .failure(let invalid) = HostName.parse(authenticationHost) { invalid.reason } else { "" }
-      throw CNConfigurationError(
-        problems: [.init(path: "authenticationHost", error: .invalidHost(authenticationHost, reason: reason))])
-    }
-    guard (0...300).contains(clockSkew) else {
-      throw CNConfigurationError(
-        problems: [.init(path: "clockSkew", error: .clockSkewOutOfRange(clockSkew))])
-    }
     self.init(
-      document: document, source: nil,
-      enterprise: EnterpriseSupport(authenticationHost: host, key: policySigningKey, clockSkew: clockSkew))
+      document: document,
+      enterprise: try CNEnterpriseOptions(
+        authenticationHost: authenticationHost, policySigningKey: policySigningKey, clockSkew: clockSkew))
   }
 
   /// Verifies and applies a signed policy (the raw JWS). Throws `CNPolicyError`, for example

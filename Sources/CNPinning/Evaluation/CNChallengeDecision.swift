@@ -79,14 +79,15 @@ extension CNPinningManager {
 
   /// Decides a challenge: only server-trust challenges for pinned hosts are handled; trust is
   /// evaluated (by `evaluateTrust`, never for other hosts), then the verified chain is judged by
-  /// the pins and any failure is reported. `evaluateTrust` returns nil when the challenge has no
-  /// server trust.
+  /// the pins and any failure is reported to `reporter`. `evaluateTrust` returns nil when the
+  /// challenge has no server trust.
   package func decide(
-    authenticationMethod: String, host: String, port: Int, evaluateTrust: () -> CNTrustEvaluation?
+    authenticationMethod: String, host: String, port: Int, reporter: CNPinningReporter? = nil,
+    evaluateTrust: () -> CNTrustEvaluation?
   ) -> CNChallengeDecision {
     let (decision, pinning, chain) = judge(
       authenticationMethod: authenticationMethod, host: host, evaluateTrust: evaluateTrust)
-    if let pinning { _ = report(pinning, host: host, port: port, chain: chain) }
+    if let pinning { _ = reporter?.report(pinning, host: host, port: port, chain: chain, pins: self) }
     return decision
   }
 

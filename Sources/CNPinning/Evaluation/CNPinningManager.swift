@@ -25,10 +25,6 @@ public final class CNPinningManager: Sendable {
   let expiryDates: [Date]
   /// Enterprise policy support; nil for a manager without a policy-signing key.
   let enterprise: EnterpriseSupport?
-  /// Failure-report handler and rate limits.
-  let reporting = FailureReporting()
-  /// Unpinned hosts already checked for a near miss of a pinned domain (at most 256).
-  let nearMissesChecked = Locked<Set<String>>([])
 
   /// The state of enterprise policy support.
   struct EnterpriseSupport: Sendable {
@@ -48,32 +44,35 @@ public final class CNPinningManager: Sendable {
     var changes: UInt64 = 0
   }
 
-  /// Creates a manager from configurations keyed by host name. Throws `CNConfigurationError`
-  /// for an empty dictionary, an invalid host name, or two keys that name the same host.
-  public convenience init(configuration: [String: CNConfiguration]) throws {
-    self.init(document: try CNPinningDocument(configuration: configuration), source: nil)
+  /// Creates a manager from configurations keyed by host name, accepting enterprise policies
+  /// when `enterprise` is given. Throws `CNConfigurationError` for an empty dictionary, an
+  /// invalid host name, or two keys that name the same host.
+  public convenience init(configuration: [String: CNConfiguration], enterprise: CNEnterpriseOptions? = nil) throws {
+    self.init(document: try CNPinningDocument(configuration: configuration), enterprise: enterprise)
   }
 
   /// Reads the configuration from an Info.plist-style property list (XML or binary, a whole
   /// Info.plist or just the `CNPinningManager` dictionary) or the same structure as JSON.
-  public convenience init(contentsOf url: URL) throws {
-    self.init(document: try CNPinningDocument(contentsOf: url), source: url.path)
+  public convenience init(contentsOf url: URL, enterprise: CNEnterpriseOptions? = nil) throws {
+    self.init(document: try CNPinningDocument(contentsOf: url), enterprise: enterprise)
+  }
+
+  /// Uses a loaded document (for bytes: `CNPinningDocument(data:source:)`), accepting
+  /// enterprise policies when `enterprise` is given. The document's warnings are sent to
+  /// `CNPinningLog`, prefixed with where it was read from.
+  public convenience init(document: CNPinningDocument, enterprise: CNEnterpriseOptions? = nil) {
+    self.init(
+      entries: document.entries, warnings: document.warnings,
+      enterprise: enterprise.map {
+        EnterpriseSupport(authenticationHost: $0.host, key: $0.policySigningKey, clockSkew: $0.clockSkew)
+      })
+    for warning in warnings { CNPinningLog.warn((document.source.map { "\($0): " } ?? "") + warning.description) }
   }
 
   /// Reads the configuration from the bytes of a property list or JSON document.
-  /// `source` names the document in errors.
+  @available(*, deprecated, message: "use init(document: CNPinningDocument(data: data, source: source))")
   public convenience init(data: Data, source: String? = nil) throws {
-    self.init(document: try CNPinningDocument(data: data, source: source), source: source)
-  }
-
-  /// Uses a loaded document. Its warnings are sent to `CNPinningLog`.
-  public convenience init(document: CNPinningDocument) {
-    self.init(document: document, source: nil)
-  }
-
-  convenience init(document: CNPinningDocument, source: String?, enterprise: EnterpriseSupport? = nil) {
-    self.init(entries: document.entries, warnings: document.warnings, enterprise: enterprise)
-    for warning in warnings { CNPinningLog.warn((source.map { "\($0): " } ?? "") + warning.description) }
+    self.init(document: try CNPinningDocument(data: data, source: source))
   }
 
   private init(entries: [CNPinningDocument.Entry], warnings: [CNConfigurationWarning], enterprise: EnterpriseSupport?) {

@@ -411,12 +411,14 @@ extension URLSession {
 final class PinningSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
   private let manager: CNPinningManager?
   private let configuration: CNPinnedSessionConfiguration
+  private let reporter: CNPinningReporter
   private var trust: CNTrust { configuration.trust }
   private var unpinnedHosts: CNUnpinnedHostPolicy { configuration.unpinnedHosts }
 
   init(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration) {
     self.manager = manager
     self.configuration = configuration
+    self.reporter = configuration.failureReporter ?? CNPinningReporter()
   }
 
   func urlSession(
@@ -438,7 +440,7 @@ final class PinningSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     // Reported here: there is no session after the request to do it.
     for judgement in judgements.all {
       if let manager, let pinning = judgement.pinning {
-        _ = manager.report(pinning, host: space.host, port: space.port, chain: judgement.verifiedChain)
+        _ = reporter.report(pinning, host: space.host, port: space.port, chain: judgement.verifiedChain, pins: manager)
       }
     }
     return answer

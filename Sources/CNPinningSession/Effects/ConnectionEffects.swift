@@ -2,22 +2,25 @@ import CNPinning
 import Foundation
 
 /// What follows a verdict, outside every C callback and every delegate, in the requesting task:
-/// an observer event per judgement, and each pin failure (or expiry) reported to the manager's
-/// handler and, with a `reportURI`, uploaded. The same on every platform.
+/// an observer event per judgement, and each pin failure (or expiry) reported to the session's
+/// reporter and, with a `reportURI`, uploaded within the reporter's limits. The same on every platform.
 struct ConnectionEffects: Sendable {
   /// Uploads failure reports; nil for the session that uploads them (no recursion).
   let uploader: ReportUploader?
 
   func emit(
-    _ judgements: [Judgement], target: RequestTarget, manager: CNPinningManager?,
+    _ judgements: [Judgement], target: RequestTarget, manager: CNPinningManager?, reporter: CNPinningReporter,
     observer: (@Sendable (CNConnectionEvent) -> Void)?
   ) {
     for judgement in judgements {
       observer?(event(for: judgement, target: target))
       guard let uploader, let manager, let pinning = judgement.pinning,
-        let report = manager.report(pinning, host: target.host, port: target.port, chain: judgement.verifiedChain)
+        let report = reporter.report(
+          pinning, host: target.host, port: target.port, chain: judgement.verifiedChain, pins: manager)
       else { continue }
-      if let reportURI = manager.configuration(for: target.hostName)?.configuration.reportURI, manager.shouldUpload(report) {
+      if let reportURI = manager.configuration(for: target.hostName)?.configuration.reportURI,
+        reporter.claimUpload(of: report)
+      {
         uploader.upload(report, to: reportURI)
       }
     }

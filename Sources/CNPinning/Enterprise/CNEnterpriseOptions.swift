@@ -1,0 +1,37 @@
+import Foundation
+
+/// What a manager needs to accept enterprise policies: the login host a policy is fetched from
+/// (which no policy ever affects), the key every policy must be signed with, and how far a
+/// policy's validity window is widened on each side for clock skew.
+///
+/// ```swift
+/// let manager = try CNPinningManager(
+///   contentsOf: pinsURL,
+///   enterprise: try CNEnterpriseOptions(authenticationHost: "auth.example.com", policySigningKey: key))
+/// ```
+public struct CNEnterpriseOptions: Sendable {
+  /// The login host, never affected by a policy.
+  public let authenticationHost: String
+  /// The key every policy must verify against.
+  public let policySigningKey: CNPolicySigningKey
+  /// Seconds (0–300) by which a policy's window is widened on each side.
+  public let clockSkew: TimeInterval
+  let host: HostName
+
+  /// Throws `CNConfigurationError` for an `authenticationHost` that is not a host name and for a
+  /// `clockSkew` outside 0–300 seconds.
+  public init(authenticationHost: String, policySigningKey: CNPolicySigningKey, clockSkew: TimeInterval = 0) throws {
+    switch HostName.parse(authenticationHost) {
+    case .success(let host): self.host = host
+    case .failure(let invalid):
+      throw CNConfigurationError(
+        problems: [.init(path: "authenticationHost", error: .invalidHost(authenticationHost, reason: invalid.reason))])
+    }
+    guard (0...300).contains(clockSkew) else {
+      throw CNConfigurationError(problems: [.init(path: "clockSkew", error: .clockSkewOutOfRange(clockSkew))])
+    }
+    self.authenticationHost = authenticationHost
+    self.policySigningKey = policySigningKey
+    self.clockSkew = clockSkew
+  }
+}
