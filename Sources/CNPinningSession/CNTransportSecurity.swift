@@ -94,6 +94,15 @@ public enum CNTransportSecurityViolation: Sendable, Equatable, CustomStringConve
   /// A certificate is signed with a weak hash (MD5, SHA-1).
   case signatureHash(host: String, certificate: String, found: String)
 
+  /// The host whose connection broke the rule.
+  public var host: String {
+    switch self {
+    case .insecureHTTP(let host), .protocolVersion(let host, _, _), .cipherSuite(let host, _), .leafKey(let host, _),
+      .signatureHash(let host, _, _):
+      host
+    }
+  }
+
   public var description: String {
     switch self {
     case .insecureHTTP(let host):

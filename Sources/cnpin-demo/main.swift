@@ -76,8 +76,8 @@ func demo() async throws -> Bool {
     _ = try await attacked.data(from: rogueServer.url("/status", hostName: "api.demo.test"))
     unexpected.append("the rogue server was accepted")
     say("UNEXPECTED: the rogue server was accepted")
-  } catch CNPinnedSessionError.pinMismatch(let failure) {
-    say("REJECTED before any request was sent: \(failure)")
+  } catch let error as CNPinnedSessionError where error.code == .pinMismatch {
+    say("REJECTED before any request was sent: \(error)")
     if !rogueServer.requests.isEmpty { unexpected.append("the rogue server received a request") }
   } catch {
     unexpected.append("the rogue server failed for another reason: \(error)")
@@ -133,7 +133,7 @@ func demo() async throws -> Bool {
     _ = try await CNPinnedSession(manager: hardened, configuration: copycatConfiguration).data(from: url)
     unexpected.append("the copycat passed CN chains plus the root's SPKI pin")
     say("UNEXPECTED: the copycat passed CN chains plus the root's SPKI pin")
-  } catch CNPinnedSessionError.pinMismatch {
+  } catch let error as CNPinnedSessionError where error.code == .pinMismatch {
     say("REJECTED with the genuine root's SPKI pin added: the copycat's root has another key")
   } catch {
     unexpected.append("the copycat failed for another reason: \(error)")

@@ -34,7 +34,7 @@ enum CLIError: Error {
   /// network 3 (a failed TLS handshake included: no certificate was judged).
   static func from(_ error: CNPinnedSessionError) -> CLIError {
     if error.isTrustFailure { return .failed(error.description) }
-    switch error {
+    switch error.code {
     case .invalidURL, .invalidArgument, .unsupportedRequest: return .usage(error.description)
     default: return .network(error.description)
     }

@@ -26,7 +26,7 @@ import Testing
     #expect(answer == .cancel)
     #expect(judgement.verifiedChain == chain)
     #expect(judgement.use == .new)
-    guard case .pinMismatch? = judgement.rejection else {
+    guard case .pinMismatch? = judgement.rejection?.kind else {
       Issue.record("expected a pin mismatch, got \(String(describing: judgement.rejection))")
       return
     }
@@ -45,7 +45,7 @@ import Testing
   @Test func anUntrustedOrUnevaluatedTrustCarriesNoChainAndNoPinning() {
     let untrusted = Self.challenge(evaluation: .untrusted("expired"))
     #expect(untrusted.answer == .cancel && untrusted.judgement.verifiedChain.isEmpty && untrusted.judgement.pinning == nil)
-    guard case .untrustedChain? = untrusted.judgement.rejection else {
+    guard case .untrustedChain? = untrusted.judgement.rejection?.kind else {
       Issue.record("expected an untrusted chain, got \(String(describing: untrusted.judgement.rejection))")
       return
     }

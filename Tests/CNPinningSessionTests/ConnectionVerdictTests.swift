@@ -71,7 +71,8 @@ struct ConnectionVerdictTests {
     let missing = ConnectionFacts(use: .reused, protocolVersion: 0x0304, cipher: nil, verified: nil)
     let judgement = ConnectionVerdict.judge(missing, under: policy(), at: Date())
     let (host, reason) = try #require(
-      judgement.rejection?.untrustedChain, "expected an untrusted chain, got \(String(describing: judgement.rejection))")
+      judgement.rejection?.details(.untrustedChain), "expected an untrusted chain, got \(String(describing: judgement.rejection))"
+    )
     #expect(host == "api.test")
     #expect(reason.contains("no verified chain"))
   }
@@ -82,7 +83,8 @@ struct ConnectionVerdictTests {
     let judgement = ConnectionVerdict.judge(
       facts(.resumed, host: host, port: port, trust: trust), under: policy(manager: try matchingPins()), at: Date())
     let (refusedHost, reason) = try #require(
-      judgement.rejection?.untrustedChain, "expected an untrusted chain, got \(String(describing: judgement.rejection))")
+      judgement.rejection?.details(.untrustedChain), "expected an untrusted chain, got \(String(describing: judgement.rejection))"
+    )
     #expect(refusedHost == "api.test")
     #expect(reason.contains("\(host):\(port)"))
     #expect(judgement.pinning == nil, "the pins are not consulted for a chain verified for someone else")

@@ -35,7 +35,7 @@ import Testing
     for (remembered, facts) in [(Self.accepted, Self.fresh), (nil, Self.reused), (nil, nil)] {
       let (judgements, refusal) = DelegateHopVerdict.complete(
         host: "api.test", challenged: [], remembered: remembered, facts: facts, mustBeJudged: true)
-      guard case .untrustedChain(host: "api.test", _)? = refusal else {
+      guard case .untrustedChain(host: "api.test", _)? = refusal?.kind else {
         Issue.record("expected a refusal, got \(String(describing: refusal))")
         continue
       }

@@ -61,14 +61,14 @@ struct FaultMatrixTests {
     func lost(_ words: String...) -> Expectation {
       .failure(
         { error in
-          guard case .connectionLost(host: "127.0.0.1", let reason) = error else { return false }
+          guard case .connectionLost(host: "127.0.0.1", let reason) = error.kind else { return false }
           return words.isEmpty || words.contains { reason.localizedCaseInsensitiveContains($0) }
         }, "connectionLost naming the host")
     }
     func handshake() -> Expectation {
       .failure(
         { error in
-          switch error {
+          switch error.kind {
           case .tlsHandshakeFailed(host: "127.0.0.1", _), .connectionLost(host: "127.0.0.1", _): return true
           default: return false
           }
@@ -77,7 +77,7 @@ struct FaultMatrixTests {
     func invalid(_ word: String) -> Expectation {
       .failure(
         { error in
-          guard case .invalidResponse(host: "127.0.0.1", let reason) = error else { return false }
+          guard case .invalidResponse(host: "127.0.0.1", let reason) = error.kind else { return false }
           return reason.localizedCaseInsensitiveContains(word)
         }, "invalidResponse naming the host and \"\(word)\"")
     }
@@ -103,7 +103,7 @@ struct FaultMatrixTests {
         // so libcurl reports an empty reply or its HTTP/2 layer's failure: not named as a head.
         return .failure(
           { error in
-            switch error {
+            switch error.kind {
             case .invalidResponse(host: "127.0.0.1", _), .connectionLost(host: "127.0.0.1", _): return true
             default: return false
             }
@@ -232,7 +232,7 @@ struct FaultMatrixTests {
       #expect(server.requests.map(\.method) == ["GET", "GET", "GET"], "sent again after the close")
     } else {
       let failure = await error { _ = try await session.data(for: request) }
-      guard case .connectionLost(host: "127.0.0.1", let reason) = failure else {
+      guard case .connectionLost(host: "127.0.0.1", let reason) = failure?.kind else {
         Issue.record("wanted connectionLost, got \(String(describing: failure))")
         return
       }
@@ -307,23 +307,23 @@ struct FaultMatrixTests {
       case (.nameDoesNotResolve, true): wanted = { $0 == .cannotResolveHost(host: "name-that-does-not-resolve.invalid") }
       case (.connectionRefused, false), (.nameDoesNotResolve, false):
         wanted = {
-          guard case .proxyFailed(proxy: proxyName, let reason) = $0 else { return false }
+          guard case .proxyFailed(proxy: proxyName, let reason) = $0.kind else { return false }
           return reason.contains("CONNECT \(target.host!):\(target.port!) was answered")
         }
       case (.proxyNotListening, _): wanted = { $0 == .proxyFailed(proxy: proxyName, reason: "connection refused") }
       case (.proxyAnswersGarbage, _):
         wanted = {
-          if case .proxyFailed(proxy: proxyName, let reason) = $0 { return reason.contains("no valid answer to CONNECT") }
+          if case .proxyFailed(proxy: proxyName, let reason) = $0.kind { return reason.contains("no valid answer to CONNECT") }
           return false
         }
       case (.proxyRefusesTunnel, _):
         wanted = {
-          if case .proxyFailed(proxy: proxyName, let reason) = $0 { return reason.contains("answered 403") }
+          if case .proxyFailed(proxy: proxyName, let reason) = $0.kind { return reason.contains("answered 403") }
           return false
         }
       case (.proxyDiesMidTunnel, _):
         wanted = {
-          if case .connectionLost(host: "127.0.0.1", _) = $0 { return true }
+          if case .connectionLost(host: "127.0.0.1", _) = $0.kind { return true }
           return false
         }
       }

@@ -133,7 +133,7 @@ struct HTTPBehaviourTests {
   func numericIPv4FormsAreRefusedBeforeConnecting(_ host: String) async throws {
     let session = try CNPinnedSession(manager: nil)
     let failure = await error { _ = try await session.data(from: URL(string: "https://\(host):1/")!) }
-    let refused = try #require(failure?.invalidHost, "expected invalidHost, got \(String(describing: failure))")
+    let refused = try #require(failure?.details(.invalidHost), "expected invalidHost, got \(String(describing: failure))")
     #expect(refused.host == host)
     #expect(refused.reason.contains("dotted-decimal"), "\(refused.reason)")
   }
@@ -221,7 +221,7 @@ struct HTTPBehaviourTests {
     let many = (0..<20_000).map { LocalTLSServer.Header("X-Repeated", "value \($0)") }
     let (server, session) = try Self.fixture { _ in LocalTLSServer.Response(headers: many, body: Data("ok".utf8)) }
     let failure = await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
-    let refused = try #require(failure?.invalidResponse, "expected invalidResponse, got \(String(describing: failure))")
+    let refused = try #require(failure?.details(.invalidResponse), "expected invalidResponse, got \(String(describing: failure))")
     #expect(refused.host == "api.test")
     #expect(refused.reason.contains("256 KiB"), "\(refused.reason)")
   }

@@ -47,7 +47,7 @@ struct HostSpellingTests {
     do {
       _ = try RequestTarget(URL(string: url))
     } catch {
-      #expect(error.invalidHost?.reason == reason, "\(error)")
+      #expect(error.details(.invalidHost)?.reason == reason, "\(error)")
     }
   }
 

@@ -110,7 +110,7 @@ struct HostileServerTests {
     var setup = LocalTLSServer.Configuration(identity: pki.leaf)
     setup.behavior = behavior
     try await Self.expectCleanFailure(setup, trust: pki.root, timeout: timeout) { error in
-      switch (behavior, error) {
+      switch (behavior, error.kind) {
       case (.stallHandshake, .timedOut(host: "api.test", seconds: timeout)),
         (.notTLS, .tlsHandshakeFailed(host: "api.test", _)),
         (.closeAfterHandshake, .connectionLost(host: "api.test", _)):
@@ -129,7 +129,7 @@ struct HostileServerTests {
     let leaf = try issuer.issueLeaf("api.test", dnsNames: ["api.test"])
     #expect(leaf.chain.count == 110)
     try await Self.expectCleanFailure(.init(identity: leaf), trust: root) {
-      if case .untrustedChain(host: "api.test", let reason) = $0 { return reason.contains("too long") }
+      if case .untrustedChain(host: "api.test", let reason) = $0.kind { return reason.contains("too long") }
       return false
     }
   }
@@ -143,7 +143,7 @@ struct HostileServerTests {
       "api.test": CNConfiguration([try CNChain([CNChainLink(.exact, "Big Root"), CNChainLink(.exact, "api.test")])])
     ])
     try await Self.expectCleanFailure(.init(identity: leaf), trust: root, manager: manager) {
-      if case .pinMismatch(let failure) = $0 { return failure.presentedCommonNames.last??.count == 65536 }
+      if case .pinMismatch(let failure) = $0.kind { return failure.presentedCommonNames.last??.count == 65536 }
       return false
     }
   }

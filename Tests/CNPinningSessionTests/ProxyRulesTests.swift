@@ -72,7 +72,7 @@ struct ProxyRulesTests {
     #expect {
       _ = try ProxyRules(proxy, noProxy: nil, environment: { environment[$0] })
     } throws: { error in
-      guard case .invalidArgument(let text) = error as? CNPinnedSessionError else { return false }
+      guard case .invalidArgument(let text) = (error as? CNPinnedSessionError)?.kind else { return false }
       return text.hasPrefix(message)
     }
   }

@@ -177,7 +177,8 @@ struct StreamingTests {
     let failure = await error {
       _ = try await session.upload(for: URLRequest(url: server.url("/", hostName: "api.test")), fromFile: missing)
     }
-    let reason = try #require(failure?.invalidArgument, "expected invalidArgument, got \(String(describing: failure))")
+    let reason = try #require(
+      failure?.reason(ifCode: .invalidArgument), "expected invalidArgument, got \(String(describing: failure))")
     #expect(reason.contains(missing.path))
     #expect(server.requests.isEmpty)
   }
@@ -251,7 +252,8 @@ struct StreamingTests {
 
     request.httpBodyStream = InputStream(data: expected)
     let failure = await error { _ = try await session.data(for: request) }
-    let reason = try #require(failure?.unsupportedRequest, "expected unsupportedRequest, got \(String(describing: failure))")
+    let reason = try #require(
+      failure?.reason(ifCode: .unsupportedRequest), "expected unsupportedRequest, got \(String(describing: failure))")
     #expect(reason.contains("307"))
   }
 

@@ -113,51 +113,21 @@ extension String {
 }
 
 extension CNPinnedSessionError {
-  /// Host and reason of an untrusted chain, for `#require`.
-  var untrustedChain: (host: String, reason: String)? {
-    if case .untrustedChain(let host, let reason) = self { (host, reason) } else { nil }
+  /// Host and reason when the error has `code`, for `#require`.
+  func details(_ code: Code) -> (host: String, reason: String)? {
+    guard self.code == code, let host, let reason else { return nil }
+    return (host, reason)
   }
 
-  /// Host and reason of a failed handshake, for `#require`.
-  var handshakeFailure: (host: String, reason: String)? {
-    if case .tlsHandshakeFailed(let host, let reason) = self { (host, reason) } else { nil }
-  }
-
-  /// Host and reason of a host refused before connecting, for `#require`.
-  var invalidHost: (host: String, reason: String)? {
-    if case .invalidHost(let host, let reason) = self { (host, reason) } else { nil }
-  }
-
-  /// Host and reason of a refused response, for `#require`.
-  var invalidResponse: (host: String, reason: String)? {
-    if case .invalidResponse(let host, let reason) = self { (host, reason) } else { nil }
-  }
-
-  /// The transport-security rule a request broke, for `#require`.
-  var transportSecurityViolation: CNTransportSecurityViolation? {
-    if case .transportSecurity(let violation) = self { violation } else { nil }
-  }
-
-  /// Why an argument was refused, for `#require`.
-  var invalidArgument: String? {
-    if case .invalidArgument(let reason) = self { reason } else { nil }
-  }
-
-  /// What the session does not support, for `#require`.
-  var unsupportedRequest: String? {
-    if case .unsupportedRequest(let what) = self { what } else { nil }
-  }
+  /// The reason when the error has `code` (an argument refused, a request not supported), for
+  /// `#require`.
+  func reason(ifCode code: Code) -> String? { self.code == code ? reason : nil }
 
   /// The proxy an untrusted-proxy error names, for `#require`.
-  var untrustedProxyName: String? {
-    if case .untrustedProxy(let name, _) = self { name } else { nil }
-  }
+  var untrustedProxyName: String? { code == .untrustedProxy ? proxy : nil }
 
   /// The pins' verdict, when the request was refused by them.
-  var pinFailure: CNPinningFailure? {
-    if case .pinMismatch(let failure) = self { return failure }
-    return nil
-  }
+  var pinFailure: CNPinningFailure? { pinningFailure }
 }
 
 extension CNPinnedSessionConfiguration {

@@ -18,7 +18,8 @@ struct TrustTests {
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))
     let session = try CNPinnedSession(manager: nil, configuration: .default.trusting(.system))
     let failure = await error { _ = try await session.data(from: server.baseURL) }
-    let (host, reason) = try #require(failure?.untrustedChain, "expected an untrusted chain, got \(String(describing: failure))")
+    let (host, reason) = try #require(
+      failure?.details(.untrustedChain), "expected an untrusted chain, got \(String(describing: failure))")
     #expect(host == "127.0.0.1")
     #expect(reason.contains("unable to get local issuer certificate"))
     #expect(server.requests.isEmpty)
@@ -116,7 +117,7 @@ struct TrustTests {
     let modern = try CNPinnedSession(manager: nil, configuration: configuration.trusting(.customAnchors([pki.root.certificate])))
     let failure = await error { _ = try await modern.data(from: server.baseURL) }
     let (host, reason) = try #require(
-      failure?.handshakeFailure, "expected a handshake failure, got \(String(describing: failure))")
+      failure?.details(.tlsHandshakeFailed), "expected a handshake failure, got \(String(describing: failure))")
     #expect(host == "127.0.0.1")
     #expect(reason.lowercased().contains("version"))
     #expect(failure?.isTrustFailure == false)

@@ -348,7 +348,5 @@ struct WarningHookTests {
 }
 
 extension CNParseError {
-  var isMalformedDocument: Bool {
-    if case .malformedDocument = self { true } else { false }
-  }
+  var isMalformedDocument: Bool { code == .malformedDocument }
 }

@@ -17,8 +17,8 @@ struct PolicyPayloadTests {
     #expect {
       try CNEnterprisePolicy.validatePayload(Data(repeated.utf8))
     } throws: { error in
-      guard case .invalidPayload(let problems) = error as? CNPolicyError else { return false }
-      return problems.first?.description.contains(#"duplicate key "a.test""#) == true
+      guard let error = error as? CNPolicyError, error.code == .invalidPayload else { return false }
+      return error.problems.first?.description.contains(#"duplicate key "a.test""#) == true
     }
   }
 

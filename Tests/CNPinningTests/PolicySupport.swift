@@ -68,11 +68,7 @@ func base64url(_ data: Data) -> String {
 }
 
 extension CNPolicyError {
-  var isOlderThanAccepted: Bool {
-    if case .olderThanAcceptedPolicy = self { true } else { false }
-  }
-  var isReissuedWithDifferentContent: Bool {
-    if case .reissuedWithDifferentContent = self { true } else { false }
-  }
+  var isOlderThanAccepted: Bool { code == .olderThanAcceptedPolicy }
+  var isReissuedWithDifferentContent: Bool { code == .reissuedWithDifferentContent }
 }
 #endif

@@ -99,8 +99,8 @@ struct PropertyListReaderTests {
       "<dict><key>PinnedDomains</key><dict><key>a.test</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>value</key><string>A</string></dict></array></array></dict><key>a.test</key><dict/></dict></dict>"
     )
     let error = problems(xml).first?.error
-    let message = try #require(
-      { if case .malformedDocument(let message)? = error { message } else { nil } }(), "a repeated host must be refused")
+    #expect(error?.code == .malformedDocument)
+    let message = try #require(error?.reason, "a repeated host must be refused")
     #expect(message.contains("duplicate key \"a.test\""))
   }
 

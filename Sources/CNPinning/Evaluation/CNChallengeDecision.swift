@@ -2,12 +2,64 @@ import Foundation
 
 /// Thrown by the async `validate(challenge:)` for a challenge it does not handle, so that the
 /// caller chooses what to do (as in the seed).
-public enum CNPinningError: Error, Sendable, Equatable {
+public struct CNPinningError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The failure, with its details; `package` so that cases can be added without breaking
+  /// a client's exhaustive `switch` (clients compare `code`).
+  package let kind: Kind
+
+  package init(_ kind: Kind) { self.kind = kind }
+
+  /// What kind of failure this is: compare it (`error.code == .notPinned`); the list may grow.
+  public var code: Code { kind.code }
+
+  /// The kinds of challenge the seed API leaves to the app.
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
+    /// The code's name, as the static member that holds it is named.
+    public let description: String
+    private init(_ name: String) { description = name }
+    /// The host has no pins.
+    public static let notPinned = Code("notPinned")
+    /// Not a server-trust challenge (a client certificate, HTTP authentication, NTLM, Negotiate):
+    /// the app answers it.
+    public static let notServerTrust = Code("notServerTrust")
+  }
+
   /// The host has no pins.
-  case notPinned
+  public static let notPinned = CNPinningError(.notPinned)
   /// Not a server-trust challenge (a client certificate, HTTP authentication, NTLM, Negotiate):
   /// the app answers it.
-  case notServerTrust
+  public static let notServerTrust = CNPinningError(.notServerTrust)
+}
+
+extension CNPinningError {
+  /// Every failure with its details (the cases the public factories make).
+  package enum Kind: Sendable, Hashable {
+    /// The host has no pins.
+    case notPinned
+    /// Not a server-trust challenge (a client certificate, HTTP authentication, NTLM, Negotiate):
+    /// the app answers it.
+    case notServerTrust
+
+    /// The case's code.
+    var code: Code {
+      switch self {
+      case .notPinned: .notPinned
+      case .notServerTrust: .notServerTrust
+      }
+    }
+  }
+
+  public var description: String {
+    switch kind {
+    case .notPinned: "the host has no pins; the app decides what to do"
+    case .notServerTrust: "not a server-trust challenge; the app answers it"
+    }
+  }
+
+  /// Matches a thrown error against a value, so that seed code can `catch CNPinningError.notPinned`.
+  public static func ~= (pattern: CNPinningError, error: any Error) -> Bool {
+    (error as? CNPinningError) == pattern
+  }
 }
 
 /// The outcome of the platform's own trust evaluation of a server-trust challenge (on Apple

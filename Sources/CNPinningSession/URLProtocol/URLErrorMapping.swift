@@ -12,7 +12,7 @@ enum URLErrorMapping {
   }
 
   static func code(for error: CNPinnedSessionError) -> URLError.Code {
-    switch error {
+    switch error.kind {
     case .untrustedChain, .hostnameMismatch, .pinMismatch, .untrustedProxy: return .serverCertificateUntrusted
     case .certificateExpired: return .serverCertificateHasBadDate
     case .certificateNotYetValid: return .serverCertificateNotYetValid
