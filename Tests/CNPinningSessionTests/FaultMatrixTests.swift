@@ -196,7 +196,7 @@ struct FaultMatrixTests {
       let leftovers = Leftovers(session, server, proxy)
       session = nil
       server = nil
-      try await leftovers.release()
+      await leftovers.release()
       let released = await eventually(within: 30) {
         ports.allSatisfy { HostileServerTests.sockets(port: $0) == 0 } && HostileServerTests.threads(named: threads) == 0
       }
@@ -354,7 +354,7 @@ struct FaultMatrixTests {
       origin = nil
       faulty = nil
       tinyproxy = nil
-      try await leftovers.release()
+      await leftovers.release()
       let ports = [originPort] + (proxyPort.map { [$0] } ?? [])
       let released = await eventually(within: 30) {
         ports.allSatisfy { HostileServerTests.sockets(port: $0) == 0 } && HostileServerTests.threads(named: threads) == 0

@@ -109,8 +109,13 @@ struct ProxyTests {
           reason: "CONNECT 127.0.0.1:\(origin.port) was answered 407 (proxy authentication required)"))
     #expect(origin.requests.isEmpty)
     proxy.stop()
-    let closed = await error { _ = try await session.data(from: URL(string: "https://127.0.0.1:\(origin.port)/")!) }
-    #expect(closed == .proxyFailed(proxy: "127.0.0.1:\(proxy.port)", reason: "connection refused"))
+    // A proxy that does not listen: a port held refusing, which no other test's server can take
+    // over as a stopped proxy's port could be.
+    try await withRefusedPort { port in
+      let unreachable = try Self.session(.http(host: "127.0.0.1", port: port), trust: pki.root)
+      let closed = await error { _ = try await unreachable.data(from: URL(string: "https://127.0.0.1:\(origin.port)/")!) }
+      #expect(closed == .proxyFailed(proxy: "127.0.0.1:\(port)", reason: "connection refused"))
+    }
   }
 
   /// An HTTPS proxy with its own PKI: its certificate is verified against the proxy's trust and

@@ -86,7 +86,7 @@ final class Leftovers: @unchecked Sendable {
   private var objects: [AnyObject]
   init(_ objects: AnyObject?...) { self.objects = objects.compactMap { $0 } }
 
-  func release() async throws {
+  func release() async {
     await offTheSharedThreads {
       for object in objects {
         (object as? LocalTLSServer)?.stop()
