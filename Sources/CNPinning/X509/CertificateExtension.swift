@@ -32,8 +32,6 @@ extension CNCertificate {
   package struct AuthorityKeyIdentifier: Sendable, Equatable {
     /// keyIdentifier [0], when present.
     package var keyIdentifier: [UInt8]?
-    /// Whether authorityCertIssuer [1] or authorityCertSerialNumber [2] is present.
-    package var namesIssuerOrSerial: Bool
   }
 
   static let subjectAltNameOID: [UInt8] = [0x55, 0x1D, 0x11]
@@ -181,14 +179,13 @@ extension CNCertificate {
     decode(Self.authorityKeyIdentifierOID) { (reader: inout DERReader) throws(CNCertificateError) in
       let sequence = try reader.read(DERReader.sequence, "authorityKeyIdentifier")
       var fields = reader.reader(inside: sequence)
-      var result = AuthorityKeyIdentifier(keyIdentifier: nil, namesIssuerOrSerial: false)
+      var result = AuthorityKeyIdentifier(keyIdentifier: nil)
       if let key = try fields.readOptional(0x80, "authorityKeyIdentifier.keyIdentifier") {
         result.keyIdentifier = Array(reader.bytes[key.content])
       }
-      if try fields.readOptional(0xA1, "authorityKeyIdentifier.authorityCertIssuer") != nil { result.namesIssuerOrSerial = true }
-      if try fields.readOptional(0x82, "authorityKeyIdentifier.authorityCertSerialNumber") != nil {
-        result.namesIssuerOrSerial = true
-      }
+      // authorityCertIssuer [1] and authorityCertSerialNumber [2] are read only to be skipped.
+      _ = try fields.readOptional(0xA1, "authorityKeyIdentifier.authorityCertIssuer")
+      _ = try fields.readOptional(0x82, "authorityKeyIdentifier.authorityCertSerialNumber")
       try fields.expectEnd("authorityKeyIdentifier")
       return result
     }

@@ -49,11 +49,11 @@ final class VerifiedChain: Sendable {
       if verdicts.belowAnchor == nil { verdicts.belowAnchor = .some(WebPKIProfile.violation(belowAnchorOf: certificates)) }
       if let problem = verdicts.belowAnchor ?? nil { return problem }
       guard scope == .wholeChain else { return nil }
-      if verdicts.wholeChain == nil { verdicts.wholeChain = .some(WebPKIProfile.violation(certificates, scope: .wholeChain)) }
-      return verdicts.wholeChain ?? nil
+      if verdicts.anchor == nil { verdicts.anchor = .some(WebPKIProfile.violation(anchorOf: certificates)) }
+      return verdicts.anchor ?? nil
     }
   }
-  private let profileVerdicts = Locked<(belowAnchor: String??, wholeChain: String??)>((nil, nil))
+  private let profileVerdicts = Locked<(belowAnchor: String??, anchor: String??)>((nil, nil))
 
   init(host: String, port: Int, trust: ObjectIdentifier, certificates: [CNCertificate], presented: [CNCertificate]) {
     self.host = host

@@ -12,9 +12,6 @@ public enum CNCertificateProfile: Sendable, Equatable {
   /// OpenSSL's verification alone.
   case openSSL
 
-  /// Whether the profile applies to chains verified against `trust`.
-  func appliesWebPKI(under trust: CNTrust) -> Bool { scope(under: trust) != nil }
-
   /// How much of a chain verified against `trust` the profile judges; nil: none of it.
   func scope(under trust: CNTrust) -> WebPKIProfile.Scope? {
     switch self {
@@ -43,7 +40,13 @@ enum WebPKIProfile {
   /// The first rule the chain breaks within `scope`, in words, or nil.
   static func violation(_ chain: [CNCertificate], scope: Scope) -> String? {
     if let problem = violation(belowAnchorOf: chain) { return problem }
-    guard scope == .wholeChain, chain.count >= 2, let anchor = chain.last else { return nil }
+    return scope == .wholeChain ? violation(anchorOf: chain) : nil
+  }
+
+  /// The first root rule the chain's trust anchor breaks (`anchorViolation`), or nil; a chain
+  /// of one certificate, trusted as itself, is not judged.
+  static func violation(anchorOf chain: [CNCertificate]) -> String? {
+    guard chain.count >= 2, let anchor = chain.last else { return nil }
     return anchorViolation(anchor)
   }
 
