@@ -21,9 +21,6 @@ public final class CNPinnedSession: Sendable {
   private let state: Locked<State>
   /// Observer events, failure reports and uploads, after each hop.
   private let effects: ConnectionEffects
-  /// Where failure reports go and the upload limits are kept (`configuration.failureReporter`,
-  /// or the session's own).
-  let reporter: CNPinningReporter
   /// `configuration.transportSecurity`, indexed; nil when it is off.
   private let transportSecurity: IndexedTransportSecurity?
   /// libcurl and OpenSSL on Linux, URLSession on Apple platforms.
@@ -53,8 +50,8 @@ public final class CNPinnedSession: Sendable {
       throw CNPinnedSessionError.invalidArgument(
         "httpMaximumConnectionsPerHost must be at least 1, not \(configuration.httpMaximumConnectionsPerHost)")
     }
-    self.reporter = configuration.failureReporter ?? CNPinningReporter()
     self.effects = ConnectionEffects(
+      reporter: configuration.failureReporter ?? CNPinningReporter(),
       uploader: reportsFailures ? ReportUploader(manager: manager, configuration: configuration) : nil)
     self.configuration = configuration
     self.transportSecurity = try configuration.transportSecurity.indexed()
@@ -225,7 +222,7 @@ public final class CNPinnedSession: Sendable {
     let name = target.hostName
     let host = target.host
     let isPinned = manager?.configuration(for: name) != nil
-    if !isPinned, let manager, let nearMiss = reporter.nearMissWarning(for: host, pins: manager) {
+    if !isPinned, let manager, let nearMiss = effects.reporter.nearMissWarning(for: host, pins: manager) {
       CNPinningLog.warn(nearMiss)
     }
     if !isPinned && configuration.unpinnedHosts == .deny { throw .hostNotPinned(host: host) }
@@ -240,7 +237,7 @@ public final class CNPinnedSession: Sendable {
       wantsPresentedChain: observer != nil, connectOnly: connectOnly)
     let report = await transport.exchange(hop)
     if let networkTime = report.networkTime { networkTimeObserver?(networkTime) }
-    effects.emit(report.judgements, target: target, manager: manager, reporter: reporter, observer: observer)
+    effects.emit(report.judgements, target: target, manager: manager, observer: observer)
     let outcome = try report.outcome.get()
     Cookies.store(from: outcome.response, of: request, in: cookies)
     return outcome

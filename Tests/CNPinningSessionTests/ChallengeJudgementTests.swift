@@ -66,10 +66,9 @@ import Testing
     let reporter = CNPinningReporter { report in ports.withLock { $0.append(report.port) } }
     let chain = try TestIdentity.root("Rogue Root").issueLeaf("api.test").chain
     let (_, judgement) = Self.challenge(manager: manager, evaluation: .trusted(chain))
-    let effects = ConnectionEffects(uploader: ReportUploader(manager: manager, configuration: .init()))
+    let effects = ConnectionEffects(reporter: reporter, uploader: ReportUploader(manager: manager, configuration: .init()))
     effects.emit(
-      [judgement], target: try RequestTarget(URL(string: "https://api.test/")), manager: manager, reporter: reporter,
-      observer: nil)
+      [judgement], target: try RequestTarget(URL(string: "https://api.test/")), manager: manager, observer: nil)
     // Reports are delivered in order on one queue: a later one, on another port, marks the end.
     _ = manager.decide(
       authenticationMethod: CNPinningManager.serverTrustAuthenticationMethod, host: "api.test", port: 9, reporter: reporter

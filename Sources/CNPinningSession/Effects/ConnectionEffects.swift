@@ -5,11 +5,14 @@ import Foundation
 /// an observer event per judgement, and each pin failure (or expiry) reported to the session's
 /// reporter and, with a `reportURI`, uploaded within the reporter's limits. The same on every platform.
 struct ConnectionEffects: Sendable {
+  /// Where failure reports go and the upload limits are kept (`configuration.failureReporter`,
+  /// or the session's own).
+  let reporter: CNPinningReporter
   /// Uploads failure reports; nil for the session that uploads them (no recursion).
   let uploader: ReportUploader?
 
   func emit(
-    _ judgements: [Judgement], target: RequestTarget, manager: CNPinningManager?, reporter: CNPinningReporter,
+    _ judgements: [Judgement], target: RequestTarget, manager: CNPinningManager?,
     observer: (@Sendable (CNConnectionEvent) -> Void)?
   ) {
     for judgement in judgements {
