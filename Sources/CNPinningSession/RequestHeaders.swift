@@ -22,12 +22,14 @@ enum RequestHeaders {
 
   /// The fields of `request` over `additional`, without the `withheld` names, by lower-case name.
   static func merged(_ request: URLRequest, additional: [String: String], withheld: CredentialHeaders?) -> [String: Field] {
+    let own = request.allHTTPHeaderFields ?? [:]
+    guard !own.isEmpty || !additional.isEmpty else { return [:] }
     var fields: [String: Field] = [:]
     for (name, value) in additional.sorted(by: { $0.key < $1.key }) {
       let key = lowercasedASCII(name)
       fields[key] = Field(key: key, name: name, value: value)
     }
-    for (name, value) in request.allHTTPHeaderFields ?? [:] {
+    for (name, value) in own {
       let key = lowercasedASCII(name)
       fields[key] = Field(key: key, name: name, value: value)
     }

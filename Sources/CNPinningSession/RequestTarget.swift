@@ -32,7 +32,7 @@ struct RequestTarget: Sendable {
     let bare = written.hasPrefix("[") && written.hasSuffix("]") ? String(written.dropFirst().dropLast()) : written
     // The host as libcurl would read it: percent-encoding is decoded first (and a host that
     // still needs it is refused by the parse).
-    let decoded = bare.contains("%") ? bare.removingPercentEncoding ?? bare : bare
+    let decoded = bare.utf8.contains(UInt8(ascii: "%")) ? bare.removingPercentEncoding ?? bare : bare
     switch HostName.parse(decoded) {
     case .success(let name): hostName = name
     case .failure(let invalid): throw .invalidHost(host: decoded, reason: invalid.reason)

@@ -85,21 +85,31 @@ struct ResponseHead {
       let httpVersion = String(decoding: head[status.lowerBound..<versionEnd], as: UTF8.self)
 
       // Repeated names (in any case) are joined in order of arrival under the first spelling:
-      // linear in the size of the head.
+      // linear in the size of the head. The first spelling of each name, by its lower-case form,
+      // is kept only from the first name with an upper-case letter on: until then (and in every
+      // HTTP/2 head) each name is its own lower-case form and `fields` alone finds repeats.
       var fields: [String: String] = [:]
-      var spellings: [String: String] = [:]
-      fields.reserveCapacity(16)
-      spellings.reserveCapacity(16)
+      var spellings: [String: String]?
       while let line = lines.next() {
         guard let colon = head[line].firstIndex(of: UInt8(ascii: ":")) else { continue }
         let nameRange = Self.trimmed(head, line.lowerBound..<colon)
         let name = String(decoding: head[nameRange], as: UTF8.self)
         let value = String(decoding: head[Self.trimmed(head, (colon + 1)..<line.upperBound)], as: UTF8.self)
-        let key = head[nameRange].contains(where: Self.isUpperCase) ? Self.lowercased(head[nameRange]) : name
-        if let spelling = spellings[key] {
+        let hasUpperCase = head[nameRange].contains(where: Self.isUpperCase)
+        if hasUpperCase, spellings == nil {
+          spellings = Dictionary(uniqueKeysWithValues: fields.keys.map { ($0, $0) })
+        }
+        let spelling: String?
+        if spellings != nil {
+          let key = hasUpperCase ? Self.lowercased(head[nameRange]) : name
+          spelling = spellings?[key]
+          if spelling == nil { spellings?[key] = name }
+        } else {
+          spelling = fields[name] == nil ? nil : name
+        }
+        if let spelling {
           fields[spelling, default: ""] += ", " + value
         } else {
-          spellings[key] = name
           fields[name] = value
         }
       }

@@ -42,6 +42,19 @@ struct ResponseHeadTests {
     #expect(parsed.fields == ["Set-Cookie": "a=1, b=2", "X-Empty": ""])
   }
 
+  /// An HTTP/2 head's names are all lower case; an upper-case spelling arriving after them still
+  /// joins the first (lower-case) one.
+  @Test func repeatsJoinWhetherTheFirstSpellingIsLowerCaseOrNot() throws {
+    let lower = try #require(Self.head(["HTTP/2 200\r\n", "vary: a\r\n", "vary: b\r\n", "etag: 1\r\n"]).parsed())
+    #expect(lower.fields == ["vary": "a, b", "etag": "1"])
+    let mixed = try #require(
+      Self.head([
+        "HTTP/1.1 200 OK\r\n", "set-cookie: a=1\r\n", "x-a: 1\r\n", "Set-Cookie: b=2\r\n", "X-B: 3\r\n",
+        "X-A: 2\r\n", "x-b: 4\r\n",
+      ]).parsed())
+    #expect(mixed.fields == ["set-cookie": "a=1, b=2", "x-a": "1, 2", "X-B": "3, 4"])
+  }
+
   @Test func aNewStatusLineStartsOver() throws {
     let parsed = try #require(
       Self.head(["HTTP/1.1 100 Continue\r\n", "X-A: 1\r\n", "\r\n", "HTTP/2 204\r\n", "X-B: 2\r\n"]).parsed())

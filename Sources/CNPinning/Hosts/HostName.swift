@@ -86,12 +86,13 @@ package struct HostName: Hashable, Sendable {
 
   /// Mistakes that show the text is a URL or a pattern rather than a host name.
   private static func structuralProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-    func contains(_ text: String) -> Bool {
-      let needle = Array(text.utf8)
-      guard bytes.count >= needle.count else { return false }
-      return (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
-    }
-    if contains("://") { return "contains a URL scheme; write the host name only" }
+    // Byte by byte, allocating nothing: every request's host comes through here.
+    let hasScheme =
+      bytes.count >= 3
+      && (0...(bytes.count - 3)).contains {
+        bytes[$0] == UInt8(ascii: ":") && bytes[$0 + 1] == UInt8(ascii: "/") && bytes[$0 + 2] == UInt8(ascii: "/")
+      }
+    if hasScheme { return "contains a URL scheme; write the host name only" }
     if bytes.contains(UInt8(ascii: "/")) { return "contains a path; write the host name only" }
     if bytes.contains(UInt8(ascii: "*")) { return "wildcards are not supported; use includesSubdomains" }
     if bytes.contains(UInt8(ascii: "@")) { return "contains user information; write the host name only" }

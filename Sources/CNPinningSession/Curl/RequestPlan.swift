@@ -133,30 +133,38 @@ struct RequestPlan: Sendable {
     }
   }
 
-  /// The request's headers over the configuration's (`RequestHeaders.split`), with the hop's
-  /// cookies. `Expect` is sent empty unless set, so that libcurl never waits for a `100 Continue`.
+  /// The request's headers over the configuration's (`RequestHeaders.split`), sorted by name,
+  /// then the hop's cookies (unless the request sets `Cookie`) and an empty `Expect` (unless it
+  /// sets one), so that libcurl never waits for a `100 Continue`.
   private static func headerLines(_ merged: [String: RequestHeaders.Field], cookies: String?) throws(CNPinnedSessionError)
     -> [String]
   {
-    var fields = merged
-    if let cookies, fields["cookie"] == nil { fields["cookie"] = .init(key: "cookie", name: "Cookie", value: cookies) }
-    if fields["expect"] == nil { fields["expect"] = .init(key: "expect", name: "Expect", value: "") }
-    return try lines(fields)
+    var lines = try lines(merged)
+    if let cookies, merged["cookie"] == nil { lines.append(try line(name: "Cookie", value: cookies)) }
+    if merged["expect"] == nil { lines.append("Expect: ") }
+    return lines
   }
 
-  /// Fields in curl's form, sorted by name; a name or value that could split the head is refused.
+  /// Fields in curl's form, sorted by name.
   private static func lines(_ fields: [String: RequestHeaders.Field]) throws(CNPinnedSessionError) -> [String] {
+    guard !fields.isEmpty else { return [] }
     var lines: [String] = []
     lines.reserveCapacity(fields.count)
-    for (key, field) in fields.sorted(by: { $0.key < $1.key }) {
-      let (name, value) = (field.name, field.value)
-      guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter),
-        !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
-      else { throw .invalidArgument("the header \"\(name)\" has an invalid name or value") }
-      // "Name;" sends an empty header; "Name:" would remove curl's own.
-      lines.append(value.isEmpty && key != "expect" ? "\(name);" : "\(name): \(value)")
+    for (_, field) in fields.sorted(by: { $0.key < $1.key }) {
+      lines.append(try line(name: field.name, value: field.value))
     }
     return lines
+  }
+
+  /// One field in curl's form; a name or value that could split the head is refused.
+  private static func line(name: String, value: String) throws(CNPinnedSessionError) -> String {
+    guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter),
+      !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
+    else { throw .invalidArgument("the header \"\(name)\" has an invalid name or value") }
+    // "Name;" sends an empty header; "Name:" would remove curl's own. An empty Expect is sent
+    // as "Expect: ", which libcurl reads as "send none of your own".
+    if value.isEmpty { return RequestHeaders.lowercasedASCII(name) == "expect" ? "\(name): " : "\(name);" }
+    return "\(name): \(value)"
   }
 
   private static func isTokenCharacter(_ byte: UInt8) -> Bool {

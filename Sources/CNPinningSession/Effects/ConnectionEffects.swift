@@ -15,11 +15,12 @@ struct ConnectionEffects: Sendable {
     _ judgements: [Judgement], target: RequestTarget, manager: CNPinningManager?,
     observer: (@Sendable (CNConnectionEvent) -> Void)?
   ) {
-    for judgement in judgements {
-      observer?(event(for: judgement, target: target))
-      guard let uploader, let manager, let pinning = judgement.pinning,
+    // By index: a judgement is large, and most requests need only its pin result read.
+    for index in judgements.indices {
+      if let observer { observer(event(for: judgements[index], target: target)) }
+      guard let uploader, let manager, let pinning = judgements[index].pinning,
         let report = reporter.report(
-          pinning, host: target.host, port: target.port, chain: judgement.verifiedChain, pins: manager)
+          pinning, host: target.host, port: target.port, chain: judgements[index].verifiedChain, pins: manager)
       else { continue }
       if let reportURI = manager.configuration(for: target.hostName)?.configuration.reportURI,
         reporter.claimUpload(of: report)
