@@ -295,16 +295,25 @@ do {
   case "prepare":
     try prepare()
   case "serve" where arguments.count >= 4:
+    guard let seconds = Double(arguments[3]), seconds.isFinite, seconds > 0 else {
+      print("bench-peers: SECONDS must be a positive number, not \"\(arguments[3])\"")
+      exit(2)
+    }
     let (newConnections, keepAlive, _) = try startServers()
     // Written unbuffered: scripts/profile-peers.sh reads it while the servers run.
     FileHandle.standardOutput.write(
       Data("nginx: keep-alive off on \(newConnections.port), keep-alive and HTTP/2 on \(keepAlive.port)\n".utf8))
-    Thread.sleep(forTimeInterval: Double(arguments[3]) ?? 60)
+    Thread.sleep(forTimeInterval: seconds)
     newConnections.stop()
     keepAlive.stop()
   case "run" where arguments.count >= 4:
     guard NginxServer.executable != nil else { skip("nginx is not installed (make deps installs Debian's nginx-light)") }
-    let missed = try runAll(client: arguments[3], rounds: arguments.count > 4 ? Int(arguments[4]) ?? 10 : 10)
+    let written = arguments.count > 4 ? arguments[4] : "10"
+    guard let rounds = Int(written), (1...1000).contains(rounds) else {
+      print("bench-peers: ROUNDS must be a whole number from 1 to 1000, not \"\(written)\"")
+      exit(2)
+    }
+    let missed = try runAll(client: arguments[3], rounds: rounds)
     print(missed == 0 ? "All bench-peers targets met." : "\(missed) bench-peers targets missed.")
     exit(missed == 0 ? 0 : 1)
   default:
