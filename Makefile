@@ -96,7 +96,7 @@ asan: deps
 # resumption, HTTP/2 streams, proxies). Tag a new test of that kind and it runs here.
 tsan: deps
 	$(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
-	filter="$$(scripts/tagged-tests.py .build/tsan concurrency)" && TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread --filter "$$filter"
+	filter="$$(scripts/tagged-tests.py .build/tsan concurrency)" && TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/scripts/tsan.supp" $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread --filter "$$filter"
 
 # The Apple code (Security, CryptoKit and URLSession glue, the seed README's code) type-checked on
 # Linux against stubs of Apple's SDK (AppleCheck/), then a self-test that deliberate mistakes fail.
