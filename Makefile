@@ -115,8 +115,12 @@ check-makefile:
 	@(echo "Cannot export local symbol x"; echo kept) | $(QUIET_LINKER) | grep -qx kept
 	@echo "check-makefile: a failed build behind QUIET_LINKER fails its recipe"
 
+# Also refuses Synchronization.Mutex: ThreadSanitizer cannot see its contended path on Linux, so
+# `make tsan` would check nothing it guards (docs/DECISIONS.md); use Locked.
 lint:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format $(FORMAT_PATHS)
+	@if grep -rnE '\bMutex *[(<]' $(FORMAT_PATHS); then \
+	  echo "lint: Synchronization.Mutex above; TSan cannot see it (docs/DECISIONS.md): use Locked" >&2; exit 1; fi
 
 # API documentation: a .doccarchive per module in .build/docs, from symbol graphs with the
 # toolchain's docc (warnings are errors; every public symbol needs a doc comment).
