@@ -21,18 +21,19 @@ struct ReportDeliveryTests {
     let report = ReportDelivery()
   }
 
-  static func report(_ round: Int) -> TransferReport {
+  /// Round `round`'s report; `networkTime` carries the round, so the task can tell whose it got.
+  static func report(_ round: UInt64) -> TransferReport {
     TransferReport(
       result: .failure(.connectionLost(host: "api.test", reason: "the connection ended in round \(round)")),
-      judgements: [],
-      networkTime: UInt64(max(round, 0)), mayBeSentAgain: false)
+      judgements: [], networkTime: round, mayBeSentAgain: false)
   }
 
   /// Delivers the round's report, resumes the waiting task if there is one, and tries a second
   /// delivery; returns whether that second one did nothing, as it must.
   static func deliverTwice(to transfer: Transfer, round: Int) -> Bool {
-    transfer.report.deliver { report(round) }?.resume()
-    return transfer.report.deliver { report(-1) } == nil
+    transfer.report.deliver { report(UInt64(round)) }?.resume()
+    // A late report no round has: were it to replace the first, the task would see it.
+    return transfer.report.deliver { report(.max) } == nil
   }
 
   @Test func aRacingDeliveryReachesTheTaskOnce() async {
@@ -55,6 +56,5 @@ struct ReportDeliveryTests {
     }
     #expect(secondDeliveriesIgnored.withLock { $0 } == rounds)
   }
-
 }
 #endif
