@@ -18,8 +18,40 @@ struct TaskInternalsTests {
   @Test func aTasksWorkQueueAndSessionAreRead() throws {
     let session = URLSession(configuration: .ephemeral)
     let task = session.dataTask(with: Self.url)
-    #expect(TaskInternals.workQueue(of: task) != nil, "URLSessionTask.workQueue")
-    #expect(TaskInternals.session(of: task) === session, "URLSessionTask.session")
+    let reading = try #require(try TaskInternals.reading(of: task), "URLSessionTask.workQueue, .session, .knownBody")
+    #expect(reading.session === session, "URLSessionTask.session")
+  }
+
+  /// Where each property sits is remembered per class: tasks of different classes (an upload
+  /// task's properties sit one superclass further up), read in turn and again, each get their own.
+  @Test func tasksOfEveryClassAreReadAgain() throws {
+    let session = URLSession(configuration: .ephemeral)
+    var request = URLRequest(url: Self.url)
+    request.httpMethod = "PUT"
+    let tasks = [
+      session.dataTask(with: Self.url), session.uploadTask(with: request, from: Data("up".utf8)),
+      session.downloadTask(with: Self.url), session.dataTask(with: Self.url),
+    ]
+    var queues: [ObjectIdentifier: DispatchQueue] = [:]
+    for round in 0..<2 {
+      for task in tasks {
+        let reading = try #require(try TaskInternals.reading(of: task), "round \(round): \(type(of: task))")
+        #expect(reading.session === session, "round \(round): \(type(of: task))")
+        let known = queues[ObjectIdentifier(task), default: reading.workQueue]
+        #expect(known === reading.workQueue, "round \(round): the same task's work queue again")
+        queues[ObjectIdentifier(task)] = reading.workQueue
+        if task is URLSessionUploadTask {
+          guard case .data(let data)? = reading.body else {
+            Issue.record("round \(round): the upload task's body")
+            continue
+          }
+          #expect(data == Data("up".utf8))
+        } else {
+          #expect(reading.body == nil, "round \(round): \(type(of: task))")
+        }
+      }
+    }
+    #expect(Set(queues.values.map(ObjectIdentifier.init)).count == tasks.count, "each task has a work queue of its own")
   }
 
   @Test func whetherATasksDataGoesToADelegateIsRead() throws {
@@ -27,8 +59,9 @@ struct TaskInternalsTests {
     let withDelegate = delegated.dataTask(with: Self.url)
     let withHandler = delegated.dataTask(with: Self.url) { _, _, _ in }
     for (task, expected) in [(withDelegate, true), (withHandler, false)] {
-      let queue = try #require(TaskInternals.workQueue(of: task))
-      #expect(queue.sync { TaskInternals.hasDataDelegate(task) } == expected, "URLSession.taskRegistry.behaviours")
+      let queue = try #require(try TaskInternals.reading(of: task)?.workQueue)
+      #expect(
+        queue.sync { TaskInternals.hasDataDelegate(task, of: delegated) } == expected, "URLSession.taskRegistry.behaviours")
     }
   }
 
@@ -39,17 +72,19 @@ struct TaskInternalsTests {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("task-internals-\(UUID().uuidString)")
     try Data("file".utf8).write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
-    guard case .data(let data)? = try TaskInternals.body(of: session.uploadTask(with: request, from: Data("bytes".utf8))) else {
+    guard case .data(let data)? = try TaskInternals.reading(of: session.uploadTask(with: request, from: Data("bytes".utf8)))?.body
+    else {
       Issue.record("URLSessionTask.knownBody: .data")
       return
     }
     #expect(data == Data("bytes".utf8))
-    guard case .file(let url)? = try TaskInternals.body(of: session.uploadTask(with: request, fromFile: file)) else {
+    guard case .file(let url)? = try TaskInternals.reading(of: session.uploadTask(with: request, fromFile: file))?.body else {
       Issue.record("URLSessionTask.knownBody: .file")
       return
     }
     #expect(url == file)
-    #expect(try TaskInternals.body(of: session.dataTask(with: Self.url)) == nil, "URLSessionTask.knownBody: none")
+    let none = try #require(try TaskInternals.reading(of: session.dataTask(with: Self.url)))
+    #expect(none.body == nil, "URLSessionTask.knownBody: none")
   }
 
   /// FoundationNetworking copies its storage's cookies into the task's request itself; the

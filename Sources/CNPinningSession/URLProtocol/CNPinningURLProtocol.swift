@@ -77,25 +77,25 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
       )
       return
     }
-    guard let session = PinnedSessions.session(at: Slot.index), let task, let queue = TaskInternals.workQueue(of: task) else {
-      client.urlProtocol(self, didFailWithError: Self.unsupported("this Foundation's URLSession task cannot be read", request))
+    let unreadable = Self.unsupported("this Foundation's URLSession task cannot be read", request)
+    guard let session = PinnedSessions.session(at: Slot.index), let task else {
+      client.urlProtocol(self, didFailWithError: unreadable)
       return
     }
+    let internals: TaskInternals.Reading
     var request: URLRequest
     let upload: UploadSource?
-    do {
-      (request, upload) = try Self.request(for: task, self.request)
+    do throws(URLError) {
+      guard let reading = try TaskInternals.reading(of: task) else { throw unreadable }
+      internals = reading
+      (request, upload) = try Self.request(for: task, body: reading.body, self.request)
     } catch {
       client.urlProtocol(self, didFailWithError: error)
       return
     }
     // The URLSession's configuration: its headers (under the request's own, kept to the original
     // origin like them) and its cookie storage, used hop by hop.
-    guard let urlSession = TaskInternals.session(of: task) else {
-      client.urlProtocol(self, didFailWithError: Self.unsupported("this Foundation's URLSession task cannot be read", request))
-      return
-    }
-    let settings = urlSession.configuration
+    let settings = internals.session.configuration
     var sessionHeaders: [String: String] = [:]
     for case (let name as String, let value as String) in settings.httpAdditionalHeaders ?? [:] { sessionHeaders[name] = value }
     request = RequestHeaders.adding(sessionHeaders, to: request)
@@ -103,16 +103,17 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
     // FoundationNetworking put the storage's cookies in the request itself, Secure ones and ones
     // planted on a public suffix included: that header is dropped, and the pinned session derives
     // it again from the storage under its own rules. A Cookie the app set is kept.
-    if let cookies, let added = TaskInternals.cookieHeader(addedTo: request, from: cookies),
-      request.value(forHTTPHeaderField: "Cookie") == added
+    if let cookies, let sent = request.value(forHTTPHeaderField: "Cookie"),
+      sent == TaskInternals.cookieHeader(addedTo: request, from: cookies)
     {
       request.setValue(nil, forHTTPHeaderField: "Cookie")
     }
     // A task whose data goes to a delegate gets the body as it arrives; a completion-handler
     // task keeps only the last piece it is given, so it gets the body whole, in one report
     // (without a delegate, no task can be the delegate's).
-    let streams = urlSession.delegate != nil && TaskInternals.hasDataDelegate(task) == true
-    let loading = Loading(protocol: self, client: client, queue: queue)
+    let streams =
+      internals.session.delegate != nil && TaskInternals.hasDataDelegate(task, of: internals.session) == true
+    let loading = Loading(protocol: self, client: client, queue: internals.workQueue)
     self.loading = loading
     loading.transfer = Task { [request] in
       do {
@@ -132,17 +133,17 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
     }
   }
 
-  /// The request to send, and the body an upload task was given (not in the task's request),
+  /// The request to send, and `body`, the one an upload task was given (not in the task's request),
   /// streamed when it is a file or a stream. Download tasks are refused: FoundationNetworking
   /// finishes them only for its own protocols.
-  private static func request(for task: URLSessionTask, _ request: URLRequest) throws(URLError) -> (
-    URLRequest, UploadSource?
-  ) {
+  private static func request(for task: URLSessionTask, body: TaskInternals.Body?, _ request: URLRequest) throws(URLError)
+    -> (URLRequest, UploadSource?)
+  {
     if task is URLSessionDownloadTask {
       throw unsupported("download tasks are not pinned yet: use data(for:) (or CNPinnedSession.download(for:))", request)
     }
     var request = request
-    switch try TaskInternals.body(of: task) {
+    switch body {
     case nil:
       return (request, nil)
     case .data(let data):
