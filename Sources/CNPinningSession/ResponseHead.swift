@@ -88,7 +88,10 @@ struct ResponseHead {
       // linear in the size of the head. The first spelling of each name, by its lower-case form,
       // is kept only from the first name with an upper-case letter on: until then (and in every
       // HTTP/2 head) each name is its own lower-case form and `fields` alone finds repeats.
-      var fields: [String: String] = [:]
+      // At most one field per line: the table is made at its size rather than grown as it fills
+      // (up to 64 fields; beyond, it grows, so that a head of bare lines reserves nothing much).
+      let lineCount = head.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+      var fields = [String: String](minimumCapacity: min(lineCount, 64))
       var spellings: [String: String]?
       while let line = lines.next() {
         guard let colon = head[line].firstIndex(of: UInt8(ascii: ":")) else { continue }
