@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Where each request's instructions go, counted rather than timed.
+
+Runs the peer benchmark's clients under valgrind's callgrind against the benchmark's nginx:
+CNPinnedSession, libcurl's multi interface driven from C (Benchmarks/PeerC/multi-client.c) and
+URLSession through `.cnPinned`, each in one long-lived process doing sequential keep-alive
+requests over HTTP/2 (after their 200 requests of warm-up). Each runs twice, with LOW and HIGH
+requests; the difference divided by HIGH - LOW is what one request costs, start-up and warm-up
+left out. Prints instructions per request by library, and for the parts of a request named in
+PHASES (each inclusive of what it calls).
+
+Instruction counts do not depend on what else the machine is doing, so two builds can be
+compared on a busy two-core VM where timings vary by 2x between runs. They are not time: a
+cache miss or a system call costs more than its instructions say (the kernel is not counted).
+
+    scripts/instructions-per-request.py [LOW HIGH]      (defaults: 300 1300)
+
+Run it after `make bench-peers`, which builds the clients. Needs valgrind (Debian: valgrind). A
+profiling aid, not part of `make test`.
+"""
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RELEASE = os.path.join(ROOT, "Benchmarks/.build/static/release")
+DIRECTORY = os.path.join(ROOT, ".build/bench-peers")
+
+# Parts of a request, by a piece of their mangled name (Swift) or their C name; each is
+# inclusive of what it calls, so parts nested in others overlap.
+PHASES = [
+    ("Foundation's HTTPURLResponse initialiser", "HTTPURLResponseC3url10statusCode11httpVersion12headerFields"),
+    ("  of which its field-name canonicalisation", "HTTPURLResponseC8sanitize"),
+    ("response head parsed into fields", "ResponseHeadV6parsed"),
+    ("libcurl's socket_action (the transfer)", "curl_multi_socket_action"),
+    ("  of which the pin judgement before sending", "judgeBeforeRequest"),
+    ("  of which header lines taken", "receiveHeader33_"),
+    ("  of which the idle-time watch", "watchIdleTime33_"),
+    ("transfer started (options bound, handle added)", "CurlMultiLoopC5start"),
+    ("  of which options bound", "CurlEasyC4bind"),
+    ("transfer finished (handle removed, reset)", "collectFinishedTransfers"),
+    ("the URL checked (RequestTarget)", "RequestTargetVyAC20FoundationEssentials3URLV"),
+    ("observer events and reports", "ConnectionEffectsV4emit"),
+    ("FoundationNetworking's task internals read", "TaskInternalsO7reading"),
+    ("libcurl options set (curl_easy_setopt)", "curl_easy_setopt"),
+    ("libcurl handle reset (curl_easy_reset)", "curl_easy_reset"),
+]
+
+
+def fail(message):
+    print(f"instructions-per-request: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def annotate(path, inclusive):
+    """Instructions by function (name, object) from callgrind_annotate."""
+    arguments = ["callgrind_annotate", "--threshold=100", f"--inclusive={'yes' if inclusive else 'no'}", path]
+    output = subprocess.run(arguments, capture_output=True, text=True, check=True).stdout
+    costs = collections.Counter()
+    for line in output.splitlines():
+        match = re.match(r"\s*([\d,]+) \([^)]*\)\s+(.*)\[(.*)\]\s*$", line)
+        if match:
+            name = match.group(2).strip()
+            # Functions entered again through the async runtime are listed a second time as
+            # NAME'2 with the whole rest of the run in them: not a cost of one call.
+            if not name.endswith("'2"):
+                costs[(name, os.path.basename(match.group(3)))] += int(match.group(1).replace(",", ""))
+    return costs
+
+
+def library(name):
+    for prefix, label in (("libcurl", "libcurl"), ("libnghttp2", "nghttp2"), ("libssl", "OpenSSL"),
+                          ("libcrypto", "OpenSSL"), ("libc.so", "libc (malloc, memcpy, …)"),
+                          ("client", "the Swift executable (runtime, Foundation, CNPinning)"),
+                          ("multi-client", "the C program's own code")):
+        if name.startswith(prefix):
+            return label
+    return "other"
+
+
+def measure(command, low, high, work, name):
+    """Per-request instructions: by library (exclusive) and by function (inclusive)."""
+    runs = {}
+    for count in (low, high):
+        out = os.path.join(work, f"{name}-{count}.out")
+        arguments = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + command(count)
+        result = subprocess.run(arguments, capture_output=True, text=True)
+        if result.returncode != 0:
+            fail(f"{name} failed under valgrind:\n{result.stderr[-2000:]}")
+        runs[count] = (annotate(out, inclusive=False), annotate(out, inclusive=True))
+    requests = high - low
+    by_library = collections.Counter()
+    for key in set(runs[low][0]) | set(runs[high][0]):
+        by_library[library(key[1])] += (runs[high][0][key] - runs[low][0][key]) / requests
+    by_function = collections.Counter()
+    for key in set(runs[low][1]) | set(runs[high][1]):
+        by_function[key[0]] += (runs[high][1][key] - runs[low][1][key]) / requests
+    return by_library, by_function
+
+
+def phase_cost(by_function, pattern):
+    matches = [cost for name, cost in by_function.items() if pattern in name]
+    return max(matches) if matches else None
+
+
+def main():
+    low, high = (int(sys.argv[1]), int(sys.argv[2])) if len(sys.argv) == 3 else (300, 1300)
+    if not 0 < low < high <= 100_000:
+        fail("LOW and HIGH must be request counts with 0 < LOW < HIGH <= 100000")
+    for tool in ("valgrind", "callgrind_annotate", "strip"):
+        if not shutil.which(tool):
+            fail(f"{tool} is not installed (Debian: apt-get install valgrind binutils)")
+    client = os.path.join(RELEASE, "CNPinningPeerClient")
+    c_client = os.path.join(DIRECTORY, "multi-client")
+    for path in (client, c_client, os.path.join(RELEASE, "CNPinningPeerBenchmarks")):
+        if not os.access(path, os.X_OK):
+            fail(f"{path} is missing: run make bench-peers first (it builds the clients)")
+    work = tempfile.mkdtemp(prefix="instructions-")
+    server = None
+    try:
+        # valgrind 3.19 cannot read the DWARF 5 the Swift toolchain writes: a copy without it.
+        stripped = os.path.join(work, "client")
+        subprocess.run(["strip", "--strip-debug", "-o", stripped, client], check=True)
+        log = open(os.path.join(work, "serve.log"), "w+")
+        server = subprocess.Popen([os.path.join(RELEASE, "CNPinningPeerBenchmarks"), "serve", DIRECTORY, "3600"],
+                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        port = None
+        for _ in range(100):
+            log.seek(0)
+            match = re.search(r"HTTP/2 on (\d+)", log.read())
+            if match:
+                port = match.group(1)
+                break
+            time.sleep(0.1)
+        if port is None:
+            log.seek(0)
+            fail(f"nginx did not start:\n{log.read()}")
+        url = f"https://127.0.0.1:{port}/"
+        root, pins = os.path.join(DIRECTORY, "root.pem"), os.path.join(DIRECTORY, "pins.json")
+        key = subprocess.run(
+            f"openssl x509 -inform der -in {DIRECTORY}/leaf.der -pubkey -noout | openssl pkey -pubin -outform der"
+            " | openssl dgst -sha256 -binary | base64", shell=True, capture_output=True, text=True, check=True)
+        pin = "sha256//" + key.stdout.strip()
+        programs = [
+            ("CNPinnedSession", lambda n: [stripped, "in-process", "pinned", root, pins, url, str(n), "1"]),
+            ("libcurl (C)", lambda n: [c_client, url, root, pin, str(n), "1"]),
+            ("URLSession+cnPinned", lambda n: [stripped, "in-process", "urlprotocol", root, pins, url, str(n), "1"]),
+        ]
+        results = {name: measure(command, low, high, work, name.split()[0]) for name, command in programs}
+    finally:
+        if server:
+            os.killpg(server.pid, 9)
+            server.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+    names = [name for name, _ in programs]
+    print(f"instructions per sequential keep-alive request over HTTP/2 to nginx "
+          f"(callgrind, runs of {low} and {high} requests after 200 of warm-up)")
+    print(f"{'':56s}" + "".join(f"{name:>22s}" for name in names))
+    libraries = sorted({label for by_library, _ in results.values() for label in by_library},
+                       key=lambda label: -max(results[name][0][label] for name in names))
+    for label in libraries + ["total"]:
+        values = [sum(results[name][0].values()) if label == "total" else results[name][0][label] for name in names]
+        if label == "total" or max(abs(value) for value in values) >= 100:
+            print(f"{label:56s}" + "".join(f"{value:22,.0f}" for value in values))
+    print("parts of a request (each with what it calls):")
+    for label, pattern in PHASES:
+        values = [phase_cost(results[name][1], pattern) for name in names]
+        if any(value for value in values):
+            print(f"{label:56s}" + "".join(f"{value:22,.0f}" if value else f"{'—':>22s}" for value in values))
+    ours, theirs = (sum(results[name][0].values()) for name in names[:2])
+    response = phase_cost(results[names[0]][1], PHASES[0][1]) or 0
+    print(f"CNPinnedSession / libcurl from C: {ours / theirs:.2f}; with only Foundation's response object added to "
+          f"the C program's work: {(theirs + response) / theirs:.2f}")
+
+
+if __name__ == "__main__":
+    main()
