@@ -76,7 +76,7 @@ enum TaskInternals {
   /// request through `.cnPinned` cost). A remembered place whose label differs is looked up by
   /// name again.
   private static func storedValues(_ labels: [String], of object: Any) -> [Any?] {
-    let type = ObjectIdentifier(type(of: object))
+    let objectType = ObjectIdentifier(type(of: object))
     var mirrors = [Mirror(reflecting: object)]
     func mirror(at depth: Int) -> Mirror? {
       while mirrors.count <= depth {
@@ -86,7 +86,7 @@ enum TaskInternals {
       return mirrors[depth]
     }
     return labels.map { label -> Any? in
-      let key = FieldKey(type: type, label: label)
+      let key = FieldKey(type: objectType, label: label)
       if let place = places.withLock({ $0[key] }), let children = mirror(at: place.depth)?.children,
         place.offset < children.count
       {
