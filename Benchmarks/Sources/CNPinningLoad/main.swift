@@ -154,7 +154,7 @@ func run(seconds: Double, inFlight: Int) async throws {
                   tally.accepted.append(seconds)
                 }
               }
-            } catch CNPinnedSessionError.pinMismatch where isRogue(index) {
+            } catch let error as CNPinnedSessionError where error.code == .pinMismatch && isRogue(index) {
               tally.withLock { $0.refusedByPins += 1 }
             } catch {
               tally.withLock { $0.wrong.append("\(host(index)): \(error)") }

@@ -70,7 +70,7 @@ do {
           _ = try await session.data(from: rejected)
           print("error: the rogue server was accepted")
           exit(1)
-        } catch CNPinnedSessionError.pinMismatch {
+        } catch let error as CNPinnedSessionError where error.code == .pinMismatch {
           outcome.rejected += 1
         }
       }
