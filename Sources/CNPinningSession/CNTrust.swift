@@ -10,11 +10,3 @@ public enum CNTrust: Sendable, Equatable {
   /// The system store plus these anchors (a corporate or staging CA).
   case systemAndCustomAnchors([CNCertificate])
 }
-
-/// What a session does with a host that has no pins.
-public enum CNUnpinnedHostPolicy: Sendable, Equatable {
-  /// Connect with normal TLS validation, as Apple's and Android's pinning do.
-  case allow
-  /// Refuse before connecting: only pinned hosts are reachable.
-  case deny
-}

@@ -3,47 +3,6 @@ import CNPinning
 import Foundation
 import FoundationNetworking
 
-extension URLSessionConfiguration {
-  /// An ephemeral configuration whose `http` and `https` requests all go through a
-  /// `CNPinnedSession` with `manager` and `configuration` (trust, unpinned-host rule, transport
-  /// security, proxies, reports): `URLSession(configuration: try .cnPinned(manager: manager))`
-  /// pins code written against `URLSession` on Linux, where FoundationNetworking never hands a
-  /// server-trust challenge to a delegate.
-  ///
-  /// Each pinned session (a network thread, about 1 MB) is kept for the life of the process: a
-  /// protocol class in any copy of a configuration may name it at any time. Calls with the same
-  /// manager (the same object) and an equal configuration share one session, so making a pinned
-  /// configuration per request costs nothing more; each distinct pair costs one session.
-  ///
-  /// Every scheme goes through the pinned protocol: `http` and `https` are pinned, and any other
-  /// (ftp, ws and wss, data, file, …) fails with `URLError(.unsupportedURL)` naming it, rather
-  /// than going to FoundationNetworking's own protocols unpinned.
-  ///
-  /// Redirects are followed by the pinned session, each hop judged by its own host's pins. A
-  /// refusal by trust or pins fails the task with `URLError(.serverCertificateUntrusted)` (an
-  /// expired or not yet valid certificate with `.serverCertificateHasBadDate` or
-  /// `.serverCertificateNotYetValid`) whose underlying error (`NSUnderlyingErrorKey`) is the
-  /// `CNPinnedSessionError` with its full reason. Cancelling a task cancels its transfer.
-  /// Responses are never cached. A task with a data delegate gets the body as it arrives
-  /// (completion-handler and `data(for:)` tasks get it whole, as FoundationNetworking keeps only
-  /// the last piece for them); upload bodies from a file or stream are read as they are sent.
-  /// The URLSession configuration's `httpAdditionalHeaders` are sent (under the request's own),
-  /// and its `httpCookieStorage` gives and keeps each hop's cookies (`httpShouldSetCookies`);
-  /// credential headers stay with the original origin. The URLSession delegate is not asked about
-  /// redirects (FoundationNetworking cannot take them from a protocol), and download tasks are
-  /// refused (it finishes them only for its own protocols).
-  public static func cnPinned(
-    manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration = .default
-  ) throws -> URLSessionConfiguration {
-    let pinned = URLSessionConfiguration.ephemeral
-    pinned.protocolClasses = [try PinnedSessions.protocolClass(manager: manager, configuration: configuration)]
-    // Responses are never cached: a cached response would not be freshly pinned.
-    pinned.urlCache = nil
-    pinned.requestCachePolicy = .reloadIgnoringLocalCacheData
-    return pinned
-  }
-}
-
 /// Carries a URLSession's `http` and `https` requests through a `CNPinnedSession` (see
 /// `URLSessionConfiguration.cnPinned(manager:configuration:)`).
 ///
@@ -227,88 +186,6 @@ private final class Loading: @unchecked Sendable {
   func stop() {
     stopped = true
     transfer?.cancel()
-  }
-}
-
-/// A type that names one pinned session: the slot types are made at run time from two generic
-/// bit types, so any number of configurations each get a protocol class of their own.
-protocol SessionSlot {
-  /// The session's index in `PinnedSessions`.
-  static var index: Int { get }
-}
-
-/// The slot with index 0.
-enum SlotRoot: SessionSlot {
-  /// Zero.
-  static var index: Int { 0 }
-}
-
-/// The slot with index 2 × `Higher.index` + 0.
-enum SlotBit0<Higher: SessionSlot>: SessionSlot {
-  /// 2 × `Higher.index`.
-  static var index: Int { Higher.index * 2 }
-}
-
-/// The slot with index 2 × `Higher.index` + 1.
-enum SlotBit1<Higher: SessionSlot>: SessionSlot {
-  /// 2 × `Higher.index` + 1.
-  static var index: Int { Higher.index * 2 + 1 }
-}
-
-/// The sessions of pinned configurations, by slot. Sessions are never removed: a protocol class
-/// is a type, copied into every URLSession's configuration and into any copy the app makes, and
-/// nothing tells when the last of them is gone; one freed while a configuration still named it
-/// would fail that configuration's requests. So the same manager and configuration get the same
-/// session back, which bounds the cost by the number of distinct pin sets an app uses.
-enum PinnedSessions {
-  private struct Entry {
-    let manager: CNPinningManager?
-    let configuration: CNPinnedSessionConfiguration
-    let session: CNPinnedSession
-  }
-  private static let sessions = Locked<[Entry]>([])
-
-  /// The protocol class for `manager` and `configuration`: an existing session's when one was
-  /// made for the same manager object and an equal configuration, else a new session's.
-  static func protocolClass(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration) throws -> AnyClass {
-    if let index = sessions.withLock({ $0.firstIndex { $0.manager === manager && $0.configuration == configuration } }) {
-      return protocolClass(slot(index))
-    }
-    let session = try CNPinnedSession(manager: manager, configuration: configuration)
-    let index = sessions.withLock { sessions in
-      // Another thread may have made one meanwhile: keep the first.
-      if let index = sessions.firstIndex(where: { $0.manager === manager && $0.configuration == configuration }) {
-        return index
-      }
-      sessions.append(Entry(manager: manager, configuration: configuration, session: session))
-      return sessions.count - 1
-    }
-    return protocolClass(slot(index))
-  }
-
-  static func session(at index: Int) -> CNPinnedSession? {
-    sessions.withLock { $0.indices.contains(index) ? $0[index].session : nil }
-  }
-
-  /// How many sessions there are, for tests.
-  static var count: Int { sessions.withLock { $0.count } }
-
-  /// The slot type whose index is `index`, built from its binary digits, most significant first.
-  private static func slot(_ index: Int) -> any SessionSlot.Type {
-    guard index > 0 else { return SlotRoot.self }
-    return appending(index & 1, to: slot(index >> 1))
-  }
-
-  private static func appending(_ bit: Int, to higher: any SessionSlot.Type) -> any SessionSlot.Type {
-    func open<Higher: SessionSlot>(_: Higher.Type) -> any SessionSlot.Type {
-      bit == 0 ? SlotBit0<Higher>.self : SlotBit1<Higher>.self
-    }
-    return open(higher)
-  }
-
-  private static func protocolClass(_ slot: any SessionSlot.Type) -> AnyClass {
-    func open<Slot: SessionSlot>(_: Slot.Type) -> AnyClass { CNPinningURLProtocol<Slot>.self }
-    return open(slot)
   }
 }
 #endif

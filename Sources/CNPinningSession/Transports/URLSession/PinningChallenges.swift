@@ -1,0 +1,46 @@
+#if !CNPINNING_LINUX_BACKEND
+import CNPinning
+import Foundation
+import Security
+
+/// Judges a task's server-trust challenges with the shared decision, and remembers why it
+/// refused one (the task then fails with URLSession's cancellation, which says nothing).
+final class PinningChallenges: Sendable {
+  let settings: TaskSettings
+  private let recorded = Locked<CNPinnedSessionError?>(nil)
+
+  init(settings: TaskSettings) { self.settings = settings }
+
+  var rejection: CNPinnedSessionError? { recorded.withLock { $0 } }
+
+  func answer(_ challenge: URLAuthenticationChallenge) async -> (URLSession.AuthChallengeDisposition, URLCredential?) {
+    let space = challenge.protectionSpace
+    guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust, let trust = space.serverTrust else {
+      return (.performDefaultHandling, nil)
+    }
+    // Evaluated once, off the caller's threads (it may fetch revocation data), and only when
+    // something will use it: pinned hosts, and unpinned ones under custom anchors.
+    let needsEvaluation = settings.manager?.configuration(for: space.host) != nil || settings.trust != .system
+    let evaluation: CNTrustEvaluation? = needsEvaluation ? await evaluate(trust, host: space.host) : nil
+    let (answer, judgement) = Judgement.challenge(
+      host: space.host, manager: settings.manager, trust: settings.trust, unpinnedHosts: settings.unpinnedHosts,
+      evaluation: evaluation)
+    if let rejection = judgement.rejection { recorded.withLock { $0 = rejection } }
+    settings.judgements.append(judgement)
+    switch answer {
+    case .performDefaultHandling: return (.performDefaultHandling, nil)
+    case .useCredential: return (.useCredential, URLCredential(trust: trust))
+    case .cancel: return (.cancelAuthenticationChallenge, nil)
+    }
+  }
+
+  private func evaluate(_ trust: SecTrust, host: String) async -> CNTrustEvaluation {
+    switch settings.trust {
+    case .system: return await CNSecTrust.evaluate(trust, host: host)
+    case .customAnchors(let anchors): return await CNSecTrust.evaluate(trust, host: host, anchors: anchors, anchorsOnly: true)
+    case .systemAndCustomAnchors(let anchors):
+      return await CNSecTrust.evaluate(trust, host: host, anchors: anchors, anchorsOnly: false)
+    }
+  }
+}
+#endif
