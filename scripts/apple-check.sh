@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Type-checks CNPinning's Apple code on Linux (`make apple-check`): the Apple branches of
-# CNPinning and CNPinningSession (compiled without Package.swift's CNPINNING_LINUX_BACKEND, so
-# they take their Apple branches),
-# the delegate conformance assertions and absences, the seed README's code, the snippets the README
-# and the DocC articles show (Snippets/), the SwiftUI example app, and the test targets as a Mac
-# builds them, and the cnpin tool, against stub modules that declare Apple's signatures
-# (AppleCheck/Stubs, each saying where its signatures come from).
+# Type-checks CNPinning's Apple code on Linux (`make apple-check`): each target as a Mac builds it,
+# its sources as the package describes them (`swift package describe`), compiled without
+# Package.swift's CNPINNING_LINUX_BACKEND so that they take their Apple branches, and without the
+# Linux-only targets (CNPinningSessionLinux) or any C module: CNPinning, CNPinningSessionCore (the
+# session's platform-neutral core, which may import no C module: here an import of one fails),
+# CNPinningSession with the delegate conformance assertions and absences, the seed README's code,
+# the snippets the README and the DocC articles show (Snippets/), the SwiftUI example app, the
+# test targets as a Mac builds them, and the cnpin tool, against stub modules that declare Apple's
+# signatures (AppleCheck/Stubs, each saying where its signatures come from).
 #   scripts/apple-check.sh              the check
 #   scripts/apple-check.sh --self-test  also shows that it catches deliberate mistakes
 # What it cannot see: availability, Objective-C rules, Apple-SDK Sendable annotations, linking,
@@ -21,6 +23,22 @@ apple=(-package-name CNPinning "${deltas[@]}")
 # own condition: `os(Linux) && !CNPINNING_APPLE_CHECK`.
 snippet_flags=(-D CNPINNING_APPLE_CHECK "${apple[@]}")
 
+# The sources of each target, relative to the package root, as SwiftPM sees them.
+targets_json=$out/../apple-check-targets.json
+mkdir -p "$(dirname "$targets_json")"
+(cd "$root" && swift package describe --type json) >"$targets_json"
+# sources TARGET SOURCES_ROOT: the target's Swift sources under SOURCES_ROOT (the repo, or a mutated copy).
+sources() {
+  python3 - "$targets_json" "$1" "$2" <<'PY'
+import json, sys, os
+described, name, root = sys.argv[1], sys.argv[2], sys.argv[3]
+target = next(t for t in json.load(open(described))["targets"] if t["name"] == name)
+for source in sorted(target["sources"]):
+    if source.endswith(".swift"):
+        print(os.path.join(root, target["path"], source))
+PY
+}
+
 build_stubs() {
   rm -rf "$out"
   mkdir -p "$out"
@@ -34,12 +52,13 @@ build_stubs() {
 check() {
   # Every step says `|| return 1`: set -e does not apply inside a function called as a condition.
   local sources=$1
-  "${swiftc[@]}" -typecheck -module-name CNPinning "${apple[@]}" $(find "$sources/Sources/CNPinning" -name '*.swift' | sort) ||
-    return 1
+  "${swiftc[@]}" -typecheck -module-name CNPinning "${apple[@]}" $(sources CNPinning "$sources") || return 1
   "${swiftc[@]}" -emit-module -enable-testing -module-name CNPinning "${apple[@]}" \
-    -emit-module-path "$out/CNPinning.swiftmodule" $(find "$sources/Sources/CNPinning" -name '*.swift' | sort) || return 1
+    -emit-module-path "$out/CNPinning.swiftmodule" $(sources CNPinning "$sources") || return 1
+  "${swiftc[@]}" -emit-module -enable-testing -module-name CNPinningSessionCore "${apple[@]}" \
+    -emit-module-path "$out/CNPinningSessionCore.swiftmodule" $(sources CNPinningSessionCore "$sources") || return 1
   "${swiftc[@]}" -typecheck -module-name CNPinningSession "${apple[@]}" \
-    $(find "$sources/Sources/CNPinningSession" -name '*.swift' | sort) "$sources/AppleCheck/DelegateConformances.swift" \
+    $(sources CNPinningSession "$sources") "$sources/AppleCheck/DelegateConformances.swift" \
     "$sources/AppleCheck/DelegateAbsences.swift" ||
     return 1
   "${swiftc[@]}" -typecheck -module-name SeedREADME "${deltas[@]}" -module-alias CNPinning_Apple=CNPinning \
@@ -47,13 +66,12 @@ check() {
   # The test targets, as a Mac would build them: what needs the OpenSSL test kit or the Linux
   # transport is guarded out; the platform-neutral tests must compile (and then run on a Mac).
   "${swiftc[@]}" -emit-module -enable-testing -module-name CNPinningSession "${apple[@]}" \
-    -emit-module-path "$out/CNPinningSession.swiftmodule" $(find "$sources/Sources/CNPinningSession" -name '*.swift' | sort) ||
-    return 1
+    -emit-module-path "$out/CNPinningSession.swiftmodule" $(sources CNPinningSession "$sources") || return 1
   "${swiftc[@]}" -emit-module -module-name CNPinningTestKit "${apple[@]}" -emit-module-path "$out/CNPinningTestKit.swiftmodule" \
-    $(find "$sources/Sources/CNPinningTestKit" -name '*.swift' | sort) || return 1
+    $(sources CNPinningTestKit "$sources") || return 1
   # cnpin (a tool with a top-level main.swift, so without -parse-as-library); its demo is Linux-only.
   swiftc -swift-version 6 -wmo -I "$out" -emit-module -enable-testing -module-name cnpin "${apple[@]}" \
-    -emit-module-path "$out/cnpin.swiftmodule" $(find "$sources/Sources/cnpin" -name '*.swift' | sort) || return 1
+    -emit-module-path "$out/cnpin.swiftmodule" $(sources cnpin "$sources") || return 1
   # The README's and the DocC articles' snippets (Snippets/, top-level code), as an app on a Mac.
   for snippet in "$sources"/Snippets/*.swift; do
     swiftc -swift-version 6 -I "$out" -typecheck -module-name Snippet "${snippet_flags[@]}" "$snippet" || return 1
@@ -63,24 +81,24 @@ check() {
   "${swiftc[@]}" -typecheck -module-name TestCNPinningApp "${apple[@]}" \
     $(find "$sources/Examples/TestCNPinningApp/Sources" -name '*.swift' | sort) "$out/ResourceAccessor.swift" || return 1
   for target in CNPinningTests CNPinningSessionTests CNPinningTestKitTests cnpinTests; do
-    "${swiftc[@]}" -typecheck -module-name "$target" "${apple[@]}" $(find "$sources/Tests/$target" -name '*.swift' | sort) ||
-      return 1
+    "${swiftc[@]}" -typecheck -module-name "$target" "${apple[@]}" $(sources "$target" "$sources") || return 1
   done
 }
 
 build_stubs
 check "$root"
-echo "apple-check: the Apple code of CNPinning and CNPinningSession, the delegate conformances, the seed README, the snippets, the example app, cnpin and the platform-neutral tests type-check"
+echo "apple-check: the Apple code of CNPinning, CNPinningSessionCore and CNPinningSession, the delegate conformances, the seed README, the snippets, the example app, cnpin and the platform-neutral tests type-check"
 
 if [ "${1:-}" = --self-test ]; then
   # Each mistake must make the check fail: the stubs are only worth something if they refuse
   # what Apple's SDK refuses.
   mistakes=(
-    "Sources/CNPinningSession/Transports/URLSession/URLSessionTransport.swift|didReceive challenge: URLAuthenticationChallenge) async|didReceive challenge: URLAuthenticationChallenge, context: Int) async|a delegate method with an extra label"
+    "Sources/CNPinningSession/Verdict/ConnectionVerdict.swift|import CNPinning\n|import CNPinning\nimport CCurl\n|an import of libcurl in the session's platform-neutral core"
+    "Sources/CNPinningSession/Transports/URLSession/Apple/PinningTaskDelegate.swift|didReceive challenge: URLAuthenticationChallenge) async|didReceive challenge: URLAuthenticationChallenge, context: Int) async|a delegate method with an extra label"
     "Sources/CNPinning/Apple/CNPolicySigningKey+SecKey.swift|var error: Unmanaged<CFError>?|var error: Unmanaged<CFError>|a non-optional CFError out-parameter"
     "Sources/CNPinning/Apple/CNPinningManager+URLSession.swift|space.serverTrust.map|space.serverTrusts.map|a misspelled property"
-    "Sources/CNPinningSession/Transports/URLSession/URLSessionTransport.swift|willPerformHTTPRedirection response: HTTPURLResponse,|willPerformHTTPRedirection response: URLResponse,|a redirect delegate with a wrong parameter type"
-    "Sources/CNPinningSession/Transports/URLSession/URLSessionTransport.swift|final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {|final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {\n  func urlSession(\n    _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,\n    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void\n  ) { completionHandler(.performDefaultHandling, nil) }|a session-level challenge method on the session delegate, which would take server trust from the pinning task delegate"
+    "Sources/CNPinningSession/Transports/URLSession/Apple/URLSessionTransport.swift|willPerformHTTPRedirection response: HTTPURLResponse,|willPerformHTTPRedirection response: URLResponse,|a redirect delegate with a wrong parameter type"
+    "Sources/CNPinningSession/Transports/URLSession/Apple/URLSessionTransport.swift|final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {|final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {\n  func urlSession(\n    _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,\n    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void\n  ) { completionHandler(.performDefaultHandling, nil) }|a session-level challenge method on the session delegate, which would take server trust from the pinning task delegate"
     "Sources/CNPinningSession/Transports/URLSession/Shared/TaskBodyDelegate.swift|dataTask: URLSessionDataTask, didReceive data: Data)|dataTask: URLSessionDataTask, didReceiveData data: Data)|a data delegate method with a misspelled label"
     "AppleCheck/SeedREADME.swift|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void\n    ) {|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential) -> Void\n    ) {|a seed delegate with a non-optional credential"
     "Snippets/AppleDelegate.swift|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential) -> Void|a README snippet's delegate with a non-optional credential"

@@ -1,19 +1,34 @@
 #!/usr/bin/env bash
 # Builds the API documentation with the toolchain's docc alone (no plug-in package): symbol
-# graphs of CNPinning and CNPinningSession from a debug build (their extensions of Foundation's
-# types as extension blocks, which DocC renders), a doc-comment check (every public symbol,
-# extensions included, documented), then one .doccarchive per module in .build/docs, warnings as
-# errors, and a check that every extended type has its page.
+# graphs of CNPinning and CNPinningSession extracted from a debug build (CNPinningSession's with
+# the core it re-exports, CNPinningSessionCore, as its own: users see one module; their extensions
+# of Foundation's types as extension blocks, which DocC renders), a doc-comment check (every public
+# symbol, extensions included, documented), then one .doccarchive per module in .build/docs,
+# warnings as errors, and a check that every extended type has its page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.build/docs
 graphs=$out/symbol-graphs
-# The graphs are written when the module compiles; an up-to-date build keeps the last ones.
-rm -rf "$out"/*.doccarchive
+build=.build/docs-build
+rm -rf "$out"/*.doccarchive "$graphs"
 mkdir -p "$graphs"
-swift build --target CNPinningSession --build-path .build/docs-build \
-  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" \
-  -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public -Xswiftc -emit-extension-block-symbols 2>&1 | { grep -E "error|warning: " || true; }
+swift build --target CNPinningSession --build-path "$build" 2>&1 | { grep -E "error|warning: " || true; }
+products=$(swift build --target CNPinningSession --build-path "$build" --show-bin-path)
+# The C modules the session's Swift modules were built against, as SwiftPM passes them.
+c_modules=()
+for map in Sources/COpenSSL/module.modulemap Sources/CCurl/module.modulemap "$products"/CNPinningShims.build/module.modulemap \
+  "$products"/CNPinningCurlShims.build/module.modulemap; do
+  c_modules+=(-Xcc "-fmodule-map-file=$map")
+done
+c_modules+=(-Xcc -I -Xcc Sources/CNPinningShims/include -Xcc -I -Xcc Sources/CNPinningCurlShims/include)
+# extract MODULE [RE-EXPORTED]: MODULE's public symbols, and those of the modules it re-exports.
+extract() {
+  swift-symbolgraph-extract -module-name "$1" -I "$products/Modules" "${c_modules[@]}" \
+    -target "$(uname -m)-unknown-linux-gnu" -minimum-access-level public -emit-extension-block-symbols \
+    ${2:+-experimental-allowed-reexported-modules="$2"} -output-dir "$graphs"
+}
+extract CNPinning
+extract CNPinningSession CNPinningSessionCore
 # Each module's graph and the graphs of its extensions to other modules' types (URLSession.cnPinned…).
 python3 scripts/doc-coverage.py "$graphs"/CNPinning*.symbols.json
 docc=$(command -v docc || echo "$(dirname "$(readlink -f "$(command -v swift)")")/docc")

@@ -13,7 +13,7 @@ public enum CNCertificateProfile: Sendable, Equatable {
   case openSSL
 
   /// How much of a chain verified against `trust` the profile judges; nil: none of it.
-  func scope(under trust: CNTrust) -> WebPKIProfile.Scope? {
+  package func scope(under trust: CNTrust) -> WebPKIProfile.Scope? {
     switch self {
     case .webPKI: return .wholeChain
     case .openSSL: return nil

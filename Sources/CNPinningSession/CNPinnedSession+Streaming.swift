@@ -1,4 +1,5 @@
 import CNPinning
+import CNPinningSessionCore
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -15,7 +16,7 @@ extension CNPinnedSession {
   /// more than the socket buffers; on Apple platforms through `URLSession.bytes(for:delegate:)`,
   /// read only as the reader makes room. Both stop at `maximumDownloadSize`.
   public func bytes(for request: URLRequest) async throws -> (AsyncBytes, HTTPURLResponse) {
-    let (body, response) = try await stream(request, upload: nil)
+    let (body, response) = try await engine.stream(request, upload: nil)
     return (AsyncBytes(body), response)
   }
 
@@ -27,7 +28,7 @@ extension CNPinnedSession {
   /// Sends `request` with the contents of `fileURL` as its body, read from disk as it is sent
   /// (never held whole in memory). A redirect that keeps the body sends the file again.
   public func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, HTTPURLResponse) {
-    let (outcome, _) = try await exchange(request, upload: .file(fileURL), toFile: false, progress: nil)
+    let (outcome, _) = try await engine.exchange(request, upload: .file(fileURL), toFile: false, progress: nil)
     return (outcome.body, outcome.response)
   }
 
@@ -36,22 +37,5 @@ extension CNPinnedSession {
     var request = request
     request.httpBody = bodyData
     return try await data(for: request)
-  }
-
-  /// `exchange` for a body read as it arrives (`bytes(for:)`, the URLSession protocol): returns
-  /// with the final hop's response; a redirect's body is dropped.
-  /// `cookies`: a storage other than the configuration's (or none), for the URLSession protocol.
-  func stream(_ original: URLRequest, upload: UploadSource?, cookies: HTTPCookieStorage?? = nil)
-    async throws(CNPinnedSessionError) -> (ResponseBodyChannel, HTTPURLResponse)
-  {
-    var hops = RedirectChain(original, upload: upload, configuration: configuration, cookies: cookies)
-    while true {
-      try Task.checkCancellation(or: .cancelled)
-      let channel = ResponseBodyChannel()
-      let outcome = try await perform(
-        hops.request, upload: hops.upload, destination: .channel(channel), withheld: hops.withheld, cookies: hops.cookies)
-      guard try hops.followRedirect(after: outcome.response) else { return (channel, outcome.response) }
-      await channel.discardRest()
-    }
   }
 }

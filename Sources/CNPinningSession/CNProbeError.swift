@@ -6,4 +6,9 @@ public struct CNProbeError: Error, Sendable, CustomStringConvertible {
   /// What was seen of the connection, when it got as far as a handshake.
   public let event: CNConnectionEvent?
   public var description: String { error.description }
+
+  package init(error: CNPinnedSessionError, event: CNConnectionEvent?) {
+    self.error = error
+    self.event = event
+  }
 }

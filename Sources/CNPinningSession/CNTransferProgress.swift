@@ -17,8 +17,8 @@ public final class CNTransferProgress: Sendable {
   public var expectedBytes: Int? { state.withLock { $0.expected } }
 
   /// A new response has started: nothing received, `expected` announced.
-  func start(expected: Int?) { state.withLock { $0 = (0, expected) } }
+  package func start(expected: Int?) { state.withLock { $0 = (0, expected) } }
 
   /// `count` more bytes arrived.
-  func add(_ count: Int) { state.withLock { $0.received += count } }
+  package func add(_ count: Int) { state.withLock { $0.received += count } }
 }

@@ -21,7 +21,7 @@ public struct CNTransportSecurity: Sendable, Equatable {
 
   /// The policy ready for lookups, or nil when it is off. Throws `invalidArgument` for an
   /// exception whose key is not a host name, rather than ignoring it.
-  func indexed() throws(CNPinnedSessionError) -> IndexedTransportSecurity? {
+  package func indexed() throws(CNPinnedSessionError) -> IndexedTransportSecurity? {
     guard isEnabled else { return nil }
     var index = HostIndex<CNTransportSecurityException>()
     var seen: [String: String] = [:]

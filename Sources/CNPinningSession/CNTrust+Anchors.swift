@@ -1,4 +1,9 @@
 import CNPinning
+import CNPinningSessionCore
+
+#if CNPINNING_LINUX_BACKEND
+import CNPinningSessionLinux
+#endif
 
 extension CNTrust {
   /// The anchor certificates this trust accepts chains up to, for checks such as

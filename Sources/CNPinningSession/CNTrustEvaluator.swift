@@ -1,5 +1,7 @@
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
+import CNPinningSessionCore
+import CNPinningSessionLinux
 import Foundation
 
 /// Verifies a certificate chain for a host outside TLS, with exactly what a `CNPinnedSession`

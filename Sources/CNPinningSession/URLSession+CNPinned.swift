@@ -1,8 +1,13 @@
 import CNPinning
+import CNPinningSessionCore
 import Foundation
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+#endif
+
+#if CNPINNING_LINUX_BACKEND
+import CNPinningSessionLinux
 #endif
 
 extension URLSession {

@@ -2,6 +2,8 @@
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
 @testable import CNPinningSession
+@testable import CNPinningSessionCore
+@testable import CNPinningSessionLinux
 import CNPinningTestKit
 import Foundation
 import Testing
@@ -66,7 +68,9 @@ import Testing
     let reporter = CNPinningReporter { report in ports.withLock { $0.append(report.port) } }
     let chain = try TestIdentity.root("Rogue Root").issueLeaf("api.test").chain
     let (_, judgement) = Self.challenge(manager: manager, evaluation: .trusted(chain))
-    let effects = ConnectionEffects(reporter: reporter, uploader: ReportUploader(manager: manager, configuration: .init()))
+    let effects = ConnectionEffects(
+      reporter: reporter,
+      uploader: ReportUploader(manager: manager, configuration: .init(), makeTransport: CNPinnedSession.platformTransport))
     effects.emit(
       [judgement], target: try RequestTarget(URL(string: "https://api.test/")), manager: manager, observer: nil)
     // Reports are delivered in order on one queue: a later one, on another port, marks the end.

@@ -3,6 +3,11 @@ import Foundation
 import Testing
 
 @testable import CNPinningSession
+@testable import CNPinningSessionCore
+
+#if CNPINNING_LINUX_BACKEND
+@testable import CNPinningSessionLinux
+#endif
 
 /// How a streamed body on Apple platforms (`URLSession.bytes(for:delegate:)`) reaches the reader:
 /// pulled from the byte sequence only while the channel has room (issue 31, item 5: the body

@@ -3,6 +3,11 @@ import Foundation
 import Testing
 
 @testable import CNPinningSession
+@testable import CNPinningSessionCore
+
+#if CNPINNING_LINUX_BACKEND
+@testable import CNPinningSessionLinux
+#endif
 
 /// What the Apple transport reports for a hop URLSession did not challenge (issue 31, items 3 and
 /// 8: reused connections had no observer event and no TLS or HTTP version, and a connection that

@@ -2,6 +2,8 @@
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
 @testable import CNPinningSession
+@testable import CNPinningSessionCore
+@testable import CNPinningSessionLinux
 import CNPinningTestKit
 import Foundation
 import Testing

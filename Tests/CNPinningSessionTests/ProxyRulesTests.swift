@@ -1,6 +1,11 @@
 import Testing
 
 @testable import CNPinningSession
+@testable import CNPinningSessionCore
+
+#if CNPINNING_LINUX_BACKEND
+@testable import CNPinningSessionLinux
+#endif
 
 /// Which proxy a request takes, read from settings and from the environment as curl reads it.
 @Suite("Proxy rules")

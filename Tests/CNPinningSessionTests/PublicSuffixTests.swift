@@ -1,6 +1,11 @@
 import Testing
 
 @testable import CNPinningSession
+@testable import CNPinningSessionCore
+
+#if CNPINNING_LINUX_BACKEND
+@testable import CNPinningSessionLinux
+#endif
 
 /// The public suffix list the cookie rules use, against the list's own published tests.
 @Suite("Public suffix list")

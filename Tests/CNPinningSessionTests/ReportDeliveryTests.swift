@@ -5,6 +5,8 @@ import Dispatch
 import Testing
 
 @testable import CNPinningSession
+@testable import CNPinningSessionCore
+@testable import CNPinningSessionLinux
 
 /// The hand-off of a transfer's report from the network thread to the requesting task, with both
 /// sides racing: every round's task gets that round's report, exactly once.

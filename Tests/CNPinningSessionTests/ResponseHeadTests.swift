@@ -2,6 +2,11 @@ import Foundation
 import Testing
 
 @testable import CNPinningSession
+@testable import CNPinningSessionCore
+
+#if CNPINNING_LINUX_BACKEND
+@testable import CNPinningSessionLinux
+#endif
 
 /// The response head, parsed from the bytes libcurl hands over.
 @Suite("Response head")

@@ -3,6 +3,8 @@
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
 @testable import CNPinningSession
+@testable import CNPinningSessionCore
+@testable import CNPinningSessionLinux
 import CNPinningTestKit
 import Foundation
 import FoundationNetworking

@@ -20,7 +20,7 @@ import FoundationNetworking
 ///   cookies, or the storage `total`, a new cookie is dropped (one that replaces a stored cookie
 ///   of the same name, domain and path is always kept): nothing an origin sends can push out the
 ///   cookies others set.
-enum Cookies {
+package enum Cookies {
   /// The most cookies kept from one response (RFC 6265 asks for at least 50 per domain).
   static let perResponse = 50
   /// The most cookies kept for one domain.
@@ -32,7 +32,7 @@ enum Cookies {
 
   /// The `Cookie` header value for `request` from `storage`: nil when there is no storage, the
   /// request opts out or sets its own `Cookie`, or nothing is stored for its URL.
-  static func header(for request: URLRequest, from storage: HTTPCookieStorage?) -> String? {
+  package static func header(for request: URLRequest, from storage: HTTPCookieStorage?) -> String? {
     guard let storage, request.httpShouldHandleCookies, request.value(forHTTPHeaderField: "Cookie") == nil,
       let url = request.url, let target = try? RequestTarget(url)
     else { return nil }

@@ -11,7 +11,8 @@ import FoundationNetworking
 final class ReportUploader: Sendable {
   private let manager: CNPinningManager?
   private let configuration: CNPinnedSessionConfiguration
-  private let session = Locked<CNPinnedSession?>(nil)
+  private let makeTransport: TransportMaker
+  private let session = Locked<SessionEngine?>(nil)
   private let uploads = Locked(Uploads())
 
   /// How many uploads are running, and who waits for none to be.
@@ -23,8 +24,10 @@ final class ReportUploader: Sendable {
   /// Uploads go through a session with the reporting one's trust, pins, unpinned-host rule and
   /// transport settings, but nothing of what the app sends: no additional headers (they may hold
   /// credentials), no redirects, no reports of its own.
-  init(manager: CNPinningManager?, configuration reporting: CNPinnedSessionConfiguration) {
+  init(manager: CNPinningManager?, configuration reporting: CNPinnedSessionConfiguration, makeTransport: @escaping TransportMaker)
+  {
     self.manager = manager
+    self.makeTransport = makeTransport
     var configuration = CNPinnedSessionConfiguration()
     configuration.trust = reporting.trust
     configuration.unpinnedHosts = reporting.unpinnedHosts
@@ -51,7 +54,7 @@ final class ReportUploader: Sendable {
       request.httpBody = report.jsonData()
       request.setValue("application/json", forHTTPHeaderField: "Content-Type")
       request.timeoutInterval = 30
-      _ = try? await session.data(for: request)
+      _ = try? await session.exchange(request, upload: nil, toFile: false, progress: nil)
     }
   }
 
@@ -78,10 +81,11 @@ final class ReportUploader: Sendable {
     for continuation in waiting { continuation.resume() }
   }
 
-  private func uploadingSession() throws -> CNPinnedSession {
+  private func uploadingSession() throws -> SessionEngine {
     try session.withLock { existing in
       if let existing { return existing }
-      let created = try CNPinnedSession(manager: manager, configuration: configuration, reportsFailures: false)
+      let created = try SessionEngine(
+        manager: manager, configuration: configuration, reportsFailures: false, makeTransport: makeTransport)
       existing = created
       return created
     }

@@ -6,18 +6,18 @@ import FoundationNetworking
 
 /// Headers that carry credentials: `Authorization`, `Proxy-Authorization`, `Cookie`, and the names
 /// a configuration adds. They go only to the origin of a request's first hop.
-struct CredentialHeaders: Sendable {
+package struct CredentialHeaders: Sendable {
   /// Lower-cased names.
   let names: Set<String>
 
-  init(additional: [String]) {
+  package init(additional: [String]) {
     names = Set(["authorization", "proxy-authorization", "cookie"] + additional.map { $0.lowercased() })
   }
 
-  func contains(_ name: String) -> Bool { names.contains(name.lowercased()) }
+  package func contains(_ name: String) -> Bool { names.contains(name.lowercased()) }
 
   /// `request` without any credential header.
-  func removed(from request: URLRequest) -> URLRequest {
+  package func removed(from request: URLRequest) -> URLRequest {
     var stripped = request
     for name in (request.allHTTPHeaderFields ?? [:]).keys where contains(name) {
       stripped.setValue(nil, forHTTPHeaderField: name)

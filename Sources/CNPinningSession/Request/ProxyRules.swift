@@ -2,22 +2,22 @@ import CNPinning
 import Foundation
 
 /// The proxy one request goes through, as the transport is told.
-struct ProxyRoute: Sendable, Equatable, CustomStringConvertible {
-  let isHTTPS: Bool
+package struct ProxyRoute: Sendable, Equatable, CustomStringConvertible {
+  package let isHTTPS: Bool
   /// Lower-cased, IPv6 without brackets.
-  let host: String
-  let port: Int
-  let credentials: CNProxyCredentials?
+  package let host: String
+  package let port: Int
+  package let credentials: CNProxyCredentials?
   /// What the proxy's own certificate is verified against (an HTTPS proxy).
-  let trust: CNTrust
+  package let trust: CNTrust
 
   /// `http://host:port` or `https://host:port`; credentials travel separately.
-  var url: String { "\(isHTTPS ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
-  var description: String { "proxy \(url)" }
+  package var url: String { "\(isHTTPS ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+  package var description: String { "proxy \(url)" }
 }
 
 /// A session's proxy settings, resolved once: which proxy each request takes, or none.
-struct ProxyRules: Sendable {
+package struct ProxyRules: Sendable {
   private let forHTTPS: ProxyRoute?
   private let forHTTP: ProxyRoute?
   private let bypassesAll: Bool
@@ -26,7 +26,7 @@ struct ProxyRules: Sendable {
   /// Reads `proxy` (and, for `.environment`, the variables `environment` looks up by name).
   /// Throws `invalidArgument` for a proxy that cannot be used (an unsupported scheme, no host, a
   /// bad port), naming where it came from.
-  init(_ proxy: CNProxy, noProxy: [String]?, environment: (String) -> String?) throws(CNPinnedSessionError) {
+  package init(_ proxy: CNProxy, noProxy: [String]?, environment: (String) -> String?) throws(CNPinnedSessionError) {
     var exceptions = noProxy
     switch proxy {
     case .direct:
@@ -54,10 +54,10 @@ struct ProxyRules: Sendable {
 
   /// A variable of this process's environment. Read one by one rather than through Foundation's
   /// whole-environment dictionary, which costs a new process a quarter of a millisecond.
-  static func processEnvironment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+  package static func processEnvironment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
   /// The proxy for a request to `host` (lower-cased, IPv6 without brackets), or nil to go direct.
-  func route(isHTTPS: Bool, host: String) -> ProxyRoute? {
+  package func route(isHTTPS: Bool, host: String) -> ProxyRoute? {
     guard let route = isHTTPS ? forHTTPS : forHTTP, !bypassesAll else { return nil }
     guard !bypass.isEmpty else { return route }
     let name = Self.normalized(host)
@@ -68,7 +68,7 @@ struct ProxyRules: Sendable {
   }
 
   /// Every trust an HTTPS proxy of these rules is verified against.
-  var proxyTrusts: [CNTrust] {
+  package var proxyTrusts: [CNTrust] {
     var trusts: [CNTrust] = []
     for route in [forHTTPS, forHTTP].compactMap({ $0 }) where route.isHTTPS && !trusts.contains(route.trust) {
       trusts.append(route.trust)

@@ -7,7 +7,7 @@ import FoundationNetworking
 /// The request that follows a redirect response, with the rules browsers and URLSession apply.
 /// Credentials are the exchange's business (`CredentialHeaders`): they depend on the original
 /// origin, not on one hop.
-enum RedirectPolicy {
+package enum RedirectPolicy {
   /// Whether `status` is a redirect this policy follows. (A switch, not a set: a static set costs
   /// a process its first request a runtime conformance lookup.)
   static func isRedirect(_ status: Int) -> Bool {
@@ -46,7 +46,7 @@ enum RedirectPolicy {
 
   /// Scheme, canonical host and port (`RequestTarget.origin`): where credentials may go. A URL
   /// the session would refuse is an origin of its own.
-  static func origin(of url: URL) -> String {
+  package static func origin(of url: URL) -> String {
     (try? RequestTarget(url))?.origin ?? "not a target: \(url.absoluteString)"
   }
 }

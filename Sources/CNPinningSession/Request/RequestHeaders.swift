@@ -9,15 +9,15 @@ import FoundationNetworking
 /// without regard to ASCII case), and `withheld` credential names are sent by neither. Fields
 /// meant for a proxy (`proxyOnly`) are the proxy's: the transport sends them to the proxy (in
 /// the CONNECT of a tunnel) and never to an origin.
-enum RequestHeaders {
+package enum RequestHeaders {
   /// Lower-case names of the fields that only a proxy may receive.
   static let proxyOnly: Set<String> = ["proxy-authorization"]
 
   /// A field to send, with its name as written and in ASCII lower case.
-  struct Field {
+  package struct Field {
     let key: String
-    let name: String
-    let value: String
+    package let name: String
+    package let value: String
   }
 
   /// The fields of `request` over `additional`, without the `withheld` names, by lower-case name.
@@ -38,7 +38,7 @@ enum RequestHeaders {
   }
 
   /// `merged`'s fields split into those for the origin and those for a proxy only.
-  static func split(_ request: URLRequest, additional: [String: String], withheld: CredentialHeaders?) -> (
+  package static func split(_ request: URLRequest, additional: [String: String], withheld: CredentialHeaders?) -> (
     origin: [String: Field], proxy: [String: Field]
   ) {
     var origin = merged(request, additional: additional, withheld: withheld)
@@ -48,7 +48,7 @@ enum RequestHeaders {
   }
 
   /// `request` with the fields `merged` gives it; with `forOrigin`, without the proxy's.
-  static func adding(
+  package static func adding(
     _ additional: [String: String], to request: URLRequest, withheld: CredentialHeaders? = nil, forOrigin: Bool = false
   ) -> URLRequest {
     guard !additional.isEmpty || withheld != nil || forOrigin else { return request }
@@ -61,7 +61,7 @@ enum RequestHeaders {
     return result
   }
 
-  static func lowercasedASCII(_ name: String) -> String {
+  package static func lowercasedASCII(_ name: String) -> String {
     guard name.utf8.contains(where: { (0x41...0x5A).contains($0) }) else { return name }
     return String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
   }

@@ -6,25 +6,25 @@ import Foundation
 /// verifies `host`, and the transport connects to `connectionURL`. So every spelling of a host —
 /// upper case, a trailing dot, an IPv6 address written out, an IPv4-mapped IPv6 address — is one
 /// host for all of them, and none can reach a server under another host's rules.
-struct RequestTarget: Sendable {
+package struct RequestTarget: Sendable {
   /// The URL as the caller gave it: what responses and errors report.
-  let url: URL
+  package let url: URL
   /// The URL with its host in canonical form: what the transport connects to.
-  let connectionURL: URL
-  let isHTTPS: Bool
-  let hostName: HostName
-  let port: Int
+  package let connectionURL: URL
+  package let isHTTPS: Bool
+  package let hostName: HostName
+  package let port: Int
 
   /// The canonical host: ASCII lower case, no trailing dot, IPv6 in RFC 5952 form without
   /// brackets, an IPv4-mapped IPv6 address as the IPv4 address.
-  var host: String { hostName.normalized }
+  package var host: String { hostName.normalized }
 
   /// `scheme://host:port` with the canonical host: where credentials and cookies belong.
   var origin: String { "\(isHTTPS ? "https" : "http")://\(host):\(port)" }
 
   /// Checks `url`: an absolute `http` or `https` URL whose host parses (`127.1`, `2130706433`
   /// and the deprecated IPv4-compatible IPv6 forms do not: they are refused, saying why).
-  init(_ url: URL?) throws(CNPinnedSessionError) {
+  package init(_ url: URL?) throws(CNPinnedSessionError) {
     guard let url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
       let written = url.host(percentEncoded: true), !written.isEmpty
     else { throw .invalidURL(url?.absoluteString ?? "") }

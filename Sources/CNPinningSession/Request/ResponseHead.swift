@@ -7,7 +7,7 @@ import FoundationNetworking
 /// Collects a response's status line and header lines as libcurl hands them over, as bytes, and
 /// parses them once when the response is complete. A new status line (after a `100 Continue`,
 /// say) starts over.
-struct ResponseHead {
+package struct ResponseHead {
   private var bytes: [UInt8] = []
   /// What frames the body, noted as lines arrive so that finding a body delimited by the
   /// connection's end needs no parse: a `Content-Length` field, and whether the last coding of
@@ -16,11 +16,14 @@ struct ResponseHead {
   private var endsChunked = false
 
   /// The most bytes a response head may have (status line and fields).
-  static let maximumSize = 256 * 1024
+  package static let maximumSize = 256 * 1024
+
+  /// An empty head, before the first line.
+  package init() {}
 
   /// Adds one header line (with its line ending) as received; false when the head would exceed
   /// `maximumSize`.
-  mutating func consume(line: UnsafeRawBufferPointer) -> Bool {
+  package mutating func consume(line: UnsafeRawBufferPointer) -> Bool {
     if line.starts(with: Self.statusPrefix) {
       bytes.removeAll(keepingCapacity: true)
       hasContentLength = false
@@ -57,7 +60,7 @@ struct ResponseHead {
   /// Whether the body ends only where the connection does (RFC 9112 §6.3: an HTTP/1 response
   /// that may have a body, without Content-Length or Transfer-Encoding), so that only a TLS
   /// close_notify tells a complete body from a cut one.
-  func bodyIsDelimitedByClose(isHEAD: Bool) -> Bool {
+  package func bodyIsDelimitedByClose(isHEAD: Bool) -> Bool {
     guard !hasContentLength, !endsChunked, !isHEAD, bytes.starts(with: Self.http1Prefix), bytes.count >= 12 else {
       return false
     }
@@ -148,7 +151,7 @@ struct ResponseHead {
 
   /// The body length the head announces (`Content-Length`); nil when it announces none, or when
   /// the body is content-encoded (its decoded length, which is what arrives, is unknown).
-  var expectedBodyLength: Int? {
+  package var expectedBodyLength: Int? {
     guard let fields = parsed()?.fields else { return nil }
     let lowered = Dictionary(fields.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
     guard lowered["content-encoding"].map({ $0.lowercased() == "identity" }) ?? true else { return nil }
@@ -156,7 +159,7 @@ struct ResponseHead {
   }
 
   /// The response for `url`, or nil without a status line.
-  func response(for url: URL) -> HTTPURLResponse? {
+  package func response(for url: URL) -> HTTPURLResponse? {
     guard let (statusCode, httpVersion, fields) = parsed() else { return nil }
     return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: fields)
   }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where a request's response body goes.
-enum BodyDestination {
+package enum BodyDestination {
   case memory
   /// A download's file, written as the body arrives.
   case file(FileHandle)
@@ -10,13 +10,13 @@ enum BodyDestination {
 
   /// Whether the whole body is held in memory: such bodies have the smaller limit
   /// (`maximumResponseBodySize`); a file or a stream read as it arrives has `maximumDownloadSize`.
-  var holdsBody: Bool {
+  package var holdsBody: Bool {
     if case .memory = self { return true }
     return false
   }
 
   /// Whether the body is read by the caller as it arrives, and so may stall when they stop.
-  var isStreamed: Bool {
+  package var isStreamed: Bool {
     if case .channel = self { return true }
     return false
   }

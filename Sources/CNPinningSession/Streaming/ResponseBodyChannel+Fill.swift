@@ -11,7 +11,7 @@ extension ResponseBodyChannel {
   /// `translate`), or pass `limit` (`responseTooLarge`); returns early when the reader stops
   /// (a reader that stops calls `stopFilling`, which should cancel the task calling this, so that
   /// an iteration waiting on the network ends too). Platform-neutral, tested on Linux.
-  func fill<Bytes: AsyncSequence>(
+  package func fill<Bytes: AsyncSequence>(
     from bytes: Bytes, limit: Int, host: String, progress: CNTransferProgress?,
     stopFilling: @escaping @Sendable () -> Void, translate: (Error) -> CNPinnedSessionError
   ) async where Bytes.Element == UInt8 {

@@ -8,12 +8,12 @@ import Foundation
 ///
 /// The network side calls `offer` and `finish`; the reader calls `next`. The transport connects
 /// `wake` (deliver again after a pause) and `cancel` (stop the transfer) before it starts.
-final class ResponseBodyChannel: Sendable {
+package final class ResponseBodyChannel: Sendable {
   /// The most bytes held unread before the network side pauses.
   static let capacity = 1 << 20
 
   /// What `offer` did with the bytes it was given.
-  enum Receipt {
+  package enum Receipt {
     /// Kept (or, when discarding, dropped): ask for more.
     case taken
     /// Not taken: the buffer is full. Offer the same bytes again after `wake`.
@@ -64,7 +64,7 @@ final class ResponseBodyChannel: Sendable {
   init() {}
 
   /// Connects the transport: `wake` asks it to deliver again after a pause, `cancel` stops it.
-  func connect(wake: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void) {
+  package func connect(wake: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void) {
     state.withLock {
       $0.wake = wake
       $0.cancel = cancel
@@ -74,7 +74,7 @@ final class ResponseBodyChannel: Sendable {
   // MARK: - Network side
 
   /// Takes the next bytes of the body.
-  func offer(_ bytes: UnsafeRawBufferPointer) -> Receipt {
+  package func offer(_ bytes: UnsafeRawBufferPointer) -> Receipt {
     let (receipt, reader) = state.withLock { state -> (Receipt, CheckedContinuation<Data?, any Error>?) in
       if state.discarding || state.end != nil { return (.taken, nil) }
       if let reader = state.reader {
@@ -94,7 +94,7 @@ final class ResponseBodyChannel: Sendable {
   }
 
   /// The body is complete (`error` nil) or failed; later calls do nothing.
-  func finish(_ error: CNPinnedSessionError?) {
+  package func finish(_ error: CNPinnedSessionError?) {
     let reader = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
       guard state.end == nil else { return nil }
       state.end = error.map { .failure($0) } ?? .success(())
@@ -110,7 +110,7 @@ final class ResponseBodyChannel: Sendable {
   // MARK: - Reader side
 
   /// The next chunk of the body, or nil at its end. Cancelling the calling task stops the transfer.
-  func next() async throws(CNPinnedSessionError) -> Data? {
+  package func next() async throws(CNPinnedSessionError) -> Data? {
     do {
       return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
@@ -129,7 +129,7 @@ final class ResponseBodyChannel: Sendable {
   }
 
   /// Stops the transfer and ends the body with `error` (a reader that gives up).
-  func stop(_ error: CNPinnedSessionError) {
+  package func stop(_ error: CNPinnedSessionError) {
     let cancel = state.withLock { $0.cancel }
     finish(error)
     cancel?()

@@ -2,14 +2,18 @@ import Foundation
 
 /// A request body the session sends as it reads it, never holding it whole: a file
 /// (`upload(for:fromFile:)`) or the request's `httpBodyStream`.
-enum UploadSource: Sendable {
+package enum UploadSource: Sendable {
   case file(URL)
   case stream(BodyStream)
 
   /// A request's `httpBodyStream`, handed over to the session: from then on only the session
   /// reads it (on one thread at a time), which is what makes passing it between threads safe.
-  struct BodyStream: @unchecked Sendable {
-    let stream: InputStream
+  package struct BodyStream: @unchecked Sendable {
+    package let stream: InputStream
+
+    package init(stream: InputStream) {
+      self.stream = stream
+    }
   }
 
   /// Whether the body can be sent again (to a redirect that keeps the method and body).

@@ -2,33 +2,49 @@ import CNPinning
 
 /// What the transport learnt about the TLS connection a request is about to use: collected by
 /// the TLS hooks, judged by `ConnectionVerdict`. Plain values; nothing here points at C state.
-struct ConnectionFacts: Sendable {
+package struct ConnectionFacts: Sendable {
   /// How the request came by its connection (the event's kind, one definition).
-  typealias Use = CNConnectionEvent.Kind
+  package typealias Use = CNConnectionEvent.Kind
 
-  var use: Use
+  package var use: Use
   /// The negotiated protocol version (0x0303 is TLS 1.2).
-  var protocolVersion: Int
+  package var protocolVersion: Int
   /// The negotiated cipher suite; nil when it cannot be read.
   var cipher: NegotiatedCipher?
   /// The chain OpenSSL verified for this TLS session; nil when there is none.
   var verified: VerifiedChain?
   /// The application protocol ALPN chose ("h2", "http/1.1"); nil when none was.
-  var applicationProtocol: String? = nil
+  package var applicationProtocol: String? = nil
+
+  package init(
+    use: Use, protocolVersion: Int, cipher: NegotiatedCipher?, verified: VerifiedChain?, applicationProtocol: String? = nil
+  ) {
+    self.use = use
+    self.protocolVersion = protocolVersion
+    self.cipher = cipher
+    self.verified = verified
+    self.applicationProtocol = applicationProtocol
+  }
 }
 
 /// A cipher suite as far as the transport-security policy cares.
-struct NegotiatedCipher: Sendable, Equatable {
+package struct NegotiatedCipher: Sendable, Equatable {
   var name: String
   /// An AEAD cipher: AES-GCM or ChaCha20-Poly1305.
   var isAuthenticatedEncryption: Bool
   /// ECDHE key exchange (forward secrecy in TLS 1.2).
   var isForwardSecret: Bool
+
+  package init(name: String, isAuthenticatedEncryption: Bool, isForwardSecret: Bool) {
+    self.name = name
+    self.isAuthenticatedEncryption = isAuthenticatedEncryption
+    self.isForwardSecret = isForwardSecret
+  }
 }
 
 /// A chain OpenSSL verified in a full handshake, kept with the TLS session so that a resumed
 /// session is judged on it. Immutable.
-final class VerifiedChain: Sendable {
+package final class VerifiedChain: Sendable {
   /// The host name (or IP address) and port it was verified for.
   let host: String
   let port: Int
@@ -55,7 +71,7 @@ final class VerifiedChain: Sendable {
   }
   private let profileVerdicts = Locked<(belowAnchor: String??, anchor: String??)>((nil, nil))
 
-  init(host: String, port: Int, trust: ObjectIdentifier, certificates: [CNCertificate], presented: [CNCertificate]) {
+  package init(host: String, port: Int, trust: ObjectIdentifier, certificates: [CNCertificate], presented: [CNCertificate]) {
     self.host = host
     self.port = port
     self.trust = trust
@@ -66,13 +82,13 @@ final class VerifiedChain: Sendable {
 }
 
 /// The first thing the transport-security policy refuses in a verified chain (leaf first).
-enum CertificateWeakness: Sendable, Equatable {
+package enum CertificateWeakness: Sendable, Equatable {
   /// The leaf's key is not RSA ≥ 2048, EC ≥ 256 or Ed25519 (`found` names it, e.g. `RSA-1024`).
   case leafKey(found: String)
   /// A certificate below the anchor is signed with a hash weaker than SHA-256.
   case signatureHash(certificate: String, found: String)
 
-  init?(_ chain: [CNCertificate]) {
+  package init?(_ chain: [CNCertificate]) {
     guard let leaf = chain.first else {
       self = .leafKey(found: "no certificate")
       return
@@ -95,7 +111,7 @@ enum CertificateWeakness: Sendable, Equatable {
 }
 
 /// Why OpenSSL refused a chain, translated from its error code by the TLS hooks.
-enum VerificationFailure: Error, Sendable, Equatable {
+package enum VerificationFailure: Error, Sendable, Equatable {
   case hostnameMismatch
   case expired
   case notYetValid
@@ -110,13 +126,23 @@ enum VerificationFailure: Error, Sendable, Equatable {
 }
 
 /// What the TLS hooks saw of a handshake that did not complete.
-struct HandshakeFailureFacts: Sendable {
+package struct HandshakeFailureFacts: Sendable {
   /// The protocol version of the server's ServerHello, when one arrived.
-  var serverHelloVersion: Int?
+  package var serverHelloVersion: Int?
   /// Whether the server answered with a protocol_version alert (it shares no version with us).
-  var serverRefusedVersions = false
+  package var serverRefusedVersions = false
   /// OpenSSL's refusal of the chain, when verification ran and failed.
-  var verificationFailure: VerificationFailure?
+  package var verificationFailure: VerificationFailure?
   /// What the server sent, when an observer wanted it.
-  var presented: [CNCertificate] = []
+  package var presented: [CNCertificate] = []
+
+  package init(
+    serverHelloVersion: Int? = nil, serverRefusedVersions: Bool = false, verificationFailure: VerificationFailure? = nil,
+    presented: [CNCertificate] = []
+  ) {
+    self.serverHelloVersion = serverHelloVersion
+    self.serverRefusedVersions = serverRefusedVersions
+    self.verificationFailure = verificationFailure
+    self.presented = presented
+  }
 }

@@ -4,12 +4,12 @@ import Foundation
 /// The one place where a request's connection is judged: a pure function of the facts the TLS
 /// hooks collected and the session's policy at the time the request starts. New connections,
 /// reused connections, resumed TLS sessions and HTTP/2 streams all come through `judge`.
-enum ConnectionVerdict {
+package enum ConnectionVerdict {
   /// Whether a request may use a connection whose handshake succeeded, and why not.
   ///
   /// The chain must have been verified for this host, port and trust, must be valid at `now`,
   /// and must satisfy the transport-security rules, the pins in force and the unpinned-host rule.
-  static func judge(_ facts: ConnectionFacts, under policy: RequestPolicy, at now: Date) -> Judgement {
+  package static func judge(_ facts: ConnectionFacts, under policy: RequestPolicy, at now: Date) -> Judgement {
     guard let verified = facts.verified else {
       return refuse(facts, .untrustedChain(host: policy.host, reason: "the connection carries no verified chain"))
     }
@@ -48,7 +48,7 @@ enum ConnectionVerdict {
 
   /// The judgement on a handshake that failed because OpenSSL refused the chain; nil when the
   /// handshake failed for another reason (the error mapping explains those).
-  static func judgeRefusedChain(_ facts: HandshakeFailureFacts, under policy: RequestPolicy) -> Judgement? {
+  package static func judgeRefusedChain(_ facts: HandshakeFailureFacts, under policy: RequestPolicy) -> Judgement? {
     guard let failure = facts.verificationFailure else { return nil }
     return Judgement(
       use: .new, verifiedChain: [], presentedChain: facts.presented, pinning: nil,
@@ -58,7 +58,7 @@ enum ConnectionVerdict {
   /// The error for OpenSSL's refusal of a chain. Refusals of weak keys and digests are
   /// transport-security violations when that policy is on (OpenSSL's security level enforces
   /// them for us).
-  static func error(for failure: VerificationFailure, under policy: RequestPolicy) -> CNPinnedSessionError {
+  package static func error(for failure: VerificationFailure, under policy: RequestPolicy) -> CNPinnedSessionError {
     let host = policy.host
     let weakIsViolation = policy.transportSecurity.map { !$0.allowsWeakCertificates } ?? false
     switch failure {
@@ -81,7 +81,7 @@ enum ConnectionVerdict {
 
   /// The transport-security reading of a handshake that failed without a verdict on the chain:
   /// a server that chose, or could only offer, a version below the policy's minimum.
-  static func versionViolation(_ facts: HandshakeFailureFacts, under policy: RequestPolicy, offered: CNTLSVersion)
+  package static func versionViolation(_ facts: HandshakeFailureFacts, under policy: RequestPolicy, offered: CNTLSVersion)
     -> CNTransportSecurityViolation?
   {
     guard let requirements = policy.transportSecurity else { return nil }
@@ -124,12 +124,12 @@ enum ConnectionVerdict {
   }
 
   /// The error for a chain the Web-PKI profile refuses.
-  static func webPKIRefusal(_ problem: String, host: String) -> CNPinnedSessionError {
+  package static func webPKIRefusal(_ problem: String, host: String) -> CNPinnedSessionError {
     .untrustedChain(host: host, reason: "the Web-PKI profile refuses it: \(problem)")
   }
 
   /// The verified chain against the key-size and signature-hash rules.
-  static func certificateViolation(
+  package static func certificateViolation(
     _ weakness: CertificateWeakness?, _ requirements: CNTransportSecurityException, host: String
   ) -> CNTransportSecurityViolation? {
     guard !requirements.allowsWeakCertificates, let weakness else { return nil }

@@ -2,16 +2,29 @@ import CNPinning
 
 /// A verdict on one request's connection, with what the effects (observer events, failure
 /// reports) need.
-struct Judgement: Sendable {
-  let use: ConnectionFacts.Use
+package struct Judgement: Sendable {
+  package let use: ConnectionFacts.Use
   /// The verified chain, leaf first; empty when trust failed.
-  let verifiedChain: [CNCertificate]
+  package let verifiedChain: [CNCertificate]
   let presentedChain: [CNCertificate]
   /// The pin decision; nil when the connection was refused before the pins were consulted.
-  let pinning: CNPinningResult?
+  package let pinning: CNPinningResult?
   /// Why the request may not use the connection; nil when it may.
-  let rejection: CNPinnedSessionError?
+  package let rejection: CNPinnedSessionError?
   /// The TLS version (0x0304 is TLS 1.3) and ALPN protocol of the connection, when known.
-  var protocolVersion = 0
-  var applicationProtocol: String? = nil
+  package var protocolVersion = 0
+  package var applicationProtocol: String? = nil
+
+  package init(
+    use: ConnectionFacts.Use, verifiedChain: [CNCertificate], presentedChain: [CNCertificate], pinning: CNPinningResult?,
+    rejection: CNPinnedSessionError?, protocolVersion: Int = 0, applicationProtocol: String? = nil
+  ) {
+    self.use = use
+    self.verifiedChain = verifiedChain
+    self.presentedChain = presentedChain
+    self.pinning = pinning
+    self.rejection = rejection
+    self.protocolVersion = protocolVersion
+    self.applicationProtocol = applicationProtocol
+  }
 }

@@ -1,28 +1,28 @@
 import CNPinning
 
 /// The session's rules for one request, captured when the request starts.
-struct RequestPolicy: Sendable {
+package struct RequestPolicy: Sendable {
   /// The canonical host (see `RequestTarget`): what TLS verifies.
-  let host: String
+  package let host: String
   /// The host parsed for pin and exception lookups.
-  let hostName: HostName
-  let port: Int
-  let trust: ObjectIdentifier
+  package let hostName: HostName
+  package let port: Int
+  package let trust: ObjectIdentifier
   let manager: CNPinningManager?
   let unpinnedHosts: CNUnpinnedHostPolicy
   /// The transport-security requirements for the host; nil when the policy is off.
-  let transportSecurity: CNTransportSecurityException?
+  package let transportSecurity: CNTransportSecurityException?
   /// Whether those requirements come from an exception configured for the host.
   let transportSecurityIsException: Bool
   /// Whether the observer wants the certificates the server presented.
-  let wantsPresentedChain: Bool
+  package let wantsPresentedChain: Bool
   /// The lowest TLS version a handshake offers: the session's, unless a transport-security
   /// exception for the host sets its own. The one place the two settings meet.
-  let minimumTLSVersion: CNTLSVersion
+  package let minimumTLSVersion: CNTLSVersion
   /// How much of a verified chain the Web-PKI profile judges; nil: the profile is off.
   let webPKIScope: WebPKIProfile.Scope?
 
-  init(
+  package init(
     host: String, hostName: HostName, port: Int, trust: ObjectIdentifier, manager: CNPinningManager?,
     unpinnedHosts: CNUnpinnedHostPolicy, transportSecurity: CNTransportSecurityException?,
     transportSecurityIsException: Bool, sessionMinimum: CNTLSVersion = .tls12, wantsPresentedChain: Bool,
@@ -46,7 +46,7 @@ struct RequestPolicy: Sendable {
   }
 
   /// The policy for `target`, with the host's transport-security `requirements`.
-  init(
+  package init(
     target: RequestTarget, trust: ObjectIdentifier, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
     requirements: (rules: CNTransportSecurityException, isException: Bool)?, sessionMinimum: CNTLSVersion,
     wantsPresentedChain: Bool, webPKIScope: WebPKIProfile.Scope?

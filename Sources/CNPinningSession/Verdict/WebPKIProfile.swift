@@ -2,9 +2,9 @@ import CNPinning
 
 /// The CA/Browser Forum baseline rules OpenSSL 3.0 does not check, judged in Swift on a verified
 /// chain (leaf first, ending with the trust anchor).
-enum WebPKIProfile {
+package enum WebPKIProfile {
   /// How much of a verified chain the profile judges.
-  enum Scope: Sendable, Equatable {
+  package enum Scope: Sendable, Equatable {
     /// The leaf and the CAs below the anchor; the anchor is trusted as it is (the default with
     /// the system's trust store, whatever roots it holds).
     case belowAnchor
@@ -14,7 +14,7 @@ enum WebPKIProfile {
   }
 
   /// The first rule the chain breaks within `scope`, in words, or nil.
-  static func violation(_ chain: [CNCertificate], scope: Scope) -> String? {
+  package static func violation(_ chain: [CNCertificate], scope: Scope) -> String? {
     if let problem = violation(belowAnchorOf: chain) { return problem }
     return scope == .wholeChain ? violation(anchorOf: chain) : nil
   }

@@ -1,5 +1,6 @@
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
+import CNPinningSessionCore
 import Foundation
 import FoundationNetworking
 
@@ -33,21 +34,25 @@ enum SlotBit1<Higher: SessionSlot>: SessionSlot {
 /// nothing tells when the last of them is gone; one freed while a configuration still named it
 /// would fail that configuration's requests. So the same manager and configuration get the same
 /// session back, which bounds the cost by the number of distinct pin sets an app uses.
-enum PinnedSessions {
+package enum PinnedSessions {
   private struct Entry {
     let manager: CNPinningManager?
     let configuration: CNPinnedSessionConfiguration
-    let session: CNPinnedSession
+    let session: SessionEngine
   }
   private static let sessions = Locked<[Entry]>([])
 
   /// The protocol class for `manager` and `configuration`: an existing session's when one was
   /// made for the same manager object and an equal configuration, else a new session's.
-  static func protocolClass(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration) throws -> AnyClass {
+  package static func protocolClass(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration) throws -> AnyClass {
     if let index = sessions.withLock({ $0.firstIndex { $0.manager === manager && $0.configuration == configuration } }) {
       return protocolClass(slot(index))
     }
-    let session = try CNPinnedSession(manager: manager, configuration: configuration)
+    let session = try SessionEngine(
+      manager: manager, configuration: configuration,
+      makeTransport: { configuration throws(CNPinnedSessionError) in
+        try CurlTransport(configuration: configuration)
+      })
     let index = sessions.withLock { sessions in
       // Another thread may have made one meanwhile: keep the first.
       if let index = sessions.firstIndex(where: { $0.manager === manager && $0.configuration == configuration }) {
@@ -59,7 +64,7 @@ enum PinnedSessions {
     return protocolClass(slot(index))
   }
 
-  static func session(at index: Int) -> CNPinnedSession? {
+  static func session(at index: Int) -> SessionEngine? {
     sessions.withLock { $0.indices.contains(index) ? $0[index].session : nil }
   }
 

@@ -1,4 +1,5 @@
 #if CNPINNING_LINUX_BACKEND
+import CNPinningSessionCore
 import Foundation
 
 /// The `URLError` a URLSession task fails with for a `CNPinnedSessionError`: the code URLSession

@@ -2,12 +2,13 @@
 internal import COpenSSL
 internal import CNPinningShims
 import CNPinning
+import CNPinningSessionCore
 import Foundation
 
 /// OpenSSL's verification of a server's chain, in one place for the TLS handshake (the session's
 /// verify callback) and for chains verified outside TLS (`CNTrustEvaluator`): the host check's
 /// settings, the run itself, and the reading of its outcome.
-enum ChainVerification {
+package enum ChainVerification {
   /// Names the host a chain must be for, with the session's host-check rules: DNS names match
   /// DNS SANs with whole-label wildcards only, IP addresses match IP SANs, and the subject CN is
   /// never taken for a host name. False when OpenSSL cannot take `host`.
@@ -38,7 +39,7 @@ enum ChainVerification {
   /// Verifies `chain` (the leaf, then intermediates in any order) for `host` against `store`,
   /// as a TLS client's handshake does: the `ssl_server` purpose, the given security level,
   /// the host check above, and the time `date`.
-  static func verify(
+  package static func verify(
     _ chain: [CNCertificate], host: String, isIPAddress: Bool, store: TrustStore, securityLevel: Int32, at date: Date
   ) -> Result<[CNCertificate], VerificationFailure> {
     guard let leafCertificate = chain.first else { return .failure(.untrusted(reason: "no certificate was given")) }
@@ -74,7 +75,7 @@ enum ChainVerification {
   /// The security level a new TLS client context of this process has (Debian's openssl.cnf
   /// sets 2): what a handshake's verification uses unless the session lowers it. Should OpenSSL
   /// make no context, 2, the stricter of the usual defaults.
-  static let defaultSecurityLevel: Int32 = {
+  package static let defaultSecurityLevel: Int32 = {
     guard let method = TLS_client_method(), let context = SSL_CTX_new(method) else { return 2 }
     defer { SSL_CTX_free(context) }
     return SSL_CTX_get_security_level(context)

@@ -2,6 +2,7 @@
 internal import CCurl
 internal import CNPinningCurlShims
 import CNPinning
+import CNPinningSessionCore
 import Foundation
 
 /// One libcurl easy handle, owned by the session's loop and lent to one request at a time.

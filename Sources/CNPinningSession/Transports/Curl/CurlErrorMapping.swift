@@ -1,6 +1,7 @@
 #if CNPINNING_LINUX_BACKEND
 internal import CCurl
 import CNPinning
+import CNPinningSessionCore
 import Foundation
 
 /// libcurl's result for one transfer, read before its easy handle is reused.

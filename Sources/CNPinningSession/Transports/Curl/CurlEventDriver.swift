@@ -2,6 +2,7 @@
 internal import CCurl
 internal import CNPinningCurlShims
 import CNPinning
+import CNPinningSessionCore
 import Foundation
 
 #if canImport(Glibc)

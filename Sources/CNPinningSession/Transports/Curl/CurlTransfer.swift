@@ -1,6 +1,7 @@
 #if CNPINNING_LINUX_BACKEND
 internal import CNPinningShims
 import CNPinning
+import CNPinningSessionCore
 import Foundation
 
 #if canImport(FoundationNetworking)

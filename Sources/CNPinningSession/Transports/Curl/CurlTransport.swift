@@ -1,5 +1,6 @@
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
+import CNPinningSessionCore
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -9,7 +10,7 @@ import FoundationNetworking
 /// `CNPinnedSession`'s transport on Linux: each hop becomes a `RequestPlan` and a `CurlTransfer`
 /// through the session's multi handle (`CurlMultiLoop`: on its network thread, or on the
 /// requesting thread when the session is idle), with the session's trust store and proxies.
-final class CurlTransport: HopTransport {
+package final class CurlTransport: HopTransport {
   private let configuration: CNPinnedSessionConfiguration
   private let trustStore: TrustStore
   private let proxies: ProxyRules
@@ -17,7 +18,7 @@ final class CurlTransport: HopTransport {
   private let proxyTrustStores: [(trust: CNTrust, store: TrustStore)]
   private let loop: CurlMultiLoop
 
-  init(configuration: CNPinnedSessionConfiguration) throws(CNPinnedSessionError) {
+  package init(configuration: CNPinnedSessionConfiguration) throws(CNPinnedSessionError) {
     self.configuration = configuration
     trustStore = try TrustStore(configuration.trust)
     let proxies = try ProxyRules(
@@ -30,13 +31,13 @@ final class CurlTransport: HopTransport {
   }
 
   /// The name of the network thread (`CNPSession-N`).
-  var threadName: String { loop.name }
+  package var threadName: String { loop.name }
 
-  var borrowedTransfers: Int { loop.borrowedTransfers }
+  package var borrowedTransfers: Int { loop.borrowedTransfers }
 
-  func invalidate() { loop.shutdown() }
+  package func invalidate() { loop.shutdown() }
 
-  func exchange(_ hop: Hop) async -> HopReport {
+  package func exchange(_ hop: Hop) async -> HopReport {
     let plan: RequestPlan
     do throws(CNPinnedSessionError) {
       plan = try RequestPlan(

@@ -1,5 +1,6 @@
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
+import CNPinningSessionCore
 
 /// How a transfer's report reaches the requesting task: the one part of a transfer that two
 /// threads touch. The session's driver delivers the report once; the task takes it at once when

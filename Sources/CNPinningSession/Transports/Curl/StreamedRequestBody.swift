@@ -1,4 +1,5 @@
 #if CNPINNING_LINUX_BACKEND
+import CNPinningSessionCore
 import Foundation
 
 #if canImport(Glibc)

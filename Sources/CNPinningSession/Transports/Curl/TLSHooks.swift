@@ -2,6 +2,7 @@
 internal import COpenSSL
 internal import CNPinningShims
 import CNPinning
+import CNPinningSessionCore
 import Foundation
 
 // Ownership, by construction:
@@ -49,7 +50,7 @@ final class TLSConnectionState: @unchecked Sendable {
 }
 
 /// The OpenSSL side of the session: sets up each new connection's SSL_CTX and collects facts.
-enum TLSHooks {
+package enum TLSHooks {
   /// ex_data slots: the SSL_CTX's connection state, the SSL_SESSION's verified chain.
   private static let connectionIndex = cnp_SSL_CTX_new_ex_index(releaseConnectionState)
   private static let sessionIndex = cnp_SSL_SESSION_new_ex_index(retainVerifiedChain, releaseVerifiedChain)
@@ -97,7 +98,7 @@ enum TLSHooks {
 
   /// Whether a connection under `policy` runs at OpenSSL's security level 0 (versions below
   /// TLS 1.2, or weak certificates allowed), rather than the default.
-  static func lowersSecurityLevel(for policy: RequestPolicy) -> Bool {
+  package static func lowersSecurityLevel(for policy: RequestPolicy) -> Bool {
     policy.minimumTLSVersion < .tls12 || policy.transportSecurity?.allowsWeakCertificates == true
   }
 

@@ -2,13 +2,14 @@
 internal import COpenSSL
 internal import CNPinningShims
 import CNPinning
+import CNPinningSessionCore
 
 /// The OpenSSL certificate store a session verifies chains against, built once per session and
 /// shared (by reference count) with every TLS connection it makes.
-final class TrustStore: @unchecked Sendable {
+package final class TrustStore: @unchecked Sendable {
   let store: OpaquePointer
 
-  init(_ trust: CNTrust) throws(CNPinnedSessionError) {
+  package init(_ trust: CNTrust) throws(CNPinnedSessionError) {
     guard let store = X509_STORE_new() else { throw .invalidArgument("cannot allocate an OpenSSL store") }
     self.store = store
     var anchors: [CNCertificate] = []
@@ -49,7 +50,7 @@ final class TrustStore: @unchecked Sendable {
   /// Every certificate the store holds (for the system store, the bundle OpenSSL loads), as
   /// DER. Certificates kept in a hashed directory are looked up only when needed and are not
   /// listed.
-  func certificates() -> [[UInt8]] {
+  package func certificates() -> [[UInt8]] {
     guard let stack = X509_STORE_get1_all_certs(store) else { return [] }
     defer { cnp_sk_X509_pop_free(stack) }
     return (0..<cnp_sk_X509_num(stack)).compactMap { index -> [UInt8]? in

@@ -1,4 +1,5 @@
 import CNPinning
+import CNPinningSessionCore
 import Foundation
 
 /// How a URLSession task delegate answers a server-trust challenge, as a platform-neutral value.

@@ -1,4 +1,5 @@
 import CNPinning
+import CNPinningSessionCore
 import Foundation
 
 /// The one URLSession a transport uses, replaced when the pins in force change, as a small state

@@ -1,4 +1,5 @@
 import CNPinning
+import CNPinningSessionCore
 import Foundation
 
 #if canImport(FoundationNetworking)

@@ -1,3 +1,4 @@
+import CNPinningSessionCore
 import Foundation
 
 #if canImport(FoundationNetworking)

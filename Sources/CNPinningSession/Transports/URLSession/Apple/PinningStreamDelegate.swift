@@ -1,5 +1,6 @@
 #if !CNPINNING_LINUX_BACKEND
 import CNPinning
+import CNPinningSessionCore
 import Foundation
 import Security
 

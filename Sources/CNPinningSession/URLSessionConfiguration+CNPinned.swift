@@ -1,5 +1,7 @@
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
+import CNPinningSessionCore
+import CNPinningSessionLinux
 import Foundation
 import FoundationNetworking
 

@@ -1,0 +1,184 @@
+import CNPinning
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a `CNPinnedSession` runs on (and, on Linux, each session of `URLSessionConfiguration.cnPinned`):
+/// the pins and observers in force, the checks that need no network, the redirect loop and one
+/// transport, which the public API on top chooses (`TransportMaker`).
+package final class SessionEngine: Sendable {
+  /// The settings the session was made with, its trust and unpinned-host rule included.
+  package let configuration: CNPinnedSessionConfiguration
+  private let state: Locked<State>
+  /// Observer events, failure reports and uploads, after each hop.
+  private let effects: ConnectionEffects
+  /// `configuration.transportSecurity`, indexed; nil when it is off.
+  private let transportSecurity: IndexedTransportSecurity?
+  /// libcurl and OpenSSL on Linux, URLSession on Apple platforms.
+  package let transport: any HopTransport
+
+  private struct State {
+    var manager: CNPinningManager?
+    var observer: (@Sendable (CNConnectionEvent) -> Void)?
+    /// Receives each request's time on the network thread, for tests of the loop's latency.
+    var networkTimeObserver: (@Sendable (_ nanoseconds: UInt64) -> Void)?
+    /// Set by `invalidateAndCancel`; every later request fails with `sessionInvalidated`, on
+    /// every platform, before it reaches a transport (an invalidated URLSession raises an
+    /// Objective-C exception when asked for a task).
+    var invalidated = false
+  }
+
+  /// An engine with `manager`'s pins over the transport `makeTransport` makes for
+  /// `configuration`. With `reportsFailures`, pin failures are uploaded to a host's `reportURI`
+  /// through an engine of the same kind (which itself reports nothing).
+  package init(
+    manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration, reportsFailures: Bool = true,
+    makeTransport: @escaping TransportMaker
+  ) throws(CNPinnedSessionError) {
+    guard configuration.httpMaximumConnectionsPerHost >= 1 else {
+      throw CNPinnedSessionError.invalidArgument(
+        "httpMaximumConnectionsPerHost must be at least 1, not \(configuration.httpMaximumConnectionsPerHost)")
+    }
+    self.effects = ConnectionEffects(
+      reporter: configuration.failureReporter ?? CNPinningReporter(),
+      uploader: reportsFailures
+        ? ReportUploader(manager: manager, configuration: configuration, makeTransport: makeTransport) : nil)
+    self.configuration = configuration
+    self.transportSecurity = try configuration.transportSecurity.indexed()
+    self.state = Locked(State(manager: manager, observer: nil))
+    self.transport = try makeTransport(configuration)
+  }
+
+  /// The one place a session's transport is stopped when the session goes (the network thread
+  /// on Linux; the URLSession, which holds its delegate, on Apple platforms).
+  deinit { transport.invalidate() }
+
+  /// The pins in force; each request is judged against the pins in force when it starts.
+  package var manager: CNPinningManager? {
+    get { state.withLock { $0.manager } }
+    set { state.withLock { $0.manager = newValue } }
+  }
+
+  /// Receives one event per request judged, from the requesting task after the verdict.
+  package var observer: (@Sendable (CNConnectionEvent) -> Void)? {
+    get { state.withLock { $0.observer } }
+    set { state.withLock { $0.observer = newValue } }
+  }
+
+  /// Receives each request's nanoseconds on libcurl's side (Linux), for tests.
+  package func setNetworkTimeObserver(_ observer: (@Sendable (_ nanoseconds: UInt64) -> Void)?) {
+    state.withLock { $0.networkTimeObserver = observer }
+  }
+
+  /// Returns once every failure-report upload this engine started has ended.
+  package func failureReportUploadsSettled() async { await effects.uploader?.settle() }
+
+  /// Fails every request in flight with `sessionInvalidated` and refuses new ones.
+  package func invalidate() {
+    state.withLock { $0.invalidated = true }
+    transport.invalidate()
+  }
+
+  /// Runs one request and its redirects. With `toFile`, the body is in the returned file (and
+  /// the outcome's body is empty).
+  /// `cookies`: a storage other than the configuration's (or none), for the URLSession protocol.
+  package func exchange(
+    _ original: URLRequest, upload: UploadSource?, toFile: Bool, progress: CNTransferProgress?,
+    cookies: HTTPCookieStorage?? = nil
+  ) async throws(CNPinnedSessionError) -> (TransferOutcome, file: URL?) {
+    var hops = RedirectChain(original, upload: upload, configuration: configuration, cookies: cookies)
+    while true {
+      try Task.checkCancellation(or: .cancelled)
+      let file = toFile ? try DownloadFile.create() : nil
+      let outcome: TransferOutcome
+      do {
+        outcome = try await perform(
+          hops.request, upload: hops.upload, destination: file.map { .file($0.handle) } ?? .memory,
+          withheld: hops.withheld, cookies: hops.cookies, progress: progress)
+        if let file { try Self.close(file.handle, host: hops.request.url?.host ?? "") }
+      } catch {
+        if let file { try? FileManager.default.removeItem(at: file.url) }
+        throw error
+      }
+      guard try hops.followRedirect(after: outcome.response) else { return (outcome, file?.url) }
+      if let file { try? FileManager.default.removeItem(at: file.url) }
+    }
+  }
+
+  /// `exchange` for a body read as it arrives (`bytes(for:)`, the URLSession protocol): returns
+  /// with the final hop's response; a redirect's body is dropped.
+  /// `cookies`: a storage other than the configuration's (or none), for the URLSession protocol.
+  package func stream(_ original: URLRequest, upload: UploadSource?, cookies: HTTPCookieStorage?? = nil)
+    async throws(CNPinnedSessionError) -> (ResponseBodyChannel, HTTPURLResponse)
+  {
+    var hops = RedirectChain(original, upload: upload, configuration: configuration, cookies: cookies)
+    while true {
+      try Task.checkCancellation(or: .cancelled)
+      let channel = ResponseBodyChannel()
+      let outcome = try await perform(
+        hops.request, upload: hops.upload, destination: .channel(channel), withheld: hops.withheld, cookies: hops.cookies)
+      guard try hops.followRedirect(after: outcome.response) else { return (channel, outcome.response) }
+      await channel.discardRest()
+    }
+  }
+
+  /// One HTTP exchange, after the checks that need no network.
+  /// `withheld`: credential headers that must not be sent (the configuration's included).
+  /// `cookies`: where the hop's cookies come from and its response's go.
+  package func perform(
+    _ request: URLRequest, upload: UploadSource? = nil, destination: BodyDestination, withheld: CredentialHeaders? = nil,
+    cookies: HTTPCookieStorage? = nil, progress: CNTransferProgress? = nil,
+    observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil,
+    connectOnly: Bool = false
+  ) async throws(CNPinnedSessionError) -> TransferOutcome {
+    let (manager, sessionObserver, networkTimeObserver, invalidated) = state.withLock {
+      ($0.manager, $0.observer, $0.networkTimeObserver, $0.invalidated)
+    }
+    guard !invalidated else { throw .sessionInvalidated }
+    let observer = explicitObserver ?? sessionObserver
+    // Checked and canonicalised once: the pins, the exceptions, the unpinned-host rule, TLS and
+    // the transport all see the same host. One that cannot be parsed (127.1, 2130706433, …) is
+    // refused here, saying why, not left to fail somewhere in OpenSSL.
+    let target = try RequestTarget(request.url)
+    let name = target.hostName
+    let host = target.host
+    let isPinned = manager?.configuration(for: name) != nil
+    if !isPinned, let manager, let nearMiss = effects.reporter.nearMissWarning(for: host, pins: manager) {
+      CNPinningLog.warn(nearMiss)
+    }
+    if !isPinned && configuration.unpinnedHosts == .deny { throw .hostNotPinned(host: host) }
+    if isPinned && !target.isHTTPS { throw .insecureConnectionToPinnedHost(host: host) }
+    let requirements = transportSecurity?.requirements(for: name)
+    if !target.isHTTPS, let requirements, !requirements.rules.allowsInsecureHTTPLoads {
+      throw .transportSecurity(.insecureHTTP(host: host))
+    }
+    let hop = Hop(
+      request: request, target: target, manager: manager, requirements: requirements, upload: upload,
+      destination: destination, withheld: withheld, cookies: cookies, progress: progress,
+      wantsPresentedChain: observer != nil, connectOnly: connectOnly)
+    let report = await transport.exchange(hop)
+    if let networkTime = report.networkTime { networkTimeObserver?(networkTime) }
+    effects.emit(report.judgements, target: target, manager: manager, observer: observer)
+    let outcome = try report.outcome.get()
+    Cookies.store(from: outcome.response, of: request, in: cookies)
+    return outcome
+  }
+
+  /// Closes a finished download, so that a failed final write is an error rather than a short file.
+  private static func close(_ handle: FileHandle, host: String) throws(CNPinnedSessionError) {
+    do {
+      try handle.close()
+    } catch {
+      throw .transferFailed(host: host, reason: "cannot write the download: \(error.localizedDescription)")
+    }
+  }
+}
+
+extension Task where Success == Never, Failure == Never {
+  /// Throws `error` when the current task is cancelled.
+  package static func checkCancellation(or error: CNPinnedSessionError) throws(CNPinnedSessionError) {
+    if Task.isCancelled { throw error }
+  }
+}
