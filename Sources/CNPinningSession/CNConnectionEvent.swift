@@ -36,12 +36,4 @@ public struct CNConnectionEvent: Sendable {
     /// and the chain verified when the session was made was judged again.
     case resumed
   }
-
-  /// Whether an existing connection was reused.
-  @available(*, deprecated, message: "use kind == .reused")
-  public var isReusedConnection: Bool { kind == .reused }
-
-  /// Whether a new connection resumed an earlier TLS session.
-  @available(*, deprecated, message: "use kind == .resumed")
-  public var isResumedSession: Bool { kind == .resumed }
 }

@@ -15,16 +15,6 @@ extension CNPinningManager {
       document: try CNPinningDocument(infoDictionary: Bundle.main.infoDictionary ?? [:]), enterprise: enterprise)
   }
 
-  /// Reads the configuration from the app's Info.plist and accepts enterprise policies.
-  @available(*, deprecated, message: "use init(enterprise:) with CNEnterpriseOptions")
-  public convenience init(authenticationHost: String, policySigningKey: CNPolicySigningKey, clockSkew: TimeInterval = 0)
-    throws
-  {
-    try self.init(
-      enterprise: CNEnterpriseOptions(
-        authenticationHost: authenticationHost, policySigningKey: policySigningKey, clockSkew: clockSkew))
-  }
-
   /// Handles a server-trust challenge for a pinned host and returns true; returns false, with
   /// the handler not called, for a host that is not pinned and for every challenge other than
   /// server trust (client certificates, HTTP authentication, NTLM, Negotiate), which the app

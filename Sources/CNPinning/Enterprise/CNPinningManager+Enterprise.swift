@@ -1,41 +1,6 @@
 import Foundation
 
 extension CNPinningManager {
-  /// Creates a manager with the pins in code that accepts enterprise policies.
-  @available(*, deprecated, message: "use init(configuration:enterprise:) with CNEnterpriseOptions")
-  public convenience init(
-    authenticationHost: String, policySigningKey: CNPolicySigningKey, configuration: [String: CNConfiguration],
-    clockSkew: TimeInterval = 0
-  ) throws {
-    try self.init(
-      configuration: configuration,
-      enterprise: CNEnterpriseOptions(
-        authenticationHost: authenticationHost, policySigningKey: policySigningKey, clockSkew: clockSkew))
-  }
-
-  /// Creates a manager reading its configuration from a file, accepting enterprise policies.
-  @available(*, deprecated, message: "use init(contentsOf:enterprise:) with CNEnterpriseOptions")
-  public convenience init(
-    authenticationHost: String, policySigningKey: CNPolicySigningKey, contentsOf url: URL, clockSkew: TimeInterval = 0
-  ) throws {
-    try self.init(
-      contentsOf: url,
-      enterprise: CNEnterpriseOptions(
-        authenticationHost: authenticationHost, policySigningKey: policySigningKey, clockSkew: clockSkew))
-  }
-
-  /// Creates a manager from a loaded document, accepting enterprise policies.
-  @available(*, deprecated, message: "use init(document:enterprise:) with CNEnterpriseOptions")
-  public convenience init(
-    authenticationHost: String, policySigningKey: CNPolicySigningKey, document: CNPinningDocument,
-    clockSkew: TimeInterval = 0
-  ) throws {
-    self.init(
-      document: document,
-      enterprise: try CNEnterpriseOptions(
-        authenticationHost: authenticationHost, policySigningKey: policySigningKey, clockSkew: clockSkew))
-  }
-
   /// Verifies and applies a signed policy (the raw JWS). Throws `CNPolicyError`, for example
   /// `policyAlreadyApplied` when a policy is applied (refresh it instead); state is unchanged
   /// when it throws.

@@ -69,12 +69,6 @@ public final class CNPinningManager: Sendable {
     for warning in warnings { CNPinningLog.warn((document.source.map { "\($0): " } ?? "") + warning.description) }
   }
 
-  /// Reads the configuration from the bytes of a property list or JSON document.
-  @available(*, deprecated, message: "use init(document: CNPinningDocument(data: data, source: source))")
-  public convenience init(data: Data, source: String? = nil) throws {
-    self.init(document: try CNPinningDocument(data: data, source: source))
-  }
-
   private init(entries: [CNPinningDocument.Entry], warnings: [CNConfigurationWarning], enterprise: EnterpriseSupport?) {
     var index = HostIndex<PinnedDomain>()
     var configuration: [String: CNConfiguration] = [:]
