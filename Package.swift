@@ -14,7 +14,8 @@ let linuxBackend: [SwiftSetting] = [.define("CNPINNING_LINUX_BACKEND", .when(pla
 /// and the seam every transport implements.
 let sessionCore = [
   "CNCertificateProfile.swift", "CNConnectionEvent.swift", "CNHostOverride.swift", "CNPinnedSessionConfiguration.swift",
-  "CNPinnedSessionError.swift", "CNProbeError.swift", "CNProxy.swift", "CNProxyCredentials.swift",
+  "CNPinnedSessionError.swift", "CNPinnedSessionError+Codes.swift", "CNProbeError.swift", "CNProxy.swift",
+  "CNProxyCredentials.swift",
   "CNTransferProgress.swift", "CNTransportSecurity.swift", "CNTransportSecurityException.swift",
   "CNTransportSecurityViolation.swift", "CNTrust.swift", "CNUnpinnedHostPolicy.swift",
   "Cookies", "Effects", "Exchange", "Request", "Streaming", "Verdict", "Transports/HopTransport.swift",
@@ -31,6 +32,8 @@ let sessionTop = [
 /// Linux only: libcurl and the OpenSSL hooks, and the Linux `URLSession.cnPinned` bridge, the only
 /// session code that may import a C module.
 let sessionLinux = ["Transports/Curl", "Bridges/URLProtocol"]
+/// The table scripts/generate-errors.py writes CNPinnedSessionError's shell from, in no target.
+let sessionTables = ["CNPinnedSessionError.codes"]
 
 let package = Package(
   name: "CNPinning",
@@ -69,13 +72,18 @@ let package = Package(
     .target(
       name: "CNPinning",
       dependencies: [.target(name: "COpenSSL", condition: linuxOnly)],
+      // The error tables scripts/generate-errors.py writes the errors' shells from.
+      exclude: [
+        "Configuration/CNConfigurationError.codes", "Enterprise/CNPolicyError.codes", "Evaluation/CNPinningError.codes",
+        "X509/CNCertificateError.codes",
+      ],
       swiftSettings: linuxBackend
     ),
     .target(
       name: "CNPinningSessionCore",
       dependencies: ["CNPinning"],
       path: "Sources/CNPinningSession",
-      exclude: sessionTop + sessionLinux
+      exclude: sessionTop + sessionLinux + sessionTables
     ),
     .target(
       name: "CNPinningSessionLinux",
@@ -88,7 +96,7 @@ let package = Package(
         .target(name: "CNPinningCurlShims", condition: linuxOnly),
       ],
       path: "Sources/CNPinningSession",
-      exclude: sessionCore + sessionTop,
+      exclude: sessionCore + sessionTop + sessionTables,
       swiftSettings: linuxBackend
     ),
     .target(
@@ -99,7 +107,7 @@ let package = Package(
         .target(name: "CNPinningSessionLinux", condition: linuxOnly),
       ],
       path: "Sources/CNPinningSession",
-      exclude: sessionCore + sessionLinux,
+      exclude: sessionCore + sessionLinux + sessionTables,
       swiftSettings: linuxBackend
     ),
     .target(

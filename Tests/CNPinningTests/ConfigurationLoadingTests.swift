@@ -123,7 +123,7 @@ struct ConfigurationLoadingTests {
   struct BadDocument: Sendable, CustomTestStringConvertible {
     let name: String
     let hostBody: String
-    let expected: [CNConfigurationProblem]
+    let expected: [CNConfigurationError.Problem]
     var testDescription: String { name }
   }
 
@@ -264,7 +264,7 @@ struct ConfigurationLoadingTests {
   func unreadableDocumentsAreRejected(_ name: String, _ text: String) {
     let found = problems(Data(text.utf8))
     #expect(found.count == 1, "\(name)")
-    #expect(found.first?.error.isMalformedDocument == true, "\(name): expected malformedDocument, found \(found)")
+    #expect(found.first?.isMalformedDocument == true, "\(name): expected malformedDocument, found \(found)")
   }
 
   @Test func jsonSyntaxErrorsSayWhere() {
@@ -347,6 +347,6 @@ struct WarningHookTests {
   }
 }
 
-extension CNParseError {
+extension CNConfigurationError.Problem {
   var isMalformedDocument: Bool { code == .malformedDocument }
 }

@@ -11,7 +11,7 @@ func caseName(_ kind: Any) -> String {
 /// the code of its own case, callers tell failures apart in one comparison, and the seed's
 /// spellings still compile.
 @Suite struct ErrorShapeTests {
-  static let parseErrors: [CNParseError] = [
+  static let parseErrors: [CNConfigurationError.Problem] = [
     .missingValue("includesSubdomains"), .wrongType(expected: "array", found: "string"),
     .unknownKey("chainset", suggestion: "chainSet"), .unknownLinkType("prefx", suggestion: "prefix"), .emptyValue,
     .emptyChain, .noChainsDefined, .duplicateChain(2), .invalidHost("a b", reason: "contains whitespace"),
@@ -27,7 +27,7 @@ func caseName(_ kind: Any) -> String {
     .algorithmNotAllowedByKey(algorithm: "RS256", allowed: "PS512"), .tooLarge(1 << 20), .malformedToken("two dots"),
     .invalidHeader("not JSON"), .unsignedToken, .symmetricAlgorithm("HS256"), .unsupportedAlgorithm("EdDSA"),
     .keyDoesNotFitAlgorithm(algorithm: "ES256", key: "RSA"), .unsupportedCriticalHeaders(["b64"]), .invalidSignature,
-    .invalidPayload([CNConfigurationProblem(path: "exp", error: .expiryNotAfterIssue)]), .expired(Date(timeIntervalSince1970: 0)),
+    .invalidPayload([CNConfigurationError.Problem.expiryNotAfterIssue.at("exp")]), .expired(Date(timeIntervalSince1970: 0)),
     .notYetValid(Date(timeIntervalSince1970: 0)), .policyAlreadyApplied, .noPolicyApplied,
     .olderThanAppliedPolicy(applied: Date(timeIntervalSince1970: 1), offered: Date(timeIntervalSince1970: 0)),
     .olderThanAcceptedPolicy(accepted: Date(timeIntervalSince1970: 1), offered: Date(timeIntervalSince1970: 0)),
@@ -62,11 +62,11 @@ func caseName(_ kind: Any) -> String {
 
   /// What a caller needs is a field away, without matching on cases.
   @Test func detailsAreFieldsNotPayloads() throws {
-    let unknown = CNParseError.unknownLinkType("prefx", suggestion: "prefix")
+    let unknown = CNConfigurationError.Problem.unknownLinkType("prefx", suggestion: "prefix")
     #expect(unknown.code == .unknownLinkType && unknown.value == "prefx" && unknown.suggestion == "prefix")
-    #expect(CNParseError.duplicateChain(3).index == 3)
-    #expect(CNParseError.invalidHost("a b", reason: "contains whitespace").reason == "contains whitespace")
-    let payload = CNPolicyError.invalidPayload([CNConfigurationProblem(path: "exp", error: .expiryNotAfterIssue)])
+    #expect(CNConfigurationError.Problem.duplicateChain(3).index == 3)
+    #expect(CNConfigurationError.Problem.invalidHost("a b", reason: "contains whitespace").reason == "contains whitespace")
+    let payload = CNPolicyError.invalidPayload([CNConfigurationError.Problem.expiryNotAfterIssue.at("exp")])
     #expect(payload.problems.map(\.path) == ["exp"])
     #expect(CNPolicyError.expired(Date(timeIntervalSince1970: 5)).date == Date(timeIntervalSince1970: 5))
     #expect(CNPolicyError.weakKey("ROCA").reason == "ROCA")
@@ -80,10 +80,10 @@ func caseName(_ kind: Any) -> String {
   /// The seed's spellings compile and mean what they did: values with the seed's names, equal
   /// when their details are, and `catch CNPinningError.notPinned`.
   @Test func theSeedsSpellingsStillWork() {
-    #expect(CNParseError.missingValue("includesSubdomains") == .missingValue("includesSubdomains"))
-    #expect(CNParseError.missingValue("includesSubdomains") != .missingValue("chainSet"))
-    #expect(CNParseError.duplicateChain(1) != .duplicateChain(2))
-    #expect(throws: CNParseError.noChainsDefined) { _ = try CNConfiguration([]) }
+    #expect(CNConfigurationError.Problem.missingValue("includesSubdomains") == .missingValue("includesSubdomains"))
+    #expect(CNConfigurationError.Problem.missingValue("includesSubdomains") != .missingValue("chainSet"))
+    #expect(CNConfigurationError.Problem.duplicateChain(1) != .duplicateChain(2))
+    #expect(throws: CNConfigurationError(.noChainsDefined)) { _ = try CNConfiguration([]) }
     var caught = false
     do {
       throw CNPinningError.notPinned

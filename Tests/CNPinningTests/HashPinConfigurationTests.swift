@@ -53,7 +53,7 @@ struct HashPinConfigurationTests {
     (
       #"{"includesSubdomains": false, "spkiPins": [{"sha256": "AAAA"}, {"sha256": "\#(other)"}]}"#,
       [
-        CNConfigurationProblem(
+        CNConfigurationError.Problem(
           path: "\(host).spkiPins[0].sha256", error: .invalidDigest("AAAA", reason: "decodes to 3 bytes; a SHA-256 digest has 32")
         )
       ]
@@ -120,7 +120,7 @@ struct HashPinConfigurationTests {
     ),
     (#"{"includesSubdomains": false}"#, [.init(path: "\(host).chainSet", error: .missingValue("chainSet"))]),
   ])
-  func problemsNameTheElement(_ body: String, _ expected: [CNConfigurationProblem]) {
+  func problemsNameTheElement(_ body: String, _ expected: [CNConfigurationError.Problem]) {
     #expect(problems(json: #"{"PinnedDomains": {"api.test": \#(body)}}"#) == expected)
   }
 

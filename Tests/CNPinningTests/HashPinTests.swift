@@ -119,20 +119,20 @@ struct HashPinTests {
 
   @Test func configurationRules() throws {
     let pin = try CNSPKIPin(sha256Base64: Data(repeating: 1, count: 32).base64EncodedString())
-    #expect(throws: CNParseError.noBackupPin) { try CNConfiguration(spkiPins: [pin]) }
+    #expect(throws: CNConfigurationError(.noBackupPin)) { try CNConfiguration(spkiPins: [pin]) }
     #expect(try CNConfiguration(spkiPins: [pin], allowsSingleHashPin: true).spkiPins == [pin])
-    #expect(throws: CNParseError.duplicatePin(1)) { try CNConfiguration(spkiPins: [pin, pin]) }
-    #expect(throws: CNParseError.noPinsDefined) { try CNConfiguration() }
-    #expect(throws: CNParseError.invalidDigest("AAAA", reason: "decodes to 3 bytes; a SHA-256 digest has 32")) {
+    #expect(throws: CNConfigurationError(.duplicatePin(1))) { try CNConfiguration(spkiPins: [pin, pin]) }
+    #expect(throws: CNConfigurationError(.noPinsDefined)) { try CNConfiguration() }
+    #expect(throws: CNConfigurationError(.invalidDigest("AAAA", reason: "decodes to 3 bytes; a SHA-256 digest has 32"))) {
       try CNSPKIPin(sha256Base64: "AAAA")
     }
-    #expect(throws: CNParseError.invalidDigest("not base64!", reason: "is not valid base64")) {
+    #expect(throws: CNConfigurationError(.invalidDigest("not base64!", reason: "is not valid base64"))) {
       try CNCertificatePin(sha256Base64: "not base64!")
     }
-    #expect(throws: CNParseError.self) {
+    #expect(throws: CNConfigurationError.self) {
       try CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "A")])], expirationDate: Date(timeIntervalSince1970: 1e300))
     }
-    #expect(throws: CNParseError.invalidValue("http://r.test/", reason: "is not an https URL")) {
+    #expect(throws: CNConfigurationError(.invalidValue("http://r.test/", reason: "is not an https URL"))) {
       try CNConfiguration(chains: [try CNChain([CNChainLink(.exact, "A")])], reportURI: URL(string: "http://r.test/"))
     }
   }

@@ -71,7 +71,7 @@ struct LinkMatchingTests {
 
   @Test(arguments: CNChainLink.LinkType.allCases)
   func emptyValueIsRejected(_ type: CNChainLink.LinkType) {
-    #expect(throws: CNParseError.emptyValue) { try CNChainLink(type, "") }
+    #expect(throws: CNConfigurationError(.emptyValue)) { try CNChainLink(type, "") }
   }
 
   @Test func linksRoundTripThroughCodable() throws {

@@ -4,18 +4,18 @@ import Testing
 @Suite("Chains and configurations")
 struct ModelTests {
   @Test func emptyChainIsRejected() {
-    #expect(throws: CNParseError.emptyChain) { try CNChain([]) }
+    #expect(throws: CNConfigurationError(.emptyChain)) { try CNChain([]) }
   }
 
   @Test func emptyChainSetIsRejected() {
-    #expect(throws: CNParseError.noChainsDefined) { try CNConfiguration(includesSubdomains: true, []) }
+    #expect(throws: CNConfigurationError(.noChainsDefined)) { try CNConfiguration(includesSubdomains: true, []) }
   }
 
   @Test(arguments: [1, 2, 3])
   func repeatedChainIsRejectedWithItsIndex(_ duplicateIndex: Int) throws {
     var chains = try (0..<4).map { try CNChain([CNChainLink(.exact, "Root \($0)"), CNChainLink(.exact, "leaf")]) }
     chains[duplicateIndex] = chains[0]
-    #expect(throws: CNParseError.duplicateChain(duplicateIndex)) { try CNConfiguration(chains) }
+    #expect(throws: CNConfigurationError(.duplicateChain(duplicateIndex))) { try CNConfiguration(chains) }
   }
 
   @Test func chainsKeepRootToLeafOrder() throws {
@@ -34,9 +34,9 @@ struct ModelTests {
   }
 
   @Test func errorsDescribeThemselves() {
-    #expect(CNParseError.duplicateChain(2).description == "chain 2 repeats an earlier chain")
+    #expect(CNConfigurationError.Problem.duplicateChain(2).description == "chain 2 repeats an earlier chain")
     #expect(
-      CNParseError.unknownLinkType("prefx", suggestion: "prefix").description
+      CNConfigurationError.Problem.unknownLinkType("prefx", suggestion: "prefix").description
         == #"unknown link type "prefx" (did you mean "prefix"?) (expected one of: exact, prefix, prefixWithNumber, suffix)"#
     )
   }

@@ -127,7 +127,7 @@ struct PinnedDomainsTests {
         + "</dict><key>example.org</key><dict>"
         + identities("NSPinnedCAIdentities", [unrelated, Data(repeating: 7, count: 32).base64EncodedString()]) + "</dict>",
       [
-        CNConfigurationProblem(
+        CNConfigurationError.Problem(
           path: #"NSAppTransportSecurity.NSPinnedDomains["example.org"]"#,
           error: .duplicateHost("example.org", sameAs: "Example.ORG"))
       ]
@@ -164,7 +164,7 @@ struct PinnedDomainsTests {
       ]
     ),
   ])
-  func problemsNameTheElement(_ domains: String, _ expected: [CNConfigurationProblem]) {
+  func problemsNameTheElement(_ domains: String, _ expected: [CNConfigurationError.Problem]) {
     #expect(problems(Self.infoPlist(domains)) == expected)
   }
 }

@@ -25,7 +25,7 @@ struct PolicyPayloadTests {
   @Test(arguments: [
     (
       #"{"exp": 1800003600, "*": [[{"type": "exact", "value": "A"}]]}"#,
-      [CNConfigurationProblem(path: "payload.iat", error: .missingValue("iat"))]
+      [CNConfigurationError.Problem.missingValue("iat").at("payload.iat")]
     ),
     (
       #"{"iat": "yesterday", "exp": 1800003600, "*": [[{"type": "exact", "value": "A"}]]}"#,
@@ -61,7 +61,7 @@ struct PolicyPayloadTests {
     ),
     (#"{"iat": 1800000000, "exp": 1800003600, "*": []}"#, [.init(path: #"payload["*"]"#, error: .noChainsDefined)]),
   ])
-  func payloadProblemsNameTheElement(_ payload: String, _ expected: [CNConfigurationProblem]) throws {
+  func payloadProblemsNameTheElement(_ payload: String, _ expected: [CNConfigurationError.Problem]) throws {
     let keys = try PolicyKeyPair(.p256)
     #expect(
       policyError { _ = try CNEnterprisePolicy(token: try keys.sign(payload), key: keys.publicKey, at: Self.now) }

@@ -98,7 +98,7 @@ struct PropertyListReaderTests {
     let xml = plistDocument(
       "<dict><key>PinnedDomains</key><dict><key>a.test</key><dict><key>includesSubdomains</key><false/><key>chainSet</key><array><array><dict><key>value</key><string>A</string></dict></array></array></dict><key>a.test</key><dict/></dict></dict>"
     )
-    let error = problems(xml).first?.error
+    let error = problems(xml).first
     #expect(error?.code == .malformedDocument)
     let message = try #require(error?.reason, "a repeated host must be refused")
     #expect(message.contains("duplicate key \"a.test\""))

@@ -21,7 +21,7 @@ func plistDocument(_ body: String) -> Data {
 }
 
 /// The problems reported for a document, or an empty array when it loads.
-func problems(_ data: Data, source: String? = nil) -> [CNConfigurationProblem] {
+func problems(_ data: Data, source: String? = nil) -> [CNConfigurationError.Problem] {
   do {
     _ = try CNPinningManager(document: CNPinningDocument(data: data, source: source))
     return []
@@ -34,15 +34,16 @@ func problems(_ data: Data, source: String? = nil) -> [CNConfigurationProblem] {
 }
 
 /// The problems reported for a JSON document given as text.
-func problems(json: String) -> [CNConfigurationProblem] { problems(Data(json.utf8)) }
+func problems(json: String) -> [CNConfigurationError.Problem] { problems(Data(json.utf8)) }
 
 /// A JSON configuration pinning one host with the given host dictionary body.
 func jsonConfiguration(host: String = "api.example.com", _ hostBody: String) -> String {
   #"{"PinnedDomains": {"\#(host)": \#(hostBody)}}"#
 }
 
-extension CNConfigurationProblem {
-  init(_ path: String, _ error: CNParseError) { self.init(path: path, error: error) }
+extension CNConfigurationError.Problem {
+  init(_ path: String, _ problem: CNConfigurationError.Problem) { self = problem.at(path) }
+  init(path: String, error problem: CNConfigurationError.Problem) { self = problem.at(path) }
 }
 
 /// A chain of links written root → leaf from (type, value) pairs.

@@ -54,7 +54,7 @@ public enum CNConfigurationLinter {
     do {
       document = try CNPinningDocument(data: data, source: source)
     } catch let error as CNConfigurationError {
-      return error.problems.map { CNLintFinding(severity: .error, path: $0.path, message: $0.error.description) }
+      return error.problems.map { CNLintFinding(severity: .error, path: $0.path, message: $0.message) }
     } catch {
       return [CNLintFinding(severity: .error, path: "", message: "\(error)")]
     }

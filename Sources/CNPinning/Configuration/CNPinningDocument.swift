@@ -44,7 +44,7 @@ public struct CNPinningDocument: Sendable, Equatable {
     do {
       tree = try ConfigDocument.read(data)
     } catch {
-      throw CNConfigurationError(source: source, problems: [.init(path: "", error: error)])
+      throw CNConfigurationError(source: source, problems: error.problems)
     }
     try self.init(loader: ConfigurationLoader(document: tree, baseDirectory: baseDirectory), source: source)
   }
@@ -57,7 +57,7 @@ public struct CNPinningDocument: Sendable, Equatable {
     } catch {
       throw CNConfigurationError(
         source: url.path,
-        problems: [.init(path: "", error: .malformedDocument("cannot read the file: \(error.localizedDescription)"))])
+        problems: [.malformedDocument("cannot read the file: \(error.localizedDescription)")])
     }
     try self.init(data: data, source: url.path, baseDirectory: url.deletingLastPathComponent())
   }
@@ -68,7 +68,7 @@ public struct CNPinningDocument: Sendable, Equatable {
   public init(infoDictionary: [String: Any], source: String = "Info.plist") throws {
     guard !infoDictionary.isEmpty else {
       throw CNConfigurationError(
-        source: source, problems: [.init(path: "", error: .malformedDocument("the main bundle has no Info.plist"))])
+        source: source, problems: [.malformedDocument("the main bundle has no Info.plist")])
     }
     let data: Data
     do {
@@ -76,7 +76,7 @@ public struct CNPinningDocument: Sendable, Equatable {
     } catch {
       throw CNConfigurationError(
         source: source,
-        problems: [.init(path: "", error: .malformedDocument("the Info.plist cannot be written as a property list: \(error)"))])
+        problems: [.malformedDocument("the Info.plist cannot be written as a property list: \(error)")])
     }
     try self.init(data: data, source: source)
   }

@@ -5,31 +5,32 @@ enum ConfigDocument {
   /// Configuration files larger than this are refused rather than read.
   static let maximumSize = 64 * 1024 * 1024
 
-  static func read(_ data: Data) throws(CNParseError) -> ConfigValue {
+  static func read(_ data: Data) throws(CNConfigurationError) -> ConfigValue {
     guard data.count <= maximumSize else {
-      throw .malformedDocument("the document is \(data.count) bytes, more than the \(maximumSize)-byte limit")
+      throw CNConfigurationError(
+        .malformedDocument("the document is \(data.count) bytes, more than the \(maximumSize)-byte limit"))
     }
     switch sniffFormat(data) {
     case .json:
       do {
         return try StrictJSON.parse([UInt8](data))
       } catch {
-        throw .malformedDocument(error.description)
+        throw CNConfigurationError(.malformedDocument(error.description))
       }
     case .binaryPropertyList:
       do {
         return try BinaryPropertyList.parse(data)
       } catch {
-        throw .malformedDocument(error.description)
+        throw CNConfigurationError(.malformedDocument(error.description))
       }
     case .xmlPropertyList:
       do {
         return try XMLPropertyList.parse(data)
       } catch {
-        throw .malformedDocument(error.description)
+        throw CNConfigurationError(.malformedDocument(error.description))
       }
     case .unknown:
-      throw .malformedDocument("neither a property list (XML or binary) nor a JSON object")
+      throw CNConfigurationError(.malformedDocument("neither a property list (XML or binary) nor a JSON object"))
     }
   }
 

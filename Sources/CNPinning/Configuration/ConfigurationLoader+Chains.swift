@@ -18,7 +18,7 @@ extension ConfigurationLoader {
     do {
       _ = try CNConfiguration(chains)
     } catch {
-      if case .duplicateChain(let index) = error.kind { fail(path.element(index), error) } else { fail(path, error) }
+      if case .duplicateChain(let index) = error.problems[0].kind { fail(path.element(index), error) } else { fail(path, error) }
       return nil
     }
     return chains

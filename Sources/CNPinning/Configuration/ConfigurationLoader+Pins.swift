@@ -5,7 +5,7 @@ extension ConfigurationLoader {
   /// Reads an array of hash pins: `{"sha256": base64, "appliesTo": leaf|ca|any}`, or — where
   /// `fromCertificate` is given — `{"file": path}` instead of `sha256`.
   mutating func loadPins<Pin>(
-    _ value: ConfigValue, path: ConfigPath, make: (String, CNPinScope) throws(CNParseError) -> Pin,
+    _ value: ConfigValue, path: ConfigPath, make: (String, CNPinScope) throws(CNConfigurationError) -> Pin,
     fromCertificate: ((CNCertificate, CNPinScope, String) -> Pin)?
   ) -> [Pin]? {
     guard let entries = elements(of: value, at: path, expected: "an array of pins") else { return nil }

@@ -14,7 +14,7 @@ struct ConfigurationLoader {
   }
 
   var domains: [Domain] = []
-  private(set) var problems: [CNConfigurationProblem] = []
+  private(set) var problems: [CNConfigurationError.Problem] = []
   var warnings: [CNConfigurationWarning] = []
   private var keysByHost: [HostName: String] = [:]
 
@@ -184,7 +184,12 @@ struct ConfigurationLoader {
     return Date(timeIntervalSince1970: seconds.rounded(.down))
   }
 
-  mutating func fail(_ path: ConfigPath, _ error: CNParseError) {
-    problems.append(CNConfigurationProblem(path: path.description, error: error))
+  mutating func fail(_ path: ConfigPath, _ problem: CNConfigurationError.Problem) {
+    problems.append(problem.at(path.description))
+  }
+
+  /// A model initialiser's refusal, placed at `path`.
+  mutating func fail(_ path: ConfigPath, _ error: CNConfigurationError) {
+    for problem in error.problems { fail(path, problem) }
   }
 }

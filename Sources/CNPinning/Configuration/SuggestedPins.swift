@@ -11,7 +11,7 @@ package enum SuggestedPins {
   }
 
   /// The link for one Common Name.
-  package static func link(for commonName: String) throws(CNParseError) -> CNChainLink {
+  package static func link(for commonName: String) throws(CNConfigurationError) -> CNChainLink {
     let digits = commonName.utf8.reversed().prefix { $0 >= 0x30 && $0 <= 0x39 }.count
     if digits > 0, digits < commonName.utf8.count {
       return try CNChainLink(.prefixWithNumber, String(commonName.utf8.dropLast(digits))!)
@@ -20,7 +20,7 @@ package enum SuggestedPins {
   }
 
   /// The configuration for a verified chain given root → leaf. Throws `Unpinnable` when a
-  /// certificate has no usable Common Name, `CNParseError` for a chain the model refuses.
+  /// certificate has no usable Common Name, `CNConfigurationError` for a chain the model refuses.
   package static func configuration(rootToLeaf chain: [CNCertificate], includesSubdomains: Bool) throws -> CNConfiguration {
     let links = try chain.enumerated().map { position, certificate in
       guard let name = certificate.commonName else {

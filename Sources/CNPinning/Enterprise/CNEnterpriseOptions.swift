@@ -25,10 +25,10 @@ public struct CNEnterpriseOptions: Sendable {
     case .success(let host): self.host = host
     case .failure(let invalid):
       throw CNConfigurationError(
-        problems: [.init(path: "authenticationHost", error: .invalidHost(authenticationHost, reason: invalid.reason))])
+        problems: [.invalidHost(authenticationHost, reason: invalid.reason).at("authenticationHost")])
     }
     guard (0...300).contains(clockSkew) else {
-      throw CNConfigurationError(problems: [.init(path: "clockSkew", error: .clockSkewOutOfRange(clockSkew))])
+      throw CNConfigurationError(problems: [.clockSkewOutOfRange(clockSkew).at("clockSkew")])
     }
     self.authenticationHost = authenticationHost
     self.policySigningKey = policySigningKey

@@ -69,7 +69,7 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
     do {
       payload = try StrictJSON.parse(bytes)
     } catch {
-      throw .invalidPayload([CNConfigurationProblem(path: "payload", error: .malformedDocument(error.description))])
+      throw .invalidPayload([CNConfigurationError.Problem.malformedDocument(error.description).at("payload")])
     }
     var reader = PayloadReader()
     reader.read(payload)

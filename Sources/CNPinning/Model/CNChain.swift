@@ -6,9 +6,9 @@ public struct CNChain: Hashable, Sendable {
   /// The links, root first, leaf last.
   public let links: [CNChainLink]
 
-  /// Creates a chain from links written root → leaf. Throws `CNParseError.emptyChain` when empty.
-  public init(_ links: [CNChainLink]) throws(CNParseError) {
-    guard !links.isEmpty else { throw .emptyChain }
+  /// Creates a chain from links written root → leaf. Throws `CNConfigurationError.Problem.emptyChain` when empty.
+  public init(_ links: [CNChainLink]) throws(CNConfigurationError) {
+    guard !links.isEmpty else { throw CNConfigurationError(.emptyChain) }
     self.links = links
   }
 }

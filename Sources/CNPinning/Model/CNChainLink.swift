@@ -20,9 +20,9 @@ public struct CNChainLink: Hashable, Sendable, Codable {
   /// The text compared with the Common Name. Never empty.
   public let value: String
 
-  /// Creates a link. Throws `CNParseError.emptyValue` for an empty value, which would match anything.
-  public init(_ type: LinkType, _ value: String) throws(CNParseError) {
-    guard !value.isEmpty else { throw .emptyValue }
+  /// Creates a link. Throws `CNConfigurationError.Problem.emptyValue` for an empty value, which would match anything.
+  public init(_ type: LinkType, _ value: String) throws(CNConfigurationError) {
+    guard !value.isEmpty else { throw CNConfigurationError(.emptyValue) }
     self.type = type
     self.value = value
   }

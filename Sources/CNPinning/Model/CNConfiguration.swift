@@ -22,34 +22,34 @@ public struct CNConfiguration: Sendable, Equatable {
   /// Where failure reports are POSTed as JSON; nil sends none.
   public let reportURI: URL?
 
-  /// Creates a CN-chain configuration. Throws `CNParseError.noChainsDefined` for an empty chain
-  /// set and `CNParseError.duplicateChain(index)` for a chain that repeats an earlier one.
-  public init(includesSubdomains: Bool = false, _ chains: [CNChain]) throws(CNParseError) {
-    guard !chains.isEmpty else { throw .noChainsDefined }
+  /// Creates a CN-chain configuration. Throws `CNConfigurationError.Problem.noChainsDefined` for an empty chain
+  /// set and `CNConfigurationError.Problem.duplicateChain(index)` for a chain that repeats an earlier one.
+  public init(includesSubdomains: Bool = false, _ chains: [CNChain]) throws(CNConfigurationError) {
+    guard !chains.isEmpty else { throw CNConfigurationError(.noChainsDefined) }
     try self.init(includesSubdomains: includesSubdomains, chains: chains)
   }
 
-  /// Creates a configuration with any pin kinds. Throws `CNParseError` for no pins at all,
+  /// Creates a configuration with any pin kinds. Throws `CNConfigurationError` for no pins at all,
   /// repeated chains or pins, and — unless `allowsSingleHashPin` is set — for a host pinned only
   /// by hash pins with fewer than two of them (no backup).
   public init(
     includesSubdomains: Bool = false, chains: [CNChain] = [], spkiPins: [CNSPKIPin] = [],
     certificatePins: [CNCertificatePin] = [], expirationDate: Date? = nil, enforce: Bool = true, reportURI: URL? = nil,
     allowsSingleHashPin: Bool = false
-  ) throws(CNParseError) {
-    guard !chains.isEmpty || !spkiPins.isEmpty || !certificatePins.isEmpty else { throw .noPinsDefined }
-    if let index = Self.firstRepeat(chains) { throw .duplicateChain(index) }
+  ) throws(CNConfigurationError) {
+    guard !chains.isEmpty || !spkiPins.isEmpty || !certificatePins.isEmpty else { throw CNConfigurationError(.noPinsDefined) }
+    if let index = Self.firstRepeat(chains) { throw CNConfigurationError(.duplicateChain(index)) }
     if let index = Self.firstRepeat(spkiPins) ?? Self.firstRepeat(certificatePins) {
-      throw .duplicatePin(index)
+      throw CNConfigurationError(.duplicatePin(index))
     }
     if chains.isEmpty && spkiPins.count + certificatePins.count < 2 && !allowsSingleHashPin {
-      throw .noBackupPin
+      throw CNConfigurationError(.noBackupPin)
     }
     if let expirationDate, !ISO8601.validRange.contains(expirationDate.timeIntervalSince1970) {
-      throw .invalidValue("\(expirationDate)", reason: "is not a date between the years 1 and 9999")
+      throw CNConfigurationError(.invalidValue("\(expirationDate)", reason: "is not a date between the years 1 and 9999"))
     }
     if let reportURI, reportURI.scheme?.lowercased() != "https" || reportURI.host == nil {
-      throw .invalidValue(reportURI.absoluteString, reason: "is not an https URL")
+      throw CNConfigurationError(.invalidValue(reportURI.absoluteString, reason: "is not an https URL"))
     }
     self.includesSubdomains = includesSubdomains
     self.chains = chains

@@ -27,8 +27,8 @@ public struct CNSPKIPin: Sendable, Hashable {
   /// Which certificates of the verified chain the pin may match.
   public let scope: CNPinScope
 
-  /// Throws `CNParseError.invalidDigest` unless `sha256Base64` is base64 of exactly 32 bytes.
-  public init(sha256Base64: String, scope: CNPinScope = .any) throws(CNParseError) {
+  /// Throws `CNConfigurationError.Problem.invalidDigest` unless `sha256Base64` is base64 of exactly 32 bytes.
+  public init(sha256Base64: String, scope: CNPinScope = .any) throws(CNConfigurationError) {
     _ = try Digest.decode(sha256Base64)
     self.sha256Base64 = sha256Base64
     self.scope = scope
@@ -52,8 +52,8 @@ public struct CNCertificatePin: Sendable, Hashable {
   /// conversions between formats keep the reference).
   public let file: String?
 
-  /// Throws `CNParseError.invalidDigest` unless `sha256Base64` is base64 of exactly 32 bytes.
-  public init(sha256Base64: String, scope: CNPinScope = .any) throws(CNParseError) {
+  /// Throws `CNConfigurationError.Problem.invalidDigest` unless `sha256Base64` is base64 of exactly 32 bytes.
+  public init(sha256Base64: String, scope: CNPinScope = .any) throws(CNConfigurationError) {
     _ = try Digest.decode(sha256Base64)
     self.sha256Base64 = sha256Base64
     self.scope = scope
@@ -70,10 +70,12 @@ public struct CNCertificatePin: Sendable, Hashable {
 
 /// Base64 SHA-256 digests as pins write them.
 enum Digest {
-  static func decode(_ text: String) throws(CNParseError) -> [UInt8] {
-    guard let data = Data(base64Encoded: text) else { throw .invalidDigest(text, reason: "is not valid base64") }
+  static func decode(_ text: String) throws(CNConfigurationError) -> [UInt8] {
+    guard let data = Data(base64Encoded: text) else {
+      throw CNConfigurationError(.invalidDigest(text, reason: "is not valid base64"))
+    }
     guard data.count == SHA256Digest.byteCount else {
-      throw .invalidDigest(text, reason: "decodes to \(data.count) bytes; a SHA-256 digest has 32")
+      throw CNConfigurationError(.invalidDigest(text, reason: "decodes to \(data.count) bytes; a SHA-256 digest has 32"))
     }
     return [UInt8](data)
   }
