@@ -45,16 +45,7 @@ enum Output {
     encoder.dateEncodingStrategy = .iso8601
     guard let data = try? encoder.encode(value) else { return "{}" }
     let text = String(decoding: data, as: UTF8.self)
-    guard text.unicodeScalars.contains(where: { VisibleText.needsEscape($0, keepingNewlines: true) }) else { return text }
-    var escaped = ""
-    for scalar in text.unicodeScalars {
-      if scalar != "\n" && VisibleText.needsEscape(scalar, keepingNewlines: true) {
-        let hex = String(scalar.value, radix: 16)
-        escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      } else {
-        escaped.unicodeScalars.append(scalar)
-      }
-    }
-    return escaped
+    // Anything left to escape can only be inside a string: JSONEncoder escapes C0 controls itself.
+    return VisibleText.escaped(text, as: .json, keepingNewlines: true, escapingBackslashes: false)
   }
 }

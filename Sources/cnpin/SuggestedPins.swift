@@ -24,20 +24,9 @@ extension SuggestedPins {
     return lines.joined(separator: "\n")
   }
 
-  /// A Swift string literal for `text`: quotes, backslashes and every control character escaped
-  /// (`\u{1b}`), so that a certificate's name cannot end the literal or the line.
-  static func swiftString(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case _ where VisibleText.needsEscape(scalar): result += "\\u{" + String(scalar.value, radix: 16) + "}"
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result + "\""
-  }
+  /// A Swift string literal for `text`: quotes, backslashes and every character `VisibleText`
+  /// escapes (`\u{1b}`), so that a certificate's name cannot end the literal or the line.
+  static func swiftString(_ text: String) -> String { VisibleText.quoted(text, as: .swift) }
 }
 
 /// What satisfied a host's pins, in words: "chain 0 of api.example.com", "SPKI pin of …".

@@ -18,21 +18,7 @@ struct ConfigPath: CustomStringConvertible, ExpressibleByStringLiteral, Sendable
   /// The entry for `key` of this dictionary, quoted (`path["api.example.com"]`).
   func entry(_ key: String) -> ConfigPath { ConfigPath("\(description)[\(Self.quoted(key))]") }
 
-  /// A key as it appears in a path: in double quotes, with quotes, backslashes and control
-  /// characters escaped.
-  static func quoted(_ key: String) -> String {
-    var result = "\""
-    for scalar in key.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-        result +=
-          "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-          + String(scalar.value, radix: 16)
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result + "\""
-  }
+  /// A key as it appears in a path: in double quotes, escaped as in JSON (quotes, backslashes
+  /// and every character `VisibleText` escapes).
+  static func quoted(_ key: String) -> String { VisibleText.quoted(key, as: .json) }
 }

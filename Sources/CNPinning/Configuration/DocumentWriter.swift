@@ -160,23 +160,7 @@ package enum DocumentWriter {
   private static func isoDate(_ date: Date) -> String { ISO8601.string(from: date) }
 
   /// `text` as a JSON string literal.
-  package static func jsonString(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\r": result += "\\r"
-      case "\t": result += "\\t"
-      case _ where VisibleText.needsEscape(scalar):
-        let hex = String(scalar.value, radix: 16)
-        result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result + "\""
-  }
+  package static func jsonString(_ text: String) -> String { VisibleText.quoted(text, as: .json) }
 
   /// `text` with XML's special characters escaped. Works on Unicode scalars: "<" followed by a
   /// combining mark is one `Character`, but XML still reads a "<".

@@ -130,7 +130,7 @@ public struct CNPolicySigningKey: Sendable, Hashable {
       }
       guard names.contains("verify") else {
         throw .keyNotForSignatures(
-          "its \"key_ops\" [\(names.map(VisibleText.quoted).joined(separator: ", "))] do not include \"verify\"")
+          "its \"key_ops\" [\(names.map { VisibleText.quoted($0) }.joined(separator: ", "))] do not include \"verify\"")
       }
     }
     switch jwk["alg"] {

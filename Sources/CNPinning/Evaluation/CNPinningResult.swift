@@ -124,7 +124,7 @@ extension CNPinningFailure: CustomStringConvertible {
   public var description: String {
     let chain =
       "["
-      + presentedCommonNames.map { $0.map(VisibleText.quoted) ?? "(no usable CN)" }
+      + presentedCommonNames.map { $0.map { VisibleText.quoted($0) } ?? "(no usable CN)" }
       .joined(separator: " → ") + "]"
     switch reason {
     case .invalidHost(let why):

@@ -1,34 +1,48 @@
 /// Text from outside — a certificate's names, a server's headers or reasons — made safe to show
-/// on a terminal or in a log: control characters, and the Unicode controls that reorder text or
-/// break lines, become visible escapes (`\x1b`, `\u{202e}`), so nothing in it can move the
-/// cursor, clear a line, retitle a window or start a line of its own.
+/// on a terminal, in a log, or inside a JSON or Swift string literal: the package's one escaper.
+/// Control characters, and the Unicode characters that reorder text, hide it or break lines,
+/// become visible escapes in the syntax of where the text goes (`\x1b` or `\u{202e}` on a
+/// terminal, `\u202e` in JSON, `\u{202e}` in Swift), so nothing in it can move the cursor, clear
+/// a line, retitle a window, start a line of its own or end the literal it is in.
 package enum VisibleText {
-  /// `text` with every control character escaped; `keepingNewlines` leaves line feeds as they
-  /// are (for text of our own with values already escaped in it). `escapingBackslashes` doubles
-  /// a backslash, so that an escape in the output always means a character in the input.
-  package static func escaped(_ text: String, keepingNewlines: Bool = false, escapingBackslashes: Bool = true) -> String {
-    guard
-      text.unicodeScalars.contains(where: {
-        needsEscape($0, keepingNewlines: keepingNewlines) || (escapingBackslashes && $0 == "\\")
-      })
-    else { return text }
+  /// Where escaped text goes, which decides how an escape is spelled.
+  package enum Syntax: Sendable {
+    /// A terminal or a log: `\xNN` below U+0100, `\u{NNNN}` above.
+    case terminal
+    /// A JSON string (RFC 8259): `\n`, `\r`, `\t`, `\uNNNN`, UTF-16 surrogate pairs above U+FFFF.
+    case json
+    /// A Swift string literal: `\n`, `\r`, `\t`, `\u{N}`.
+    case swift
+  }
+
+  /// `text` with every character `needsEscape` names escaped for `syntax`. `keepingNewlines`
+  /// leaves line feeds as they are (for text of our own with values already escaped in it).
+  /// `escapingBackslashes` doubles a backslash, so that an escape in the output always means a
+  /// character in the input; `escapingQuotes` escapes a double quote (inside a literal).
+  package static func escaped(
+    _ text: String, as syntax: Syntax = .terminal, keepingNewlines: Bool = false, escapingBackslashes: Bool = true,
+    escapingQuotes: Bool = false
+  ) -> String {
+    func escapes(_ scalar: Unicode.Scalar) -> Bool {
+      needsEscape(scalar, keepingNewlines: keepingNewlines) || (escapingBackslashes && scalar == "\\")
+        || (escapingQuotes && scalar == "\"")
+    }
+    guard text.unicodeScalars.contains(where: escapes) else { return text }
     var result = ""
     result.reserveCapacity(text.utf8.count + 8)
     for scalar in text.unicodeScalars {
-      if escapingBackslashes && scalar == "\\" {
-        result += "\\\\"
-      } else if needsEscape(scalar, keepingNewlines: keepingNewlines) {
-        result += scalar.value < 0x100 ? "\\x" + hex(scalar.value, digits: 2) : "\\u{" + hex(scalar.value, digits: 4) + "}"
-      } else {
+      guard escapes(scalar) else {
         result.unicodeScalars.append(scalar)
+        continue
       }
+      result += escape(scalar, as: syntax)
     }
     return result
   }
 
-  /// `text` in double quotes, escaped, with a double quote in it escaped too.
-  package static func quoted(_ text: String) -> String {
-    "\"" + escaped(text).replacingOccurrences(of: "\"", with: "\\\"") + "\""
+  /// `text` in double quotes, escaped for `syntax`, a double quote in it included.
+  package static func quoted(_ text: String, as syntax: Syntax = .terminal) -> String {
+    "\"" + escaped(text, as: syntax, escapingQuotes: true) + "\""
   }
 
   /// C0 and C1 controls, DEL, and the line and paragraph separators and bidirectional controls
@@ -38,6 +52,22 @@ package enum VisibleText {
     case 0x0A: return !keepingNewlines
     case 0x00...0x1F, 0x7F...0x9F, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: return true
     default: return false
+    }
+  }
+
+  private static func escape(_ scalar: Unicode.Scalar, as syntax: Syntax) -> String {
+    switch (scalar, syntax) {
+    case ("\\", _): return "\\\\"
+    case ("\"", _): return "\\\""
+    case ("\n", .json), ("\n", .swift): return "\\n"
+    case ("\r", .json), ("\r", .swift): return "\\r"
+    case ("\t", .json), ("\t", .swift): return "\\t"
+    case (_, .terminal):
+      return scalar.value < 0x100 ? "\\x" + hex(scalar.value, digits: 2) : "\\u{" + hex(scalar.value, digits: 4) + "}"
+    case (_, .swift):
+      return "\\u{" + hex(scalar.value, digits: 1) + "}"
+    case (_, .json):
+      return String(Character(scalar)).utf16.map { "\\u" + hex(UInt32($0), digits: 4) }.joined()
     }
   }
 

@@ -142,6 +142,6 @@ public struct CNCertificate: Sendable, Hashable {
 
 extension CNCertificate: CustomStringConvertible {
   public var description: String {
-    "CNCertificate(CN: \(commonName.map(VisibleText.quoted) ?? "none (\(commonNameProblem!))"))"
+    "CNCertificate(CN: \(commonName.map { VisibleText.quoted($0) } ?? "none (\(commonNameProblem!))"))"
   }
 }
