@@ -29,10 +29,8 @@ public struct CNHostOverride: Sendable, Hashable, CustomStringConvertible {
     else {
       throw .invalidArgument("\"\(text)\" is not HOST:PORT:ADDRESS (for example api.example.com:443:127.0.0.1)")
     }
-    var address = String(parts[2])
-    if address.hasPrefix("["), address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
-    self.init(host: String(parts[0]), port: port, address: address)
+    self.init(host: String(parts[0]), port: port, address: HostName.unbracketed(String(parts[2])))
   }
 
-  public var description: String { "\(host):\(port):\(address.contains(":") ? "[\(address)]" : address)" }
+  public var description: String { "\(host):\(port):\(HostName.authority(address))" }
 }

@@ -107,7 +107,7 @@ public final class CNPinnedSession: Sendable {
   /// verified and presented chains and the pin result. Throws when the connection is refused,
   /// with the event (when the handshake got that far) in `CNProbeError`.
   public func probe(host: String, port: Int = 443) async throws -> CNConnectionEvent {
-    let authority = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    let authority = HostName.authority(host)
     guard (1...65535).contains(port), let url = URL(string: "https://\(authority):\(port)/") else {
       throw CNPinnedSessionError.invalidURL("https://\(authority):\(port)/")
     }

@@ -12,9 +12,6 @@ public struct CNPinnedSessionConfiguration: Sendable {
   /// What happens to hosts without pins: allowed (with normal trust and host-name checks) by
   /// default; `.deny` refuses them.
   public var unpinnedHosts: CNUnpinnedHostPolicy = .allow
-  /// The lowest TLS version accepted. TLS 1.2 by default; `.tls13` refuses TLS 1.2 servers.
-  /// A transport-security exception's minimum takes its place for the hosts it covers.
-  public var minimumTLSVersion: CNTLSVersion = .tls12
   /// The App Transport Security-like policy; on by default.
   public var transportSecurity = CNTransportSecurity()
   /// Seconds a request may take to connect, and then wait for each next byte either way, before
@@ -98,7 +95,7 @@ extension CNPinnedSessionConfiguration: Equatable {
   /// Whether two configurations make the same session: every setting equal, and the same cookie
   /// storage and failure reporter objects (or none for both).
   public static func == (lhs: Self, rhs: Self) -> Bool {
-    lhs.trust == rhs.trust && lhs.unpinnedHosts == rhs.unpinnedHosts && lhs.minimumTLSVersion == rhs.minimumTLSVersion
+    lhs.trust == rhs.trust && lhs.unpinnedHosts == rhs.unpinnedHosts
       && lhs.transportSecurity == rhs.transportSecurity && lhs.timeoutIntervalForRequest == rhs.timeoutIntervalForRequest
       && lhs.timeoutIntervalForResource == rhs.timeoutIntervalForResource
       && lhs.httpMaximumConnectionsPerHost == rhs.httpMaximumConnectionsPerHost

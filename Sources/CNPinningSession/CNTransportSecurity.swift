@@ -7,22 +7,31 @@ import CNPinning
 public struct CNTransportSecurity: Sendable, Equatable {
   /// Whether the rules are applied at all.
   public var isEnabled: Bool
+  /// The lowest TLS version a connection may use: TLS 1.2 by default, `.tls13` to refuse TLS 1.2
+  /// servers. The session's one TLS floor: every handshake offers it, also when `isEnabled` is
+  /// false; an exception's `minimumTLSVersion` replaces it for the hosts the exception covers.
+  public var minimumTLSVersion: CNTLSVersion
   /// Relaxations by host name; a key with `includesSubdomains` also covers the hosts below it.
   public var exceptions: [String: CNTransportSecurityException]
 
   /// The rules, on by default, with exceptions keyed by domain.
-  public init(isEnabled: Bool = true, exceptions: [String: CNTransportSecurityException] = [:]) {
+  public init(
+    isEnabled: Bool = true, minimumTLSVersion: CNTLSVersion = .tls12,
+    exceptions: [String: CNTransportSecurityException] = [:]
+  ) {
     self.isEnabled = isEnabled
+    self.minimumTLSVersion = minimumTLSVersion
     self.exceptions = exceptions
   }
 
   /// No transport-security requirements beyond TLS itself.
   public static var disabled: CNTransportSecurity { CNTransportSecurity(isEnabled: false) }
 
-  /// The policy ready for lookups, or nil when it is off. Throws `invalidArgument` for an
-  /// exception whose key is not a host name, rather than ignoring it.
-  package func indexed() throws(CNPinnedSessionError) -> IndexedTransportSecurity? {
-    guard isEnabled else { return nil }
+  /// The policy ready for lookups. Throws `invalidArgument` for an exception whose key is not a
+  /// host name, rather than ignoring it.
+  package func indexed() throws(CNPinnedSessionError) -> IndexedTransportSecurity {
+    let policy = TransportRules(minimumTLSVersion: minimumTLSVersion, isEnforced: isEnabled)
+    guard isEnabled else { return IndexedTransportSecurity(policy: policy, exceptions: HostIndex()) }
     var index = HostIndex<CNTransportSecurityException>()
     var seen: [String: String] = [:]
     for (key, exception) in exceptions.sorted(by: { $0.key < $1.key }) {
@@ -36,6 +45,6 @@ public struct CNTransportSecurity: Sendable, Equatable {
       }
       index.insert(name, includesSubdomains: exception.includesSubdomains, exception)
     }
-    return IndexedTransportSecurity(exceptions: index)
+    return IndexedTransportSecurity(policy: policy, exceptions: index)
   }
 }

@@ -7,8 +7,8 @@ public struct CNTransportSecurityException: Sendable, Equatable {
   public var includesSubdomains: Bool
   /// Allows plain `http://` (NSExceptionAllowsInsecureHTTPLoads).
   public var allowsInsecureHTTPLoads: Bool
-  /// The lowest TLS version accepted (NSExceptionMinimumTLSVersion).
-  public var minimumTLSVersion: CNTLSVersion
+  /// The lowest TLS version accepted (NSExceptionMinimumTLSVersion); nil keeps the policy's.
+  public var minimumTLSVersion: CNTLSVersion?
   /// When false, ciphers without forward secrecy or AEAD are accepted
   /// (NSExceptionRequiresForwardSecrecy).
   public var requiresForwardSecrecy: Bool
@@ -17,7 +17,7 @@ public struct CNTransportSecurityException: Sendable, Equatable {
 
   /// An exception; each argument relaxes one rule, as the NSExceptionDomains key of the same name.
   public init(
-    includesSubdomains: Bool = false, allowsInsecureHTTPLoads: Bool = false, minimumTLSVersion: CNTLSVersion = .tls12,
+    includesSubdomains: Bool = false, allowsInsecureHTTPLoads: Bool = false, minimumTLSVersion: CNTLSVersion? = nil,
     requiresForwardSecrecy: Bool = true, allowsWeakCertificates: Bool = false
   ) {
     self.includesSubdomains = includesSubdomains
@@ -25,5 +25,18 @@ public struct CNTransportSecurityException: Sendable, Equatable {
     self.minimumTLSVersion = minimumTLSVersion
     self.requiresForwardSecrecy = requiresForwardSecrecy
     self.allowsWeakCertificates = allowsWeakCertificates
+  }
+
+  /// `rules` as this exception changes them.
+  package func applied(to rules: TransportRules) -> TransportRules {
+    var changed = rules
+    if let minimumTLSVersion {
+      changed.minimumTLSVersion = minimumTLSVersion
+      changed.requiredTLSVersion = minimumTLSVersion
+    }
+    changed.allowsInsecureHTTPLoads = allowsInsecureHTTPLoads
+    changed.requiresForwardSecrecy = requiresForwardSecrecy
+    changed.allowsWeakCertificates = allowsWeakCertificates
+    return changed
   }
 }

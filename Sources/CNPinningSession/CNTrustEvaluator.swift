@@ -15,8 +15,7 @@ import Foundation
 /// Linux only for now (on Apple platforms, `SecTrustEvaluateWithError` is the platform's own).
 public final class CNTrustEvaluator: Sendable {
   private let trustStore: TrustStore
-  private let transportSecurity: IndexedTransportSecurity?
-  private let minimumTLSVersion: CNTLSVersion
+  private let transportSecurity: IndexedTransportSecurity
   private let webPKIScope: WebPKIProfile.Scope?
 
   /// An evaluator with a session configuration's trust, transport security and TLS floor.
@@ -24,7 +23,6 @@ public final class CNTrustEvaluator: Sendable {
   public init(configuration: CNPinnedSessionConfiguration = CNPinnedSessionConfiguration()) throws(CNPinnedSessionError) {
     trustStore = try TrustStore(configuration.trust)
     transportSecurity = try configuration.transportSecurity.indexed()
-    minimumTLSVersion = configuration.minimumTLSVersion
     webPKIScope = configuration.certificateProfile.scope(under: configuration.trust)
   }
 
@@ -41,12 +39,9 @@ public final class CNTrustEvaluator: Sendable {
     case .success(let parsed): name = parsed
     case .failure(let invalid): throw .invalidHost(host: host, reason: invalid.reason)
     }
-    let requirements = transportSecurity?.requirements(for: name)
     let policy = RequestPolicy(
       host: name.normalized, hostName: name, port: 443, trust: ObjectIdentifier(trustStore), manager: nil,
-      unpinnedHosts: .allow, transportSecurity: requirements?.rules,
-      transportSecurityIsException: requirements?.isException ?? false,
-      sessionMinimum: minimumTLSVersion, wantsPresentedChain: false)
+      unpinnedHosts: .allow, rules: transportSecurity.rules(for: name), wantsPresentedChain: false)
     let result = ChainVerification.verify(
       chain, host: policy.host, isIPAddress: name.isIPAddress, store: trustStore,
       securityLevel: TLSHooks.lowersSecurityLevel(for: policy) ? 0 : ChainVerification.defaultSecurityLevel, at: date)
@@ -56,8 +51,8 @@ public final class CNTrustEvaluator: Sendable {
       if let scope = webPKIScope, let problem = WebPKIProfile.violation(verified, scope: scope) {
         throw ConnectionVerdict.webPKIRefusal(problem, host: policy.host)
       }
-      if let rules = policy.transportSecurity,
-        let violation = ConnectionVerdict.certificateViolation(CertificateWeakness(verified), rules, host: policy.host)
+      if let violation = ConnectionVerdict.certificateViolation(
+        CertificateWeakness(verified), policy.rules, host: policy.host)
       {
         throw .transportSecurity(violation)
       }

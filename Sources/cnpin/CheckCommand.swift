@@ -43,7 +43,7 @@ enum CheckCommand {
     let targets =
       arguments.positionals.isEmpty
       ? try document.entries.map { entry throws(CLIError) in
-        try HostPort(entry.host.contains(":") && !entry.host.hasPrefix("[") ? "[\(entry.host)]" : entry.host)
+        try HostPort(HostName.authority(entry.host))
       }
       : try arguments.positionals.map { text throws(CLIError) in try HostPort(text) }
 

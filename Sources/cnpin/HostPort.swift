@@ -1,3 +1,4 @@
+import CNPinning
 import Foundation
 
 /// `HOST`, `HOST:PORT`, `[IPv6]`, `[IPv6]:PORT`, or an `https://` URL (its host and port; the
@@ -41,11 +42,8 @@ struct HostPort: CustomStringConvertible {
     guard components.user == nil, components.password == nil else {
       throw .usage("\"\(text)\" carries credentials; give the host without them")
     }
-    let bare = name.hasPrefix("[") && name.hasSuffix("]") ? String(name.dropFirst().dropLast()) : name
-    return (bare, components.port ?? 443)
+    return (HostName.unbracketed(name), components.port ?? 443)
   }
 
-  private static func authority(_ host: String, port: Int) -> String {
-    host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-  }
+  private static func authority(_ host: String, port: Int) -> String { HostName.authority(host, port: port) }
 }

@@ -35,10 +35,10 @@ struct ConnectionVerdictTests {
     manager: CNPinningManager? = nil, unpinned: CNUnpinnedHostPolicy = .allow,
     transportSecurity: CNTransportSecurityException? = CNTransportSecurityException()
   ) -> RequestPolicy {
-    RequestPolicy(
+    let policy = TransportRules(minimumTLSVersion: .tls12, isEnforced: transportSecurity != nil)
+    return RequestPolicy(
       host: "api.test", hostName: try! HostName.parse("api.test").get(), port: 443, trust: Self.trust, manager: manager,
-      unpinnedHosts: unpinned,
-      transportSecurity: transportSecurity, transportSecurityIsException: false, wantsPresentedChain: false)
+      unpinnedHosts: unpinned, rules: transportSecurity?.applied(to: policy) ?? policy, wantsPresentedChain: false)
   }
 
   @Test func matchingPinsAreAcceptedOnEveryKindOfConnection() throws {

@@ -106,7 +106,7 @@ struct TaskInternalsTests {
   /// unpinned-host rule). A new stored property fails here until `==` compares it.
   @Test func configurationEqualityWeighsEverySetting() {
     let compared: Set<String> = [
-      "trust", "unpinnedHosts", "minimumTLSVersion", "transportSecurity", "timeoutIntervalForRequest",
+      "trust", "unpinnedHosts", "transportSecurity", "timeoutIntervalForRequest",
       "timeoutIntervalForResource", "maximumResponseBodySize", "maximumDownloadSize", "followsRedirects", "maximumRedirects",
       "httpAdditionalHeaders", "credentialHeaders", "httpCookieStorage", "failureReporter", "resolve", "proxy", "noProxy",
       "certificateProfile",

@@ -96,6 +96,25 @@ struct TransportSecurityTests {
     #expect(try await excepted.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
   }
 
+  /// The session has one TLS floor; an exception that relaxes something else keeps it. (Before,
+  /// every exception carried a TLS 1.2 minimum of its own and so lowered a `.tls13` floor.)
+  @Test func anExceptionWithoutAVersionKeepsTheSessionsFloor() async throws {
+    let pki = try TestPKI()
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.maximumTLSVersion = .tls12
+    let server = try LocalTLSServer.start(setup)
+    var configuration = resolving(to: server)
+    configuration.transportSecurity.minimumTLSVersion = .tls13
+    configuration.transportSecurity.exceptions = ["api.test": CNTransportSecurityException(allowsInsecureHTTPLoads: true)]
+    let session = try CNPinnedSession(manager: nil, configuration: configuration.trusting(.customAnchors([pki.root.certificate])))
+    let failure = await error { _ = try await session.data(from: server.url("/", hostName: "api.test")) }
+    #expect(failure?.code == .tlsHandshakeFailed, "a TLS 1.2 server under a TLS 1.3 floor: \(String(describing: failure))")
+    #expect(server.requests.isEmpty)
+    configuration.transportSecurity.exceptions = ["api.test": CNTransportSecurityException(minimumTLSVersion: .tls12)]
+    let lowered = try CNPinnedSession(manager: nil, configuration: configuration.trusting(.customAnchors([pki.root.certificate])))
+    #expect(try await lowered.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
+  }
+
   @Test func cbcOnlyCiphersAreRefused() async throws {
     let pki = try TestPKI()
     var setup = LocalTLSServer.Configuration(identity: pki.leaf)

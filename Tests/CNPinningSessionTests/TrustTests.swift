@@ -113,7 +113,7 @@ struct TrustTests {
     setup.maximumTLSVersion = .tls12
     let server = try LocalTLSServer.start(setup)
     var configuration = CNPinnedSessionConfiguration()
-    configuration.minimumTLSVersion = .tls13
+    configuration.transportSecurity.minimumTLSVersion = .tls13
     let modern = try CNPinnedSession(manager: nil, configuration: configuration.trusting(.customAnchors([pki.root.certificate])))
     let failure = await error { _ = try await modern.data(from: server.baseURL) }
     let (host, reason) = try #require(

@@ -12,6 +12,24 @@ package struct HostName: Hashable, Sendable {
 
   static let maximumLength = 253
 
+  /// The host as a URL's authority writes it: an IPv6 address in brackets (`[::1]`), anything
+  /// else as it is. The one place brackets are added.
+  package var authority: String { Self.authority(normalized) }
+
+  /// `host` as an authority writes it: an IPv6 literal in brackets (once), anything else as it is.
+  package static func authority(_ host: String) -> String {
+    host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+  }
+
+  /// `host:port`, with an IPv6 literal in brackets.
+  package static func authority(_ host: String, port: Int) -> String { "\(authority(host)):\(port)" }
+
+  /// `text` without the brackets an IPv6 literal has in an authority (`[::1]` → `::1`); any other
+  /// text as it is. The one place brackets are taken off (`parse` takes either form).
+  package static func unbracketed(_ text: String) -> String {
+    text.hasPrefix("[") && text.hasSuffix("]") && text.count >= 2 ? String(text.dropFirst().dropLast()) : text
+  }
+
   /// Normalises `text`, or says why it cannot name a host.
   package static func parse(_ text: String) -> Result<HostName, Invalid> {
     var copy = text

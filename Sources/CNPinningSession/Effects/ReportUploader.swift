@@ -31,7 +31,6 @@ final class ReportUploader: Sendable {
     var configuration = CNPinnedSessionConfiguration()
     configuration.trust = reporting.trust
     configuration.unpinnedHosts = reporting.unpinnedHosts
-    configuration.minimumTLSVersion = reporting.minimumTLSVersion
     configuration.transportSecurity = reporting.transportSecurity
     configuration.timeoutIntervalForRequest = reporting.timeoutIntervalForRequest
     configuration.timeoutIntervalForResource = reporting.timeoutIntervalForResource

@@ -14,8 +14,8 @@ package final class SessionEngine: Sendable {
   private let state: Locked<State>
   /// Observer events, failure reports and uploads, after each hop.
   private let effects: ConnectionEffects
-  /// `configuration.transportSecurity`, indexed; nil when it is off.
-  private let transportSecurity: IndexedTransportSecurity?
+  /// `configuration.transportSecurity`, indexed.
+  private let transportSecurity: IndexedTransportSecurity
   /// libcurl and OpenSSL on Linux, URLSession on Apple platforms.
   package let transport: any HopTransport
 
@@ -148,14 +148,14 @@ package final class SessionEngine: Sendable {
     if !isPinned, let manager, let nearMiss = effects.reporter.nearMissWarning(for: host, pins: manager) {
       CNPinningLog.warn(nearMiss)
     }
-    if !isPinned && configuration.unpinnedHosts == .deny { throw .hostNotPinned(host: host) }
+    if !isPinned, let refusal = configuration.unpinnedHosts.refusal(host: host) { throw refusal }
     if isPinned && !target.isHTTPS { throw .insecureConnectionToPinnedHost(host: host) }
-    let requirements = transportSecurity?.requirements(for: name)
-    if !target.isHTTPS, let requirements, !requirements.rules.allowsInsecureHTTPLoads {
+    let rules = transportSecurity.rules(for: name)
+    if !target.isHTTPS, rules.refusesInsecureHTTP {
       throw .transportSecurity(.insecureHTTP(host: host))
     }
     let hop = Hop(
-      request: request, target: target, manager: manager, requirements: requirements, upload: upload,
+      request: request, target: target, manager: manager, rules: rules, upload: upload,
       destination: destination, withheld: withheld, cookies: cookies, progress: progress,
       wantsPresentedChain: observer != nil, connectOnly: connectOnly)
     let report = await transport.exchange(hop)

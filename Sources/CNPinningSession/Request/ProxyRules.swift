@@ -12,7 +12,7 @@ package struct ProxyRoute: Sendable, Equatable, CustomStringConvertible {
   package let trust: CNTrust
 
   /// `http://host:port` or `https://host:port`; credentials travel separately.
-  package var url: String { "\(isHTTPS ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+  package var url: String { "\(isHTTPS ? "https" : "http")://\(HostName.authority(host, port: port))" }
   package var description: String { "proxy \(url)" }
 }
 
@@ -77,8 +77,7 @@ package struct ProxyRules: Sendable {
   }
 
   private static func normalized(_ entry: String) -> String {
-    var text = entry.trimmingCharacters(in: .whitespaces).lowercased()
-    if text.hasPrefix("[") && text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
+    var text = HostName.unbracketed(entry.trimmingCharacters(in: .whitespaces).lowercased())
     while text.hasPrefix(".") { text.removeFirst() }
     if text.hasSuffix(".") { text.removeLast() }
     return text
@@ -103,7 +102,7 @@ package struct ProxyRules: Sendable {
   private static func route(
     isHTTPS: Bool, host: String, port: Int, credentials: CNProxyCredentials?, trust: CNTrust, source: String
   ) throws(CNPinnedSessionError) -> ProxyRoute {
-    let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    let bare = HostName.unbracketed(host)
     if case .failure(let invalid) = HostName.parse(bare) {
       throw .invalidArgument("\(source): \"\(bare)\" is not a proxy host: \(invalid.reason)")
     }

@@ -29,7 +29,7 @@ package struct RequestTarget: Sendable {
       let written = url.host(percentEncoded: true), !written.isEmpty
     else { throw .invalidURL(url?.absoluteString ?? "") }
     // Foundation gives an IPv6 host without its brackets; take them off if another does not.
-    let bare = written.hasPrefix("[") && written.hasSuffix("]") ? String(written.dropFirst().dropLast()) : written
+    let bare = HostName.unbracketed(written)
     // The host as libcurl would read it: percent-encoding is decoded first (and a host that
     // still needs it is refused by the parse).
     let decoded = bare.utf8.contains(UInt8(ascii: "%")) ? bare.removingPercentEncoding ?? bare : bare
@@ -45,7 +45,7 @@ package struct RequestTarget: Sendable {
       connectionURL = url
     } else {
       // Another spelling: the same URL with the canonical host (brackets for IPv6).
-      let canonical = hostName.normalized.contains(":") ? "[\(hostName.normalized)]" : hostName.normalized
+      let canonical = hostName.authority
       guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
         throw .invalidURL(url.absoluteString)
       }

@@ -12,9 +12,8 @@ package struct Hop {
   package let request: URLRequest
   package let target: RequestTarget
   package let manager: CNPinningManager?
-  /// The transport-security rules for the host (and whether an exception set them); nil when
-  /// the policy is off.
-  package let requirements: (rules: CNTransportSecurityException, isException: Bool)?
+  /// The transport-security rules for the host, its TLS floor included.
+  package let rules: TransportRules
   /// A body to stream instead of the request's `httpBody`.
   package let upload: UploadSource?
   package let destination: BodyDestination

@@ -15,7 +15,9 @@ package enum ConnectionVerdict {
     }
     let presented = facts.use == .new ? verified.presented : []
     func refusal(_ error: CNPinnedSessionError) -> Judgement {
-      Judgement(use: facts.use, verifiedChain: verified.certificates, presentedChain: presented, pinning: nil, rejection: error)
+      Judgement(
+        use: facts.use, verifiedChain: verified.certificates, presentedChain: presented, pinning: nil, rejection: error,
+        protocolVersion: facts.protocolVersion, applicationProtocol: facts.applicationProtocol)
     }
     guard verified.host == policy.host, verified.port == policy.port, verified.trust == policy.trust else {
       return refusal(
@@ -29,9 +31,9 @@ package enum ConnectionVerdict {
     if let scope = policy.webPKIScope, let problem = verified.webPKIViolation(scope) {
       return refusal(webPKIRefusal(problem, host: policy.host))
     }
-    if let requirements = policy.transportSecurity,
-      let violation = negotiationViolation(facts, requirements, host: policy.host)
-        ?? certificateViolation(verified.weakness, requirements, host: policy.host)
+    if policy.rules.isEnforced,
+      let violation = negotiationViolation(facts, policy.rules, host: policy.host)
+        ?? certificateViolation(verified.weakness, policy.rules, host: policy.host)
     {
       return refusal(.transportSecurity(violation))
     }
@@ -39,11 +41,12 @@ package enum ConnectionVerdict {
     let rejection: CNPinnedSessionError?
     switch pinning {
     case .accepted, .reportOnly: rejection = nil
-    case .notPinned: rejection = policy.unpinnedHosts == .deny ? .hostNotPinned(host: policy.host) : nil
+    case .notPinned: rejection = policy.unpinnedHosts.refusal(host: policy.host)
     case .rejected(let failure): rejection = .pinMismatch(failure)
     }
     return Judgement(
-      use: facts.use, verifiedChain: verified.certificates, presentedChain: presented, pinning: pinning, rejection: rejection)
+      use: facts.use, verifiedChain: verified.certificates, presentedChain: presented, pinning: pinning, rejection: rejection,
+      protocolVersion: facts.protocolVersion, applicationProtocol: facts.applicationProtocol)
   }
 
   /// The judgement on a handshake that failed because OpenSSL refused the chain; nil when the
@@ -60,7 +63,7 @@ package enum ConnectionVerdict {
   /// them for us).
   package static func error(for failure: VerificationFailure, under policy: RequestPolicy) -> CNPinnedSessionError {
     let host = policy.host
-    let weakIsViolation = policy.transportSecurity.map { !$0.allowsWeakCertificates } ?? false
+    let weakIsViolation = policy.rules.refusesWeakCertificates
     switch failure {
     case .hostnameMismatch: return .hostnameMismatch(host: host)
     case .expired: return .certificateExpired(host: host)
@@ -84,8 +87,8 @@ package enum ConnectionVerdict {
   package static func versionViolation(_ facts: HandshakeFailureFacts, under policy: RequestPolicy, offered: CNTLSVersion)
     -> CNTransportSecurityViolation?
   {
-    guard let requirements = policy.transportSecurity else { return nil }
-    let required = requirements.minimumTLSVersion
+    guard policy.rules.isEnforced else { return nil }
+    let required = policy.rules.requiredTLSVersion
     if let version = facts.serverHelloVersion, version < required.rawValue {
       return .protocolVersion(host: policy.host, required: required, found: CNTLSVersion(rawValue: version))
     }
@@ -97,7 +100,9 @@ package enum ConnectionVerdict {
   }
 
   private static func refuse(_ facts: ConnectionFacts, _ error: CNPinnedSessionError) -> Judgement {
-    Judgement(use: facts.use, verifiedChain: [], presentedChain: [], pinning: nil, rejection: error)
+    Judgement(
+      use: facts.use, verifiedChain: [], presentedChain: [], pinning: nil, rejection: error,
+      protocolVersion: facts.protocolVersion, applicationProtocol: facts.applicationProtocol)
   }
 
   /// Every certificate must be valid at `now`: a chain kept with a TLS session, or an open
@@ -112,11 +117,11 @@ package enum ConnectionVerdict {
 
   /// The negotiated version and cipher against the requirements.
   private static func negotiationViolation(
-    _ facts: ConnectionFacts, _ requirements: CNTransportSecurityException, host: String
+    _ facts: ConnectionFacts, _ requirements: TransportRules, host: String
   ) -> CNTransportSecurityViolation? {
-    if facts.protocolVersion < requirements.minimumTLSVersion.rawValue {
+    if facts.protocolVersion < requirements.requiredTLSVersion.rawValue {
       return .protocolVersion(
-        host: host, required: requirements.minimumTLSVersion, found: CNTLSVersion(rawValue: facts.protocolVersion))
+        host: host, required: requirements.requiredTLSVersion, found: CNTLSVersion(rawValue: facts.protocolVersion))
     }
     guard requirements.requiresForwardSecrecy, facts.protocolVersion < CNTLSVersion.tls13.rawValue else { return nil }
     guard let cipher = facts.cipher else { return .cipherSuite(host: host, found: "an unknown cipher") }
@@ -130,9 +135,9 @@ package enum ConnectionVerdict {
 
   /// The verified chain against the key-size and signature-hash rules.
   package static func certificateViolation(
-    _ weakness: CertificateWeakness?, _ requirements: CNTransportSecurityException, host: String
+    _ weakness: CertificateWeakness?, _ requirements: TransportRules, host: String
   ) -> CNTransportSecurityViolation? {
-    guard !requirements.allowsWeakCertificates, let weakness else { return nil }
+    guard requirements.refusesWeakCertificates, let weakness else { return nil }
     switch weakness {
     case .leafKey(let found): return .leafKey(host: host, found: found)
     case .signatureHash(let certificate, let found): return .signatureHash(host: host, certificate: certificate, found: found)

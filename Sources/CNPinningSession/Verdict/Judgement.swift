@@ -1,19 +1,19 @@
 import CNPinning
 
 /// A verdict on one request's connection, with what the effects (observer events, failure
-/// reports) need.
+/// reports) need: complete when it is made, never filled in afterwards.
 package struct Judgement: Sendable {
   package let use: ConnectionFacts.Use
   /// The verified chain, leaf first; empty when trust failed.
   package let verifiedChain: [CNCertificate]
-  let presentedChain: [CNCertificate]
+  package let presentedChain: [CNCertificate]
   /// The pin decision; nil when the connection was refused before the pins were consulted.
   package let pinning: CNPinningResult?
   /// Why the request may not use the connection; nil when it may.
   package let rejection: CNPinnedSessionError?
   /// The TLS version (0x0304 is TLS 1.3) and ALPN protocol of the connection, when known.
-  package var protocolVersion = 0
-  package var applicationProtocol: String? = nil
+  package let protocolVersion: Int
+  package let applicationProtocol: String?
 
   package init(
     use: ConnectionFacts.Use, verifiedChain: [CNCertificate], presentedChain: [CNCertificate], pinning: CNPinningResult?,

@@ -20,7 +20,8 @@ extension URLSession {
     settings.httpAdditionalHeaders = configuration.httpAdditionalHeaders
     settings.httpCookieStorage = configuration.httpCookieStorage
     if configuration.proxy == .direct { settings.connectionProxyDictionary = [:] }
-    settings.tlsMinimumSupportedProtocolVersion = URLSessionTransport.protocolVersion(configuration.minimumTLSVersion)
+    settings.tlsMinimumSupportedProtocolVersion = URLSessionTransport.protocolVersion(
+      configuration.transportSecurity.minimumTLSVersion)
     let delegate = PinningSessionDelegate(manager: manager, configuration: configuration)
     let session = URLSession(configuration: settings, delegate: delegate, delegateQueue: nil)
     session.cnPinningManager = manager

@@ -108,7 +108,7 @@ enum CurlErrorMapping {
     -> CNPinnedSessionError?
   {
     let result = facts.result
-    let name = "\(proxy.host):\(proxy.port)"
+    let name = HostName.authority(proxy.host, port: proxy.port)
     switch result.code {
     case CURLE_COULDNT_RESOLVE_PROXY:
       return .proxyFailed(proxy: name, reason: "the proxy's host name does not resolve")
@@ -120,14 +120,16 @@ enum CurlErrorMapping {
     if result.connectCode >= 300 {
       let hint = result.connectCode == 407 ? " (proxy authentication required)" : ""
       return .proxyFailed(
-        proxy: name, reason: "CONNECT \(plan.host):\(plan.port) was answered \(result.connectCode)\(hint)")
+        proxy: name, reason: "CONNECT \(HostName.authority(plan.host, port: plan.port)) was answered \(result.connectCode)\(hint)"
+      )
     }
     // Through an HTTP proxy, a broken exchange before the origin's TLS began is the proxy's: its
     // answer to CONNECT was not HTTP, or it closed the connection instead of answering.
     if !proxy.isHTTPS, plan.isHTTPS, !facts.reachedOrigin,
       [CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_WEIRD_SERVER_REPLY].contains(result.code)
     {
-      return .proxyFailed(proxy: name, reason: "no valid answer to CONNECT \(plan.host):\(plan.port): \(result.message)")
+      return .proxyFailed(
+        proxy: name, reason: "no valid answer to CONNECT \(HostName.authority(plan.host, port: plan.port)): \(result.message)")
     }
     guard proxy.isHTTPS, !facts.reachedOrigin else { return nil }
     if let setup = facts.setupFailure { return .proxyFailed(proxy: name, reason: setup.reason) }

@@ -146,9 +146,7 @@ final class CurlTransfer: @unchecked Sendable {
       refusedResponse = .connectionLost(host: plan.host, reason: "the server closed the idle connection; nothing was sent")
       return false
     }
-    var judgement = ConnectionVerdict.judge(facts, under: policy, at: now)
-    judgement.protocolVersion = facts.protocolVersion
-    judgement.applicationProtocol = facts.applicationProtocol
+    let judgement = ConnectionVerdict.judge(facts, under: policy, at: now)
     judgements.append(judgement)
     guard judgement.rejection == nil else {
       if let ssl { TLSHooks.forgetSession(of: ssl) }

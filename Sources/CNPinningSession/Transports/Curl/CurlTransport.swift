@@ -49,8 +49,7 @@ package final class CurlTransport: HopTransport {
     }
     let policy = RequestPolicy(
       target: hop.target, trust: ObjectIdentifier(trustStore), manager: hop.manager, unpinnedHosts: configuration.unpinnedHosts,
-      requirements: hop.requirements, sessionMinimum: configuration.minimumTLSVersion,
-      wantsPresentedChain: hop.wantsPresentedChain,
+      rules: hop.rules, wantsPresentedChain: hop.wantsPresentedChain,
       webPKIScope: configuration.certificateProfile.scope(under: configuration.trust))
     let proxyTrustStore = plan.proxy.flatMap { route in
       route.isHTTPS ? proxyTrustStores.first { $0.trust == route.trust }?.store : nil

@@ -83,7 +83,7 @@ package enum TLSHooks {
     X509_VERIFY_PARAM_set_time(parameters, time_t(date.timeIntervalSince1970.rounded(.down)))
     SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
     SSL_CTX_set_cert_verify_callback(context, verifyChain, nil)
-    if policy.transportSecurity != nil { cnp_SSL_CTX_set_message_callback(context, recordMessage, nil) }
+    if policy.rules.isEnforced { cnp_SSL_CTX_set_message_callback(context, recordMessage, nil) }
     SSL_CTX_set_info_callback(context, recordAlert)
     let state = TLSConnectionState(
       host: host, port: policy.port, trust: policy.trust, wantsPresentedChain: policy.wantsPresentedChain)
@@ -99,7 +99,7 @@ package enum TLSHooks {
   /// Whether a connection under `policy` runs at OpenSSL's security level 0 (versions below
   /// TLS 1.2, or weak certificates allowed), rather than the default.
   package static func lowersSecurityLevel(for policy: RequestPolicy) -> Bool {
-    policy.minimumTLSVersion < .tls12 || policy.transportSecurity?.allowsWeakCertificates == true
+    policy.minimumTLSVersion < .tls12 || (policy.rules.isEnforced && policy.rules.allowsWeakCertificates)
   }
 
   /// Prepares an HTTPS proxy's SSL_CTX: the proxy's own trust store and host name, TLS 1.2 or

@@ -97,7 +97,7 @@ final class URLSessionTransport: HopTransport {
     let key = "\(hop.target.host):\(hop.target.port)"
     let mustBeJudged =
       hop.manager?.configuration(for: hop.target.hostName) != nil || configuration.trust != .system
-      || configuration.unpinnedHosts == .deny
+      || configuration.unpinnedHosts.refusal(host: hop.target.host) != nil
     let host = hop.target.host
     return { pinned, facts throws(CNPinnedSessionError) in
       let challenged = judgements.all
@@ -204,7 +204,7 @@ final class URLSessionTransport: HopTransport {
     settings.httpMaximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
     // The session adds httpAdditionalHeaders to each request itself (credentials stay behind
     // when a redirect leaves the origin), so the URLSession gets none.
-    settings.tlsMinimumSupportedProtocolVersion = protocolVersion(configuration.minimumTLSVersion)
+    settings.tlsMinimumSupportedProtocolVersion = protocolVersion(configuration.transportSecurity.minimumTLSVersion)
     // .environment keeps the system's proxy settings; .direct is an empty proxy dictionary.
     if configuration.proxy == .direct { settings.connectionProxyDictionary = [:] }
     return URLSession(configuration: settings, delegate: RedirectRefusal(), delegateQueue: nil)

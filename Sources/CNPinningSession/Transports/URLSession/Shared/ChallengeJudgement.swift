@@ -53,7 +53,7 @@ extension Judgement {
     case .performDefaultHandling:
       return (trust == .system ? .performDefaultHandling : .useCredential, nil)
     case .notPinned:
-      if unpinnedHosts == .deny { return (.cancel, .hostNotPinned(host: host)) }
+      if let refusal = unpinnedHosts.refusal(host: host) { return (.cancel, refusal) }
       if trust == .system { return (.performDefaultHandling, nil) }
       guard case .trusted? = evaluation else {
         return (.cancel, .untrustedChain(host: host, reason: "not trusted by the custom anchors"))

@@ -65,12 +65,18 @@ enum DelegateHopVerdict {
         ]
       }
     }
-    if let facts {
-      for index in judgements.indices {
-        judgements[index].protocolVersion = Int(facts.tlsVersion ?? 0)
-        judgements[index].applicationProtocol = facts.applicationProtocol
-      }
-    }
-    return (judgements, nil)
+    // The challenge was answered before the metrics said what the connection negotiated.
+    guard let facts else { return (judgements, nil) }
+    return (judgements.map { Judgement($0, negotiated: facts) }, nil)
+  }
+}
+
+extension Judgement {
+  /// `judgement`, made on the connection whose negotiated version and protocol `facts` tell.
+  init(_ judgement: Judgement, negotiated facts: TransactionFacts) {
+    self.init(
+      use: judgement.use, verifiedChain: judgement.verifiedChain, presentedChain: judgement.presentedChain,
+      pinning: judgement.pinning, rejection: judgement.rejection, protocolVersion: Int(facts.tlsVersion ?? 0),
+      applicationProtocol: facts.applicationProtocol)
   }
 }
