@@ -143,15 +143,14 @@ public final class CNPinnedSession: Sendable {
   private func load(_ request: URLRequest, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
     -> (Data, HTTPURLResponse)
   {
-    let (outcome, _) = try await engine.exchange(request, upload: nil, toFile: false, progress: progress)
+    let (outcome, _) = try await engine.exchange(request, into: BodyInMemory.self, progress: progress)
     return (outcome.body, outcome.response)
   }
 
   private func downloadFile(_ request: URLRequest, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
     -> (URL, HTTPURLResponse)
   {
-    let (outcome, file) = try await engine.exchange(request, upload: nil, toFile: true, progress: progress)
-    guard let file else { throw .invalidArgument("the download has no file") }
-    return (file, outcome.response)
+    let (outcome, file) = try await engine.exchange(request, into: DownloadFile.self, progress: progress)
+    return (file.url, outcome.response)
   }
 }

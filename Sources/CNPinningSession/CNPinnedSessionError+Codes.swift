@@ -76,6 +76,9 @@ public struct CNPinnedSessionError: Error, Sendable, Equatable {
     public static let untrustedProxy = Code("untrustedProxy")
     /// Another transfer failure (libcurl's message).
     public static let transferFailed = Code("transferFailed")
+    /// The session could not set up what requests need on this machine (libcurl, its network
+    /// thread, a file for a download); nothing was sent.
+    public static let setupFailed = Code("setupFailed")
   }
 
   /// The URL is not an absolute http or https URL with a host.
@@ -170,6 +173,9 @@ public struct CNPinnedSessionError: Error, Sendable, Equatable {
   public static func transferFailed(host: String, reason: String) -> CNPinnedSessionError {
     CNPinnedSessionError(.transferFailed(host: host, reason: reason))
   }
+  /// The session could not set up what requests need on this machine (libcurl, its network
+  /// thread, a file for a download); nothing was sent.
+  public static func setupFailed(reason: String) -> CNPinnedSessionError { CNPinnedSessionError(.setupFailed(reason: reason)) }
 
   /// Every failure with its details (the cases the public factories make).
   package enum Kind: Sendable, Equatable {
@@ -227,6 +233,9 @@ public struct CNPinnedSessionError: Error, Sendable, Equatable {
     case untrustedProxy(proxy: String, reason: String)
     /// Another transfer failure (libcurl's message).
     case transferFailed(host: String, reason: String)
+    /// The session could not set up what requests need on this machine (libcurl, its network
+    /// thread, a file for a download); nothing was sent.
+    case setupFailed(reason: String)
 
     /// The case's code.
     package var code: Code {
@@ -257,6 +266,7 @@ public struct CNPinnedSessionError: Error, Sendable, Equatable {
       case .proxyFailed: .proxyFailed
       case .untrustedProxy: .untrustedProxy
       case .transferFailed: .transferFailed
+      case .setupFailed: .setupFailed
       }
     }
   }

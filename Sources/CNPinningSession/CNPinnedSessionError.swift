@@ -45,6 +45,7 @@ extension CNPinnedSessionError: CustomStringConvertible {
     case .proxyFailed(let proxy, let reason): return "proxy \(proxy): \(reason)"
     case .untrustedProxy(let proxy, let reason): return "proxy \(proxy): its certificate is not trusted: \(reason)"
     case .transferFailed(let host, let reason): return "\(host): transfer failed: \(reason)"
+    case .setupFailed(let reason): return "the session cannot make requests: \(reason)"
     }
   }
 }
@@ -76,7 +77,8 @@ extension CNPinnedSessionError {
     case .invalidURL(let text), .invalidArgument(let text), .unsupportedRequest(let text): text
     case .invalidHost(_, let reason), .untrustedChain(_, let reason), .tlsHandshakeFailed(_, let reason),
       .cannotConnect(_, let reason), .connectionLost(_, let reason), .invalidResponse(_, let reason),
-      .proxyFailed(_, let reason), .untrustedProxy(_, let reason), .transferFailed(_, let reason):
+      .proxyFailed(_, let reason), .untrustedProxy(_, let reason), .transferFailed(_, let reason),
+      .setupFailed(let reason):
       reason
     default: nil
     }

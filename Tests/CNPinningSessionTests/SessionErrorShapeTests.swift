@@ -22,6 +22,7 @@ import Testing
     .invalidResponse(host: "a.test", reason: "bad status line"), .responseTooLarge(host: "a.test", limit: 1024),
     .tooManyRedirects(20), .cancelled, .sessionInvalidated, .proxyFailed(proxy: "proxy.test:3128", reason: "403"),
     .untrustedProxy(proxy: "proxy.test:3128", reason: "expired"), .transferFailed(host: "a.test", reason: "?"),
+    .setupFailed(reason: "cannot create a private directory for downloads: errno 2"),
   ]
 
   @Test func everyValueCarriesItsOwnCasesCode() {
@@ -29,7 +30,7 @@ import Testing
       #expect(error.code.description == "\(Mirror(reflecting: error.kind).children.first?.label ?? "\(error.kind)")")
     }
     #expect(Set(Self.samples.map(\.code.description)).count == Self.samples.count, "two cases share a code")
-    #expect(Self.samples.count == 25)
+    #expect(Self.samples.count == 26)
     let hosts = Self.samples.filter { $0.host == "a.test" }.map(\.code)
     #expect(!hosts.contains(.invalidURL) && hosts.contains(.transportSecurity) && hosts.count == 16)
     #expect(CNPinnedSessionError.timedOut(host: "a.test", seconds: 2).timeout == 2)

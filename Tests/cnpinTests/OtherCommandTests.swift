@@ -436,6 +436,40 @@ struct OtherCommandTests {
     #expect(report?["bodyBytes"] as? Int == 12)
   }
 
+  /// A process that downloads leaves nothing in the temporary folder once it exits: the file is
+  /// moved to `-o`, and the session's private download directory goes with the process.
+  /// A download whose redirects never end is discarded hop by hop, and a temporary folder that
+  /// cannot be written is a set-up failure that says so.
+  @Test func aDownloadLeavesNothingInTheTemporaryFolder() async throws {
+    let fixture = try Fixture(genuineHandler: { request in
+      request.target == "/loop" ? .redirect(to: "/loop") : .text("hello")
+    })
+    let temporary = try TemporaryDirectory()
+    let output = fixture.directory.url.appendingPathComponent("body.txt").path
+    func get(_ path: String, _ extra: [String] = [], temporaryFolder: String) async throws -> Run {
+      try await cnpin(
+        [
+          "get", "https://api.test:\(fixture.genuine.port)\(path)", "--config", try fixture.configuration(), "--cafile",
+          fixture.caFile, "-o", output,
+        ] + extra + fixture.resolve(fixture.genuine), environment: ["TMPDIR": temporaryFolder])
+    }
+    let fetched = try await get("/", temporaryFolder: temporary.url.path)
+    #expect(fetched.status == 0, "\(fetched.stderr)")
+    #expect(try String(contentsOfFile: output, encoding: .utf8) == "hello")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.url.path) == [])
+
+    let looping = try await get("/loop", ["-L", "--clobber"], temporaryFolder: temporary.url.path)
+    #expect(looping.status == 3)
+    #expect(looping.stderr.contains("redirects"), "\(looping.stderr)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.url.path) == [])
+
+    let missing = temporary.url.appendingPathComponent("missing").path
+    let unwritable = try await get("/", ["--clobber"], temporaryFolder: missing)
+    #expect(unwritable.status == 3)
+    #expect(
+      unwritable.stderr.contains("the session cannot make requests: cannot create a private directory"), "\(unwritable.stderr)")
+  }
+
   @Test func getRefusesTheRogueServer() async throws {
     let fixture = try Fixture()
     let run = try await cnpin(

@@ -53,7 +53,7 @@ final class ReportUploader: Sendable {
       request.httpBody = report.jsonData()
       request.setValue("application/json", forHTTPHeaderField: "Content-Type")
       request.timeoutInterval = 30
-      _ = try? await session.exchange(request, upload: nil, toFile: false, progress: nil)
+      _ = try? await session.exchange(request, into: BodyInMemory.self)
     }
   }
 

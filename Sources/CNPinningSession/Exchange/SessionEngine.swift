@@ -81,46 +81,32 @@ package final class SessionEngine: Sendable {
     transport.invalidate()
   }
 
-  /// Runs one request and its redirects. With `toFile`, the body is in the returned file (and
-  /// the outcome's body is empty).
-  /// `cookies`: a storage other than the configuration's (or none), for the URLSession protocol.
-  package func exchange(
-    _ original: URLRequest, upload: UploadSource?, toFile: Bool, progress: CNTransferProgress?,
-    cookies: HTTPCookieStorage?? = nil
-  ) async throws(CNPinnedSessionError) -> (TransferOutcome, file: URL?) {
+  /// Runs one request and its redirects, each hop's body into a new `Body` (in memory, a
+  /// download's file, or a channel read as it arrives), and returns the last hop's outcome with
+  /// its body; the bodies of redirects, and of a hop that fails, are discarded. The one redirect
+  /// loop: every API of the session and the URLSession protocol goes through it.
+  package func exchange<Body: HopBody>(
+    _ original: URLRequest, upload: UploadSource? = nil, into _: Body.Type, progress: CNTransferProgress? = nil,
+    cookies: CookieSource = .configuration
+  ) async throws(CNPinnedSessionError) -> (TransferOutcome, Body) {
     var hops = RedirectChain(original, upload: upload, configuration: configuration, cookies: cookies)
     while true {
       try Task.checkCancellation(or: .cancelled)
-      let file = toFile ? try DownloadFile.create() : nil
+      let body = try Body.make()
+      let follows: Bool
       let outcome: TransferOutcome
       do {
         outcome = try await perform(
-          hops.request, upload: hops.upload, destination: file.map { .file($0.handle) } ?? .memory,
-          withheld: hops.withheld, cookies: hops.cookies, progress: progress)
-        if let file { try Self.close(file.handle, host: hops.request.url?.host ?? "") }
+          hops.request, upload: hops.upload, destination: body.destination, withheld: hops.withheld,
+          cookies: hops.cookies, progress: progress)
+        try body.complete(host: hops.request.url?.host ?? "")
+        follows = try hops.followRedirect(after: outcome.response)
       } catch {
-        if let file { try? FileManager.default.removeItem(at: file.url) }
+        await body.discard()
         throw error
       }
-      guard try hops.followRedirect(after: outcome.response) else { return (outcome, file?.url) }
-      if let file { try? FileManager.default.removeItem(at: file.url) }
-    }
-  }
-
-  /// `exchange` for a body read as it arrives (`bytes(for:)`, the URLSession protocol): returns
-  /// with the final hop's response; a redirect's body is dropped.
-  /// `cookies`: a storage other than the configuration's (or none), for the URLSession protocol.
-  package func stream(_ original: URLRequest, upload: UploadSource?, cookies: HTTPCookieStorage?? = nil)
-    async throws(CNPinnedSessionError) -> (ResponseBodyChannel, HTTPURLResponse)
-  {
-    var hops = RedirectChain(original, upload: upload, configuration: configuration, cookies: cookies)
-    while true {
-      try Task.checkCancellation(or: .cancelled)
-      let channel = ResponseBodyChannel()
-      let outcome = try await perform(
-        hops.request, upload: hops.upload, destination: .channel(channel), withheld: hops.withheld, cookies: hops.cookies)
-      guard try hops.followRedirect(after: outcome.response) else { return (channel, outcome.response) }
-      await channel.discardRest()
+      guard follows else { return (outcome, body) }
+      await body.discard()
     }
   }
 
@@ -164,15 +150,6 @@ package final class SessionEngine: Sendable {
     let outcome = try report.outcome.get()
     Cookies.store(from: outcome.response, of: request, in: cookies)
     return outcome
-  }
-
-  /// Closes a finished download, so that a failed final write is an error rather than a short file.
-  private static func close(_ handle: FileHandle, host: String) throws(CNPinnedSessionError) {
-    do {
-      try handle.close()
-    } catch {
-      throw .transferFailed(host: host, reason: "cannot write the download: \(error.localizedDescription)")
-    }
   }
 }
 

@@ -28,13 +28,12 @@ struct RedirectChain {
   private let maximum: Int
   private var redirects = 0
 
-  /// `cookies`: the configuration's storage unless the caller names another (or none).
   init(
     _ original: URLRequest, upload: UploadSource?, configuration: CNPinnedSessionConfiguration,
-    cookies: HTTPCookieStorage?? = nil
+    cookies: CookieSource = .configuration
   ) {
     request = original
-    self.cookies = cookies ?? configuration.httpCookieStorage
+    self.cookies = cookies.storage(under: configuration)
     if let upload {
       self.upload = upload
     } else if let stream = original.httpBodyStream {

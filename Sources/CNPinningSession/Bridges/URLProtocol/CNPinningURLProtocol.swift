@@ -79,11 +79,13 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
       do {
         guard streams else {
           let (outcome, _) = try await session.exchange(
-            request, upload: upload, toFile: false, progress: nil, cookies: .some(cookies))
+            request, upload: upload, into: BodyInMemory.self, cookies: .storage(cookies))
           loading.deliver(outcome.response, outcome.body)
           return
         }
-        let (body, response) = try await session.stream(request, upload: upload, cookies: .some(cookies))
+        let (outcome, body) = try await session.exchange(
+          request, upload: upload, into: ResponseBodyChannel.self, cookies: .storage(cookies))
+        let response = outcome.response
         loading.respond(response)
         while let chunk = try await body.next() { loading.load(chunk) }
         loading.finish()

@@ -29,7 +29,7 @@ enum URLErrorMapping {
     case .cancelled, .sessionInvalidated: return .cancelled
     case .invalidURL, .invalidHost: return .badURL
     case .unsupportedRequest: return .unsupportedURL
-    case .invalidArgument, .transferFailed: return .unknown
+    case .invalidArgument, .transferFailed, .setupFailed: return .unknown
     }
   }
 

@@ -27,14 +27,14 @@ final class CurlEasy {
   /// A handle that keeps TLS sessions and DNS answers in `share` (the session's) and opens its
   /// sockets through `sockets`.
   init(share: UnsafeMutableRawPointer, sockets: OpaquePointer) throws(CNPinnedSessionError) {
-    guard let handle = curl_easy_init() else { throw .transferFailed(host: "", reason: "curl_easy_init failed") }
+    guard let handle = curl_easy_init() else { throw .setupFailed(reason: "curl_easy_init failed") }
     self.handle = handle
     self.sockets = sockets
     errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     // The share survives curl_easy_reset, so it is set once.
     guard cnp_curl_setopt_pointer(handle, CURLOPT_SHARE, share) == CURLE_OK else {
       curl_easy_cleanup(handle)
-      throw .transferFailed(host: "", reason: "libcurl refused the session's share")
+      throw .setupFailed(reason: "libcurl refused the session's share")
     }
   }
 

@@ -36,7 +36,7 @@ final class CurlEventDriver {
   /// most `maximumConnectionsPerHost` to one host at once, and an epoll set that also watches
   /// `wakeDescriptor`.
   init(maximumConnections: Int, maximumConnectionsPerHost: Int, wakeDescriptor: Int32) throws(CNPinnedSessionError) {
-    guard let multi = curl_multi_init() else { throw .transferFailed(host: "", reason: "libcurl cannot be initialised") }
+    guard let multi = curl_multi_init() else { throw .setupFailed(reason: "libcurl cannot be initialised") }
     let epoll = cnp_epoll_create()
     guard epoll >= 0, cnp_epoll_watch(epoll, wakeDescriptor, CURL_POLL_IN) == 0,
       cnp_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maximumConnections) == CURLM_OK,
@@ -44,7 +44,7 @@ final class CurlEventDriver {
     else {
       if epoll >= 0 { Glibc.close(epoll) }
       curl_multi_cleanup(multi)
-      throw .transferFailed(host: "", reason: "cannot set up the network thread's event set")
+      throw .setupFailed(reason: "cannot set up the network thread's event set")
     }
     self.multi = multi
     self.epoll = epoll
@@ -54,7 +54,7 @@ final class CurlEventDriver {
     else {
       Glibc.close(epoll)
       curl_multi_cleanup(multi)
-      throw .transferFailed(host: "", reason: "libcurl refused the event callbacks")
+      throw .setupFailed(reason: "libcurl refused the event callbacks")
     }
   }
 

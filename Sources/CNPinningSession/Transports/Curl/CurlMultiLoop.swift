@@ -123,7 +123,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
   init(resolve: [CNHostOverride], maximumConnectionsPerHost: Int, borrowBudget: Duration) throws(CNPinnedSessionError) {
     guard Self.globalInitialisation == CURLE_OK else {
-      throw .transferFailed(host: "", reason: "libcurl cannot be initialised")
+      throw .setupFailed(reason: "libcurl cannot be initialised")
     }
     let wakeDescriptor = cnp_eventfd_create()
     let parkDescriptor = cnp_eventfd_create()
@@ -132,7 +132,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
     guard wakeDescriptor >= 0, parkDescriptor >= 0 else {
       closeDescriptors()
-      throw .transferFailed(host: "", reason: "cannot create the network thread's wake-ups")
+      throw .setupFailed(reason: "cannot create the network thread's wake-ups")
     }
     let driver: CurlEventDriver
     do throws(CNPinnedSessionError) {
@@ -149,13 +149,13 @@ final class CurlMultiLoop: @unchecked Sendable {
     else {
       driver.close()
       closeDescriptors()
-      throw .transferFailed(host: "", reason: "libcurl cannot share TLS sessions")
+      throw .setupFailed(reason: "libcurl cannot share TLS sessions")
     }
     guard let sockets = cnp_socket_registry_create() else {
       driver.close()
       curl_share_cleanup(share)
       closeDescriptors()
-      throw .transferFailed(host: "", reason: "cannot allocate the socket registry")
+      throw .setupFailed(reason: "cannot allocate the socket registry")
     }
     self.sockets = sockets
     self.driver = driver
