@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Every Swift block in the README and the DocC articles is a snippet that the build compiles.
+"""Every Swift block in the README, the DocC articles and the doc comments of Sources/ is a snippet
+that the build compiles.
 
 Each ```swift block must follow a line `<!-- snippet: Snippets/NAME.swift -->` and equal that
 file with its `// snippet.hide` … `// snippet.show` regions left out (set-up the reader does not
 need, such as a placeholder for a value the text talks about). `swift build` compiles every file
 in Snippets/ (SwiftPM builds a package's snippets), and `make apple-check` type-checks them as an
 Apple platform, so a stale block is a red build. A block that cannot be a snippet (a
-Package.swift fragment) follows `<!-- not a snippet: REASON -->`. Every snippet must be used.
+Package.swift fragment) follows `<!-- not a snippet: REASON -->`. In a doc comment the block and
+its marker are `///` lines (DocC renders no HTML comment). Every snippet must be used.
 Exits 1 naming each problem.
 """
 import glob
@@ -32,8 +34,19 @@ def visible(path):
     return "\n".join(lines).strip("\n")
 
 
-for document in documents:
-    lines = open(document).read().split("\n")
+def doc_comment_lines(path):
+    """The doc-comment text of a Swift file, line for line (other lines empty), so that blocks in
+    doc comments are found and numbered as in a document."""
+    out = []
+    for line in open(path).read().split("\n"):
+        stripped = line.strip()
+        out.append(stripped[4:] if stripped.startswith("/// ") else "" if stripped != "///" else "")
+    return out
+
+
+sources = sorted(glob.glob("Sources/**/*.swift", recursive=True))
+for document in documents + sources:
+    lines = doc_comment_lines(document) if document.endswith(".swift") else open(document).read().split("\n")
     for index, line in enumerate(lines):
         if line.strip() != "```swift":
             continue

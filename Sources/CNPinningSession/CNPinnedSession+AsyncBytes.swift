@@ -65,3 +65,9 @@ private final class BodyReader: Sendable {
   init(_ channel: ResponseBodyChannel) { self.channel = channel }
   deinit { channel.stop(.cancelled) }
 }
+
+// An iterator is one reader's position in the body, used by one task, as URLSession's are.
+@available(*, unavailable)
+extension CNPinnedSession.AsyncBytes.Iterator: Sendable {}
+@available(*, unavailable)
+extension CNPinnedSession.AsyncBytes.Chunks.Iterator: Sendable {}

@@ -16,6 +16,7 @@ import CNPinningSessionLinux
 /// On Linux it runs on libcurl and OpenSSL: Foundation's `URLSession` there never hands a
 /// server-trust challenge to a delegate, so it cannot pin at all.
 ///
+/// <!-- snippet: Snippets/SessionInShort.swift -->
 /// ```swift
 /// let session = try CNPinnedSession(manager: try CNPinningManager(contentsOf: pinsURL))
 /// let (data, response) = try await session.data(from: URL(string: "https://api.example.com/v1/items")!)

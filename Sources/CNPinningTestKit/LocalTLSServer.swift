@@ -73,6 +73,7 @@ public final class LocalTLSServer: Sendable {
 }
 
 /// The server's sockets, TLS context, state and threads.
+// Unchecked Sendable: mutable state is behind Locked; the listener and configuration are set in init; the threads join through the dispatch group.
 final class LocalTLSServerCore: @unchecked Sendable {
   typealias Configuration = LocalTLSServer.Configuration
   typealias Request = LocalTLSServer.Request

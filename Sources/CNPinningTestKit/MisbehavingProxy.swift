@@ -11,6 +11,7 @@ import Glibc
 /// A forward proxy on the loopback interface that opens CONNECT tunnels and, on the first tunnel
 /// asked of it, commits its fault; later tunnels are relayed faithfully (so a test can show the
 /// client recovers). One thread per connection; `stop()` (or releasing it) ends them all.
+// Unchecked Sendable: its state is behind locks; the listener is set in init and closed once by stop.
 public final class MisbehavingProxy: @unchecked Sendable {
   public enum Fault: String, Sendable, CaseIterable {
     /// Answers CONNECT with bytes that are not HTTP.

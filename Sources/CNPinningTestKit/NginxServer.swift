@@ -14,6 +14,7 @@ import Glibc
 /// actually have, with keep-alive, HTTP/2 and TLS session tickets as nginx does them. Runs in the
 /// foreground as one process with its files in a private directory; `stop()` (or releasing it)
 /// ends it. Needs `nginx` (Debian's `nginx-light`, which `make deps` installs).
+// Unchecked Sendable: the process and its files are set in init and released once by stop, behind a lock.
 public final class NginxServer: @unchecked Sendable {
   /// What the server offers.
   public struct Configuration: Sendable {

@@ -16,7 +16,7 @@ public struct OpenSSLCertificateReading: Sendable, Equatable {
   public let certificateSHA256Base64: String
 }
 
-public enum OpenSSLReference {
+public enum OpenSSLReference: Sendable {
   /// Reads `der` with OpenSSL.
   public static func read(_ der: [UInt8]) throws -> OpenSSLCertificateReading {
     let box = try X509Box(der: der)
@@ -61,6 +61,7 @@ public enum OpenSSLReference {
 
 /// OpenSSL's chain verification (`X509_verify_cert`) over certificates parsed once, for
 /// comparisons and benchmarks.
+// Unchecked Sendable: the OpenSSL objects are made in init and only read afterwards (X509_verify_cert on a fresh context per call).
 public final class OpenSSLChainVerifier: @unchecked Sendable {
   private let store: OpaquePointer
   private let leaf: X509Box

@@ -34,6 +34,7 @@ enum OpenSSLErrors {
 }
 
 /// Owns an OpenSSL `X509`.
+// Unchecked Sendable: owns an X509 made in init and only read afterwards (OpenSSL's X509 is safe to read from several threads).
 final class X509Box: @unchecked Sendable {
   let pointer: OpaquePointer
 

@@ -11,6 +11,7 @@ import Glibc
 /// A child process started with posix_spawn, for the test kit's servers and the tests' tools.
 /// Foundation's `Process.run` in Swift 6.3.1 reads past the end of `/proc/self/fd` entries and
 /// crashed the suite now and then (swift-corelibs-foundation #5472, fixed after 6.3.1).
+// Unchecked Sendable: the pid is immutable and the status is behind a lock; the waiting thread owns the pipes.
 public final class TestProcess: @unchecked Sendable {
   public let pid: Int32
   private let status = Locked<Int32?>(nil)

@@ -11,6 +11,7 @@ import Glibc
 /// tunnels to any port), optionally behind `socat` terminating TLS with a test identity, which
 /// makes it an HTTPS proxy. `stop()` (or releasing it) ends both. Needs `tinyproxy` and `socat`
 /// (`make deps` installs Debian's tinyproxy-bin and socat).
+// Unchecked Sendable: the processes are set in init and read only by stop, which the stopped flag (a lock) lets run once.
 public final class TestProxy: @unchecked Sendable {
   /// Where clients connect: tinyproxy's port, or socat's TLS port for an HTTPS proxy.
   public let port: Int

@@ -82,6 +82,7 @@ func expectPinMismatch(_ body: () async throws -> Void) async -> CNPinningFailur
 
 /// Servers, proxies and sessions a test is done with, stopped and released off the shared
 /// threads (each stop waits for its threads or its process).
+// Unchecked Sendable: the objects are set in init and released once, by the test that owns the value.
 final class Leftovers: @unchecked Sendable {
   private var objects: [AnyObject]
   init(_ objects: AnyObject?...) { self.objects = objects.compactMap { $0 } }

@@ -277,6 +277,7 @@ extension URLProtocolTests {
 }
 
 /// A URLSession data delegate that keeps each piece of body it is given.
+// Unchecked Sendable: its state is behind a lock.
 final class BodyCollector: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   private let state = Locked<(pieces: [Data], done: CheckedContinuation<Error?, Never>?)>(([], nil))
 

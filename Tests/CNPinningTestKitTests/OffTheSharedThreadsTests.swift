@@ -35,6 +35,7 @@ private enum Marker {
 }
 
 /// Blocks threads until released, counting how many wait.
+// Unchecked Sendable: its state is touched only under the NSCondition.
 private final class Gate: @unchecked Sendable {
   private let condition = NSCondition()
   private var isReleased = false

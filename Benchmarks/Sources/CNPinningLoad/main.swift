@@ -16,6 +16,7 @@ import Foundation
 let hostCount = 20
 
 /// A value shared by the request tasks, behind a lock (the library's own is package-internal).
+// Unchecked Sendable: every access to the value goes through the lock.
 final class Locked<Value>: @unchecked Sendable {
   private var value: Value
   private let lock = NSLock()

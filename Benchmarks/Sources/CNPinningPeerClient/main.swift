@@ -98,6 +98,7 @@ func run(_ fetch: @escaping Fetch, count: Int) async throws {
   }
 }
 
+// Unchecked Sendable: its count is behind a lock.
 final class Counter: @unchecked Sendable {
   private let lock = NSLock()
   private var value = 0
@@ -284,6 +285,7 @@ func responseFloor(arguments: [String]) async -> Int32 {
 /// 20,000 round trips (after 2,000 to warm up) between a task and a thread that watches a locked
 /// queue, yielding the processor, and resumes each continuation it finds.
 func handoffFloor() async -> Int32 {
+  // Unchecked Sendable: its value is behind a lock.
   final class Mailbox: @unchecked Sendable {
     private let lock = NSLock()
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -323,6 +325,7 @@ func handoffFloor() async -> Int32 {
 }
 
 /// A flag one thread sets and another reads.
+// Unchecked Sendable: its flag is behind a lock.
 final class StopFlag: @unchecked Sendable {
   private let lock = NSLock()
   private var value = false

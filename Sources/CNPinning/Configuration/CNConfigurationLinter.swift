@@ -34,7 +34,7 @@ public struct CNLintFinding: Sendable, Hashable, Codable, CustomStringConvertibl
 
 /// Static checks for configurations that fail open (pin less than they seem to) or lock users
 /// out (break at the next certificate rotation).
-public enum CNConfigurationLinter {
+public enum CNConfigurationLinter: Sendable {
   /// Prefix values shorter than this accept almost any CA name.
   public static let minimumPrefixLength = 4
 

@@ -2,7 +2,7 @@
 ///
 /// By default warnings go to standard error in debug builds and nowhere in release builds. An app
 /// routes them to its own logger with `CNPinningLog.setHandler { message in … }`.
-public enum CNPinningLog {
+public enum CNPinningLog: Sendable {
   /// Receives each warning as one line of text.
   public typealias Handler = @Sendable (String) -> Void
 

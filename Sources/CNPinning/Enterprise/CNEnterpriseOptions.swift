@@ -4,6 +4,7 @@ import Foundation
 /// (which no policy ever affects), the key every policy must be signed with, and how far a
 /// policy's validity window is widened on each side for clock skew.
 ///
+/// <!-- snippet: Snippets/EnterpriseOptions.swift -->
 /// ```swift
 /// let manager = try CNPinningManager(
 ///   contentsOf: pinsURL,

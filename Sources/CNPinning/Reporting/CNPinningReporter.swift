@@ -8,9 +8,12 @@ import Foundation
 /// with, a new one when none is given. Give sessions the same reporter to share one handler and
 /// one set of limits; the manager itself keeps no such state, so `evaluate` changes nothing.
 ///
+/// <!-- snippet: Snippets/SharedReporter.swift -->
 /// ```swift
-/// let reporter = CNPinningReporter { report in log.error("\(report.reason)") }
-/// let session = try CNPinnedSession(manager: manager, reporter: reporter)
+/// let reporter = CNPinningReporter { report in print("pin failure: \(report.host): \(report.reason)") }
+/// var configuration = CNPinnedSessionConfiguration()
+/// configuration.failureReporter = reporter
+/// let session = try CNPinnedSession(manager: manager, configuration: configuration)
 /// ```
 public final class CNPinningReporter: Sendable {
   /// Identical reports are uploaded at most once in this many seconds per reporter.

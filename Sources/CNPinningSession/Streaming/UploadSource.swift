@@ -8,6 +8,7 @@ package enum UploadSource: Sendable {
 
   /// A request's `httpBodyStream`, handed over to the session: from then on only the session
   /// reads it (on one thread at a time), which is what makes passing it between threads safe.
+  // Unchecked Sendable: the stream is read by one thread at a time once handed over (see above); InputStream is not Sendable.
   package struct BodyStream: @unchecked Sendable {
     package let stream: InputStream
 

@@ -134,6 +134,7 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
 /// the task's work queue (its task registry is confined to it); `startLoading` and `stopLoading`
 /// are called there too. So the transfer's outcome is handed to that queue, and once the load is
 /// stopped nothing more is reported: URLSession has already finished the task.
+// Unchecked Sendable: its mutable state is touched only on the task's work queue (`queue`).
 private final class Loading: @unchecked Sendable {
   private let `protocol`: URLProtocol
   private let client: any URLProtocolClient

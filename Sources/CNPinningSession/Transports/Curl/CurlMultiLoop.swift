@@ -47,6 +47,7 @@ import Glibc
 /// queues a command while nobody drives, or by a borrower that hands over. It parks only
 /// when nothing runs, under the same lock, so nothing can be left without a driver.
 /// There is no other timeout: a wake-up missed would show as a hang, not as a slow request.
+// Unchecked Sendable: the multi handle, easy handles and transfers are touched only by the driver, one thread at a time, handed over under the loop's lock (above).
 final class CurlMultiLoop: @unchecked Sendable {
   private static let counter = Locked(0)
   private enum Command {
@@ -118,7 +119,8 @@ final class CurlMultiLoop: @unchecked Sendable {
   /// Running transfers, by the easy handle lent to each.
   private var active: [UnsafeMutableRawPointer: CurlEasy] = [:]
   private var idle: [CurlEasy] = []
-  /// Tasks whose transfers ended, to be resumed by `resumeEndedTransfers`.
+  /// Tasks whose transfers ended, to be resumed once the driver has decided to wait or park
+  /// (`takeEndedTransfers`).
   private var endedTransfers: [ReportDelivery.Resumption] = []
 
   init(resolve: [CNHostOverride], maximumConnectionsPerHost: Int, borrowBudget: Duration) throws(CNPinnedSessionError) {

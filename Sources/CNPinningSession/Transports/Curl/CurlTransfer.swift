@@ -15,6 +15,7 @@ import FoundationNetworking
 /// Created on the caller's thread; from `CurlMultiLoop.perform` on, touched only by the
 /// session's driver (its network thread, or the requesting thread while it drives an idle
 /// session), except `report`, which hands the outcome over, and `cancellation`.
+// Unchecked Sendable: touched only by the driver, except `report` and `cancellation`, which are behind locks of their own.
 final class CurlTransfer: @unchecked Sendable {
   let plan: RequestPlan
   let policy: RequestPolicy

@@ -34,6 +34,7 @@ enum BodyRead: Equatable {
 }
 
 /// A file sent as a request body, read on the network thread (a regular file does not block).
+// Unchecked Sendable: read only by the driver; the file handle is set in init.
 final class FileRequestBody: StreamedRequestBody, @unchecked Sendable {
   let length: Int?
   private let handle: FileHandle
@@ -71,6 +72,7 @@ final class FileRequestBody: StreamedRequestBody, @unchecked Sendable {
 /// An `InputStream` sent as a request body. A thread of its own reads it (a stream may block
 /// while its producer works) into at most `capacity` bytes that the network thread takes from;
 /// it stops when the request is over. A stream can be read once, so it cannot be rewound.
+// Unchecked Sendable: the buffer is behind the NSCondition; the reading thread and the driver meet only there.
 final class InputStreamRequestBody: StreamedRequestBody, @unchecked Sendable {
   static let capacity = 256 * 1024
   private static let chunkSize = 64 * 1024

@@ -17,6 +17,7 @@ import Foundation
 
 /// What the TLS hooks know about one connection. Owned by the connection's SSL_CTX; touched
 /// only by the session's driver (inside libcurl and OpenSSL calls it makes; see `CurlMultiLoop`).
+// Unchecked Sendable: touched only by the session's driver, one thread at a time (inside libcurl and OpenSSL calls it makes).
 final class TLSConnectionState: @unchecked Sendable {
   /// Who the connection was made for; a verified chain is recorded for exactly these.
   let host: String

@@ -6,6 +6,7 @@ import CNPinningSessionCore
 
 /// The OpenSSL certificate store a session verifies chains against, built once per session and
 /// shared (by reference count) with every TLS connection it makes.
+// Unchecked Sendable: the X509_STORE is filled in init and only read afterwards, which OpenSSL allows from several threads.
 package final class TrustStore: @unchecked Sendable {
   let store: OpaquePointer
 

@@ -6,6 +6,7 @@ import Security
 
 /// A data task's delegate: its body as it arrives (`TaskBodyDelegate`, shared) and its
 /// server-trust challenges.
+// Unchecked Sendable: adds only an immutable reference to its superclass, whose reason holds.
 final class PinningTaskDelegate: TaskBodyDelegate, @unchecked Sendable {
   private let challenges: PinningChallenges
 

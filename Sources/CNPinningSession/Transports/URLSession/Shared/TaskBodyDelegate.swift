@@ -15,6 +15,7 @@ import FoundationNetworking
 ///
 /// The Apple transport's task delegate is a subclass (it adds the server-trust challenge).
 /// Platform-neutral: tested on Linux with swift-corelibs-foundation's URLSession.
+// Unchecked Sendable: its mutable state is behind a lock (`state`); the plan is immutable.
 class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   /// What the task is for.
   struct Plan: Sendable {
