@@ -1,6 +1,10 @@
 # CNPinning — build, test and benchmark. Every target installs missing dependencies first.
 SWIFT ?= swift
 STRICT := -Xswiftc -warnings-as-errors
+# Every public type says whether it is Sendable (the compiler's ExplicitSendable group, what
+# -require-explicit-sendable turns on, as an error). For builds without tests only: SwiftPM's
+# generated test runner declares public classes that say neither.
+SENDABLE := -Xswiftc -Werror -Xswiftc ExplicitSendable
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 # ld.gold prints one harmless line per sanitizer symbol; keep the output readable. Only the
@@ -8,13 +12,15 @@ SHELL := /bin/bash
 # build still fails the recipe (`make check-makefile` proves it).
 QUIET_LINKER := { grep -v "Cannot export local symbol" || true; }
 
-.PHONY: errors deps build demo test examples bench bench-peers bench-load leaks soak asan tsan apple-check docs api-check api-baseline format lint fuzz fuzz-long public-suffixes check-makefile clean
+.PHONY: errors deps build demo test examples bench bench-build bench-peers bench-instructions bench-profile limbo-vs-pyca bench-load leaks soak asan tsan apple-check docs api-check api-baseline format lint fuzz fuzz-long public-suffixes check-makefile clean
 
 deps:
 	@scripts/deps.sh
 
+# Every product, strict (warnings as errors, explicit Sendable), in a build folder of its own so
+# that it does not undo make test's.
 build: deps
-	$(SWIFT) build $(STRICT)
+	$(SWIFT) build --build-path .build/strict $(STRICT) $(SENDABLE)
 
 # The offline demonstration: a private PKI, TLS servers on loopback, real pins, an accepted and a
 # rejected connection, and a lint finding.
@@ -70,6 +76,33 @@ bench-peers: deps
 	  $(PEERS_RUN); \
 	fi
 
+# Where a request's instructions go (callgrind; counts, unlike timings, do not move with load):
+# CNPinnedSession beside libcurl from C and .cnPinned, by library and part. After bench-peers,
+# which builds the clients; needs valgrind.
+bench-instructions: bench-peers
+	@command -v valgrind >/dev/null || { echo "bench-instructions: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
+	python3 scripts/instructions-per-request.py
+
+# Where one whole process spends its CPU, ours against the curl CLI, under perf (after bench-peers;
+# needs Debian's linux-perf). PROFILE_RUNS processes of PROFILE_REQUESTS requests each.
+PROFILE_RUNS ?= 30
+PROFILE_REQUESTS ?= 1
+bench-profile: bench-peers
+	scripts/profile-peers.sh $(PROFILE_RUNS) $(PROFILE_REQUESTS)
+
+# x509-limbo's server cases through pyca/cryptography's verifier, beside this package's ratchets
+# (a measurement: the figure depends on the cryptography release installed).
+limbo-vs-pyca: deps
+	python3 scripts/limbo-vs-pyca.py
+
+# Every benchmark executable (debug, warnings as errors) and the libcurl-from-C client, so that
+# CI sees a change that breaks them: the benchmarks are a package of their own, which make test
+# never builds.
+bench-build: deps
+	$(SWIFT) build $(BENCH) $(STRICT) $(SENDABLE)
+	mkdir -p $(PEERS_DIR)
+	cc -O2 -Wall -Wextra -Werror -o $(PEERS_DIR)/multi-client Benchmarks/PeerC/multi-client.c $$(pkg-config --cflags --libs libcurl)
+
 # 1,000 pinned requests (half rejected) under LeakSanitizer; any leak fails the target.
 leaks: deps
 	$(SWIFT) build $(BENCH) --build-path $(BENCH_BIN)/asan --product CNPinningSoak --sanitize=address 2>&1 | $(QUIET_LINKER)
@@ -116,12 +149,13 @@ check-makefile:
 	@echo "check-makefile: a failed build behind QUIET_LINKER fails its recipe"
 
 # Also refuses Synchronization.Mutex: ThreadSanitizer cannot see its contended path on Linux, so
-# `make tsan` would check nothing it guards (docs/DECISIONS.md); use Locked.
+# `make tsan` would check nothing it guards (docs/decisions/testing.md); use Locked.
 lint:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format $(FORMAT_PATHS)
 	@if grep -rnE '\bMutex *[(<]' $(FORMAT_PATHS); then \
-	  echo "lint: Synchronization.Mutex above; TSan cannot see it (docs/DECISIONS.md): use Locked" >&2; exit 1; fi
+	  echo "lint: Synchronization.Mutex above; TSan cannot see it (docs/decisions/testing.md): use Locked" >&2; exit 1; fi
 	python3 scripts/generate-errors.py --check
+	python3 scripts/check-tree.py
 
 # The public errors' shells (struct, codes, factories, kinds) from their tables (`*.codes`).
 errors:
@@ -132,19 +166,15 @@ errors:
 docs: deps
 	scripts/docs.sh
 
-# The public API (the Linux build's symbol graphs, from `make docs`) against docs/api/public-api.txt:
-# any change fails until `make api-baseline` rewrites the list in the same commit. The check first
-# shows that it notices a list with one line missing.
-API_LIST := docs/api/public-api.txt
-API_GRAPHS = .build/docs/symbol-graphs/CNPinning*.symbols.json
+# The public API against docs/api/: each library module's interface, of the Linux build and of the
+# Apple build (apple-check's modules), synthesized by the toolchain; any change fails until
+# `make api-baseline` rewrites the lists in the same commit. The check first shows that it notices
+# a list with one line missing. Depends on docs so that CI builds the documentation with it.
 api-check: docs
-	@head -n -1 $(API_LIST) > .build/api-list-altered.txt
-	@if python3 scripts/api-surface.py --check .build/api-list-altered.txt $(API_GRAPHS) >/dev/null 2>&1; then \
-	  echo "api-check: a list with a line missing went unnoticed" >&2; exit 1; fi
-	python3 scripts/api-surface.py --check $(API_LIST) $(API_GRAPHS)
+	scripts/api-surface.sh --check
 
-api-baseline: docs
-	python3 scripts/api-surface.py --write $(API_LIST) $(API_GRAPHS)
+api-baseline: deps
+	scripts/api-surface.sh --write
 
 # Coverage-guided fuzzing of the certificate reader, configuration loaders, JWS verifier and
 # host-name handling (Fuzz/), raw and structure-aware: SECONDS per target, then the budget check.

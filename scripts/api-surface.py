@@ -1,77 +1,86 @@
 #!/usr/bin/env python3
-"""Lists the public API from the symbol graphs `make docs` writes, one line per symbol or
-conformance, and checks it against the committed list (docs/api/public-api.txt).
+"""The public API as text: each module's interface, synthesized by the toolchain from the built
+module (`swift-synthesize-interface`, what an editor shows as a module's generated interface),
+with doc comments and blank lines left out and top-level declarations sorted, so that moving a
+declaration to another file changes nothing while any change to a signature, a conformance or
+an attribute is a line in a diff. `scripts/api-surface.sh` makes the interfaces: the Linux build
+of CNPinning, CNPinningSessionCore, CNPinningSession and CNPinningTestKit, and the Apple build
+(`make apple-check`'s modules, against the SDK stubs) of the three libraries.
 
-The toolchain's `swift package diagnose-api-breaking-changes` cannot build this package on Linux
-(its baseline and current builds both define the C shims' module maps, and the digester stops
-with "redefinition of module"), so the surface is compared as text: any change, added or
-removed, fails the check until the list is regenerated in the same commit, which makes the
-change a visible decision. The list is the Linux build's surface; the Apple-only API is not in it.
+Symbol graphs were used before; they dropped `CNPinningVersion` (swift-symbolgraph-extract leaves
+out every symbol whose name is the module's name followed by `Version`, as it does Clang's
+framework version constants: checked with a two-line module) and knew nothing of the Apple-only
+API or the test kit.
 
-Usage: api-surface.py --check LIST GRAPH...   fail (1) and print the difference if LIST differs
-       api-surface.py --write LIST GRAPH...   write LIST
+Usage: api-surface.py --check DIR INTERFACE...   fail (1) and print each difference from DIR
+       api-surface.py --write DIR INTERFACE...   write DIR/<name>.txt for each INTERFACE
+An INTERFACE is a file named <platform>-<Module>.swiftinterface; its list is <platform>-<Module>.txt.
 """
 import difflib
-import json
+import os
+import re
 import sys
 
-
-def declaration(symbol):
-    return "".join(fragment["spelling"] for fragment in symbol.get("declarationFragments", []))
+DECLARATION = re.compile(r"\b(public|open|extension|import|func|var|let|struct|class|enum|protocol|typealias|actor|init)\b")
 
 
-def lines(paths):
-    out = set()
-    for path in paths:
-        graph = json.load(open(path))
-        module = graph["module"]["name"]
-        names = {}
-        for symbol in graph["symbols"]:
-            names[symbol["identifier"]["precise"]] = ".".join(symbol["pathComponents"])
-        for symbol in graph["symbols"]:
-            deprecated = any(
-                entry.get("isUnconditionallyDeprecated") or "deprecated" in entry
-                for entry in symbol.get("availability", []))
-            name = ".".join(symbol["pathComponents"])
-            note = "  [deprecated]" if deprecated else ""
-            out.add(f"{module}  {name}  {declaration(symbol)}{note}")
-        for relation in graph.get("relationships", []):
-            if relation["kind"] not in ("conformsTo", "inheritsFrom"):
-                continue
-            source = names.get(relation["source"])
-            if source is None:
-                continue
-            target = names.get(relation["target"]) or relation.get("targetFallback") or relation["target"]
-            out.add(f"{module}  {source}  {relation['kind']} {target}")
-    return sorted(out)
+def normalized(text):
+    """Declarations without comments or blank lines, top-level blocks sorted."""
+    lines = [line.rstrip() for line in text.splitlines()]
+    # Comments, blank lines and plain imports (what the module uses, not what it offers) go;
+    # `@_exported import`, which offers another module's API, stays.
+    lines = [
+        line for line in lines
+        if line.strip() and not line.lstrip().startswith("//") and not line.startswith("import ")
+    ]
+    blocks, current, attribute_pending = [], [], False
+    for line in lines:
+        top_level = not line.startswith((" ", "\t", "}"))
+        if top_level and current and not attribute_pending:
+            blocks.append(current)
+            current = []
+        current.append(line)
+        # An attribute on a line of its own (`@available(…)`) belongs to the declaration after it.
+        attribute_pending = top_level and line.startswith("@") and not DECLARATION.search(line)
+    if current:
+        blocks.append(current)
+    blocks.sort(key=lambda block: "\n".join(block))
+    return [line for block in blocks for line in block]
 
 
 def main():
     if len(sys.argv) < 4 or sys.argv[1] not in ("--check", "--write"):
         print(__doc__, file=sys.stderr)
         return 2
-    mode, list_path, graphs = sys.argv[1], sys.argv[2], sys.argv[3:]
-    current = lines(graphs)
-    if not current:
-        print("api-surface: the symbol graphs list no public symbol", file=sys.stderr)
+    mode, directory, interfaces = sys.argv[1], sys.argv[2], sys.argv[3:]
+    different = []
+    for interface in interfaces:
+        name = os.path.basename(interface).removesuffix(".swiftinterface")
+        current = normalized(open(interface).read())
+        if len(current) < 3:
+            print(f"api-surface: the interface {interface} declares nothing", file=sys.stderr)
+            return 1
+        path = os.path.join(directory, name + ".txt")
+        if mode == "--write":
+            with open(path, "w") as handle:
+                handle.write("\n".join(current) + "\n")
+            print(f"api-surface: wrote {len(current)} lines to {path}")
+            continue
+        try:
+            committed = open(path).read().splitlines()
+        except FileNotFoundError:
+            committed = []
+        if committed == current:
+            print(f"api-surface: {name} matches {path} ({len(current)} lines)")
+            continue
+        different.append(path)
+        sys.stdout.writelines(
+            line + "\n" for line in difflib.unified_diff(committed, current, path, "this build", lineterm="", n=0))
+    if mode == "--check" and different:
+        print(f"api-surface: the public API differs from {', '.join(different)}. If the change is deliberate, run "
+              "`make api-baseline`, commit the lists with the change, and say it in CHANGELOG.md.", file=sys.stderr)
         return 1
-    if mode == "--write":
-        with open(list_path, "w") as handle:
-            handle.write("\n".join(current) + "\n")
-        print(f"api-surface: wrote {len(current)} lines to {list_path}")
-        return 0
-    try:
-        committed = open(list_path).read().splitlines()
-    except FileNotFoundError:
-        committed = []
-    if committed == current:
-        print(f"api-surface: the public API matches {list_path} ({len(current)} lines)")
-        return 0
-    sys.stdout.writelines(
-        line + "\n" for line in difflib.unified_diff(committed, current, list_path, "this build", lineterm="", n=0))
-    print(f"api-surface: the public API differs from {list_path}. If the change is deliberate, run "
-          "`make api-baseline`, commit the list with the change, and say it in CHANGELOG.md.", file=sys.stderr)
-    return 1
+    return 0
 
 
 if __name__ == "__main__":

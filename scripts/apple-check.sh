@@ -19,6 +19,8 @@ swiftc=(swiftc -swift-version 6 -parse-as-library -wmo -I "$out")
 # Apple's Foundation has these names; every file sees them, as on Apple.
 deltas=(-Xfrontend -import-module -Xfrontend AppleFoundationDeltas)
 apple=(-package-name CNPinning "${deltas[@]}")
+# The libraries' public types say whether they are Sendable, as make build checks on Linux.
+explicit=(-Werror ExplicitSendable)
 # Snippets are built by SwiftPM without the package's defines, so the Linux-only one spells its
 # own condition: `os(Linux) && !CNPINNING_APPLE_CHECK`.
 snippet_flags=(-D CNPINNING_APPLE_CHECK "${apple[@]}")
@@ -52,12 +54,12 @@ build_stubs() {
 check() {
   # Every step says `|| return 1`: set -e does not apply inside a function called as a condition.
   local sources=$1
-  "${swiftc[@]}" -typecheck -module-name CNPinning "${apple[@]}" $(sources CNPinning "$sources") || return 1
+  "${swiftc[@]}" -typecheck -module-name CNPinning "${apple[@]}" "${explicit[@]}" $(sources CNPinning "$sources") || return 1
   "${swiftc[@]}" -emit-module -enable-testing -module-name CNPinning "${apple[@]}" \
     -emit-module-path "$out/CNPinning.swiftmodule" $(sources CNPinning "$sources") || return 1
-  "${swiftc[@]}" -emit-module -enable-testing -module-name CNPinningSessionCore "${apple[@]}" \
+  "${swiftc[@]}" -emit-module -enable-testing -module-name CNPinningSessionCore "${apple[@]}" "${explicit[@]}" \
     -emit-module-path "$out/CNPinningSessionCore.swiftmodule" $(sources CNPinningSessionCore "$sources") || return 1
-  "${swiftc[@]}" -typecheck -module-name CNPinningSession "${apple[@]}" \
+  "${swiftc[@]}" -typecheck -module-name CNPinningSession "${apple[@]}" "${explicit[@]}" \
     $(sources CNPinningSession "$sources") "$sources/AppleCheck/DelegateConformances.swift" \
     "$sources/AppleCheck/DelegateAbsences.swift" ||
     return 1

@@ -15,7 +15,7 @@ import Testing
 /// `withUnsafeContinuation` and `resume(returning:)`): with `Synchronization.Mutex` guarding the
 /// hand-off, TSan could not see the lock's contended path (a futex wait in uninstrumented code);
 /// with a pthread lock it still reports the Swift runtime's own fast path, which
-/// `scripts/tsan.supp` names and docs/DECISIONS.md explains. Run it without the suppressions
+/// `scripts/tsan.supp` names and docs/decisions/testing.md explains. Run it without the suppressions
 /// file to see either.
 @Suite("report delivery", .tags(.concurrency))
 struct ReportDeliveryTests {

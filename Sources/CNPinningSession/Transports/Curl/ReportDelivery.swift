@@ -15,7 +15,7 @@ struct ReportDelivery: ~Copyable {
   }
   /// `Locked` (a pthread mutex underneath), not `Synchronization.Mutex`: on Linux the Mutex waits
   /// in the kernel when contended, where ThreadSanitizer cannot see the ordering it gives, so
-  /// `make tsan` reported this hand-off as a race (see docs/DECISIONS.md).
+  /// `make tsan` reported this hand-off as a race (see docs/decisions/testing.md).
   private let state = Locked(State.pending)
 
   /// Whether the report has been delivered (taken or not).

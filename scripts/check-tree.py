@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Checks that the tree, the documents that describe it and its written rules agree (`make lint`):
+
+- every folder under Sources/ is one row of ARCHITECTURE's "Where to look" table, and every row
+  names a folder that exists, with a decisions file that exists;
+- every decisions file opens with an "Applies to:" line whose paths exist;
+- every file of the session's tree (Sources/CNPinningSession) belongs to exactly one of the
+  target lists in Package.swift, and every entry of those lists exists;
+- every file in scripts/ is run by a make target (named in the Makefile, or by a script the
+  Makefile runs);
+- every `@unchecked Sendable` in the package's own Swift (Sources, Tests, Benchmarks, Fuzz) has
+  its reason on the line above, `// Unchecked Sendable: why the compiler may trust it.`
+
+Exits 1 naming each disagreement.
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+problems = []
+
+
+def source_folders():
+    found = set()
+    for directory, subdirectories, _ in os.walk(os.path.join(ROOT, "Sources")):
+        subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
+        relative = os.path.relpath(directory, ROOT)
+        if relative != "Sources":
+            found.add(relative)
+    return found
+
+
+def check_architecture_table():
+    text = open(os.path.join(ROOT, "docs/ARCHITECTURE.md")).read()
+    section = text.split("## Where to look", 1)
+    if len(section) < 2:
+        problems.append('docs/ARCHITECTURE.md has no "## Where to look" section')
+        return
+    rows = {}
+    for line in section[1].split("\n## ", 1)[0].splitlines():
+        match = re.match(r"\| `([^`]+)` \|[^|]*\| \[[^\]]*\]\(([^)]+)\) \|$", line)
+        if match:
+            if match.group(1) in rows:
+                problems.append(f"ARCHITECTURE: {match.group(1)} has two rows")
+            rows[match.group(1)] = match.group(2)
+        elif line.startswith("| `"):
+            problems.append(f"ARCHITECTURE: a row not of the form | `folder` | what | [decisions](file) |: {line}")
+    folders = source_folders()
+    for folder in sorted(folders - rows.keys()):
+        problems.append(f"ARCHITECTURE's table has no row for {folder}")
+    for folder in sorted(rows.keys() - folders):
+        problems.append(f"ARCHITECTURE's table names {folder}, which does not exist")
+    for folder, link in sorted(rows.items()):
+        if not os.path.isfile(os.path.join(ROOT, "docs", link)):
+            problems.append(f"ARCHITECTURE: the decisions of {folder}, {link}, do not exist")
+
+
+def check_decisions():
+    directory = os.path.join(ROOT, "docs/decisions")
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".md"):
+            continue
+        lines = open(os.path.join(directory, name)).read().splitlines()
+        applies = next((line for line in lines[:6] if line.startswith("Applies to: ")), None)
+        if applies is None:
+            problems.append(f"docs/decisions/{name} does not open with an 'Applies to:' line")
+            continue
+        for path in re.findall(r"`([^`]+)`", applies):
+            if not os.path.exists(os.path.join(ROOT, path)):
+                problems.append(f"docs/decisions/{name} applies to {path}, which does not exist")
+
+
+def check_session_targets():
+    manifest = open(os.path.join(ROOT, "Package.swift")).read()
+    lists = {}
+    for name in ("sessionCore", "sessionTop", "sessionLinux", "sessionTables"):
+        match = re.search(r"let " + name + r" = \[(.*?)\]", manifest, re.S)
+        if not match:
+            problems.append(f"Package.swift has no list {name}")
+            continue
+        lists[name] = re.findall(r'"([^"]+)"', match.group(1))
+    tree = os.path.join(ROOT, "Sources/CNPinningSession")
+    for name, entries in lists.items():
+        for entry in entries:
+            if not os.path.exists(os.path.join(tree, entry)):
+                problems.append(f"Package.swift: {name} names {entry}, which is not in Sources/CNPinningSession")
+    for directory, _, files in os.walk(tree):
+        for file in files:
+            path = os.path.relpath(os.path.join(directory, file), tree)
+            owners = [
+                name for name, entries in lists.items() for entry in entries
+                if path == entry or path.startswith(entry + "/")
+            ]
+            if len(owners) != 1:
+                where = ", ".join(owners) if owners else "none"
+                problems.append(f"Sources/CNPinningSession/{path} belongs to {where} of Package.swift's session lists, not one")
+
+
+def check_scripts():
+    makefile = open(os.path.join(ROOT, "Makefile")).read()
+    run = {name for name in os.listdir(os.path.join(ROOT, "scripts")) if f"scripts/{name}" in makefile}
+    # Scripts that the scripts run by the Makefile run in turn.
+    changed = True
+    while changed:
+        changed = False
+        for name in list(run):
+            text = open(os.path.join(ROOT, "scripts", name), errors="replace").read()
+            for other in os.listdir(os.path.join(ROOT, "scripts")):
+                if other not in run and (f"scripts/{other}" in text or f'/{other}"' in text or f"/{other} " in text):
+                    run.add(other)
+                    changed = True
+    for name in sorted(set(os.listdir(os.path.join(ROOT, "scripts"))) - run):
+        problems.append(f"scripts/{name} is run by no make target: give it one or delete it")
+
+
+def check_unchecked_sendable():
+    for top in ("Sources", "Tests", "Benchmarks/Sources", "Fuzz/Sources"):
+        for directory, subdirectories, files in os.walk(os.path.join(ROOT, top)):
+            subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
+            for file in files:
+                if not file.endswith(".swift"):
+                    continue
+                path = os.path.join(directory, file)
+                lines = open(path).read().splitlines()
+                for number, line in enumerate(lines):
+                    if "@unchecked Sendable" not in line or line.lstrip().startswith("//"):
+                        continue
+                    above = lines[number - 1].strip() if number else ""
+                    if not (above.startswith("// Unchecked Sendable: ") and len(above) > len("// Unchecked Sendable: ") + 10):
+                        problems.append(
+                            f"{os.path.relpath(path, ROOT)}:{number + 1}: @unchecked Sendable without "
+                            "`// Unchecked Sendable: <reason>` on the line above")
+
+
+check_architecture_table()
+check_decisions()
+check_unchecked_sendable()
+check_session_targets()
+check_scripts()
+if problems:
+    for problem in problems:
+        print(f"check-tree: {problem}", file=sys.stderr)
+    sys.exit(1)
+print("check-tree: the folders, ARCHITECTURE's table, the decisions, the session's targets, the scripts and the unchecked Sendables agree")
