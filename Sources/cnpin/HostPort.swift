@@ -10,6 +10,7 @@ struct HostPort: CustomStringConvertible {
   init(_ text: String) throws(CLIError) {
     (host, port) = try Self.parse(text)
     guard !host.isEmpty else { throw .usage("\"\(text)\" has no host") }
+    if case .failure(let invalid) = HostName.parse(host) { throw .usage("\"\(host)\" \(invalid.reason)") }
     guard (1...65535).contains(port) else { throw .usage("port \(port) is out of range (1–65535)") }
   }
 

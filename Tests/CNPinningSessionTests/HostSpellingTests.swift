@@ -4,6 +4,7 @@ import CNPinning
 @testable import CNPinningSession
 @testable import CNPinningSessionCore
 @testable import CNPinningSessionLinux
+import CCurl
 import CNPinningTestKit
 import Foundation
 import Testing
@@ -37,10 +38,12 @@ struct HostSpellingTests {
   }
 
   @Test(arguments: [
-    ("https://127.1/", "ends in a numeric label but is not an IPv4 address in dotted-decimal form"),
-    ("https://2130706433/", "ends in a numeric label but is not an IPv4 address in dotted-decimal form"),
-    ("https://0x7f.0.0.1/", "ends in a numeric label but is not an IPv4 address in dotted-decimal form"),
-    ("https://0177.0.0.1/", "ends in a numeric label but is not an IPv4 address in dotted-decimal form"),
+    ("https://127.1/", "is the IPv4 address 127.0.0.1 written in another form (shortened, octal or hex); write 127.0.0.1"),
+    ("https://2130706433/", "is the IPv4 address 127.0.0.1 written in another form (shortened, octal or hex); write 127.0.0.1"),
+    ("https://0x7f.0.0.1/", "is the IPv4 address 127.0.0.1 written in another form (shortened, octal or hex); write 127.0.0.1"),
+    ("https://0177.0.0.1/", "is the IPv4 address 127.0.0.1 written in another form (shortened, octal or hex); write 127.0.0.1"),
+    ("https://0x7f000001/", "is the IPv4 address 127.0.0.1 written in another form (shortened, octal or hex); write 127.0.0.1"),
+    ("https://127.0.0.0x1/", "is the IPv4 address 127.0.0.1 written in another form (shortened, octal or hex); write 127.0.0.1"),
     ("https://[::127.0.0.1]/", "is an IPv4-compatible IPv6 address, not in use; write the IPv4 address 127.0.0.1"),
     ("https://[::ffff:0:127.0.0.1]/", "is an IPv4-translated IPv6 address, not in use; write the IPv4 address 127.0.0.1"),
   ])
@@ -50,6 +53,49 @@ struct HostSpellingTests {
       _ = try RequestTarget(URL(string: url))
     } catch {
       #expect(error.details(.invalidHost)?.reason == reason, "\(error)")
+    }
+  }
+
+  /// What libcurl's URL parser (the one that decides where a connection goes) makes of a host,
+  /// or nil when it refuses the URL.
+  static func libcurlHost(_ host: String) -> String? {
+    guard let handle = curl_url() else { return nil }
+    defer { curl_url_cleanup(handle) }
+    guard curl_url_set(handle, CURLUPART_URL, "https://\(host)/", 0) == CURLUE_OK else { return nil }
+    var part: UnsafeMutablePointer<CChar>?
+    guard curl_url_get(handle, CURLUPART_HOST, &part, 0) == CURLUE_OK, let part else { return nil }
+    defer { curl_free(part) }
+    return String(cString: part)
+  }
+
+  /// Hosts that end in a number, and a few that only look like it, against libcurl's own parse:
+  /// whatever libcurl would connect to as an IPv4 address is either that address written
+  /// canonically (and taken as it) or refused with the address to write; never a name to the
+  /// package while an address to libcurl (`https://0x7f000001/` reached 127.0.0.1 under the pins
+  /// of a host named "0x7f000001").
+  @Test(arguments: [
+    "127.0.0.1", "0x7f000001", "0X7F000001", "127.0.0.0x1", "127.0.0.01", "0177.0.0.1", "0x7f.0.0.1", "0x7f.1",
+    "127.1", "127.0.1", "2130706433", "017700000001", "0x7F.0X0.0.0X1", "10.0x", "0", "0x", "1.2.3.4.", "api.test",
+    "api.0x1", "api.0x", "0x1g.test", "x0.1", "1.2.3.4.5", "256.0.0.1", "0x100000000", "4294967296", "00000000000000000127.0.0.1",
+    "0x00000000000000007f.1",
+  ])
+  func aHostThatLibcurlReadsAsAnAddressIsNeverAName(_ spelling: String) throws {
+    let curl = Self.libcurlHost(spelling)
+    let ours = HostName.parse(spelling)
+    let curlAddress = curl.flatMap { text -> String? in
+      guard case .success(let name) = HostName.parse(text), name.isIPAddress else { return nil }
+      return name.normalized
+    }
+    switch (ours, curlAddress) {
+    case (.success(let name), let address?):
+      #expect(
+        name.isIPAddress && name.normalized == address, "libcurl connects to \(address); the package reads \(name.normalized)")
+    case (.failure(let invalid), let address?):
+      #expect(invalid.reason.hasSuffix("write \(address)"), "libcurl reads \(address): \(invalid.reason)")
+    case (.success(let name), nil):
+      #expect(!name.isIPAddress && curl?.lowercased() == name.normalized, "libcurl reads \(String(describing: curl))")
+    case (.failure, nil):
+      break  // refused by both, or a name to libcurl that the package refuses: fails closed
     }
   }
 

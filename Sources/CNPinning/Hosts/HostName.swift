@@ -84,12 +84,19 @@ package struct HostName: Hashable, Sendable {
       }
     }
     let host = bytes[..<end]
-    if lastLabelIsNumeric {
-      guard let address = IPAddress.canonicalIPv4(host) else {
-        return .failure(
-          Invalid(reason: "ends in a numeric label but is not an IPv4 address in dotted-decimal form"))
+    // A host that ends in a number is an address to libcurl and browsers (WHATWG), however it
+    // is spelled: only the canonical dotted-decimal form is taken, as the address it is; any
+    // other spelling of an address is refused with the form to write, so that pins, exceptions
+    // and cookies never see an address under a name.
+    if lastLabelIsNumeric || IPAddress.endsInANumber(host) {
+      if let address = IPAddress.canonicalIPv4(host) {
+        return .success(HostName(normalized: address, isIPAddress: true))
       }
-      return .success(HostName(normalized: address, isIPAddress: true))
+      if let octets = IPAddress.readAnyIPv4(host), let address = IPAddress.text(ofAddressBytes: octets) {
+        return .failure(
+          Invalid(reason: "is the IPv4 address \(address) written in another form (shortened, octal or hex); write \(address)"))
+      }
+      return .failure(Invalid(reason: "ends in a numeric label but is not an IPv4 address in dotted-decimal form"))
     }
     if !needsCopy { return .success(HostName(normalized: original, isIPAddress: false)) }
     let lowered = String(unsafeUninitializedCapacity: end) { buffer in

@@ -30,6 +30,68 @@ package enum IPAddress {
     return octets
   }
 
+  /// Whether a host name (without a trailing dot) ends in a number as the WHATWG URL standard
+  /// reads one: its last label is all decimal digits, or `0x`/`0X` and hex digits (none
+  /// included). Such a host is an IPv4 address to browsers and to libcurl's URL parser, whatever
+  /// else it looks like, so it cannot be a name.
+  static func endsInANumber(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+    let start = bytes.lastIndex(of: UInt8(ascii: ".")).map { bytes.index(after: $0) } ?? bytes.startIndex
+    let label = bytes[start...]
+    guard !label.isEmpty else { return false }
+    if label.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return true }
+    guard label.count >= 2, label[label.startIndex] == UInt8(ascii: "0"),
+      label[label.index(after: label.startIndex)] | 0x20 == UInt8(ascii: "x")
+    else { return false }
+    return label.dropFirst(2).allSatisfy { hexValue($0) != nil }
+  }
+
+  /// The IPv4 address a host spells in any of the forms inet_aton and the WHATWG URL standard
+  /// accept: one to four dot-separated numbers, each decimal, octal (a leading 0) or hex
+  /// (`0x`), the last filling the remaining bytes (`127.1`, `2130706433`, `0x7f000001`,
+  /// `0177.0.0.1`, `127.0.0.0x1`); nil when the text is not such an address.
+  static func readAnyIPv4(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> [UInt8]? {
+    let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+    guard (1...4).contains(parts.count) else { return nil }
+    var numbers: [UInt64] = []
+    for part in parts {
+      guard let number = ipv4Number(Array(part)[...]) else { return nil }
+      numbers.append(number)
+    }
+    let last = numbers.removeLast()
+    guard numbers.allSatisfy({ $0 <= 255 }), last < (UInt64(1) << (8 * (4 - numbers.count))) else { return nil }
+    var address = numbers.map(UInt8.init)
+    for shift in stride(from: 8 * (3 - numbers.count), through: 0, by: -8) {
+      address.append(UInt8((last >> UInt64(shift)) & 0xFF))
+    }
+    return address
+  }
+
+  /// One part of an IPv4 address in any radix, or nil; at most eleven significant digits, so
+  /// nothing overflows.
+  private static func ipv4Number(_ part: ArraySlice<UInt8>) -> UInt64? {
+    var digits = part[...]
+    var radix: UInt64 = 10
+    let second = digits.dropFirst().first
+    if digits.count >= 2, digits.first == UInt8(ascii: "0"), let second, second | 0x20 == UInt8(ascii: "x") {
+      radix = 16
+      digits = digits.dropFirst(2)
+      if digits.isEmpty { return 0 }
+    } else if digits.count >= 2, digits.first == UInt8(ascii: "0") {
+      radix = 8
+      digits = digits.dropFirst()
+    }
+    guard !digits.isEmpty else { return nil }
+    // Leading zeros add nothing; eleven digits more are past 2^32 in any radix here.
+    let significant = digits.drop { $0 == UInt8(ascii: "0") }
+    guard significant.count <= 11 else { return nil }
+    var value: UInt64 = 0
+    for byte in digits {
+      guard let digit = hexValue(byte).map(UInt64.init), digit < radix else { return nil }
+      value = value * radix + digit
+    }
+    return value
+  }
+
   /// How an IPv6 literal reads: its canonical text, or the IPv4 address it spells.
   enum IPv6Reading {
     /// RFC 5952 text (lower-case hex, the longest run of two or more zero groups as "::").
