@@ -224,6 +224,69 @@ struct CookieRuleTests {
     #expect(Set(kept.map(\.name)) == Set((0..<Cookies.perResponse).map { "c\($0)" }))
   }
 
+  /// What changes in the storage between a URLSession task's creation (when FoundationNetworking
+  /// copies the storage's cookies into the request, `Secure` ones included) and its `resume()`.
+  enum StorageChange: CaseIterable, Sendable {
+    case sameHostCookie, otherDomainCookies, nothing
+  }
+
+  /// The `Cookie` header FoundationNetworking copied at task creation never decides what is sent:
+  /// the pinned session derives it from the storage when the request goes, under RFC 6265bis and
+  /// the request's `httpShouldHandleCookies`. The copy carried the `Secure` sid; a change to the
+  /// storage made it differ from a fresh copy, and it was then sent verbatim over plain http
+  /// (every run with a same-host cookie, and with cookie handling off).
+  @Test(arguments: StorageChange.allCases, [true, false])
+  func aCookieHeaderCopiedAtTaskCreationIsNeverSent(_ change: StorageChange, _ handlesCookies: Bool) async throws {
+    let server = try Server(setCookies: ["sid=S; Secure; Domain=example.test; Path=/", "theme=dark; Domain=example.test; Path=/"])
+    let storage = CookieTests.storage()
+    _ = try await Self.get(server.url("api.example.test", "/set"), via: .urlSession, server: server, storage: storage)
+    let configuration = try URLSessionConfiguration.cnPinned(
+      manager: try server.manager(), configuration: try server.configuration(storage: storage))
+    configuration.httpCookieStorage = storage
+    let session = URLSession(configuration: configuration)
+    var request = URLRequest(url: server.url("www.example.test", "/me", https: false))
+    request.httpShouldHandleCookies = handlesCookies
+    let body = Locked<String?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let task = session.dataTask(with: request) { data, _, _ in
+      body.withLock { $0 = data.map { String(decoding: $0, as: UTF8.self) } }
+      done.signal()
+    }
+    let copied = task.currentRequest?.value(forHTTPHeaderField: "Cookie") ?? ""
+    #expect(copied.contains("sid=S"), "FoundationNetworking copies the Secure cookie: \(copied)")
+    switch change {
+    case .sameHostCookie:
+      storage.setCookie(HTTPCookie(properties: [.name: "late", .value: "1", .domain: "www.example.test", .path: "/"])!)
+    case .otherDomainCookies:
+      for index in 0..<40 {
+        storage.setCookie(HTTPCookie(properties: [.name: "c\(index)", .value: "1", .domain: "d\(index).test", .path: "/"])!)
+      }
+    case .nothing:
+      break
+    }
+    task.resume()
+    await offTheSharedThreads { _ = done.wait(timeout: .now() + 30) }
+    let sent = try #require(body.withLock { $0 }, "the request did not finish")
+    guard handlesCookies else {
+      #expect(sent == "-", "cookies are off for this request, yet it sent \(sent)")
+      return
+    }
+    let expected: Set<String> = change == .sameHostCookie ? ["theme=dark", "late=1"] : ["theme=dark"]
+    #expect(Set(sent.components(separatedBy: "; ")) == expected)
+  }
+
+  /// Without a storage in use (`httpShouldSetCookies` off), a `Cookie` the app sets is its own
+  /// and is sent as set.
+  @Test func anAppsOwnCookieIsSentWhenNoStorageIsInUse() async throws {
+    let server = try Server(setCookies: [])
+    let configuration = try URLSessionConfiguration.cnPinned(
+      manager: try server.manager(), configuration: try server.configuration(storage: CookieTests.storage()))
+    configuration.httpShouldSetCookies = false
+    var request = URLRequest(url: server.url("api.test", "/me"))
+    request.setValue("app=1", forHTTPHeaderField: "Cookie")
+    #expect(String(try await URLSession(configuration: configuration).data(for: request).0) == "app=1")
+  }
+
   @Test(arguments: [
     ("https://api.example.com/", "a=1; Domain=example.com", ".example.com"),
     ("https://api.example.com/", "a=1", "api.example.com"),

@@ -89,18 +89,6 @@ struct TaskInternalsTests {
     #expect(none.body == nil, "URLSessionTask.knownBody: none")
   }
 
-  /// FoundationNetworking copies its storage's cookies into the task's request itself; the
-  /// protocol recognises that header by deriving it the same way.
-  @Test func theCookieHeaderFoundationAddsIsRecognised() throws {
-    let storage = URLSessionConfiguration.ephemeral.httpCookieStorage!
-    storage.setCookie(try #require(HTTPCookie(properties: [.name: "sid", .value: "1", .domain: "api.test", .path: "/"])))
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.httpCookieStorage = storage
-    let task = URLSession(configuration: configuration).dataTask(with: Self.url)
-    let added = try #require(task.currentRequest?.value(forHTTPHeaderField: "Cookie"), "setCookies on the task's request")
-    #expect(TaskInternals.cookieHeader(addedTo: URLRequest(url: Self.url), from: storage) == added)
-  }
-
   /// Configurations that compare equal share a session, so `==` must weigh every setting: one it
   /// left out would let a configuration that differs in it get another's session (its trust, its
   /// unpinned-host rule). A new stored property fails here until `==` compares it.

@@ -60,14 +60,13 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
     for case (let name as String, let value as String) in settings.httpAdditionalHeaders ?? [:] { sessionHeaders[name] = value }
     request = RequestHeaders.adding(sessionHeaders, to: request)
     let cookies = settings.httpShouldSetCookies ? settings.httpCookieStorage : nil
-    // FoundationNetworking put the storage's cookies in the request itself, Secure ones and ones
-    // planted on a public suffix included: that header is dropped, and the pinned session derives
-    // it again from the storage under its own rules. A Cookie the app set is kept.
-    if let cookies, let sent = request.value(forHTTPHeaderField: "Cookie"),
-      sent == TaskInternals.cookieHeader(addedTo: request, from: cookies)
-    {
-      request.setValue(nil, forHTTPHeaderField: "Cookie")
-    }
+    // With a storage in use, FoundationNetworking copied the storage's cookies into the request
+    // when the task was made (Secure ones, ones planted on a public suffix, whatever the request's
+    // httpShouldHandleCookies says), appended to any Cookie the app had set. The two can no
+    // longer be told apart, and the storage may have changed since, so that header is never
+    // sent: the pinned session derives Cookie from the storage as each hop goes, under its rules.
+    // Without a storage in use, a Cookie the app set is its own and goes as set.
+    if cookies != nil { request.setValue(nil, forHTTPHeaderField: "Cookie") }
     // A task whose data goes to a delegate gets the body as it arrives; a completion-handler
     // task keeps only the last piece it is given, so it gets the body whole, in one report
     // (without a delegate, no task can be the delegate's).

@@ -5,19 +5,11 @@ import Foundation
 import FoundationNetworking
 
 /// What FoundationNetworking keeps internal about a URLSession task but a protocol needs, read by
-/// reflection (`Mirror`), and what it does to a task's request that a protocol must undo. Every
-/// reader returns nil when a Foundation version stores things differently, and the load then
-/// fails saying so; `TaskInternalsTests` reads each one on the toolchain's Foundation and fails
-/// loudly when one of them changes. Nothing else in the package looks inside FoundationNetworking.
+/// reflection (`Mirror`). Every reader returns nil when a Foundation version stores things
+/// differently, and the load then fails saying so; `TaskInternalsTests` reads each one on the
+/// toolchain's Foundation and fails loudly when one of them changes. Nothing else in the package
+/// looks inside FoundationNetworking.
 enum TaskInternals {
-  /// The `Cookie` header FoundationNetworking puts into every task's request from its
-  /// configuration's storage (`URLSession._Configuration.setCookies`: every cookie the storage's
-  /// `cookies(for:)` returns, `Secure` ones over http and ones on a public suffix included).
-  static func cookieHeader(addedTo request: URLRequest, from storage: HTTPCookieStorage) -> String? {
-    guard let url = request.url, let stored = storage.cookies(for: url), !stored.isEmpty else { return nil }
-    return HTTPCookie.requestHeaderFields(with: stored)["Cookie"]
-  }
-
   /// What a protocol needs of its task, read in one pass over the task's stored properties.
   struct Reading {
     /// The task's work queue: FoundationNetworking expects every protocol-client call on it.
