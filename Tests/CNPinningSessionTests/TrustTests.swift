@@ -44,6 +44,28 @@ struct TrustTests {
     #expect(String(try await session.data(from: server.baseURL).0) == "hello")
   }
 
+  /// A custom anchor below a root is trusted as given, alone or beside the system's store (the
+  /// chain the whole store cannot verify is tried against the custom anchors alone), and the
+  /// session and `CNTrustEvaluator` agree; another root's chain is refused by both.
+  @Test(arguments: [false, true])
+  func anIntermediateGivenAsACustomAnchorIsTrustedAsGiven(_ withSystem: Bool) async throws {
+    let pki = try TestPKI()
+    let rogue = try TestPKI(root: "Rogue Root")
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let rogueServer = try LocalTLSServer.start(.init(identity: rogue.leaf))
+    let anchors = [pki.intermediate.certificate]
+    let trust: CNTrust = withSystem ? .systemAndCustomAnchors(anchors) : .customAnchors(anchors)
+    let configuration = CNPinnedSessionConfiguration.default.trusting(trust)
+    let session = try CNPinnedSession(manager: nil, configuration: configuration)
+    #expect(String(try await session.data(from: server.baseURL).0) == "hello")
+    let refusal = await error { _ = try await session.data(from: rogueServer.baseURL) }
+    #expect(refusal?.code == .untrustedChain, "\(String(describing: refusal))")
+    let evaluator = try CNTrustEvaluator(configuration: configuration)
+    let verified = try evaluator.verify(Array(pki.leaf.chain.dropLast()), for: "api.test")
+    #expect(verified.map(\.commonName) == ["api.test", "R11"])
+    #expect(throws: CNPinnedSessionError.self) { try evaluator.verify(Array(rogue.leaf.chain.dropLast()), for: "api.test") }
+  }
+
   @Test func certificateForAnAddressReachedByNameIsAHostnameMismatch() async throws {
     let pki = try TestPKI(dnsNames: [], ipAddresses: ["127.0.0.1"])
     let server = try LocalTLSServer.start(.init(identity: pki.leaf))

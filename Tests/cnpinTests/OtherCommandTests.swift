@@ -470,6 +470,45 @@ struct OtherCommandTests {
       unwritable.stderr.contains("the session cannot make requests: cannot create a private directory"), "\(unwritable.stderr)")
   }
 
+  /// A system store that holds an intermediate is no reason to trust chains that stop there:
+  /// libcurl switched on partial-chain trust in whatever store the TLS context held, so from the
+  /// first handshake on any certificate in the system store was an anchor (200 here). Custom
+  /// anchors are trusted as given, as designed.
+  @Test func anIntermediateInTheSystemStoreIsNoAnchor() async throws {
+    let fixture = try Fixture()
+    let intermediate = try fixture.directory.file("intermediate.pem", fixture.genuineChain[1].pemEncoded)
+    let url = "https://api.test:\(fixture.genuine.port)/"
+    let otherPins = try fixture.configuration(["other.test"])
+    let system = ["SSL_CERT_FILE": intermediate, "SSL_CERT_DIR": fixture.directory.url.appendingPathComponent("none").path]
+    for _ in 0..<2 {
+      let refused = try await cnpin(["get", url, "--config", otherPins] + fixture.resolve(fixture.genuine), environment: system)
+      #expect(refused.status == 1, "\(refused.stdout) \(refused.stderr)")
+      #expect(refused.stderr.contains("not trusted"), "\(refused.stderr)")
+    }
+    #expect(fixture.genuine.requests.isEmpty)
+    let custom = try await cnpin(
+      ["get", url, "--config", otherPins, "--cafile", intermediate] + fixture.resolve(fixture.genuine), environment: system)
+    #expect(custom.status == 0, "\(custom.stderr)")
+    #expect(custom.stdout == "hello")
+
+    // The same for an HTTPS proxy's own certificate, against its trust.
+    let proxyPKI = try TestPKI(root: "Proxy Root X1", intermediate: "Proxy R1", leaf: "proxy.test", dnsNames: ["proxy.test"])
+    let proxy = try TestProxy.start(tlsIdentity: proxyPKI.leaf)
+    let proxyIntermediate = try fixture.directory.file("proxy-intermediate.pem", proxyPKI.intermediate.certificate.pemEncoded)
+    let proxySystem = system.merging(["SSL_CERT_FILE": proxyIntermediate]) { $1 }
+    // The proxy resolves the origin's name itself, so the origin is reached as 127.0.0.1.
+    let through = [
+      "get", "https://127.0.0.1:\(fixture.genuine.port)/", "--config", otherPins, "--cafile", fixture.caFile, "-x",
+      "https://127.0.0.1:\(proxy.port)",
+    ]
+    let refusedProxy = try await cnpin(through, environment: proxySystem)
+    #expect(refusedProxy.status != 0, "\(refusedProxy.stdout) \(refusedProxy.stderr)")
+    #expect(refusedProxy.stderr.contains("proxy"), "\(refusedProxy.stderr)")
+    #expect(proxy.connectRequests().isEmpty)
+    let trustedProxy = try await cnpin(through + ["--proxy-cacert", proxyIntermediate], environment: proxySystem)
+    #expect(trustedProxy.status == 0 && trustedProxy.stdout == "hello", "\(trustedProxy.stderr)")
+  }
+
   @Test func getRefusesTheRogueServer() async throws {
     let fixture = try Fixture()
     let run = try await cnpin(

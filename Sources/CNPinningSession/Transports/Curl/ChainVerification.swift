@@ -21,9 +21,44 @@ package enum ChainVerification {
     return named == 1
   }
 
-  /// Runs OpenSSL's verification on a prepared store context: the verified chain (leaf first,
-  /// ending with the anchor), or OpenSSL's reason as a value.
-  static func run(_ storeContext: OpaquePointer) -> Result<[CNCertificate], VerificationFailure> {
+  /// Runs OpenSSL's verification on a store context prepared with `trust`'s store: the verified
+  /// chain (leaf first, ending with the anchor), or OpenSSL's reason as a value. Partial-chain
+  /// trust is set here for each run, on for custom anchors alone and off otherwise, whatever
+  /// the store's flags say; with the system's anchors and custom ones, a chain the whole store
+  /// refuses is tried once more against the custom anchors alone, as given, and on success the
+  /// context's error is cleared so that libssl takes the handshake as verified.
+  static func run(_ storeContext: OpaquePointer, trust: TrustStore) -> Result<[CNCertificate], VerificationFailure> {
+    guard let parameters = X509_STORE_CTX_get0_param(storeContext) else {
+      return .failure(.untrusted(reason: "OpenSSL cannot prepare the verification"))
+    }
+    setPartialChain(trust.trustsStoreAsGiven, in: parameters)
+    let first = run(storeContext)
+    guard case .failure = first, let custom = trust.customAnchorsAsGiven else { return first }
+    guard let retry = X509_STORE_CTX_new() else { return first }
+    defer { X509_STORE_CTX_free(retry) }
+    guard
+      X509_STORE_CTX_init(retry, custom, X509_STORE_CTX_get0_cert(storeContext), X509_STORE_CTX_get0_untrusted(storeContext))
+        == 1,
+      let retryParameters = X509_STORE_CTX_get0_param(retry), X509_VERIFY_PARAM_set1(retryParameters, parameters) == 1
+    else {
+      ERR_clear_error()
+      return first
+    }
+    setPartialChain(true, in: retryParameters)
+    guard case .success(let chain) = run(retry) else { return first }
+    X509_STORE_CTX_set_error(storeContext, X509_V_OK)
+    return .success(chain)
+  }
+
+  private static func setPartialChain(_ on: Bool, in parameters: OpaquePointer) {
+    if on {
+      X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
+    } else {
+      X509_VERIFY_PARAM_clear_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
+    }
+  }
+
+  private static func run(_ storeContext: OpaquePointer) -> Result<[CNCertificate], VerificationFailure> {
     guard X509_verify_cert(storeContext) == 1 else { return .failure(TLSHooks.verificationFailure(storeContext)) }
     // libcurl refuses a server certificate whose issuer name is empty after the handshake
     // ("couldn't get X509-issuer name"); refused here first, for both paths, with the reason.
@@ -69,7 +104,7 @@ package enum ChainVerification {
       return .failure(.untrusted(reason: "\"\(host)\" is not a host name or IP address that OpenSSL can verify"))
     }
     X509_VERIFY_PARAM_set_time(parameters, time_t(date.timeIntervalSince1970.rounded(.down)))
-    return run(storeContext)
+    return run(storeContext, trust: store)
   }
 
   /// The security level a new TLS client context of this process has (Debian's openssl.cnf

@@ -136,6 +136,10 @@ private struct Options {
     // libcurl's CA cache would hand the store of one TLS context (an HTTPS proxy's) to the
     // next (the origin's, inside the tunnel) after the hook set it: each context keeps its own.
     try set(CURLOPT_CA_CACHE_TIMEOUT, 0)
+    // libcurl would otherwise switch on partial-chain trust in whatever store the context holds
+    // (7.88's populate_x509_store), the shared system store included: any certificate in it
+    // would become an anchor. Only custom anchors are trusted as given (`TrustStore`).
+    try set(CURLOPT_SSL_OPTIONS, Int(CURLSSLOPT_NO_PARTIALCHAIN))
     try check(cnp_curl_setopt_ssl_ctx_callback(handle, configureTLS))
     try check(cnp_curl_setopt_pointer(handle, CURLOPT_SSL_CTX_DATA, context))
 
@@ -192,6 +196,7 @@ private struct Options {
       try set(CURLOPT_PROXY_SSL_VERIFYHOST, 2)
       try check(cnp_curl_setopt_pointer(handle, CURLOPT_PROXY_CAINFO, nil))
       try check(cnp_curl_setopt_pointer(handle, CURLOPT_PROXY_CAPATH, nil))
+      try set(CURLOPT_PROXY_SSL_OPTIONS, Int(CURLSSLOPT_NO_PARTIALCHAIN))
     }
   }
 

@@ -23,6 +23,8 @@ final class TLSConnectionState: @unchecked Sendable {
   let host: String
   let port: Int
   let trust: ObjectIdentifier
+  /// The store the connection's chain is verified against, and how (`ChainVerification.run`).
+  let trustStore: TrustStore
   let wantsPresentedChain: Bool
   /// Facts about a handshake that fails (the ServerHello's version, an alert, OpenSSL's refusal).
   var failure = HandshakeFailureFacts()
@@ -42,10 +44,11 @@ final class TLSConnectionState: @unchecked Sendable {
   /// tells a body delimited by the connection's end from one cut short.
   var receivedCloseNotify = false
 
-  init(host: String, port: Int, trust: ObjectIdentifier, wantsPresentedChain: Bool) {
+  init(host: String, port: Int, trust: ObjectIdentifier, trustStore: TrustStore, wantsPresentedChain: Bool) {
     self.host = host
     self.port = port
     self.trust = trust
+    self.trustStore = trustStore
     self.wantsPresentedChain = wantsPresentedChain
   }
 }
@@ -87,7 +90,8 @@ package enum TLSHooks {
     if policy.rules.isEnforced { cnp_SSL_CTX_set_message_callback(context, recordMessage, nil) }
     SSL_CTX_set_info_callback(context, recordAlert)
     let state = TLSConnectionState(
-      host: host, port: policy.port, trust: policy.trust, wantsPresentedChain: policy.wantsPresentedChain)
+      host: host, port: policy.port, trust: policy.trust, trustStore: trustStore,
+      wantsPresentedChain: policy.wantsPresentedChain)
     state.storeSession = SSL_CTX_sess_get_new_cb(context)
     SSL_CTX_sess_set_new_cb(context, keepSession)
     guard SSL_CTX_set_ex_data(context, connectionIndex, Unmanaged.passRetained(state).toOpaque()) == 1 else {
@@ -112,6 +116,10 @@ package enum TLSHooks {
       let parameters = SSL_CTX_get0_param(context)
     else { return .init("OpenSSL refused TLS 1.2 for the proxy") }
     cnp_SSL_CTX_refuse_renegotiation(context)
+    // Custom anchors alone are trusted as given; the system's store never is (libcurl is told
+    // not to switch that on). With both, a proxy's chain must reach an anchor of the whole
+    // store: OpenSSL verifies it without a callback of ours, so there is no second try.
+    if trustStore.trustsStoreAsGiven { X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN)) }
     let isIPAddress = (try? HostName.parse(host).get())?.isIPAddress ?? false
     guard ChainVerification.requireHost(host, isIPAddress: isIPAddress, in: parameters) else {
       return .init("\"\(host)\" is not a proxy host name or IP address that OpenSSL can verify")
@@ -262,7 +270,7 @@ private let verifyChain: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer
   }
   let presented = state.wantsPresentedChain ? TLSHooks.certificates(X509_STORE_CTX_get0_untrusted(storeContext)) ?? [] : []
   let chain: [CNCertificate]
-  switch ChainVerification.run(storeContext) {
+  switch ChainVerification.run(storeContext, trust: state.trustStore) {
   case .success(let verified): chain = verified
   case .failure(let failure):
     state.failure.verificationFailure = failure

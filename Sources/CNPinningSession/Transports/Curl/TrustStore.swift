@@ -6,52 +6,95 @@ import CNPinningSessionCore
 
 /// The OpenSSL certificate store a session verifies chains against, built once per session and
 /// shared (by reference count) with every TLS connection it makes.
+///
+/// Custom anchors are trusted as given, self-signed or not (as Apple's custom anchors are:
+/// OpenSSL's partial-chain trust); the system's store never is, so a certificate someone put in
+/// it below a root is no anchor. With both, a chain is verified against the whole store first
+/// and, only if that fails, against the custom anchors alone, as given. The flag is set for
+/// each verification (`ChainVerification.run`), not left to whoever last touched the store.
 // Unchecked Sendable: the X509_STORE is filled in init and only read afterwards, which OpenSSL allows from several threads.
 package final class TrustStore: @unchecked Sendable {
+  /// What chains are built from: the system's anchors, the custom ones, or both.
   let store: OpaquePointer
+  /// Whether every certificate in `store` is an anchor as given (custom anchors alone).
+  let trustsStoreAsGiven: Bool
+  /// With the system's anchors and custom ones, the custom anchors alone, each trusted as given:
+  /// what a chain the whole store does not verify is tried against. Nil otherwise.
+  let customAnchorsAsGiven: OpaquePointer?
 
   package init(_ trust: CNTrust) throws(CNPinnedSessionError) {
-    guard let store = X509_STORE_new() else { throw .invalidArgument("cannot allocate an OpenSSL store") }
-    self.store = store
-    var anchors: [CNCertificate] = []
     switch trust {
     case .system:
-      try loadSystemAnchors()
+      store = try Self.systemStore()
+      trustsStoreAsGiven = false
+      customAnchorsAsGiven = nil
     case .customAnchors(let custom):
-      anchors = custom
+      store = try Self.store(of: custom)
+      trustsStoreAsGiven = true
+      customAnchorsAsGiven = nil
     case .systemAndCustomAnchors(let custom):
-      try loadSystemAnchors()
-      anchors = custom
-    }
-    if case .system = trust { return }
-    guard !anchors.isEmpty else { throw .invalidArgument("custom trust needs at least one anchor certificate") }
-    for anchor in anchors {
-      let added = anchor.derEncoded.withUnsafeBufferPointer { buffer -> Bool in
-        var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-        guard let x509 = d2i_X509(nil, &cursor, buffer.count) else { return false }
-        defer { X509_free(x509) }
-        return X509_STORE_add_cert(store, x509) == 1
+      let custom = try Self.store(of: custom)
+      let system: OpaquePointer
+      do {
+        system = try Self.systemStore()
+      } catch {
+        X509_STORE_free(custom)
+        throw error
       }
-      guard added else {
+      store = system
+      trustsStoreAsGiven = false
+      customAnchorsAsGiven = custom
+      // The whole store, for the first try: the system's anchors and the custom ones.
+      for certificate in Self.certificates(in: custom) {
+        guard let x509 = Self.x509(certificate) else { continue }
+        defer { X509_free(x509) }
+        if X509_STORE_add_cert(system, x509) != 1 { ERR_clear_error() }
+      }
+    }
+  }
+
+  private static func systemStore() throws(CNPinnedSessionError) -> OpaquePointer {
+    guard let store = X509_STORE_new() else { throw .invalidArgument("cannot allocate an OpenSSL store") }
+    guard X509_STORE_set_default_paths(store) == 1 else {
+      ERR_clear_error()
+      X509_STORE_free(store)
+      throw .invalidArgument("OpenSSL cannot load the system trust store")
+    }
+    return store
+  }
+
+  private static func store(of anchors: [CNCertificate]) throws(CNPinnedSessionError) -> OpaquePointer {
+    guard !anchors.isEmpty else { throw .invalidArgument("custom trust needs at least one anchor certificate") }
+    guard let store = X509_STORE_new() else { throw .invalidArgument("cannot allocate an OpenSSL store") }
+    for anchor in anchors {
+      guard let x509 = x509(anchor.derEncoded) else {
         ERR_clear_error()
+        X509_STORE_free(store)
+        throw .invalidArgument("OpenSSL cannot use the anchor \(anchor)")
+      }
+      defer { X509_free(x509) }
+      guard X509_STORE_add_cert(store, x509) == 1 else {
+        ERR_clear_error()
+        X509_STORE_free(store)
         throw .invalidArgument("OpenSSL cannot use the anchor \(anchor)")
       }
     }
-    // An anchor is trusted as given, self-signed or not (as Apple's custom anchors are).
-    X509_STORE_set_flags(store, UInt(X509_V_FLAG_PARTIAL_CHAIN))
+    return store
   }
 
-  private func loadSystemAnchors() throws(CNPinnedSessionError) {
-    guard X509_STORE_set_default_paths(store) == 1 else {
-      ERR_clear_error()
-      throw .invalidArgument("OpenSSL cannot load the system trust store")
+  private static func x509(_ der: [UInt8]) -> OpaquePointer? {
+    der.withUnsafeBufferPointer { buffer in
+      var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+      return d2i_X509(nil, &cursor, buffer.count)
     }
   }
 
   /// Every certificate the store holds (for the system store, the bundle OpenSSL loads), as
   /// DER. Certificates kept in a hashed directory are looked up only when needed and are not
   /// listed.
-  package func certificates() -> [[UInt8]] {
+  package func certificates() -> [[UInt8]] { Self.certificates(in: store) }
+
+  private static func certificates(in store: OpaquePointer) -> [[UInt8]] {
     guard let stack = X509_STORE_get1_all_certs(store) else { return [] }
     defer { cnp_sk_X509_pop_free(stack) }
     return (0..<cnp_sk_X509_num(stack)).compactMap { index -> [UInt8]? in
@@ -64,6 +107,9 @@ package final class TrustStore: @unchecked Sendable {
     }
   }
 
-  deinit { X509_STORE_free(store) }
+  deinit {
+    X509_STORE_free(store)
+    if let customAnchorsAsGiven { X509_STORE_free(customAnchorsAsGiven) }
+  }
 }
 #endif
