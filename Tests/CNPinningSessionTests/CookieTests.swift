@@ -327,6 +327,54 @@ struct CookieRuleTests {
     #expect(Cookies.header(for: URLRequest(url: URL(string: reader)!), from: storage) == "a=1")
   }
 
+  /// Stores what `url` sets with these `Set-Cookie` lines, as a response would.
+  static func store(_ lines: [String], from url: String, in storage: HTTPCookieStorage) throws {
+    let url = try #require(URL(string: url))
+    let fields = Dictionary(uniqueKeysWithValues: [("Set-Cookie", lines.joined(separator: ", "))])
+    let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields))
+    Cookies.store(from: response, of: URLRequest(url: url), in: storage)
+  }
+
+  /// 60 host names under one registrable domain, 50 cookies each, cannot fill the jar: the cap
+  /// is per registrable domain, and a full one gives up its oldest cookies, so a bank's session
+  /// cookie that comes next is kept (the old caps, per exact domain with new cookies dropped
+  /// once 3,000 were stored, kept 3,000 and dropped it).
+  @Test func oneRegistrableDomainCannotCrowdOutAnother() throws {
+    let storage = CookieTests.storage()
+    for host in 0..<60 {
+      try Self.store((0..<50).map { "h\(host)c\($0)=v; Path=/" }, from: "https://h\(host).tracker.test/", in: storage)
+    }
+    let kept = storage.cookies ?? []
+    #expect(kept.count == Cookies.perSite, "\(kept.count) cookies kept for tracker.test")
+    let older = kept.map(\.name).filter { !$0.hasPrefix("h59c") }
+    #expect(older.isEmpty, "the newest are kept, the oldest evicted; still kept: \(older.prefix(5))…")
+    try Self.store(["session=bank; Path=/; Secure"], from: "https://www.bank.test/", in: storage)
+    #expect(storage.cookies(for: URL(string: "https://www.bank.test/")!)?.map(\.name) == ["session"])
+  }
+
+  /// The jar's total cap evicts from the registrable domain that holds the most, oldest first,
+  /// so a new site's cookie always finds room.
+  @Test func aFullJarMakesRoomFromTheLargestSite() throws {
+    let storage = CookieTests.storage()
+    for site in 0..<(Cookies.total / Cookies.perSite) {
+      try Self.store((0..<50).map { "s\(site)c\($0)=v; Path=/" }, from: "https://www.site\(site).test/", in: storage)
+    }
+    #expect(storage.cookies?.count == Cookies.total)
+    try Self.store(["new=1; Path=/"], from: "https://www.newcomer.test/", in: storage)
+    #expect(storage.cookies?.count == Cookies.total)
+    #expect(storage.cookies(for: URL(string: "https://www.newcomer.test/")!)?.map(\.name) == ["new"])
+    #expect(storage.cookies(for: URL(string: "https://www.site0.test/")!)?.count == 49, "site0's oldest made room")
+  }
+
+  /// A plain-http response does not push a Secure cookie out: it is dropped instead.
+  @Test func plainHTTPNeverEvictsASecureCookie() throws {
+    let storage = CookieTests.storage()
+    try Self.store((0..<50).map { "s\($0)=v; Path=/; Secure" }, from: "https://www.shop.test/", in: storage)
+    try Self.store(["plain=1; Path=/"], from: "http://www.shop.test/", in: storage)
+    #expect((storage.cookies ?? []).filter { !$0.isSecure }.isEmpty)
+    #expect(storage.cookies?.count == 50)
+  }
+
   /// A storage someone else filled (FoundationNetworking's own protocol, the app) offers a
   /// cookie on `.test` for `api.test`; the session does not send it.
   @Test func aStoredPublicSuffixCookieIsNeverSent() throws {

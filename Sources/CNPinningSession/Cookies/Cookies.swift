@@ -16,15 +16,16 @@ import FoundationNetworking
 ///   `maximumSize`; a `Secure` cookie (or a `__Secure-`/`__Host-` one) only from https, and a
 ///   plain-http response cannot replace one; a `Domain` that is a public suffix is refused (or,
 ///   when it is the host itself, the cookie is kept for that host alone); `__Host-` cookies carry
-///   no `Domain` and have the path `/`. When the cookie's domain already holds `perDomain`
-///   cookies, or the storage `total`, a new cookie is dropped (one that replaces a stored cookie
-///   of the same name, domain and path is always kept): nothing an origin sends can push out the
-///   cookies others set.
+///   no `Domain` and have the path `/`. When the cookie's site (its registrable domain: every
+///   host under `example.co.uk` counts together) already holds `perSite` cookies, the site's
+///   oldest goes to make room; when the storage holds `total`, the oldest of the site that holds
+///   the most goes. Expired cookies go first, a plain-http response never pushes out a `Secure`
+///   cookie, and no site can push out another's (RFC 6265bis §5.7).
 package enum Cookies {
   /// The most cookies kept from one response (RFC 6265 asks for at least 50 per domain).
   static let perResponse = 50
-  /// The most cookies kept for one domain.
-  static let perDomain = 50
+  /// The most cookies kept for one site (registrable domain): past it, the site's oldest go.
+  static let perSite = 50
   /// The most cookies a storage is made to hold (RFC 6265's minimum for user agents: 3000).
   static let total = 3000
   /// The largest cookie kept: name, value and attributes (RFC 6265's minimum: 4096 bytes).
@@ -59,25 +60,62 @@ package enum Cookies {
     let offered = HTTPCookie.cookies(withResponseHeaderFields: fields, for: target.connectionURL).prefix(perResponse)
     let kept: [HTTPCookie] = offered.compactMap { cookie in accepted(cookie, from: target) }
     guard !kept.isEmpty else { return }
-    var stored = storage.cookies ?? []
-    var perDomainCount: [String: Int] = [:]
-    for cookie in stored { perDomainCount[bareDomain(cookie), default: 0] += 1 }
+    let stored = storage.cookies ?? []
+    let ages = CookieAges.shared
+    ages.keepOnly(stored, in: storage)
+    // The jar by site, worked out once per response.
+    var bySite = Dictionary(grouping: stored, by: site(of:))
+    var count = stored.count
+    let now = Date()
     for cookie in kept {
-      let replaces = stored.first { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
-      if let replaces {
+      let site = self.site(of: cookie)
+      let same = { (other: HTTPCookie) in other.name == cookie.name && other.domain == cookie.domain && other.path == cookie.path
+      }
+      if let replaces = bySite[site]?.first(where: same) {
         // A plain-http response leaves a Secure cookie alone.
         if replaces.isSecure && !target.isHTTPS { continue }
+        bySite[site]?.removeAll(where: same)
+        count -= 1
       } else {
-        if !target.isHTTPS, stored.contains(where: { $0.isSecure && $0.name == cookie.name && overlaps($0, cookie) }) {
+        if !target.isHTTPS,
+          bySite[site]?.contains(where: { $0.isSecure && $0.name == cookie.name && overlaps($0, cookie) }) == true
+        {
           continue
         }
-        guard stored.count < total, perDomainCount[bareDomain(cookie), default: 0] < perDomain else { continue }
-        perDomainCount[bareDomain(cookie), default: 0] += 1
+        // Room is made in the new cookie's own site when that is full, else, when the jar is,
+        // in the sites that hold the most: so no site crowds out another's cookies.
+        let crowded: [HTTPCookie]
+        if bySite[site, default: []].count >= perSite {
+          crowded = bySite[site, default: []]
+        } else if count >= total {
+          let most = bySite.values.map(\.count).max() ?? 0
+          crowded = bySite.values.filter { $0.count == most }.flatMap { $0 }
+        } else {
+          crowded = []
+        }
+        if bySite[site, default: []].count >= perSite || count >= total {
+          // RFC 6265bis: a cookie from plain http never pushes out a Secure one.
+          let candidates = ages.oldestFirst(crowded.filter { target.isHTTPS || !$0.isSecure }, in: storage, now: now)
+          guard let evicted = candidates.first else { continue }
+          storage.deleteCookie(evicted)
+          bySite[self.site(of: evicted)]?.removeAll { $0 === evicted }
+          count -= 1
+        }
       }
       storage.setCookie(cookie)
-      stored.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
-      stored.append(cookie)
+      ages.stored(cookie, in: storage)
+      bySite[site, default: []].append(cookie)
+      count += 1
     }
+  }
+
+  /// The site a cookie belongs to, for the caps: the registrable domain of its domain
+  /// (`example.co.uk` for `.www.example.co.uk`), or the domain itself when it has none (an IP
+  /// address, a public suffix kept for its own host).
+  private static func site(of cookie: HTTPCookie) -> String {
+    let domain = bareDomain(cookie)
+    if domain.last.map({ $0.isNumber }) == true || domain.contains(":") { return domain }
+    return PublicSuffixList.registrableDomain(of: domain) ?? domain
   }
 
   /// `cookie` as it may be kept from a response for `target`, or nil when it must be refused.
