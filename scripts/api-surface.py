@@ -21,6 +21,12 @@ import os
 import re
 import sys
 
+# What a line of an interface starts with. Anything else is source text the synthesizer copied
+# from a file that changed after its module was built: the check refuses it rather than list it.
+LINE_START = re.compile(
+    r"\s*(public|open|final|package|case|extension|deinit|@[A-Za-z_]+|\}|@_exported import|"
+    r"associatedtype|indirect|nonisolated|static|mutating|convenience|required|override|func|var|let|init|"
+    r"subscript|struct|class|enum|protocol|typealias|actor|precedencegroup|infix|prefix|postfix)\b|\s*\}$")
 DECLARATION = re.compile(r"\b(public|open|extension|import|func|var|let|struct|class|enum|protocol|typealias|actor|init)\b")
 
 
@@ -57,6 +63,11 @@ def main():
     for interface in interfaces:
         name = os.path.basename(interface).removesuffix(".swiftinterface")
         current = normalized(open(interface).read())
+        stray = [line for line in current if not LINE_START.match(line)]
+        if stray:
+            print(f"api-surface: {interface} holds text that is no declaration ({stray[0].strip()!r}): its module is "
+                  "older than its sources; build it again", file=sys.stderr)
+            return 1
         if len(current) < 3:
             print(f"api-surface: the interface {interface} declares nothing", file=sys.stderr)
             return 1

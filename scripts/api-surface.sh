@@ -16,7 +16,10 @@ synthesize=$(command -v swift-synthesize-interface || echo "$(dirname "$(readlin
 target=$(uname -m)-unknown-linux-gnu
 
 # Linux: the modules as SwiftPM builds them, with the C modules they were built against.
-swift build --target CNPinningSession --target CNPinningTestKit --build-path "$build" 2>&1 | { grep -E "error|warning: " || true; }
+# One target per call: swift build builds only the last of several --target options.
+for module in CNPinningSession CNPinningTestKit; do
+  swift build --target "$module" --build-path "$build" 2>&1 | { grep -E "error|warning: " || true; }
+done
 products=$(swift build --target CNPinningSession --build-path "$build" --show-bin-path)
 c_modules=()
 for map in Sources/COpenSSL/module.modulemap Sources/CCurl/module.modulemap "$products"/CNPinningShims.build/module.modulemap \
