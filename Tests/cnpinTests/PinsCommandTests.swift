@@ -54,19 +54,20 @@ struct PinsCommandTests {
   /// A certificate whose name carries terminal escapes (set the window title, erase the line,
   /// return the cursor) is printed with them escaped, in every format; none reaches the terminal.
   @Test func namesWithTerminalEscapesArePrintedEscaped() async throws {
-    let fixture = try Fixture(intermediate: "R11\u{1b}]0;owned\u{07}\u{1b}[2K\rGood CA\u{202e}")
+    let fixture = try Fixture(intermediate: "R11\u{1b}]0;owned\u{07}\u{1b}[2K\rGood CA\u{202e}\u{200b}\u{e0041}")
     let base = ["pins", "api.test:\(fixture.genuine.port)", "--cafile", fixture.caFile] + fixture.resolve(fixture.genuine)
     for format in ["names", "spki", "swift", "json", "plist"] {
       let run = try await cnpin(base + ["--format", format])
       // A property list cannot hold the name: refused, saying so.
       #expect(run.status == (format == "plist" ? 1 : 0), "\(format): \(run.stderr)")
       if format == "plist" { #expect(run.stderr.contains("which a property list cannot hold: use --format json")) }
-      #expect(!run.stderr.unicodeScalars.contains { [0x1B, 0x07, 0x0D, 0x202E].contains($0.value) })
-      let raw = run.stdout.unicodeScalars.filter { [0x1B, 0x07, 0x0D, 0x202E].contains($0.value) }
+      let hidden: Set<UInt32> = [0x1B, 0x07, 0x0D, 0x202E, 0x200B, 0xE0041]
+      #expect(!run.stderr.unicodeScalars.contains { hidden.contains($0.value) })
+      let raw = run.stdout.unicodeScalars.filter { hidden.contains($0.value) }
       #expect(raw.isEmpty, "\(format) printed raw control characters: \(run.stdout.debugDescription)")
     }
     let names = try await cnpin(base)
-    #expect(names.stdout == #"Test Root X1\#nR11\x1b]0;owned\x07\x1b[2K\x0dGood CA\u{202e}\#napi.test\#n"#)
+    #expect(names.stdout == #"Test Root X1\#nR11\x1b]0;owned\x07\x1b[2K\x0dGood CA\u{202e}\u{200b}\u{e0041}\#napi.test\#n"#)
   }
 
   /// The seed's printPins.py example: the same chain, the same fragment.

@@ -45,13 +45,19 @@ package enum VisibleText {
     "\"" + escaped(text, as: syntax, escapingQuotes: true) + "\""
   }
 
-  /// C0 and C1 controls, DEL, and the line and paragraph separators and bidirectional controls
-  /// that let text look other than it is.
+  /// What lets text look other than it is: C0 and C1 controls and DEL, the line and paragraph
+  /// separators, and every character that shows as nothing or changes how the text around it
+  /// shows: format characters (General_Category Cf: the bidirectional controls, zero-width
+  /// spaces and joiners, the byte order mark, the tag characters), the other default-ignorable
+  /// code points (variation selectors, the Hangul fillers), and the tag block as a whole.
   package static func needsEscape(_ scalar: Unicode.Scalar, keepingNewlines: Bool = false) -> Bool {
     switch scalar.value {
     case 0x0A: return !keepingNewlines
-    case 0x00...0x1F, 0x7F...0x9F, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: return true
-    default: return false
+    case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0xE0000...0xE007F: return true
+    case 0x20...0x7E: return false
+    default:
+      let properties = scalar.properties
+      return properties.generalCategory == .format || properties.isBidiControl || properties.isDefaultIgnorableCodePoint
     }
   }
 
