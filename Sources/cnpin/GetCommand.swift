@@ -180,25 +180,33 @@ enum GetCommand {
     }
   }
 
-  /// Puts a finished download at `path`: moved first to a private file beside it (on the same
-  /// file system), then renamed over the target with `--clobber`, or linked to it without
-  /// (`link` fails rather than replace anything: there is no moment in which another file, a
-  /// directory or a link put there could be replaced). Nothing is ever deleted but our own file.
+  /// Puts a finished download at `path`: first as a private file beside it (on the same file
+  /// system), then renamed over the target with `--clobber`, or linked to it without (`link`
+  /// fails rather than replace anything: there is no moment in which another file, a directory
+  /// or a link put there could be replaced). Nothing is ever deleted but our own file, and its
+  /// mode is set through a descriptor (`fchmod`), never by a path something could be swapped in at.
   private static func place(_ file: URL, at path: String, clobber: Bool) throws(CLIError) {
     let target = URL(fileURLWithPath: path)
     let temporary = target.deletingLastPathComponent().appendingPathComponent(
       ".\(target.lastPathComponent).cnpin-\(UUID().uuidString)")
+    defer { unlink(file.path) }
+    let descriptor: Int32
     do {
-      try FileManager.default.moveItem(at: file, to: temporary)
+      descriptor = try PlacedFile.move(file.path, to: temporary.path)
     } catch {
-      try? FileManager.default.removeItem(at: file)
-      throw .usage("cannot write \(path): \(error.localizedDescription)")
+      throw .usage("cannot write \(path): \(error.reason)")
     }
+    defer { close(descriptor) }
     defer { unlink(temporary.path) }
     // As a file created by the shell would be: 0666 less the umask.
     let mask = umask(0)
     umask(mask)
-    chmod(temporary.path, 0o666 & ~mask)
+    guard fchmod(descriptor, 0o666 & ~mask) == 0 else {
+      throw .usage("cannot write \(path): \(String(cString: strerror(errno)))")
+    }
+    guard PlacedFile.names(temporary.path, descriptor) else {
+      throw .usage("cannot write \(path): \(temporary.path) was replaced while the download was placed")
+    }
     let placed = clobber ? rename(temporary.path, target.path) : link(temporary.path, target.path)
     guard placed == 0 else {
       let reason = errno == EEXIST ? "it exists; pass --clobber to replace it" : String(cString: strerror(errno))

@@ -71,6 +71,20 @@ struct PolicyKeyTests {
     }
   }
 
+  /// An RSA key larger than OpenSSL verifies with is refused, saying so, before its modulus is
+  /// read (an 8,388,608-bit modulus used to load, in 0.3 s, and could then verify nothing).
+  @Test(arguments: [16_392, 65_536])
+  func rsaKeysLargerThanOpenSSLVerifiesAreRefused(_ bits: Int) throws {
+    var modulus = [UInt8](repeating: 0xA5, count: bits / 8)
+    modulus[0] = 0xC3
+    modulus[modulus.count - 1] = 0x0B
+    let n = Data(modulus).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+      .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    let jwk = #"{"kty": "RSA", "e": "AQAB", "n": "\#(n)"}"#
+    #expect(throws: CNPolicyError.rsaKeyTooLarge(bits: bits)) { try CNPolicySigningKey(jwk: Data(jwk.utf8)) }
+    #expect(CNPolicyError.rsaKeyTooLarge(bits: bits).description.contains("at most 16384"))
+  }
+
   /// An RSA key's exponent must be odd and at least 65537, whichever form it comes in: with
   /// e = 1 every value is its own signature.
   @Test(arguments: [(1, false), (3, false), (65535, false), (65538, false), (65537, true), (65539, true)])

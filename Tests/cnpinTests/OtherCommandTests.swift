@@ -307,6 +307,36 @@ struct OtherCommandTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["keep.txt", "new.txt"])
   }
 
+  /// `-o` places the body with the mode a shell gives a new file (0666 less the umask, set on
+  /// the open file, never by path), whether the download is linked beside the target (same file
+  /// system) or copied there (the temporary folder on tmpfs), and leaves nothing else behind.
+  @Test(arguments: [false, true])
+  func outputIsPlacedByDescriptorOnEitherFileSystem(_ temporaryOnTmpfs: Bool) async throws {
+    let fixture = try Fixture(genuineHandler: { _ in .text("placed") })
+    let directory = try TemporaryDirectory()
+    let output = directory.url.appendingPathComponent("body.txt").path
+    let temporary = try TemporaryDirectory()
+    let shm = URL(fileURLWithPath: "/dev/shm/cnpin-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: shm, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: shm) }
+    let run = try await run(
+      "/bin/sh",
+      [
+        "-c",
+        "umask 027 && exec '\(cnpinExecutable.path)' "
+          + ([
+            "get", "https://api.test:\(fixture.genuine.port)/", "--config", try fixture.configuration(), "--cafile",
+            fixture.caFile,
+          ]
+          + fixture.resolve(fixture.genuine) + ["-o", output]).map { "'\($0)'" }.joined(separator: " "),
+      ], environment: ["TMPDIR": temporaryOnTmpfs ? shm.path : temporary.url.path])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(try String(contentsOfFile: output, encoding: .utf8) == "placed")
+    let mode = try #require(try FileManager.default.attributesOfItem(atPath: output)[.posixPermissions] as? Int)
+    #expect(mode == 0o640, "mode \(String(mode, radix: 8))")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["body.txt"])
+  }
+
   /// A server's header with terminal escapes (erase the line, set the window title) is printed
   /// with them escaped by `-v`; the body, to a pipe, stays as sent.
   @Test func verboseEscapesWhatTheServerSent() async throws {

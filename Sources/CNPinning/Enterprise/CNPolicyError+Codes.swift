@@ -27,6 +27,8 @@ public struct CNPolicyError: Error, Sendable, Hashable {
     public static let unsupportedKey = Code("unsupportedKey")
     /// RSA keys must have at least 2048 bits.
     public static let rsaKeyTooSmall = Code("rsaKeyTooSmall")
+    /// RSA keys may have at most 16,384 bits, the most OpenSSL verifies a signature with.
+    public static let rsaKeyTooLarge = Code("rsaKeyTooLarge")
     /// An RSA key whose signatures prove nothing: a public exponent below 65537 or even, or a
     /// ROCA-weak modulus (why).
     public static let weakKey = Code("weakKey")
@@ -81,6 +83,8 @@ public struct CNPolicyError: Error, Sendable, Hashable {
   public static func unsupportedKey(_ value: String) -> CNPolicyError { CNPolicyError(.unsupportedKey(value)) }
   /// RSA keys must have at least 2048 bits.
   public static func rsaKeyTooSmall(bits: Int) -> CNPolicyError { CNPolicyError(.rsaKeyTooSmall(bits: bits)) }
+  /// RSA keys may have at most 16,384 bits, the most OpenSSL verifies a signature with.
+  public static func rsaKeyTooLarge(bits: Int) -> CNPolicyError { CNPolicyError(.rsaKeyTooLarge(bits: bits)) }
   /// An RSA key whose signatures prove nothing: a public exponent below 65537 or even, or a
   /// ROCA-weak modulus (why).
   public static func weakKey(_ value: String) -> CNPolicyError { CNPolicyError(.weakKey(value)) }
@@ -150,6 +154,8 @@ public struct CNPolicyError: Error, Sendable, Hashable {
     case unsupportedKey(String)
     /// RSA keys must have at least 2048 bits.
     case rsaKeyTooSmall(bits: Int)
+    /// RSA keys may have at most 16,384 bits, the most OpenSSL verifies a signature with.
+    case rsaKeyTooLarge(bits: Int)
     /// An RSA key whose signatures prove nothing: a public exponent below 65537 or even, or a
     /// ROCA-weak modulus (why).
     case weakKey(String)
@@ -202,6 +208,7 @@ public struct CNPolicyError: Error, Sendable, Hashable {
       case .malformedKey: .malformedKey
       case .unsupportedKey: .unsupportedKey
       case .rsaKeyTooSmall: .rsaKeyTooSmall
+      case .rsaKeyTooLarge: .rsaKeyTooLarge
       case .weakKey: .weakKey
       case .keyNotForSignatures: .keyNotForSignatures
       case .algorithmNotAllowedByKey: .algorithmNotAllowedByKey

@@ -7,6 +7,9 @@ extension CNPolicyError: CustomStringConvertible {
     case .malformedKey(let why): return "the policy-signing key cannot be read: \(why)"
     case .unsupportedKey(let what): return "the policy-signing key is \(what); RSA or EC P-256/P-384/P-521 is required"
     case .rsaKeyTooSmall(let bits): return "the RSA policy-signing key has \(bits) bits; at least 2048 are required"
+    case .rsaKeyTooLarge(let bits):
+      return
+        "the RSA policy-signing key has \(bits) bits; at most \(CNPolicySigningKey.maximumRSABits) can verify a policy (OpenSSL checks no signature with a larger key)"
     case .weakKey(let why): return "the RSA policy-signing key is unsafe: \(why)"
     case .keyNotForSignatures(let why): return "the policy-signing key is not for verifying signatures: \(why)"
     case .algorithmNotAllowedByKey(let alg, let allowed):

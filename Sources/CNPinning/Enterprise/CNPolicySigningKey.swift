@@ -6,6 +6,10 @@ import Foundation
 /// whose `use`, `key_ops` or `alg` say it is not for verifying signatures are refused here,
 /// before any policy is seen.
 public struct CNPolicySigningKey: Sendable, Hashable {
+  /// The largest RSA key a policy can be verified with: OpenSSL's limit for a public-key
+  /// operation (`OPENSSL_RSA_MAX_MODULUS_BITS`).
+  public static let maximumRSABits = 16384
+
   /// The DER SubjectPublicKeyInfo.
   public let subjectPublicKeyInfo: [UInt8]
   /// The key's type and size.
@@ -30,6 +34,9 @@ public struct CNPolicySigningKey: Sendable, Hashable {
     }
     switch kind {
     case .rsa(let bits) where bits < 2048: throw .rsaKeyTooSmall(bits: bits)
+    // Refused before anything reads the modulus: OpenSSL verifies no signature with a larger
+    // key (OPENSSL_RSA_MAX_MODULUS_BITS), and an 8-million-bit key took 0.3 s to load.
+    case .rsa(let bits) where bits > Self.maximumRSABits: throw .rsaKeyTooLarge(bits: bits)
     case .rsa:
       guard let numbers = RSAPublicNumbers(subjectPublicKeyInfo: der) else { throw .malformedKey("the RSA key cannot be read") }
       if let problem = WeakRSAKey.problem(numbers) { throw .weakKey(problem) }
