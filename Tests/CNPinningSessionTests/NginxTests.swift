@@ -166,6 +166,39 @@ struct NginxTests {
     #expect(sent.count == 4 && sent.allSatisfy { $0 < 24 << 20 }, "bytes nginx sent each stalled stream: \(sent)")
   }
 
+  /// URLSession through `.cnPinned` hands a body to a slow data delegate with back-pressure:
+  /// while the delegate pauses, the network waits, so nginx sends only what the buffers hold.
+  /// (The pieces used to be queued to the delegate as fast as they came: a paused delegate let
+  /// the whole body in, into memory.)
+  @Test func aPausedDataDelegateHoldsTheNetworkBack() async throws {
+    let pki = try TestPKI()
+    var setup = try NginxServer.Configuration(identity: pki.leaf)
+    setup.servesFiles = true
+    setup.logsRequests = true
+    let server = try NginxServer.start(setup)
+    let file = server.filesDirectory.appendingPathComponent("large.bin")
+    try Data().write(to: file)
+    let handle = try FileHandle(forWritingTo: file)
+    try handle.truncate(atOffset: 256 << 20)
+    try handle.close()
+    var pinned = CNPinnedSessionConfiguration()
+    pinned.resolve = [CNHostOverride(host: "api.test", port: server.port, address: "127.0.0.1")]
+    pinned = pinned.trusting(.customAnchors([pki.root.certificate]))
+    let configuration = try URLSessionConfiguration.cnPinned(manager: try matchingPins(), configuration: pinned)
+    let delegate = PausingDelegate(pause: 3)
+    let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    let task = session.dataTask(with: server.url("/files/large.bin", hostName: "api.test"))
+    let failure = await delegate.run(task)
+    #expect((failure as? URLError)?.code == .cancelled, "\(String(describing: failure))")
+    #expect(delegate.received > 0)
+    #expect(await eventually(within: 10) { server.loggedRequests().contains { $0.contains("/files/") } })
+    let sent = server.loggedRequests().filter { $0.contains("/files/") }.compactMap {
+      $0.split(separator: " ").last.flatMap { Int($0) }
+    }
+    #expect(sent.count == 1 && sent.allSatisfy { $0 < 32 << 20 }, "bytes nginx sent while the delegate paused: \(sent)")
+    session.invalidateAndCancel()
+  }
+
   /// PUT streams a file, and an `httpBodyStream` of unknown length (chunked on HTTP/1.1), to
   /// nginx, which stores each; reading them back gives the same bytes.
   @Test(arguments: [true, false])
@@ -187,6 +220,43 @@ struct NginxTests {
     for name in ["from-file.bin", "from-stream.bin"] {
       #expect(identical(try? Data(contentsOf: server.filesDirectory.appendingPathComponent(name)), expected), "\(name) differs")
     }
+  }
+}
+/// A data delegate that pauses its queue for `pause` seconds on the first piece of body, then
+/// cancels the task.
+// Unchecked Sendable: its state is behind a lock.
+final class PausingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+  private let pause: TimeInterval
+  private let state = Locked<(received: Int, paused: Bool, done: CheckedContinuation<Error?, Never>?)>((0, false, nil))
+
+  init(pause: TimeInterval) { self.pause = pause }
+
+  var received: Int { state.withLock { $0.received } }
+
+  func run(_ task: URLSessionDataTask) async -> Error? {
+    await withCheckedContinuation { continuation in
+      state.withLock { $0.done = continuation }
+      task.resume()
+    }
+  }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    let first = state.withLock { state -> Bool in
+      state.received += data.count
+      defer { state.paused = true }
+      return !state.paused
+    }
+    guard first else { return }
+    Thread.sleep(forTimeInterval: pause)
+    dataTask.cancel()
+  }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+    let done = state.withLock { state in
+      defer { state.done = nil }
+      return state.done
+    }
+    done?.resume(returning: error)
   }
 }
 #endif

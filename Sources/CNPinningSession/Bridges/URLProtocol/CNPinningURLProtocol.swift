@@ -72,7 +72,8 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
     // (without a delegate, no task can be the delegate's).
     let streams =
       internals.session.delegate != nil && TaskInternals.hasDataDelegate(task, of: internals.session) == true
-    let loading = Loading(protocol: self, client: client, queue: internals.workQueue)
+    let loading = Loading(
+      protocol: self, client: client, queue: internals.workQueue, delegateQueue: streams ? internals.session.delegateQueue : nil)
     self.loading = loading
     loading.transfer = Task { [request] in
       do {
@@ -86,7 +87,7 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
           request, upload: upload, into: ResponseBodyChannel.self, cookies: .storage(cookies))
         let response = outcome.response
         loading.respond(response)
-        while let chunk = try await body.next() { loading.load(chunk) }
+        while let chunk = try await body.next() { await loading.load(chunk) }
         loading.finish()
       } catch {
         loading.fail(URLErrorMapping.urlError(for: error, url: request.url))
@@ -133,20 +134,40 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
 /// the task's work queue (its task registry is confined to it); `startLoading` and `stopLoading`
 /// are called there too. So the transfer's outcome is handed to that queue, and once the load is
 /// stopped nothing more is reported: URLSession has already finished the task.
-// Unchecked Sendable: its mutable state is touched only on the task's work queue (`queue`).
+///
+/// A body read as it arrives goes to the task's data delegate with back-pressure: at most
+/// `bytesInFlight` bytes are handed on that the delegate has not returned from (a barrier on the
+/// session's delegate queue after each piece tells), and the transfer waits for room, so a slow
+/// delegate slows the network, as a slow reader of `bytes(for:)` does, instead of the pieces
+/// piling up in memory. FoundationNetworking's own protocol has no such bound.
+// The pieces in flight are behind a lock, and `stopped` and `transfer` are touched only on `queue`.
+// Unchecked Sendable: its state is behind a lock or touched only on the task's work queue (`queue`).
 private final class Loading: @unchecked Sendable {
+  /// The most bytes handed to the delegate's queue and not yet taken by the delegate.
+  static let bytesInFlight = 1 << 20  // as a body channel holds unread
+
   private let `protocol`: URLProtocol
   private let client: any URLProtocolClient
   private let queue: DispatchQueue
+  /// The session's delegate queue, for a body handed on as it arrives; nil otherwise.
+  private let delegateQueue: OperationQueue?
   /// Touched only on `queue`.
   private var stopped = false
   /// Set once, on `queue`, before anything is reported.
   var transfer: Task<Void, Never>?
 
-  init(protocol: URLProtocol, client: any URLProtocolClient, queue: DispatchQueue) {
+  private struct InFlight {
+    var bytes = 0
+    var ended = false
+    var waiting: CheckedContinuation<Void, Never>?
+  }
+  private let inFlight = Locked(InFlight())
+
+  init(protocol: URLProtocol, client: any URLProtocolClient, queue: DispatchQueue, delegateQueue: OperationQueue?) {
     self.protocol = `protocol`
     self.client = client
     self.queue = queue
+    self.delegateQueue = delegateQueue
   }
 
   /// The response and its whole body, reported at once.
@@ -162,8 +183,35 @@ private final class Loading: @unchecked Sendable {
     report { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: .notAllowed) }
   }
 
-  func load(_ data: Data) {
-    report { $0.urlProtocol($1, didLoad: data) }
+  /// Hands a piece of the body on once there is room for it, and counts it out until the
+  /// delegate has returned from it (or the load ended).
+  func load(_ data: Data) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let proceed = inFlight.withLock { state -> Bool in
+        guard !state.ended, state.bytes >= Self.bytesInFlight else { return true }
+        state.waiting = continuation
+        return false
+      }
+      if proceed { continuation.resume() }
+    }
+    inFlight.withLock { $0.bytes += data.count }
+    queue.async { [self] in
+      guard !stopped else { return release(data.count) }
+      client.urlProtocol(`protocol`, didLoad: data)
+      guard let delegateQueue else { return release(data.count) }
+      // Runs once the delegate's operations queued before it, this piece's among them, are done.
+      delegateQueue.addBarrierBlock { [self] in release(data.count) }
+    }
+  }
+
+  private func release(_ count: Int) {
+    let waiting = inFlight.withLock { state -> CheckedContinuation<Void, Never>? in
+      state.bytes -= count
+      guard state.bytes < Self.bytesInFlight else { return nil }
+      defer { state.waiting = nil }
+      return state.waiting
+    }
+    waiting?.resume()
   }
 
   func finish() {
@@ -189,6 +237,12 @@ private final class Loading: @unchecked Sendable {
   func stop() {
     stopped = true
     transfer?.cancel()
+    let waiting = inFlight.withLock { state -> CheckedContinuation<Void, Never>? in
+      state.ended = true
+      defer { state.waiting = nil }
+      return state.waiting
+    }
+    waiting?.resume()
   }
 }
 #endif
