@@ -1,22 +1,34 @@
 import CNPinning
-// snippet.hide
-let verifiedChainPEM = ""
-// snippet.show
+import Foundation
 
+// Let's Encrypt since 2026 (Generation Y), RSA and ECDSA, in both shapes a device verifies:
+// through the cross-sign from ISRG Root X1 or X2 (four certificates) and, once its trust store
+// carries the new roots, from Root YR or Root YE itself (three). Chains are written root → leaf.
+let host = "api.example.com"
 let manager = try CNPinningManager(configuration: [
-  "api.example.com": CNConfiguration(includesSubdomains: false, [
-    CNChain([                                      // written root → leaf
-      CNChainLink(.prefixWithNumber, "ISRG Root X"),   // ISRG Root X1, X2, …
-      CNChainLink(.prefixWithNumber, "R"),             // R10, R11, …
-      CNChainLink(.exact, "api.example.com"),
-    ])
+  host: CNConfiguration(includesSubdomains: false, [
+    CNChain([
+      CNChainLink(.prefixWithNumber, "ISRG Root X"),  // ISRG Root X1 (RSA), X2 (ECDSA)
+      CNChainLink(.exact, "Root YR"),                 // the Generation Y RSA root, cross-signed
+      CNChainLink(.prefixWithNumber, "YR"),           // YR1, YR2, YR3
+      CNChainLink(.exact, host),
+    ]),
+    CNChain([CNChainLink(.exact, "Root YR"), CNChainLink(.prefixWithNumber, "YR"), CNChainLink(.exact, host)]),
+    CNChain([
+      CNChainLink(.prefixWithNumber, "ISRG Root X"),
+      CNChainLink(.exact, "Root YE"),                 // the Generation Y ECDSA root, cross-signed
+      CNChainLink(.prefixWithNumber, "YE"),           // YE1, YE2, YE3
+      CNChainLink(.exact, host),
+    ]),
+    CNChain([CNChainLink(.exact, "Root YE"), CNChainLink(.prefixWithNumber, "YE"), CNChainLink(.exact, host)]),
   ])
 ])
 
-// The verified chain from your TLS stack: leaf first, ending with the trust anchor.
-let chain = try CNCertificate.certificates(pemEncoded: verifiedChainPEM)
+// The verified chain, leaf first, ending with the trust anchor, as PEM: what
+// `cnpin pins api.example.com --format pem > chain.pem` prints, or your TLS stack's verified chain.
+let chain = try CNCertificate.certificates(pemEncoded: String(contentsOfFile: "chain.pem", encoding: .utf8))
 
-switch manager.evaluate(host: "api.example.com", chain: chain) {
+switch manager.evaluate(host: host, chain: chain) {
 case .accepted(let match):
   print("accepted: the pins of \(match.domain) matched")
 case .notPinned:

@@ -10,7 +10,7 @@ enum PinsCommand {
     positionals: 1...1, positionalName: "HOST[:PORT]")
 
   static let help = """
-    Usage: cnpin pins HOST[:PORT]|https://URL [--format names|plist|json|swift|spki] [--document] [--includes-subdomains]
+    Usage: cnpin pins HOST[:PORT]|https://URL [--format names|plist|json|swift|spki|pem] [--document] [--includes-subdomains]
                       [--cafile PEM] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [-x PROXY] [--json]
 
     Connects with SNI, verifies the chain (system trust store, or only the anchors in --cafile) and
@@ -24,6 +24,8 @@ enum PinsCommand {
       --document       with plist or json: a whole configuration file that loads as it is
       --format swift   a CNChain literal
       --format spki    each certificate's SPKI SHA-256 (base64) and Common Name
+      --format pem     the verified chain as PEM, leaf first (what CNCertificate.certificates reads,
+                       and `cnpin check --chain` rehearses against)
       --json           a JSON report of the chain instead
 
     Network options:
@@ -35,7 +37,7 @@ enum PinsCommand {
       cnpin pins [::1]:8443 --cafile test-ca.pem --resolve api.test:8443:127.0.0.1
     """
 
-  enum Format: String, CaseIterable { case names, plist, json, swift, spki }
+  enum Format: String, CaseIterable { case names, plist, json, swift, spki, pem }
 
   struct CertificateReport: Encodable {
     let commonName: String?
@@ -121,6 +123,8 @@ enum PinsCommand {
       names.map(Output.value).forEach(Output.print)
     case .spki:
       for (certificate, name) in zip(chain, names) { Output.print("\(certificate.spkiSHA256Base64)  \(Output.value(name))") }
+    case .pem:
+      Output.write(Data(event.verifiedChain.map(\.pemEncoded).joined().utf8))
     case .plist, .json, .swift:
       let configuration = try SuggestedPins.cliConfiguration(
         rootToLeaf: chain, includesSubdomains: arguments.has("--includes-subdomains"))

@@ -603,7 +603,7 @@ struct OtherCommandTests {
       ["pins", "https://127.0.0.0x1/"],
       "cnpin: \"127.0.0.0x1\" is the IPv4 address 127.0.0.1 written in another form (shortened, octal or hex); write 127.0.0.1"
     ),
-    (["pins", "a.test", "--format", "xml"], "cnpin: --format must be one of names, plist, json, swift, spki, not \"xml\""),
+    (["pins", "a.test", "--format", "xml"], "cnpin: --format must be one of names, plist, json, swift, spki, pem, not \"xml\""),
     (["pins", "a.test", "--timeout", "-1"], "cnpin: --timeout needs a number of seconds between 0 and 86400, not \"-1\""),
     (["pins", "a.test", "--timeout", "1e300"], "cnpin: --timeout needs a number of seconds between 0 and 86400, not \"1e300\""),
     (
