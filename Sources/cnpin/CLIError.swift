@@ -46,4 +46,6 @@ enum ExitStatus {
   static let failed: Int32 = 1
   static let usage: Int32 = 2
   static let network: Int32 = 3
+  /// `--warn-days`: everything passed, but something expires within the horizon.
+  static let expiring: Int32 = 4
 }

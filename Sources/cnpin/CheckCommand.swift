@@ -3,34 +3,55 @@ import CNPinningSession
 import Foundation
 
 /// `cnpin check --config FILE [HOST[:PORT] ...]`: does each host serve a chain the config accepts?
+/// With `--chain FILE`, the same judgement offline, on a chain from a file.
 enum CheckCommand {
   static let spec = ArgumentSpec(
-    flags: ["--json", "--help", "-h"], options: NetworkOptions.options.union(["--config"]),
+    flags: ["--json", "--help", "-h"],
+    options: NetworkOptions.options.union(["--config", "--chain", "--host", "--warn-days", "--policy"]),
     positionals: 0...1000, positionalName: "HOST[:PORT]")
 
   static let help = """
     Usage: cnpin check --config FILE [HOST[:PORT] ...] [--cafile PEM] [--resolve HOST:PORT:ADDRESS]
-                       [--timeout SECONDS] [-x PROXY] [--json]
+                       [--timeout SECONDS] [-x PROXY] [--profile P] [--warn-days N] [--policy JWS] [--json]
+           cnpin check --config FILE --chain PEM [--chain PEM ...] [--host HOST ...] [--cafile PEM]
+                       [--profile P] [--warn-days N] [--policy JWS] [--json]
 
     Connects to every host the configuration pins (port 443), or to the hosts named, and reports
     PASS when the verified chain satisfies the pins, FAIL with the reason when it does not, and
     NOT PINNED for a named host that the configuration does not pin: connections to it would be
     allowed without pins (the configuration fails open for it).
 
+    With --chain, nothing is connected to: each file's certificates (the leaf first, then the
+    intermediates a server would send; the anchor may be left out) are verified against the
+    system store or --cafile, for the host, exactly as a connection's would be, and judged the
+    same way. This rehearses a CA's next hierarchy before it issues from it: a CA publishes its
+    new intermediates and roots months ahead. The hosts are those named with --host (or as
+    HOST[:PORT]), else every host of the configuration that the leaf is valid for.
+
+      --chain PEM      judge this chain instead of connecting (repeatable)
+      --host HOST      the host a --chain is for (repeatable)
+      --warn-days N    also report what expires within N days: a certificate of a verified chain,
+                       a host's pins (expirationDate), the --policy's exp; exit 4 when all passed
+      --policy JWS     an enterprise policy file whose exp --warn-days watches (read, not verified)
+
     Network options:
     \(NetworkOptions.help)
 
-    Exit status: 0 all PASS; 1 any FAIL or NOT PINNED; 2 bad configuration; 3 network errors only.
+    Exit status: 0 all PASS; 1 any FAIL or NOT PINNED; 2 bad configuration or usage; 3 network
+    errors only; 4 all PASS but something expires within --warn-days.
 
     Examples:
       cnpin check --config Info.plist
-      cnpin check --config pins.json api.example.com www.example.com:8443
+      cnpin check --config pins.json api.example.com www.example.com:8443 --warn-days 60
+      cnpin check --config pins.json --chain next-hierarchy.pem --host api.example.com
     """
 
   struct Result: Encodable {
     let target: String
     let status: String
     let detail: String
+    /// What expires within `--warn-days`; absent without it.
+    var expiring: [ExpiryHorizon.Warning]?
   }
 
   static func run(_ words: [String]) async throws(CLIError) {
@@ -39,50 +60,92 @@ enum CheckCommand {
     let document = try loadDocument(path)
     let manager = CNPinningManager(document: document)
     let network = try NetworkOptions(arguments)
-    let session = try network.session(manager: manager)
-    let targets =
-      arguments.positionals.isEmpty
-      ? try document.entries.map { entry throws(CLIError) in
-        try HostPort(HostName.authority(entry.host))
-      }
-      : try arguments.positionals.map { text throws(CLIError) in try HostPort(text) }
+    let horizon = try ExpiryHorizon(arguments)
+    if arguments.value("--policy") != nil, horizon == nil { throw .usage("--policy is read only for --warn-days") }
+    let chainFiles = arguments.values("--chain")
+    if chainFiles.isEmpty, !arguments.values("--host").isEmpty { throw .usage("--host names the host of a --chain") }
 
-    var results: [Result] = []
-    for target in targets {
-      results.append(await check(target, manager: manager, session: session))
-    }
-    if arguments.has("--json") {
-      Output.print(Output.json(results))
+    var results: [Result]
+    if chainFiles.isEmpty {
+      let session = try network.session(manager: manager)
+      let targets =
+        arguments.positionals.isEmpty
+        ? try document.entries.map { entry throws(CLIError) in try HostPort(HostName.authority(entry.host)) }
+        : try arguments.positionals.map { text throws(CLIError) in try HostPort(text) }
+      results = []
+      for target in targets {
+        results.append(await check(target, manager: manager, session: session, horizon: horizon))
+      }
     } else {
-      for result in results {
-        Output.print("\(result.status.padding(toLength: 10, withPad: " ", startingAt: 0)) \(result.target)  \(result.detail)")
+      let hosts = arguments.values("--host") + arguments.positionals
+      results = []
+      for file in chainFiles {
+        results += try ChainRehearsal.check(
+          file, hosts: hosts, document: document, manager: manager, configuration: network.configuration,
+          horizon: horizon)
       }
     }
+    var policyWarnings: [ExpiryHorizon.Warning] = []
+    if let horizon, let policy = arguments.value("--policy") { policyWarnings = try horizon.policy(at: policy) }
+    if !policyWarnings.isEmpty {
+      results.append(Result(target: arguments.value("--policy")!, status: "EXPIRING", detail: "", expiring: policyWarnings))
+    }
+    report(results, json: arguments.has("--json"))
     let statuses = Set(results.map(\.status))
     if statuses.contains("FAIL") || statuses.contains("NOT PINNED") { throw .exit(ExitStatus.failed) }
     if statuses.contains("ERROR") { throw .exit(ExitStatus.network) }
+    if results.contains(where: { !($0.expiring ?? []).isEmpty }) { throw .exit(ExitStatus.expiring) }
   }
 
-  private static func check(_ target: HostPort, manager: CNPinningManager, session: CNPinnedSession) async -> Result {
-    guard manager.configuration(for: target.host) != nil else {
+  private static func report(_ results: [Result], json: Bool) {
+    if json {
+      Output.print(Output.json(results))
+      return
+    }
+    for result in results {
+      if result.status != "EXPIRING" {
+        Output.print("\(result.status.padding(toLength: 10, withPad: " ", startingAt: 0)) \(result.target)  \(result.detail)")
+      }
+      for warning in result.expiring ?? [] {
+        Output.print("\("WARNING".padding(toLength: 10, withPad: " ", startingAt: 0)) \(result.target)  \(warning.line)")
+      }
+    }
+  }
+
+  private static func check(
+    _ target: HostPort, manager: CNPinningManager, session: CNPinnedSession, horizon: ExpiryHorizon?
+  ) async -> Result {
+    let configuration = manager.configuration(for: target.host)?.configuration
+    guard configuration != nil else {
       return Result(
         target: target.description, status: "NOT PINNED",
         detail: "the configuration does not pin this host; connections to it are allowed without pins")
     }
     do {
       let event = try await session.probe(host: target.host, port: target.port)
-      guard case .accepted(let match)? = event.pinning else {
-        return Result(target: target.description, status: "FAIL", detail: "the verified chain was not judged by pins")
-      }
-      let chain = event.verifiedChain.reversed().map { $0.commonName ?? "?" }.joined(separator: " → ")
-      return Result(
-        target: target.description, status: "PASS",
-        detail: "\(describeMatch(match)) matches [\(chain)]")
+      var result = judged(event.pinning, chain: event.verifiedChain, target: target.description)
+      result.expiring = horizon.map { $0.certificates(event.verifiedChain) + $0.pins(of: target.host, configuration) }
+      return result
     } catch let failure as CNProbeError {
       let status = CLIError.from(failure.error).status == ExitStatus.failed ? "FAIL" : "ERROR"
       return Result(target: target.description, status: status, detail: failure.error.description)
     } catch {
       return Result(target: target.description, status: "ERROR", detail: "\(error)")
+    }
+  }
+
+  /// PASS for an accepted chain, FAIL otherwise, saying which chain matched or why none did.
+  static func judged(_ pinning: CNPinningResult?, chain: [CNCertificate], target: String) -> Result {
+    switch pinning {
+    case .accepted(let match)?:
+      let names = chain.reversed().map { Output.value($0.commonName ?? "?") }.joined(separator: " → ")
+      return Result(target: target, status: "PASS", detail: "\(describeMatch(match)) matches [\(names)]")
+    case .rejected(let failure)?, .reportOnly(let failure)?:
+      return Result(target: target, status: "FAIL", detail: "\(failure)")
+    case .notPinned?:
+      return Result(target: target, status: "NOT PINNED", detail: "the configuration does not pin this host")
+    case nil:
+      return Result(target: target, status: "FAIL", detail: "the verified chain was not judged by pins")
     }
   }
 }

@@ -5,11 +5,13 @@ import Foundation
 /// `cnpin lint FILE`: static findings that predict failing open or locking users out.
 enum LintCommand {
   static let spec = ArgumentSpec(
-    flags: ["--json", "--help", "-h"], options: ["--cafile", "--trust", "--host", "--stamp"], positionals: 1...1,
+    flags: ["--json", "--help", "-h"], options: ["--cafile", "--trust", "--host", "--stamp", "--warn-days", "--policy"],
+    positionals: 1...1,
     positionalName: "FILE")
 
   static let help = """
-    Usage: cnpin lint FILE [--trust system|none | --cafile PEM] [--host HOST …] [--json] [--stamp OUT.swift]
+    Usage: cnpin lint FILE [--trust system|none | --cafile PEM] [--host HOST …] [--warn-days N [--policy JWS]]
+                     [--json] [--stamp OUT.swift]
 
     Reports, with the path of each element: errors (the file does not load: invalid host names,
     unknown keys or link types, empty values, duplicate hosts, an empty configuration …; a chain
@@ -28,8 +30,15 @@ enum LintCommand {
                        is not pinned at all
       --stamp OUT      when there are no errors, write OUT: a Swift comment naming FILE (what the
                        CNPinLint build-tool plugin hands the build, so that it lints before compiling)
+      --warn-days N    also report the pins whose expirationDate falls within N days, and the
+                       --policy file's exp (read, not verified): exit 4 when that is all there is
+      --policy JWS     an enterprise policy file for --warn-days
 
-    Exit status: 2 when there are errors, 0 otherwise (warnings included).
+    What the certificates a host serves expire on is for `cnpin check --warn-days` (live, or with
+    --chain), which verifies them.
+
+    Exit status: 2 when there are errors; 4 when something expires within --warn-days; 0 otherwise
+    (warnings included).
 
     Example:
       cnpin lint Info.plist
@@ -66,6 +75,8 @@ enum LintCommand {
     let errors: Int
     let warnings: Int
     let notes: Int
+    /// With `--warn-days`, what expires within it.
+    let expiring: [ExpiryHorizon.Warning]?
   }
 
   static func run(_ words: [String]) throws(CLIError) {
@@ -82,12 +93,16 @@ enum LintCommand {
       data: data, source: path, trustAnchors: try trust.map { trust throws(CLIError) in try anchors(of: trust) },
       hosts: arguments.values("--host"))
     let count = { (severity: CNLintFinding.Severity) in findings.filter { $0.severity == severity }.count }
+    let expiring = try expiringSoon(data, path: path, arguments)
     if arguments.has("--json") {
       Output.print(
-        Output.json(Report(file: path, findings: findings, errors: count(.error), warnings: count(.warning), notes: count(.note)))
-      )
+        Output.json(
+          Report(
+            file: path, findings: findings, errors: count(.error), warnings: count(.warning), notes: count(.note),
+            expiring: expiring)))
     } else {
       for finding in findings { Output.print("\(path): \(finding)") }
+      for warning in expiring ?? [] { Output.print("\(path): warning: \(warning.line)") }
       Output.print("\(path): \(count(.error)) error(s), \(count(.warning)) warning(s), \(count(.note)) note(s)")
       if trust == .system, findings.contains(where: CNConfigurationLinter.isUnknownRoot) {
         Output.print(privatePKIHint)
@@ -95,6 +110,23 @@ enum LintCommand {
     }
     if count(.error) > 0 { throw .exit(ExitStatus.usage) }
     if let stamp = arguments.value("--stamp") { try writeStamp(stamp, linted: path) }
+    if !(expiring ?? []).isEmpty { throw .exit(ExitStatus.expiring) }
+  }
+
+  /// With `--warn-days`: the pins of the file, and the `--policy`, that expire within it.
+  private static func expiringSoon(_ data: Data, path: String, _ arguments: Arguments) throws(CLIError)
+    -> [ExpiryHorizon.Warning]?
+  {
+    guard let horizon = try ExpiryHorizon(arguments) else {
+      if arguments.value("--policy") != nil { throw .usage("--policy is read only for --warn-days") }
+      return nil
+    }
+    // A file that does not load has its errors among the findings; its dates are not read.
+    let base = URL(fileURLWithPath: path).deletingLastPathComponent()
+    let entries = (try? CNPinningDocument(data: data, source: path, baseDirectory: base))?.entries ?? []
+    var warnings = entries.flatMap { horizon.pins(of: $0.host, $0.configuration) }
+    if let policy = arguments.value("--policy") { warnings += try horizon.policy(at: policy) }
+    return warnings
   }
 
   /// The file the build-tool plugin declares as its command's output: a Swift source the target

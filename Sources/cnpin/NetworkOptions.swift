@@ -5,7 +5,9 @@ import Foundation
 /// The options every network command shares: `--cafile`, `--resolve`, `--timeout`, and curl's
 /// proxy options `-x/--proxy`, `--noproxy`, `--proxy-cacert`.
 struct NetworkOptions {
-  static let options: Set<String> = ["--cafile", "--resolve", "--timeout", "--proxy", "-x", "--noproxy", "--proxy-cacert"]
+  static let options: Set<String> = [
+    "--cafile", "--resolve", "--timeout", "--proxy", "-x", "--noproxy", "--proxy-cacert", "--profile",
+  ]
 
   /// The help text for these options.
   static let help = """
@@ -19,6 +21,10 @@ struct NetworkOptions {
                             without it https_proxy, all_proxy and no_proxy are used, as curl does
       --noproxy LIST        hosts (comma-separated, * for all) that bypass the proxy
       --proxy-cacert PEM    trust only these anchors for an https:// proxy
+      --profile automatic|webpki|openssl
+                            the certificate rules beyond OpenSSL's: the Web-PKI profile for the
+                            system store only (automatic, the default), for every chain and its
+                            anchor (webpki, the strict mode), or none (openssl)
     """
 
   let trust: CNTrust
@@ -36,6 +42,16 @@ struct NetworkOptions {
       return .customAnchors(try CNCertificate.certificates(pemEncoded: text))
     } catch {
       throw .usage("--cafile \(path): \(error)")
+    }
+  }
+
+  /// `--profile`: which `CNCertificateProfile` judges each verified chain.
+  private static func profile(_ arguments: Arguments) throws(CLIError) -> CNCertificateProfile {
+    switch arguments.value("--profile") {
+    case nil, "automatic"?: return .automatic
+    case "webpki"?: return .webPKI
+    case "openssl"?: return .openSSL
+    case let other?: throw .usage("--profile takes automatic, webpki or openssl, not \"\(other)\"")
     }
   }
 
@@ -59,6 +75,7 @@ struct NetworkOptions {
     trust = try arguments.value("--cafile").map(Self.anchors(inPEMFile:)) ?? .system
     var configuration = CNPinnedSessionConfiguration()
     configuration.trust = trust
+    configuration.certificateProfile = try Self.profile(arguments)
     do {
       configuration.resolve = try arguments.values("--resolve").map { try CNHostOverride($0) }
     } catch {

@@ -521,6 +521,19 @@ struct OtherCommandTests {
     #expect(custom.status == 0, "\(custom.stderr)")
     #expect(custom.stdout == "hello")
 
+    // CNTrustEvaluator (what `check --chain` verifies with) agrees with the session, both ways.
+    let leafAndIntermediate = try fixture.directory.file(
+      "served.pem", fixture.genuineChain.prefix(2).map(\.pemEncoded).joined())
+    let twoLinks = try fixture.directory.file(
+      "two-links.json",
+      #"{"PinnedDomains": {"api.test": {"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "R11"}, {"type": "exact", "value": "api.test"}]]}}}"#
+    )
+    let rehearsed = ["check", "--config", twoLinks, "--chain", leafAndIntermediate, "--host", "api.test"]
+    let evaluatorRefuses = try await cnpin(rehearsed, environment: system)
+    #expect(evaluatorRefuses.status == 1 && evaluatorRefuses.stdout.contains("not trusted"), "\(evaluatorRefuses.stdout)")
+    let evaluatorAccepts = try await cnpin(rehearsed + ["--cafile", intermediate], environment: system)
+    #expect(evaluatorAccepts.status == 0 && evaluatorAccepts.stdout.hasPrefix("PASS"), "\(evaluatorAccepts.stdout)")
+
     // The same for an HTTPS proxy's own certificate, against its trust.
     let proxyPKI = try TestPKI(root: "Proxy Root X1", intermediate: "Proxy R1", leaf: "proxy.test", dnsNames: ["proxy.test"])
     let proxy = try TestProxy.start(tlsIdentity: proxyPKI.leaf)

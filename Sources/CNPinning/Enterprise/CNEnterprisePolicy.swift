@@ -86,6 +86,20 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
     _ = try read(payload: Array(payload))
   }
 
+  /// When a policy token says it stops applying (`exp`), read WITHOUT verifying its signature:
+  /// for warnings about a policy file that is about to lapse (`cnpin lint --warn-days`), never
+  /// for deciding anything. Throws when the token or its payload cannot be read.
+  package static func unverifiedExpiry(of token: Data) throws(CNPolicyError) -> Date {
+    guard token.count <= maximumTokenSize else { throw .tooLarge(token.count) }
+    let text = String(decoding: token, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    let segments = text.split(separator: ".", omittingEmptySubsequences: false)
+    guard segments.count == 3 else {
+      throw .malformedToken("it has \(segments.count) segments separated by \".\"; a compact JWS has 3")
+    }
+    guard let payload = Base64URL.decode(segments[1]) else { throw .malformedToken("the payload is not base64url") }
+    return try read(payload: payload).expiry
+  }
+
   /// SHA-256 of a canonical text of the content: one line per fact, hosts sorted, chains in order.
   private static func contentDigest(issuedAt: Date, expiry: Date, notBefore: Date?, chains: [String: [CNChain]]) -> String {
     var lines = ["iat \(issuedAt.timeIntervalSince1970)", "exp \(expiry.timeIntervalSince1970)"]

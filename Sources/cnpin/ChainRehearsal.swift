@@ -1,0 +1,88 @@
+import CNPinning
+import CNPinningSession
+import Foundation
+
+/// `cnpin check --chain FILE`: a chain from a file verified and judged as a connection's would
+/// be, offline, to rehearse a CA's next hierarchy before it issues from it.
+enum ChainRehearsal {
+  /// The results for the chain in `file`: one per host it is judged for.
+  static func check(
+    _ file: String, hosts: [String], document: CNPinningDocument, manager: CNPinningManager,
+    configuration: CNPinnedSessionConfiguration, horizon: ExpiryHorizon?
+  ) throws(CLIError) -> [CheckCommand.Result] {
+    let chain = try read(file)
+    let targets = try hosts.isEmpty ? document.entries.map(\.host).filter { leafNames(chain[0], $0) } : hosts.map(host)
+    guard !targets.isEmpty else {
+      return [
+        .init(
+          target: file, status: "FAIL",
+          detail:
+            "the leaf (\(Output.value(chain[0].commonName ?? "no Common Name"))) is for none of the configuration's hosts; name the host with --host"
+        )
+      ]
+    }
+    #if CNPINNING_LINUX_BACKEND
+    let evaluator: CNTrustEvaluator
+    do {
+      evaluator = try CNTrustEvaluator(configuration: configuration)
+    } catch {
+      throw .usage("\(error)")
+    }
+    return targets.map { host in
+      let target = "\(HostName.authority(host)) (\(file))"
+      let pins = manager.configuration(for: host)?.configuration
+      guard pins != nil else {
+        return .init(
+          target: target, status: "NOT PINNED",
+          detail: "the configuration does not pin this host; connections to it are allowed without pins")
+      }
+      let verified: [CNCertificate]
+      do {
+        verified = try evaluator.verify(chain, for: host, at: horizon?.now ?? Date())
+      } catch {
+        return .init(target: target, status: "FAIL", detail: "\(error)")
+      }
+      var result = CheckCommand.judged(manager.evaluate(host: host, chain: verified), chain: verified, target: target)
+      result.expiring = horizon.map { $0.certificates(verified) + $0.pins(of: host, pins) }
+      return result
+    }
+    #else
+    throw .usage("--chain needs the Linux build of cnpin: it verifies with OpenSSL, as the Linux session does")
+    #endif
+  }
+
+  /// The certificates of a PEM file, the leaf first.
+  private static func read(_ file: String) throws(CLIError) -> [CNCertificate] {
+    let text: String
+    do {
+      text = try String(contentsOfFile: file, encoding: .utf8)
+    } catch {
+      throw .usage("cannot read --chain \(file): \(error.localizedDescription)")
+    }
+    let chain: [CNCertificate]
+    do {
+      chain = try CNCertificate.certificates(pemEncoded: text)
+    } catch {
+      throw .usage("--chain \(file): \(error)")
+    }
+    guard !chain.isEmpty else { throw .usage("--chain \(file) holds no certificate") }
+    return chain
+  }
+
+  /// `HOST` or `HOST:PORT` as given to `--host`: the host.
+  private static func host(_ text: String) throws(CLIError) -> String { try HostPort(text).host }
+
+  /// Whether the leaf's subjectAltName names `host` (a wildcard covering one label included).
+  private static func leafNames(_ leaf: CNCertificate, _ host: String) -> Bool {
+    guard case .success(let name) = HostName.parse(host),
+      case .present(let names, _) = leaf.subjectAlternativeNames
+    else { return false }
+    if name.isIPAddress { return names.ipAddresses.contains(name.normalized) }
+    return names.dnsNames.contains { san in
+      let san = san.lowercased()
+      if san == name.normalized { return true }
+      guard san.hasPrefix("*."), let dot = name.normalized.firstIndex(of: ".") else { return false }
+      return name.normalized[name.normalized.index(after: dot)...] == san.dropFirst(2)
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import CNPinning
+import Foundation
+
+/// `--warn-days N`: what falls due within N days, so that a CI job fails weeks before users do: a
+/// certificate of a verified chain, a host's pins (`expirationDate`), an enterprise policy (`exp`).
+struct ExpiryHorizon {
+  /// Something that stops being valid within the horizon.
+  struct Warning: Encodable, Equatable {
+    /// "certificate", "pins" or "policy".
+    let kind: String
+    /// The certificate's Common Name, the pinned host, or the policy file.
+    let name: String
+    let expires: String
+    let daysLeft: Int
+
+    var line: String { "\(kind) \(Output.value(name)) expires \(expires) (in \(daysLeft) days)" }
+  }
+
+  let days: Int
+  let now: Date
+
+  /// `--warn-days`, when given: a whole number of days from 1 to 3650.
+  init?(_ arguments: Arguments, now: Date = Date()) throws(CLIError) {
+    guard let text = arguments.value("--warn-days") else { return nil }
+    guard let days = Int(text), (1...3650).contains(days) else {
+      throw .usage("--warn-days needs a whole number of days from 1 to 3650, not \"\(text)\"")
+    }
+    self.days = days
+    self.now = now
+  }
+
+  private func warning(_ kind: String, _ name: String, _ date: Date) -> Warning? {
+    guard date < now.addingTimeInterval(TimeInterval(days) * 86_400) else { return nil }
+    let left = max(0, Int((date.timeIntervalSince(now) / 86_400).rounded(.down)))
+    return Warning(kind: kind, name: name, expires: ISO8601.string(from: date), daysLeft: left)
+  }
+
+  /// The certificates of `chain` that expire within the horizon.
+  func certificates(_ chain: [CNCertificate]) -> [Warning] {
+    chain.compactMap { warning("certificate", $0.commonName ?? "(no Common Name)", $0.notValidAfter) }
+  }
+
+  /// The pins of `host`, when they have an `expirationDate` within the horizon.
+  func pins(of host: String, _ configuration: CNConfiguration?) -> [Warning] {
+    guard let date = configuration?.expirationDate else { return [] }
+    return warning("pins", host, date).map { [$0] } ?? []
+  }
+
+  /// The enterprise policy in `path`, read without verifying its signature (only its `exp`).
+  func policy(at path: String) throws(CLIError) -> [Warning] {
+    let token: Data
+    do {
+      token = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw .usage("cannot read --policy \(path): \(error.localizedDescription)")
+    }
+    do {
+      return warning("policy", path, try CNEnterprisePolicy.unverifiedExpiry(of: token)).map { [$0] } ?? []
+    } catch {
+      throw .configuration("--policy \(path): \(error)")
+    }
+  }
+}
