@@ -6,7 +6,7 @@ import Foundation
 enum PinsCommand {
   static let spec = ArgumentSpec(
     flags: ["--json", "--includes-subdomains", "--document", "--help", "-h"],
-    options: NetworkOptions.options.union(["--format"]),
+    options: NetworkOptions.options.union(["--format", "--future-anchors"]),
     positionals: 1...1, positionalName: "HOST[:PORT]")
 
   static let help = """
@@ -24,6 +24,10 @@ enum PinsCommand {
       --document       with plist or json: a whole configuration file that loads as it is
       --format swift   a CNChain literal
       --format spki    each certificate's SPKI SHA-256 (base64) and Common Name
+      --future-anchors PEM
+                       roots a trust store is about to carry (a CA's new roots): when the verified
+                       chain runs through one of them cross-signed, the suggestion also pins the
+                       shorter chain it anchors (the trust store's own roots are looked at anyway)
       --format pem     the verified chain as PEM, leaf first (what CNCertificate.certificates reads,
                        and `cnpin check --chain` rehearses against)
       --json           a JSON report of the chain instead
@@ -104,6 +108,10 @@ enum PinsCommand {
           )
         }
       }
+      if failure.error.code == .untrustedChain, network.trust == .system {
+        Output.error(
+          "hint: the chain is not trusted by the system's store; for a private CA, give its root with --cafile ROOT.pem")
+      }
       throw CLIError.from(failure.error)
     } catch {
       throw .network("\(error)")
@@ -126,8 +134,20 @@ enum PinsCommand {
     case .pem:
       Output.write(Data(event.verifiedChain.map(\.pemEncoded).joined().utf8))
     case .plist, .json, .swift:
+      let other = SuggestedPins.otherShape(
+        rootToLeaf: chain, presented: event.presentedChain, anchors: try twinCandidates(arguments, network))
+      let chains = [chain] + (other.map { [$0] } ?? [])
       let configuration = try SuggestedPins.cliConfiguration(
-        rootToLeaf: chain, includesSubdomains: arguments.has("--includes-subdomains"))
+        rootToLeaf: chains, includesSubdomains: arguments.has("--includes-subdomains"))
+      if let other {
+        Output.error(
+          "note: the chain runs through a cross-signed CA; the entry also pins its other shape, [\(other.map { Output.value($0.commonName ?? "?") }.joined(separator: " → "))], so that a trust store's update does not lock anyone out"
+        )
+      } else {
+        Output.error(
+          "note: one chain: a change of the CA's hierarchy needs a second one; rehearse it before the switch with cnpin check --config FILE --chain NEXT.pem"
+        )
+      }
       switch format {
       case .plist:
         // A property list cannot hold control characters (XML has no way to write most of them).
@@ -145,11 +165,22 @@ enum PinsCommand {
       case .json where arguments.has("--document"):
         Output.write(Data(DocumentWriter.json([(target.host, configuration)]).utf8))
       case .json: Output.print("\(DocumentWriter.jsonString(target.host)): \(DocumentWriter.jsonEntry(configuration))")
-      default: Output.print(SuggestedPins.swiftLiteral(configuration, names: names))
+      default:
+        Output.print(SuggestedPins.swiftLiteral(configuration, names: chains.map { $0.map { $0.commonName ?? "?" } }))
       }
     }
     if chain.contains(where: { $0.commonName == nil }) {
       throw .failed("a certificate in the verified chain has no usable Common Name, so the chain cannot be pinned by CN")
     }
+  }
+
+  /// Where a cross-signed CA's self-signed twin may be found: the anchors the chain was verified
+  /// against, and `--future-anchors`.
+  private static func twinCandidates(_ arguments: Arguments, _ network: NetworkOptions) throws(CLIError) -> [CNCertificate] {
+    let future = try arguments.value("--future-anchors").map { path throws(CLIError) in
+      guard case .customAnchors(let roots) = try NetworkOptions.anchors(inPEMFile: path) else { return [CNCertificate]() }
+      return roots
+    }
+    return ((try? network.trust.anchorCertificates()) ?? []) + (future ?? [])
   }
 }

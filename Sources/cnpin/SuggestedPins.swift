@@ -3,25 +3,32 @@ import CNPinning
 /// `cnpin pins`' suggestions: the seed's heuristic (`SuggestedPins` in CNPinning), with errors
 /// for the command line, and the Swift literal form.
 extension SuggestedPins {
-  /// The configuration for a verified chain given root → leaf, or why it cannot be pinned by CN.
-  static func cliConfiguration(rootToLeaf chain: [CNCertificate], includesSubdomains: Bool) throws(CLIError)
+  /// The configuration for verified chains given root → leaf, or why they cannot be pinned by CN.
+  static func cliConfiguration(rootToLeaf chains: [[CNCertificate]], includesSubdomains: Bool) throws(CLIError)
     -> CNConfiguration
   {
     do {
-      return try configuration(rootToLeaf: chain, includesSubdomains: includesSubdomains)
+      return try CNConfiguration(
+        includesSubdomains: includesSubdomains,
+        chains.flatMap { try configuration(rootToLeaf: $0, includesSubdomains: includesSubdomains).chains })
     } catch {
       throw .failed("\(error)")
     }
   }
 
-  /// A Swift `CNChain` literal, each link commented with the name it was made from.
-  static func swiftLiteral(_ configuration: CNConfiguration, names: [String]) -> String {
-    var lines = ["CNChain([  // written root → leaf"]
-    for (link, name) in zip(configuration.chains[0].links, names) {
-      lines.append("  CNChainLink(.\(link.type.rawValue), \(swiftString(link.value))),  // \(Output.value(name))")
+  /// A Swift `CNChain` literal per chain, each link commented with the name it was made from;
+  /// several chains as an array.
+  static func swiftLiteral(_ configuration: CNConfiguration, names: [[String]]) -> String {
+    let literals = zip(configuration.chains, names).map { chain, names in
+      var lines = ["CNChain([  // written root → leaf"]
+      for (link, name) in zip(chain.links, names) {
+        lines.append("  CNChainLink(.\(link.type.rawValue), \(swiftString(link.value))),  // \(Output.value(name))")
+      }
+      lines.append("])")
+      return lines
     }
-    lines.append("])")
-    return lines.joined(separator: "\n")
+    guard literals.count > 1 else { return literals[0].joined(separator: "\n") }
+    return (["["] + literals.map { $0.map { "  " + $0 }.joined(separator: "\n") + "," } + ["]"]).joined(separator: "\n")
   }
 
   /// A Swift string literal for `text`: quotes, backslashes and every character `VisibleText`

@@ -70,7 +70,7 @@ public enum CNConfigurationLinter: Sendable {
     let anchors = trustAnchors.map(Anchors.init)
     for entry in document.entries {
       let path = self.path(entry)
-      findings += lint(entry, path: path)
+      findings += lint(entry, path: path, anchors: anchors)
       findings += expiry(entry.configuration, path: "\(path).expirationDate", now: now)
       findings += shadowing(entry, parents: parents)
       if let anchors { findings += anchorFindings(entry, path: path, anchors: anchors) }
@@ -107,15 +107,16 @@ public enum CNConfigurationLinter: Sendable {
       .entry(entry.host).description
   }
 
-  private static func lint(_ entry: CNPinningDocument.Entry, path: String) -> [CNLintFinding] {
+  private static func lint(_ entry: CNPinningDocument.Entry, path: String, anchors: Anchors?) -> [CNLintFinding] {
     var findings: [CNLintFinding] = []
     let chains = entry.configuration.chains
     if chains.count == 1 {
       findings.append(
         CNLintFinding(
           severity: .warning, path: "\(path).chainSet",
-          message: "only one chain: when the CA changes its hierarchy every client is locked out; add the next chain as a backup")
-      )
+          message:
+            "only one chain: when the CA changes its hierarchy every client is locked out; add the next chain as a backup and rehearse it before the switch (cnpin check --config FILE --chain NEXT.pem)"
+        ))
     }
     for (chainIndex, chain) in chains.enumerated() {
       let chainPath = "\(path).chainSet[\(chainIndex)]"
@@ -136,7 +137,7 @@ public enum CNConfigurationLinter: Sendable {
       for (linkIndex, link) in chain.links.enumerated() {
         let linkPath = "\(chainPath)[\(linkIndex)]"
         let isLeaf = linkIndex == chain.links.count - 1
-        findings += lint(link, path: linkPath, isLeaf: isLeaf)
+        findings += lint(link, path: linkPath, isLeaf: isLeaf, anchors: anchors)
       }
     }
     return findings
@@ -154,18 +155,33 @@ public enum CNConfigurationLinter: Sendable {
     return namesHost(first) && !namesHost(last)
   }
 
-  private static func lint(_ link: CNChainLink, path: String, isLeaf: Bool) -> [CNLintFinding] {
+  private static func lint(_ link: CNChainLink, path: String, isLeaf: Bool, anchors: Anchors?) -> [CNLintFinding] {
+    whitespace(link, path: path, anchors: anchors) + kind(link, path: path, isLeaf: isLeaf)
+  }
+
+  /// Whitespace only where it cannot match. A `prefix` or `prefixWithNumber` value may end with a
+  /// space that is part of the name (`"Amazon Root CA "` before the `1`), which is what
+  /// `cnpin pins` suggests; leading whitespace, and trailing whitespace on an `exact` or `suffix`
+  /// value that no trust anchor's name has, is a mistake.
+  private static func whitespace(_ link: CNChainLink, path: String, anchors: Anchors?) -> [CNLintFinding] {
     let value = link.value
-    if value.first?.isWhitespace == true || value.last?.isWhitespace == true {
+    let quoted = "\"\(VisibleText.escaped(value))\""
+    if value.first?.isWhitespace == true {
       return [
         CNLintFinding(
           severity: .warning, path: "\(path).value",
-          message:
-            "\"\(VisibleText.escaped(value))\" starts or ends with whitespace, which a certificate's name almost never does; remove it"
-        )
-      ] + kind(link, path: path, isLeaf: isLeaf)
+          message: "\(quoted) starts with whitespace, which no certificate's name does; remove it")
+      ]
     }
-    return kind(link, path: path, isLeaf: isLeaf)
+    guard value.last?.isWhitespace == true, link.type == .exact || link.type == .suffix else { return [] }
+    if let anchors, anchors.commonNames.contains(where: { link.matches($0) }) { return [] }
+    return [
+      CNLintFinding(
+        severity: .warning, path: "\(path).value",
+        message:
+          "\(quoted) ends with whitespace, which \(anchors == nil ? "a certificate's name almost never does" : "no trust anchor's name does"), so \(link.type.rawValue) cannot match it; remove it"
+      )
+    ]
   }
 
   private static func kind(_ link: CNChainLink, path: String, isLeaf: Bool) -> [CNLintFinding] {

@@ -136,6 +136,17 @@ public struct CNCertificate: Sendable, Hashable {
   /// Whether subject and issuer are the same name (a root or another self-issued certificate).
   public var isSelfIssued: Bool { derEncoded[subjectRange] == derEncoded[issuerRange] }
 
+  /// Whether `other` is the same CA: the same subject name, byte for byte, and the same key (a
+  /// root and its cross-signed twin are).
+  package func isSameCA(as other: CNCertificate) -> Bool {
+    derEncoded[subjectRange] == other.derEncoded[other.subjectRange] && subjectPublicKeyInfo == other.subjectPublicKeyInfo
+  }
+
+  /// Whether this certificate's issuer is `other`'s subject (by name, byte for byte).
+  package func isIssued(byNameOf other: CNCertificate) -> Bool {
+    derEncoded[issuerRange] == other.derEncoded[other.subjectRange]
+  }
+
   public static func == (lhs: CNCertificate, rhs: CNCertificate) -> Bool { lhs.derEncoded == rhs.derEncoded }
   public func hash(into hasher: inout Hasher) { hasher.combine(derEncoded) }
 }
