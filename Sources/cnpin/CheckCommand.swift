@@ -68,6 +68,9 @@ enum CheckCommand {
     var results: [Result]
     if chainFiles.isEmpty {
       let session = try network.session(manager: manager)
+      if arguments.positionals.isEmpty {
+        Output.error("cnpin: checking port 443 of each host the configuration pins (name HOST:PORT to check another port)")
+      }
       let targets =
         arguments.positionals.isEmpty
         ? try document.entries.map { entry throws(CLIError) in try HostPort(HostName.authority(entry.host)) }

@@ -105,6 +105,16 @@ struct RehearsalTests {
     #expect(none.status == 1 && none.stdout.contains("is for none of the configuration's hosts"), "\(none.stdout)")
   }
 
+  /// Hosts taken from the configuration are checked on port 443, and the output says so.
+  @Test func checkingTheConfigurationsHostsSaysWhichPort() async throws {
+    let rehearsal = try Rehearsal()
+    let run = try await cnpin(
+      ["check", "--config", rehearsal.transition, "--resolve", "api.example.com:443:127.0.0.1", "--timeout", "2"])
+    #expect(run.status == 3, "\(run.stdout)\(run.stderr)")
+    #expect(run.stderr.contains("checking port 443 of each host the configuration pins"), "\(run.stderr)")
+    #expect(run.stdout.contains("api.example.com:443"), "\(run.stdout)")
+  }
+
   /// `--warn-days` reports a certificate of the verified chain, a host's pins and a policy that
   /// expire within the horizon, with exit status 4 when everything passed, and a JSON field.
   @Test func expiryHorizonsWarnBeforeUsersBreak() async throws {

@@ -9,7 +9,7 @@ public struct CNChainLink: Hashable, Sendable, Codable {
     /// The Common Name starts with the value (an equal name counts).
     case prefix
     /// The Common Name is the value followed by one or more ASCII digits 0–9 and nothing else
-    /// (`R` matches `R10` and `R11`, not `R`, `R10a`, `R 10` or non-ASCII digits).
+    /// (`YR` matches `YR1` and `YR12`, not `YR`, `YR1a`, `YR 1` or non-ASCII digits).
     case prefixWithNumber
     /// The Common Name ends with the value, as a plain string suffix (no dot boundary is implied).
     case suffix
