@@ -9,6 +9,9 @@
 import Security
 
 public let NSURLAuthenticationMethodServerTrust: String = "NSURLAuthenticationMethodServerTrust"
+// Available on Apple platforms; FoundationNetworking marks it unavailable (no certificate
+// authentication in swift-corelibs-foundation), so this module's, a nearer import, is the one seen.
+public let NSURLAuthenticationMethodClientCertificate: String = "NSURLAuthenticationMethodClientCertificate"
 
 extension URLProtectionSpace {
   public var serverTrust: SecTrust? { fatalError() }

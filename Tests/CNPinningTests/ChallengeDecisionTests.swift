@@ -107,24 +107,29 @@ struct ChallengeDecisionTests {
     #expect(failure.reason == .invalidHost("contains whitespace"))
   }
 
-  /// The seed API handles only server-trust challenges for pinned hosts; it leaves the rest to
-  /// the app (issue 31, item 9: client-certificate, NTLM and Negotiate challenges were answered
-  /// with default handling and reported as handled, so an app needing mTLS could not answer them).
-  @Test func theSeedAPILeavesEveryOtherChallengeToTheApp() throws {
+  /// The seed API (`validate`) answers every challenge other than server trust with default
+  /// handling, as the seed's code expects: its strict delegate cancels whatever `validate` leaves
+  /// to it, and its async pattern catches only `notPinned`, so leaving NTLM, Negotiate or a
+  /// server's optional request for a client certificate to the app cancelled or stalled them.
+  /// The stricter `validateServerTrust` leaves them to an app that answers them itself.
+  @Test func theSeedAPIAnswersOtherChallengesByDefaultAndTheStrictFormLeavesThemToTheApp() throws {
     let manager = try Self.manager()
     for method in [
       "NSURLAuthenticationMethodClientCertificate", "NSURLAuthenticationMethodNTLM", "NSURLAuthenticationMethodNegotiate",
       "NSURLAuthenticationMethodHTTPBasic",
     ] {
       let decision = manager.decide(authenticationMethod: method, host: "api.test", port: 443) { .trusted(Self.pki.genuine) }
-      #expect(throws: CNPinningError.notServerTrust) { try decision.seedAnswer() }
+      #expect(try decision.seedAnswer() == .performDefaultHandling)
+      #expect(throws: CNPinningError.notServerTrust) { try decision.serverTrustAnswer() }
     }
     let unpinned = manager.decide(authenticationMethod: Self.method, host: "other.test", port: 443) { nil }
     #expect(throws: CNPinningError.notPinned) { try unpinned.seedAnswer() }
+    #expect(throws: CNPinningError.notPinned) { try unpinned.serverTrustAnswer() }
     let genuine = manager.decide(authenticationMethod: Self.method, host: "api.test", port: 443) { .trusted(Self.pki.genuine) }
     #expect(try genuine.seedAnswer() == .performDefaultHandling)
     let rogue = manager.decide(authenticationMethod: Self.method, host: "api.test", port: 443) { .trusted(Self.pki.rogue) }
     #expect(try rogue.seedAnswer() == .cancel)
+    #expect(try genuine.serverTrustAnswer() == .performDefaultHandling && rogue.serverTrustAnswer() == .cancel)
   }
 }
 #endif

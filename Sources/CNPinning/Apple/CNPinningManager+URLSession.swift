@@ -15,10 +15,12 @@ extension CNPinningManager {
       document: try CNPinningDocument(infoDictionary: Bundle.main.infoDictionary ?? [:]), enterprise: enterprise)
   }
 
-  /// Handles a server-trust challenge for a pinned host and returns true; returns false, with
-  /// the handler not called, for a host that is not pinned and for every challenge other than
-  /// server trust (client certificates, HTTP authentication, NTLM, Negotiate), which the app
-  /// answers itself.
+  /// Handles a server-trust challenge for a pinned host, and every challenge other than server
+  /// trust with default handling (NTLM, Negotiate, HTTP authentication, a server's optional
+  /// request for a client certificate: what the system does without a delegate), and returns
+  /// true; returns false, with the handler not called, for a host that is not pinned, which the
+  /// app decides. An app that answers client-certificate or NTLM challenges itself uses
+  /// `validateServerTrust(challenge:completionHandler:)`, which leaves those to it.
   ///
   /// The answer covers the connection the challenge is for: URLSession asks only when it opens
   /// a connection, so requests on connections it already has are not judged again; after the
@@ -37,18 +39,47 @@ extension CNPinningManager {
     completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
   ) -> Bool {
     guard let answer = try? decision(for: challenge, reporter: reporter).seedAnswer() else { return false }
-    completionHandler(Self.disposition(answer), nil)
+    let (disposition, credential) = Self.disposition(answer)
+    completionHandler(disposition, credential)
     return true
   }
 
-  /// `(.performDefaultHandling, nil)` when the pins match, `(.cancelAuthenticationChallenge, nil)`
-  /// when they do not or trust fails; throws `CNPinningError.notPinned` for an unpinned host and
-  /// `CNPinningError.notServerTrust` for every other kind of challenge, which the app answers.
-  /// The trust is evaluated with `SecTrustEvaluateAsyncWithError`, off the caller's threads.
-  /// Pin failures and expiries go to `reporter` when one is given.
+  /// As `validate(challenge:completionHandler:)`, but handles server trust only: returns false,
+  /// with the handler not called, for every other challenge (client certificates, NTLM,
+  /// Negotiate, HTTP authentication), which the app answers itself, and for an unpinned host.
+  public func validateServerTrust(
+    challenge: URLAuthenticationChallenge, reporter: CNPinningReporter? = nil,
+    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+  ) -> Bool {
+    guard let answer = try? decision(for: challenge, reporter: reporter).serverTrustAnswer() else { return false }
+    let (disposition, credential) = Self.disposition(answer)
+    completionHandler(disposition, credential)
+    return true
+  }
+
+  /// `(.performDefaultHandling, nil)` when the pins match and for every challenge other than
+  /// server trust, `(.cancelAuthenticationChallenge, nil)` when the pins do not match or trust
+  /// fails; throws `CNPinningError.notPinned` for an unpinned host (the seed's pattern catches
+  /// just that). The trust is evaluated with `SecTrustEvaluateAsyncWithError`, off the caller's
+  /// threads. Pin failures and expiries go to `reporter` when one is given.
   public func validate(challenge: URLAuthenticationChallenge, reporter: CNPinningReporter? = nil) async throws -> (
     URLSession.AuthChallengeDisposition, URLCredential?
   ) {
+    Self.disposition(try await evaluatedDecision(for: challenge, reporter: reporter).seedAnswer())
+  }
+
+  /// As `validate(challenge:)`, but throws `CNPinningError.notServerTrust` for every challenge
+  /// other than server trust, which the app answers itself.
+  public func validateServerTrust(challenge: URLAuthenticationChallenge, reporter: CNPinningReporter? = nil) async throws
+    -> (URLSession.AuthChallengeDisposition, URLCredential?)
+  {
+    Self.disposition(try await evaluatedDecision(for: challenge, reporter: reporter).serverTrustAnswer())
+  }
+
+  /// The shared decision with the trust evaluated off the caller's threads.
+  private func evaluatedDecision(for challenge: URLAuthenticationChallenge, reporter: CNPinningReporter?) async
+    -> CNChallengeDecision
+  {
     let space = challenge.protectionSpace
     var evaluation: CNTrustEvaluation?
     if space.authenticationMethod == NSURLAuthenticationMethodServerTrust, let trust = space.serverTrust,
@@ -56,15 +87,13 @@ extension CNPinningManager {
     {
       evaluation = await CNSecTrust.evaluate(trust, host: space.host)
     }
-    return (
-      Self.disposition(try decision(for: challenge, reporter: reporter, evaluation: { evaluation }).seedAnswer()), nil
-    )
+    return decision(for: challenge, reporter: reporter, evaluation: { evaluation })
   }
 
-  private static func disposition(_ answer: CNSeedAnswer) -> URLSession.AuthChallengeDisposition {
+  private static func disposition(_ answer: CNSeedAnswer) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
     switch answer {
-    case .performDefaultHandling: .performDefaultHandling
-    case .cancel: .cancelAuthenticationChallenge
+    case .performDefaultHandling: (.performDefaultHandling, nil)
+    case .cancel: (.cancelAuthenticationChallenge, nil)
     }
   }
 

@@ -32,16 +32,24 @@ package enum CNSeedAnswer: Sendable, Equatable {
 }
 
 extension CNChallengeDecision {
-  /// The seed API's answer. Throws for what it leaves to the app: a host without pins, and every
-  /// challenge other than server trust (so that client certificates and HTTP authentication
-  /// reach the app's own handling instead of being answered by default).
+  /// The seed API's answer (`validate(challenge:)`), as the seed's own code expects it: default
+  /// handling for every challenge other than server trust (NTLM, Negotiate, HTTP authentication,
+  /// a server's optional request for a client certificate, which the system answers as it would
+  /// without a delegate); throws `notPinned` for a host without pins, which the app decides.
   package func seedAnswer() throws(CNPinningError) -> CNSeedAnswer {
     switch self {
     case .notPinned: throw .notPinned
-    case .notServerTrust: throw .notServerTrust
-    case .performDefaultHandling: return .performDefaultHandling
+    case .notServerTrust, .performDefaultHandling: return .performDefaultHandling
     case .cancel: return .cancel
     }
+  }
+
+  /// The stricter answer (`validateServerTrust(challenge:)`): as `seedAnswer`, but every
+  /// challenge other than server trust is left to the app (throws `notServerTrust`), for an app
+  /// that answers client-certificate or NTLM challenges itself.
+  package func serverTrustAnswer() throws(CNPinningError) -> CNSeedAnswer {
+    if case .notServerTrust = self { throw .notServerTrust }
+    return try seedAnswer()
   }
 }
 
