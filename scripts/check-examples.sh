@@ -84,7 +84,7 @@ if swift build --package-path "$broken" >"$work/lint-bad.log" 2>&1; then
   echo "examples: a pins.json with an unknown link type built" >&2
   exit 1
 fi
-grep -q 'error: PinnedDomains\["api.example.com"\].chainSet\[0\]\[2\].type: unknown link type "exakt"' "$work/lint-bad.log" || {
+grep -q 'error: PinnedDomains\["api.example.com"\].chainSet\[0\]\[1\].type: unknown link type "exakt"' "$work/lint-bad.log" || {
   cat "$work/lint-bad.log"
   echo "examples: the failed build does not show the linter's error" >&2
   exit 1
