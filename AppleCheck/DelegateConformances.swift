@@ -31,3 +31,14 @@ private final class TaskBodyDelegateSignatures: TaskBodyDelegate, @unchecked Sen
   ) {}
   override func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {}
 }
+
+// The same check for the stream delegate's data-delegate methods.
+private final class PinningStreamDelegateSignatures: PinningStreamDelegate, @unchecked Sendable {
+  override func urlSession(
+    _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+  ) {}
+  override func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {}
+  override func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {}
+  override func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {}
+}

@@ -93,6 +93,36 @@ package final class ResponseBodyChannel: Sendable {
     return receipt
   }
 
+  /// What `push` did with a chunk.
+  package enum Push: Equatable {
+    /// Kept (or, when discarding, dropped); there is room for more.
+    case room
+    /// Kept, and the unread bytes have reached `capacity`: the source should pause until `wake`.
+    case full
+    /// The body has ended (the reader stopped, or it failed): the source should stop.
+    case ended
+  }
+
+  /// Takes a chunk whole, for a source that cannot hold bytes back (a URLSession data delegate:
+  /// what it was handed has arrived); says when the source should pause.
+  package func push(_ data: Data) -> Push {
+    let (push, reader) = state.withLock { state -> (Push, CheckedContinuation<Data?, any Error>?) in
+      if state.end != nil { return (.ended, nil) }
+      if state.discarding { return (.room, nil) }
+      if let reader = state.reader {
+        state.reader = nil
+        return (.room, reader)
+      }
+      state.chunks.append(data)
+      state.buffered += data.count
+      guard state.buffered >= ResponseBodyChannel.capacity else { return (.room, nil) }
+      state.paused = true
+      return (.full, nil)
+    }
+    reader?.resume(returning: data)
+    return push
+  }
+
   /// The body is complete (`error` nil) or failed; later calls do nothing.
   package func finish(_ error: CNPinnedSessionError?) {
     let reader = state.withLock { state -> CheckedContinuation<Data?, any Error>? in

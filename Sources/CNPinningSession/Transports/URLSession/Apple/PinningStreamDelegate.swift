@@ -4,12 +4,67 @@ import CNPinningSessionCore
 import Foundation
 import Security
 
-/// The delegate of a `bytes(for:delegate:)` stream: its server-trust challenges, and redirects
-/// returned to the session (which judges and follows each hop).
-final class PinningStreamDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+/// The delegate of a data task whose body is read as it arrives (`bytes(for:)`): its server-trust
+/// challenges, its response handed on at once, each chunk of its body handed to the reader as it
+/// arrives (`ChunkFeed`, shared and tested on Linux: the task is suspended while the reader has
+/// a full channel, and resumed when it has taken half), and redirects returned to the session.
+/// Not final only so that `make apple-check` can check its methods' signatures by overriding them.
+// Unchecked Sendable: its mutable state is behind a lock (`state`); the rest is immutable.
+class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   private let challenges: PinningChallenges
+  private let channel: ResponseBodyChannel
+  private let limit: Int
+  private let progress: CNTransferProgress?
+  private let translate: @Sendable (Error) -> CNPinnedSessionError
+  /// Called with the response before the body: delivers it to the caller, or refuses it.
+  private let respond: @Sendable (Result<HTTPURLResponse, CNPinnedSessionError>) -> Void
 
-  init(challenges: PinningChallenges) { self.challenges = challenges }
+  private struct State {
+    var feed: ChunkFeed?
+    var responded = false
+    var done: CheckedContinuation<Void, Never>?
+    var ended = false
+    var facts: TransactionFacts?
+  }
+  private let state = Locked(State())
+
+  init(
+    challenges: PinningChallenges, channel: ResponseBodyChannel, limit: Int, progress: CNTransferProgress?,
+    translate: @escaping @Sendable (Error) -> CNPinnedSessionError,
+    respond: @escaping @Sendable (Result<HTTPURLResponse, CNPinnedSessionError>) -> Void
+  ) {
+    self.challenges = challenges
+    self.channel = channel
+    self.limit = limit
+    self.progress = progress
+    self.translate = translate
+    self.respond = respond
+  }
+
+  /// What the task's metrics say about the connection it used, once they arrived.
+  var transactionFacts: TransactionFacts? { state.withLock { $0.facts } }
+
+  /// Runs `request` as a data task of `session` and returns when its body has ended (into the
+  /// channel, whole or with its failure). Cancelling the calling task cancels the task.
+  func run(_ request: URLRequest, in session: URLSession) async {
+    let task = session.dataTask(with: request)
+    task.delegate = self
+    let feed = ChunkFeed(
+      into: channel, limit: limit, host: challenges.settings.host, progress: progress, pause: { task.suspend() },
+      resume: { task.resume() }, cancel: { task.cancel() })
+    state.withLock { $0.feed = feed }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        let ended = state.withLock { state -> Bool in
+          if !state.ended { state.done = done }
+          return state.ended
+        }
+        if ended { done.resume() } else { task.resume() }
+      }
+    } onCancel: {
+      task.cancel()
+    }
+  }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) async
     -> (URLSession.AuthChallengeDisposition, URLCredential?)
@@ -17,6 +72,43 @@ final class PinningStreamDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     await challenges.answer(challenge)
   }
 
+  func urlSession(
+    _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+  ) {
+    state.withLock { $0.responded = true }
+    guard let http = response as? HTTPURLResponse else {
+      respond(.failure(.invalidResponse(host: challenges.settings.host, reason: "not HTTP")))
+      completionHandler(.cancel)
+      return
+    }
+    progress?.start(expected: http.expectedContentLength >= 0 ? Int(http.expectedContentLength) : nil)
+    respond(.success(http))
+    completionHandler(.allow)
+  }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    state.withLock { $0.feed }?.receive(data)
+  }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+    let facts = TransactionFacts(metrics)
+    state.withLock { $0.facts = facts }
+  }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+    let failure = error.map { challenges.rejection ?? translate($0) }
+    let (feed, responded, done) = state.withLock { state in
+      state.ended = true
+      defer { state.done = nil }
+      return (state.feed, state.responded, state.done)
+    }
+    if !responded { respond(.failure(failure ?? .invalidResponse(host: challenges.settings.host, reason: "no response"))) }
+    feed?.finish(failure)
+    done?.resume()
+  }
+
+  /// Redirects come back to the session, which judges and follows each hop.
   func urlSession(
     _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
     newRequest request: URLRequest

@@ -110,44 +110,41 @@ final class URLSessionTransport: HopTransport {
     }
   }
 
-  /// A body read as it arrives: `URLSession.bytes(for:delegate:)`, whose sequence is pulled only
-  /// while the channel has room (`ResponseBodyChannel.fill`). Returns with the response; the
-  /// body follows through `channel`, under the lease of the URLSession, until it ends.
+  /// A body read as it arrives: a data task whose delegate hands each chunk to `channel` as it
+  /// comes, suspending the task while the reader has a full channel (`PinningStreamDelegate`,
+  /// `ChunkFeed`). Returns with the response; the body follows through `channel`, under the lease
+  /// of the URLSession, until it ends.
   private func stream(
     _ request: URLRequest, hop: Hop, challenges: PinningChallenges, judgements: JudgementLog,
     into channel: ResponseBodyChannel, progress: CNTransferProgress?
   ) async throws(CNPinnedSessionError) -> HTTPURLResponse {
     let head = ResponseHeadHandOff()
-    let filler = Locked<Task<Void, Never>?>(nil)
-    let delegate = PinningStreamDelegate(challenges: challenges)
     let translate = translation(for: challenges)
-    let (host, limit, manager) = (challenges.settings.host, configuration.maximumDownloadSize, challenges.settings.manager)
+    let (host, manager) = (challenges.settings.host, challenges.settings.manager)
     let check = verdictCheck(for: hop, judgements: judgements)
     let task = Task {
       do throws(CNPinnedSessionError) {
         try await withSession(for: manager, host: host) { pinned throws(CNPinnedSessionError) in
-          let bytes: URLSession.AsyncBytes
-          let response: URLResponse
-          do {
-            (bytes, response) = try await pinned.session.bytes(for: request, delegate: delegate)
-          } catch {
-            throw translate(error)
+          let delegate = PinningStreamDelegate(
+            challenges: challenges, channel: channel, limit: self.configuration.maximumDownloadSize, progress: progress,
+            translate: translate
+          ) { response in
+            // The task's metrics come only when the body has ended: judged on what is known now.
+            do throws(CNPinnedSessionError) {
+              try check(pinned, nil)
+              head.deliver(response)
+            } catch {
+              head.deliver(.failure(error))
+              channel.stop(error)
+            }
           }
-          guard let http = response as? HTTPURLResponse else { throw .invalidResponse(host: host, reason: "not HTTP") }
-          // The task's metrics come only when the body has ended: judged on what is known now.
-          try check(pinned, nil)
-          progress?.start(expected: http.expectedContentLength >= 0 ? Int(http.expectedContentLength) : nil)
-          head.deliver(.success(http))
-          await channel.fill(
-            from: bytes, limit: limit, host: host, progress: progress,
-            stopFilling: { filler.withLock { $0 }?.cancel() }, translate: translate)
+          await delegate.run(request, in: pinned.session)
         }
       } catch {
         head.deliver(.failure(error))
         channel.finish(error)
       }
     }
-    filler.withLock { $0 = task }
     do {
       return try await withTaskCancellationHandler {
         try await head.response()
