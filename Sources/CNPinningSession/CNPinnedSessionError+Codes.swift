@@ -76,6 +76,11 @@ public struct CNPinnedSessionError: Error, Sendable, Equatable {
     public static let untrustedProxy = Code("untrustedProxy")
     /// Another transfer failure (libcurl's message).
     public static let transferFailed = Code("transferFailed")
+    /// The request went out over a connection the pins never judged (URLSession on Apple platforms
+    /// asks about a connection only when it opens one, and not at all when it resumes a TLS session
+    /// or may reuse another host's connection); its response was discarded, and the connection is
+    /// not used again.
+    public static let connectionNotJudged = Code("connectionNotJudged")
     /// The session could not set up what requests need on this machine (libcurl, its network
     /// thread, a file for a download); nothing was sent.
     public static let setupFailed = Code("setupFailed")
@@ -173,6 +178,13 @@ public struct CNPinnedSessionError: Error, Sendable, Equatable {
   public static func transferFailed(host: String, reason: String) -> CNPinnedSessionError {
     CNPinnedSessionError(.transferFailed(host: host, reason: reason))
   }
+  /// The request went out over a connection the pins never judged (URLSession on Apple platforms
+  /// asks about a connection only when it opens one, and not at all when it resumes a TLS session
+  /// or may reuse another host's connection); its response was discarded, and the connection is
+  /// not used again.
+  public static func connectionNotJudged(host: String, reason: String) -> CNPinnedSessionError {
+    CNPinnedSessionError(.connectionNotJudged(host: host, reason: reason))
+  }
   /// The session could not set up what requests need on this machine (libcurl, its network
   /// thread, a file for a download); nothing was sent.
   public static func setupFailed(reason: String) -> CNPinnedSessionError { CNPinnedSessionError(.setupFailed(reason: reason)) }
@@ -233,6 +245,11 @@ public struct CNPinnedSessionError: Error, Sendable, Equatable {
     case untrustedProxy(proxy: String, reason: String)
     /// Another transfer failure (libcurl's message).
     case transferFailed(host: String, reason: String)
+    /// The request went out over a connection the pins never judged (URLSession on Apple platforms
+    /// asks about a connection only when it opens one, and not at all when it resumes a TLS session
+    /// or may reuse another host's connection); its response was discarded, and the connection is
+    /// not used again.
+    case connectionNotJudged(host: String, reason: String)
     /// The session could not set up what requests need on this machine (libcurl, its network
     /// thread, a file for a download); nothing was sent.
     case setupFailed(reason: String)
@@ -266,6 +283,7 @@ public struct CNPinnedSessionError: Error, Sendable, Equatable {
       case .proxyFailed: .proxyFailed
       case .untrustedProxy: .untrustedProxy
       case .transferFailed: .transferFailed
+      case .connectionNotJudged: .connectionNotJudged
       case .setupFailed: .setupFailed
       }
     }

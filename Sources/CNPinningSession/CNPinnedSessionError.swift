@@ -6,7 +6,7 @@ extension CNPinnedSessionError.Kind {
   package var isTrustFailure: Bool {
     switch self {
     case .untrustedChain, .hostnameMismatch, .certificateExpired, .certificateNotYetValid, .pinMismatch,
-      .hostNotPinned, .insecureConnectionToPinnedHost, .transportSecurity, .untrustedProxy:
+      .hostNotPinned, .insecureConnectionToPinnedHost, .transportSecurity, .untrustedProxy, .connectionNotJudged:
       return true
     default:
       return false
@@ -46,6 +46,8 @@ extension CNPinnedSessionError: CustomStringConvertible {
     case .untrustedProxy(let proxy, let reason): return "proxy \(proxy): its certificate is not trusted: \(reason)"
     case .transferFailed(let host, let reason): return "\(host): transfer failed: \(reason)"
     case .setupFailed(let reason): return "the session cannot make requests: \(reason)"
+    case .connectionNotJudged(let host, let reason):
+      return "\(host): the request was sent over a connection the pins never judged (\(reason)); its response was discarded"
     }
   }
 }
@@ -62,7 +64,8 @@ extension CNPinnedSessionError {
       .certificateExpired(let host), .certificateNotYetValid(let host), .hostNotPinned(let host),
       .insecureConnectionToPinnedHost(let host), .tlsHandshakeFailed(let host, _), .connectionRefused(let host, _),
       .cannotConnect(let host, _), .cannotResolveHost(let host), .timedOut(let host, _), .connectionLost(let host, _),
-      .invalidResponse(let host, _), .responseTooLarge(let host, _), .transferFailed(let host, _):
+      .invalidResponse(let host, _), .responseTooLarge(let host, _), .transferFailed(let host, _),
+      .connectionNotJudged(let host, _):
       host
     case .pinMismatch(let failure): failure.host
     case .transportSecurity(let violation): violation.host
@@ -78,7 +81,7 @@ extension CNPinnedSessionError {
     case .invalidHost(_, let reason), .untrustedChain(_, let reason), .tlsHandshakeFailed(_, let reason),
       .cannotConnect(_, let reason), .connectionLost(_, let reason), .invalidResponse(_, let reason),
       .proxyFailed(_, let reason), .untrustedProxy(_, let reason), .transferFailed(_, let reason),
-      .setupFailed(let reason):
+      .setupFailed(let reason), .connectionNotJudged(_, let reason):
       reason
     default: nil
     }

@@ -42,7 +42,7 @@ import Testing
       plan: .init(host: "127.0.0.1", destination: destination, limit: limit, upload: nil, progress: progress))
     let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
     defer { session.finishTasksAndInvalidate() }
-    return try await delegate.run(URLRequest(url: server.url(path)), in: session) {
+    return try await delegate.run(URLRequest(url: server.url(path)), in: session).0.get {
       .transferFailed(host: "127.0.0.1", reason: "\($0)")
     }
   }

@@ -60,7 +60,7 @@ final class PinningSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     let challenges = PinningChallenges(
       settings: TaskSettings(
         host: space.host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, judgements: judgements))
-    let answer = await challenges.answer(challenge)
+    let answer = await challenges.answer(challenge, task: nil)
     // Reported here: there is no session after the request to do it.
     for judgement in judgements.all {
       if let manager, let pinning = judgement.pinning {

@@ -18,7 +18,7 @@ enum URLErrorMapping {
     case .certificateExpired: return .serverCertificateHasBadDate
     case .certificateNotYetValid: return .serverCertificateNotYetValid
     case .transportSecurity(.insecureHTTP), .insecureConnectionToPinnedHost: return .appTransportSecurityRequiresSecureConnection
-    case .transportSecurity, .tlsHandshakeFailed, .hostNotPinned: return .secureConnectionFailed
+    case .transportSecurity, .tlsHandshakeFailed, .hostNotPinned, .connectionNotJudged: return .secureConnectionFailed
     case .connectionRefused, .cannotConnect, .proxyFailed: return .cannotConnectToHost
     case .cannotResolveHost: return .cannotFindHost
     case .timedOut: return .timedOut

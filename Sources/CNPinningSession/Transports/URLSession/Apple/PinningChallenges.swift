@@ -4,17 +4,25 @@ import CNPinningSessionCore
 import Foundation
 import Security
 
-/// Judges a task's server-trust challenges with the shared decision, and remembers why it
-/// refused one (the task then fails with URLSession's cancellation, which says nothing).
+/// Judges a task's server-trust challenges with the shared decision, records each judgement with
+/// the URLSession's `ConnectionVerdicts` before answering (so that the other tasks on the
+/// connection find it), and remembers why it refused one (the task then fails with URLSession's
+/// cancellation, which says nothing).
 final class PinningChallenges: Sendable {
   let settings: TaskSettings
-  private let recorded = Locked<CNPinnedSessionError?>(nil)
+  private let recorded = Locked<(rejection: CNPinnedSessionError?, verdicts: ConnectionVerdicts?)>((nil, nil))
 
   init(settings: TaskSettings) { self.settings = settings }
 
-  var rejection: CNPinnedSessionError? { recorded.withLock { $0 } }
+  var rejection: CNPinnedSessionError? { recorded.withLock { $0.rejection } }
 
-  func answer(_ challenge: URLAuthenticationChallenge) async -> (URLSession.AuthChallengeDisposition, URLCredential?) {
+  /// Where the URLSession the task runs in keeps its verdicts; set before the task starts.
+  func attach(_ verdicts: ConnectionVerdicts) { recorded.withLock { $0.verdicts = verdicts } }
+
+  /// `task`: the task the challenge came to; nil for a session-level challenge.
+  func answer(_ challenge: URLAuthenticationChallenge, task: URLSessionTask?) async
+    -> (URLSession.AuthChallengeDisposition, URLCredential?)
+  {
     let space = challenge.protectionSpace
     guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust, let trust = space.serverTrust else {
       return (.performDefaultHandling, nil)
@@ -26,7 +34,12 @@ final class PinningChallenges: Sendable {
     let (answer, judgement) = Judgement.challenge(
       host: space.host, manager: settings.manager, trust: settings.trust, unpinnedHosts: settings.unpinnedHosts,
       evaluation: evaluation)
-    if let rejection = judgement.rejection { recorded.withLock { $0 = rejection } }
+    let verdicts = recorded.withLock { state -> ConnectionVerdicts? in
+      if let rejection = judgement.rejection { state.rejection = rejection }
+      return state.verdicts
+    }
+    // Recorded where it is made, before the disposition goes back.
+    if let task { verdicts?.challenged(judgement, task: task.taskIdentifier, host: space.host, port: space.port) }
     settings.judgements.append(judgement)
     switch answer {
     case .performDefaultHandling: return (.performDefaultHandling, nil)

@@ -16,14 +16,16 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   private let limit: Int
   private let progress: CNTransferProgress?
   private let translate: @Sendable (Error) -> CNPinnedSessionError
-  /// Called with the response before the body: delivers it to the caller, or refuses it.
-  private let respond: @Sendable (Result<HTTPURLResponse, CNPinnedSessionError>) -> Void
+  /// Called with the response (and the task's identifier) before the body: delivers it to the
+  /// caller and returns true, or refuses it and returns false.
+  private let respond: @Sendable (Result<HTTPURLResponse, CNPinnedSessionError>, Int) async -> Bool
 
   private struct State {
     var feed: ChunkFeed?
     var responded = false
     var done: CheckedContinuation<Void, Never>?
     var ended = false
+    var failure: CNPinnedSessionError?
     var facts: TransactionFacts?
   }
   private let state = Locked(State())
@@ -31,7 +33,7 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   init(
     challenges: PinningChallenges, channel: ResponseBodyChannel, limit: Int, progress: CNTransferProgress?,
     translate: @escaping @Sendable (Error) -> CNPinnedSessionError,
-    respond: @escaping @Sendable (Result<HTTPURLResponse, CNPinnedSessionError>) -> Void
+    respond: @escaping @Sendable (Result<HTTPURLResponse, CNPinnedSessionError>, Int) async -> Bool
   ) {
     self.challenges = challenges
     self.channel = channel
@@ -44,9 +46,10 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   /// What the task's metrics say about the connection it used, once they arrived.
   var transactionFacts: TransactionFacts? { state.withLock { $0.facts } }
 
-  /// Runs `request` as a data task of `session` and returns when its body has ended (into the
-  /// channel, whole or with its failure). Cancelling the calling task cancels the task.
-  func run(_ request: URLRequest, in session: URLSession) async {
+  /// Runs `request` as a data task of `session` and returns when its body has ended, with why it
+  /// failed (nil: whole) and the task's identifier; the caller ends the channel (after judging the
+  /// connection once more). Cancelling the calling task cancels the task.
+  func run(_ request: URLRequest, in session: URLSession) async -> (CNPinnedSessionError?, task: Int) {
     let task = session.dataTask(with: request)
     task.delegate = self
     let feed = ChunkFeed(
@@ -64,12 +67,13 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     } onCancel: {
       task.cancel()
     }
+    return (state.withLock { $0.failure }, task.taskIdentifier)
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) async
     -> (URLSession.AuthChallengeDisposition, URLCredential?)
   {
-    await challenges.answer(challenge)
+    await challenges.answer(challenge, task: task)
   }
 
   func urlSession(
@@ -77,14 +81,20 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
   ) {
     state.withLock { $0.responded = true }
+    let (respond, host, progress, task) = (respond, challenges.settings.host, progress, dataTask.taskIdentifier)
     guard let http = response as? HTTPURLResponse else {
-      respond(.failure(.invalidResponse(host: challenges.settings.host, reason: "not HTTP")))
-      completionHandler(.cancel)
+      Task {
+        _ = await respond(.failure(.invalidResponse(host: host, reason: "not HTTP")), task)
+        completionHandler(.cancel)
+      }
       return
     }
-    progress?.start(expected: http.expectedContentLength >= 0 ? Int(http.expectedContentLength) : nil)
-    respond(.success(http))
-    completionHandler(.allow)
+    Task {
+      // Judged before a byte of the body is let through.
+      guard await respond(.success(http), task) else { return completionHandler(.cancel) }
+      progress?.start(expected: http.expectedContentLength >= 0 ? Int(http.expectedContentLength) : nil)
+      completionHandler(.allow)
+    }
   }
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -98,13 +108,21 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
     let failure = error.map { challenges.rejection ?? translate($0) }
-    let (feed, responded, done) = state.withLock { state in
+    let (responded, done) = state.withLock { state in
       state.ended = true
+      state.failure = failure ?? (state.responded ? nil : .invalidResponse(host: challenges.settings.host, reason: "no response"))
       defer { state.done = nil }
-      return (state.feed, state.responded, state.done)
+      return (state.responded, state.done)
     }
-    if !responded { respond(.failure(failure ?? .invalidResponse(host: challenges.settings.host, reason: "no response"))) }
-    feed?.finish(failure)
+    guard responded else {
+      let (respond, failure, task) = (respond, failure, task.taskIdentifier)
+      let host = challenges.settings.host
+      Task {
+        _ = await respond(.failure(failure ?? .invalidResponse(host: host, reason: "no response")), task)
+        done?.resume()
+      }
+      return
+    }
     done?.resume()
   }
 

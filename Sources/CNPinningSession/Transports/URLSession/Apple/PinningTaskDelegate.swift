@@ -18,7 +18,7 @@ final class PinningTaskDelegate: TaskBodyDelegate, @unchecked Sendable {
   func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) async
     -> (URLSession.AuthChallengeDisposition, URLCredential?)
   {
-    await challenges.answer(challenge)
+    await challenges.answer(challenge, task: task)
   }
 }
 #endif

@@ -82,31 +82,38 @@ final class URLSessionTransport: HopTransport {
     let translate = translation(for: challenges)
     let (request, check) = (merged, verdictCheck(for: hop, judgements: judgements))
     return try await withSession(for: settings.manager, host: settings.host) { pinned throws(CNPinnedSessionError) in
-      let outcome = try await delegate.run(request, in: pinned.session, translate: translate)
-      try check(pinned, delegate.transactionFacts)
-      return outcome
+      challenges.attach(pinned.verdicts)
+      let (outcome, task) = await delegate.run(request, in: pinned.session)
+      // Judged whatever the outcome: an opener that failed still binds its verdict.
+      try await check(pinned, task, delegate.transactionFacts, true)
+      return try outcome.get(translate)
     }
   }
 
-  /// Completes a hop's judgements once its task has answered (`DelegateHopVerdict`, shared):
-  /// throws when URLSession used a connection it never asked the pins about, and otherwise
-  /// remembers the hop's accepted new connection for the requests that will reuse it.
+  /// Judges a hop's task on the connection it used (`ConnectionVerdicts`, shared): throws when
+  /// URLSession sent it over a connection nobody judged, after retiring the URLSession's
+  /// connections (`flush`) so that the next request gets a fresh handshake. `final` false: a
+  /// stream's response, whose metrics come at its end.
   private func verdictCheck(for hop: Hop, judgements: JudgementLog)
-    -> @Sendable (PinnedURLSession, TransactionFacts?) throws(CNPinnedSessionError) -> Void
+    -> @Sendable (PinnedURLSession, Int, TransactionFacts?, Bool) async throws(CNPinnedSessionError) -> Void
   {
-    let key = "\(hop.target.host):\(hop.target.port)"
     let mustBeJudged =
       hop.manager?.configuration(for: hop.target.hostName) != nil || configuration.trust != .system
       || configuration.unpinnedHosts.refusal(host: hop.target.host) != nil
-    let host = hop.target.host
-    return { pinned, facts throws(CNPinnedSessionError) in
-      let challenged = judgements.all
-      let (completed, refusal) = DelegateHopVerdict.complete(
-        host: host, challenged: challenged, remembered: pinned.judged.withLock { $0[key] }, facts: facts,
-        mustBeJudged: mustBeJudged)
-      judgements.replace(with: completed)
-      if let refusal { throw refusal }
-      if let accepted = challenged.last(where: { $0.rejection == nil }) { pinned.judged.withLock { $0[key] = accepted } }
+    let (host, port, manager, unpinnedHosts) = (
+      hop.target.host, hop.target.port, hop.manager, configuration.unpinnedHosts
+    )
+    return { pinned, task, facts, final throws(CNPinnedSessionError) in
+      let completion = pinned.verdicts.complete(
+        task: task, host: host, port: port, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts,
+        mustBeJudged: mustBeJudged, final: final)
+      judgements.replace(with: completion.judgements)
+      if completion.retire {
+        await withCheckedContinuation { (flushed: CheckedContinuation<Void, Never>) in
+          pinned.session.flush { flushed.resume() }
+        }
+      }
+      if let refusal = completion.refusal { throw refusal }
     }
   }
 
@@ -125,20 +132,30 @@ final class URLSessionTransport: HopTransport {
     let task = Task {
       do throws(CNPinnedSessionError) {
         try await withSession(for: manager, host: host) { pinned throws(CNPinnedSessionError) in
+          challenges.attach(pinned.verdicts)
           let delegate = PinningStreamDelegate(
             challenges: challenges, channel: channel, limit: self.configuration.maximumDownloadSize, progress: progress,
             translate: translate
-          ) { response in
-            // The task's metrics come only when the body has ended: judged on what is known now.
+          ) { response, task in
+            // The task's metrics come only when the body has ended: judged on what is known now,
+            // and again at the end.
             do throws(CNPinnedSessionError) {
-              try check(pinned, nil)
-              head.deliver(response)
+              let http = try response.get()
+              try await check(pinned, task, nil, false)
+              head.deliver(.success(http))
+              return true
             } catch {
               head.deliver(.failure(error))
-              channel.stop(error)
+              return false
             }
           }
-          await delegate.run(request, in: pinned.session)
+          let (failure, task) = await delegate.run(request, in: pinned.session)
+          do throws(CNPinnedSessionError) {
+            try await check(pinned, task, delegate.transactionFacts, true)
+            channel.finish(failure)
+          } catch {
+            channel.finish(error)
+          }
         }
       } catch {
         head.deliver(.failure(error))
@@ -241,11 +258,11 @@ final class URLSessionTransport: HopTransport {
   }
 }
 
-/// A URLSession of the transport, with what it has judged: the last accepted new connection per
-/// host and port, for the requests URLSession sends over it without asking again.
+/// A URLSession of the transport, with the verdicts bound to its connections, for the requests
+/// URLSession sends over them without asking again.
 final class PinnedURLSession: Sendable {
   let session: URLSession
-  let judged = Locked<[String: Judgement]>([:])
+  let verdicts = ConnectionVerdicts()
 
   init(_ session: URLSession) { self.session = session }
 }

@@ -48,37 +48,49 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
 
   init(plan: Plan) { self.plan = plan }
 
-  /// Runs `request` as a data task of `session` and returns its outcome once it has ended: with
-  /// the whole body for memory, with the body in the file for a download. `translate` turns
-  /// URLSession's errors into the session's. Cancelling the calling task cancels the task.
-  func run(_ request: URLRequest, in session: URLSession, translate: (Error) -> CNPinnedSessionError)
-    async throws(CNPinnedSessionError) -> TransferOutcome
-  {
+  /// Runs `request` as a data task of `session` and returns its outcome once it has ended, with
+  /// the task's identifier (its verdict is judged whatever the outcome): with the whole body for
+  /// memory, with the body in the file for a download. Cancelling the calling task cancels the task.
+  func run(_ request: URLRequest, in session: URLSession) async -> (Outcome, task: Int) {
     let task = session.dataTask(with: request)
     task.delegate = self
     state.withLock { $0.task = task }
+    let result: Result<TransferOutcome, Error>
     do {
-      return try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { continuation in
-          // A caller cancelled before this point never starts the task: URLSession need not
-          // report a task cancelled before it was resumed (swift-corelibs-foundation does not).
-          let ready = state.withLock { state -> Result<TransferOutcome, Error>? in
-            if state.cancelled { return .failure(CancellationError()) }
-            if state.ended == nil { state.caller = continuation }
-            return state.ended
+      result = .success(
+        try await withTaskCancellationHandler {
+          try await withCheckedThrowingContinuation { continuation in
+            // A caller cancelled before this point never starts the task: URLSession need not
+            // report a task cancelled before it was resumed (swift-corelibs-foundation does not).
+            let ready = state.withLock { state -> Result<TransferOutcome, Error>? in
+              if state.cancelled { return .failure(CancellationError()) }
+              if state.ended == nil { state.caller = continuation }
+              return state.ended
+            }
+            if let ready { continuation.resume(with: ready) } else { task.resume() }
           }
-          if let ready { continuation.resume(with: ready) } else { task.resume() }
-        }
-      } onCancel: {
-        state.withLock { $0.cancelled = true }
-        task.cancel()
-      }
-    } catch let error as CNPinnedSessionError {
-      throw error
-    } catch is CancellationError {
-      throw .cancelled
+        } onCancel: {
+          state.withLock { $0.cancelled = true }
+          task.cancel()
+        })
     } catch {
-      throw translate(error)
+      result = .failure(error)
+    }
+    return (Outcome(result: result), task.taskIdentifier)
+  }
+
+  /// How a task ended, to be turned into the session's terms by whoever knows the host.
+  struct Outcome: Sendable {
+    let result: Result<TransferOutcome, Error>
+
+    /// The outcome, or the session's error for the failure (`translate` for URLSession's own).
+    func get(_ translate: (Error) -> CNPinnedSessionError) throws(CNPinnedSessionError) -> TransferOutcome {
+      switch result {
+      case .success(let outcome): return outcome
+      case .failure(let error as CNPinnedSessionError): throw error
+      case .failure(is CancellationError): throw .cancelled
+      case .failure(let error): throw translate(error)
+      }
     }
   }
 

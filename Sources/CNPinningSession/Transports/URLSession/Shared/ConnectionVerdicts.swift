@@ -1,0 +1,199 @@
+import CNPinning
+import CNPinningSessionCore
+import Foundation
+
+/// The verdicts a URLSession of the Apple transport has made, bound to the connections they were
+/// made on. URLSession sends the server-trust challenge only to the task that opens a connection
+/// (and none at all when it resumes a TLS session); every other task on that connection, HTTP/2
+/// streams beside the opener included, must be judged by the opener's verdict, and a task on a
+/// connection nobody judged must be refused.
+///
+/// - A challenge's judgement is recorded when it is made (`challenged`), before the disposition
+///   goes back, so that a task finishing before the opener, or after an opener that failed, was
+///   cancelled or hit a limit, still finds it.
+/// - When a task ends (`complete`), its metrics name its connection: an opener binds its verdict
+///   to it; another task is judged by the verdict bound to its connection, by the verdict of an
+///   opener for the same host and port still running (its connection not known yet), or, when the
+///   metrics name no connection, by the last verdict for the host and port. A task for another
+///   host on a bound connection (HTTP/2 coalescing) has its own pins judged on that connection's
+///   verified chain.
+/// - Anything else that must be judged (a pinned host, custom anchors, `unpinnedHosts: .deny`) is
+///   refused with `connectionNotJudged`, and the transport retires the URLSession's connections.
+///
+/// Bounded: at most `capacity` connections and host-and-port verdicts are kept, oldest dropped.
+/// Platform-neutral, tested on Linux with sequences of challenges and metrics.
+final class ConnectionVerdicts: Sendable {
+  static let capacity = 256
+
+  fileprivate struct Verdict {
+    let host: String
+    let port: Int
+    let judgement: Judgement
+    var hostPort: String { HostName.authority(host, port: port) }
+  }
+
+  fileprivate struct State {
+    /// Every judgement of each running task's challenges, by task.
+    var challenged: [Int: [Verdict]] = [:]
+    /// Verdicts bound to the connection they were made on, with the order they were bound in.
+    var bound: [ConnectionID: Verdict] = [:]
+    var boundOrder: [ConnectionID] = []
+    /// Accepted verdicts whose task ended without naming its connection, by host and port.
+    var unbound: [String: Verdict] = [:]
+    var unboundOrder: [String] = []
+    /// Connections refused as unjudged: every later task on one is refused too.
+    var refused: Set<ConnectionID> = []
+  }
+  private let state = Locked(State())
+
+  /// What `complete` concluded for a task.
+  struct Completion {
+    /// The task's judgements, for events and reports: its challenges', or the one it was judged by.
+    let judgements: [Judgement]
+    /// Why the task may not stand; nil when it may.
+    let refusal: CNPinnedSessionError?
+    /// Whether the URLSession's connections should be retired (a connection nobody judged).
+    let retire: Bool
+  }
+
+  /// Records a challenge's judgement for `task` as it is made.
+  func challenged(_ judgement: Judgement, task: Int, host: String, port: Int) {
+    state.withLock { $0.challenged[task, default: []].append(Verdict(host: host, port: port, judgement: judgement)) }
+  }
+
+  /// Judges a task that has ended (or, with `final` false, a stream whose response has come and
+  /// whose metrics will come at its end) for `host` and `port`. `facts`: from its metrics, nil
+  /// when there are none (yet); `mustBeJudged`: the host is pinned, or custom anchors or
+  /// `unpinnedHosts: .deny` apply.
+  func complete(
+    task: Int, host: String, port: Int, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
+    facts: TransactionFacts?, mustBeJudged: Bool, final: Bool = true
+  ) -> Completion {
+    state.withLock { state in
+      let own = final ? state.challenged.removeValue(forKey: task) ?? [] : state.challenged[task] ?? []
+      let hostPort = HostName.authority(host, port: port)
+      if !own.isEmpty {
+        if final, let accepted = own.last(where: { $0.judgement.rejection == nil }) {
+          if let connection = facts?.connection {
+            state.bind(accepted, to: connection)
+          } else {
+            state.remember(accepted, for: hostPort)
+          }
+        }
+        return Completion(judgements: own.map { Self.negotiated($0.judgement, facts) }, refusal: nil, retire: false)
+      }
+      let judged = state.verdict(for: facts, hostPort: hostPort, final: final)
+      if let connection = facts?.connection, state.refused.contains(connection) {
+        return Self.refusal(host: host, "the connection was refused before as unjudged", facts, retire: true)
+      }
+      guard let judged else {
+        guard mustBeJudged else {
+          let use: ConnectionFacts.Use = facts?.isReusedConnection == false ? .new : .reused
+          return Completion(
+            judgements: [
+              Self.negotiated(
+                Judgement(use: use, verifiedChain: [], presentedChain: [], pinning: nil, rejection: nil), facts)
+            ], refusal: nil, retire: false)
+        }
+        if let connection = facts?.connection { state.refused.insert(connection) }
+        let reason =
+          facts == nil
+          ? "its task's metrics, which name the connection, never came"
+          : facts!.isReusedConnection
+            ? "URLSession reused a connection no request of this session was challenged on"
+            : "URLSession opened it without a server-trust challenge (a resumed TLS session)"
+        return Self.refusal(host: host, reason, facts, retire: true)
+      }
+      return Self.reuse(judged, for: host, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts)
+    }
+  }
+
+  /// `verdict`, judged for a task on its connection: the same host reuses it; another host
+  /// (coalesced onto the connection) has its own pins judged on the connection's verified chain.
+  private static func reuse(
+    _ verdict: Verdict, for host: String, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
+    facts: TransactionFacts?
+  ) -> Completion {
+    let chain = verdict.judgement.verifiedChain
+    guard verdict.host != host else {
+      return Completion(
+        judgements: [
+          negotiated(
+            Judgement(use: .reused, verifiedChain: chain, presentedChain: [], pinning: verdict.judgement.pinning, rejection: nil),
+            facts)
+        ], refusal: nil, retire: false)
+    }
+    let pinning: CNPinningResult
+    if chain.isEmpty {
+      // The connection's chain was left to the system (an unpinned host): pins cannot be judged.
+      guard manager?.configuration(for: host) == nil else {
+        return refusal(
+          host: host, "URLSession put it on a connection opened for \(verdict.host), whose chain was not judged", facts,
+          retire: false)
+      }
+      pinning = .notPinned
+    } else {
+      pinning = manager?.evaluate(host: host, chain: chain) ?? .notPinned
+    }
+    let rejection: CNPinnedSessionError?
+    switch pinning {
+    case .accepted, .reportOnly: rejection = nil
+    case .notPinned: rejection = unpinnedHosts.refusal(host: host)
+    case .rejected(let failure): rejection = .pinMismatch(failure)
+    }
+    let judgement = negotiated(
+      Judgement(use: .reused, verifiedChain: chain, presentedChain: [], pinning: pinning, rejection: rejection), facts)
+    return Completion(judgements: [judgement], refusal: rejection, retire: false)
+  }
+
+  private static func refusal(host: String, _ reason: String, _ facts: TransactionFacts?, retire: Bool) -> Completion {
+    let error = CNPinnedSessionError.connectionNotJudged(host: host, reason: reason)
+    let judgement = negotiated(
+      Judgement(
+        use: facts?.isReusedConnection == true ? .reused : .resumed, verifiedChain: [], presentedChain: [], pinning: nil,
+        rejection: error), facts)
+    return Completion(judgements: [judgement], refusal: error, retire: retire)
+  }
+
+  /// `judgement` with the version and protocol the metrics say the connection negotiated.
+  private static func negotiated(_ judgement: Judgement, _ facts: TransactionFacts?) -> Judgement {
+    guard let facts else { return judgement }
+    return Judgement(
+      use: judgement.use, verifiedChain: judgement.verifiedChain, presentedChain: judgement.presentedChain,
+      pinning: judgement.pinning, rejection: judgement.rejection, protocolVersion: Int(facts.tlsVersion ?? 0),
+      applicationProtocol: facts.applicationProtocol)
+  }
+
+  /// How many verdicts are kept, for tests of the bound.
+  var counts: (bound: Int, unbound: Int, running: Int) {
+    state.withLock { ($0.bound.count, $0.unbound.count, $0.challenged.count) }
+  }
+}
+
+extension ConnectionVerdicts.State {
+  fileprivate mutating func bind(_ verdict: ConnectionVerdicts.Verdict, to connection: ConnectionID) {
+    if bound.updateValue(verdict, forKey: connection) == nil { boundOrder.append(connection) }
+    while boundOrder.count > ConnectionVerdicts.capacity { bound[boundOrder.removeFirst()] = nil }
+    refused.remove(connection)
+  }
+
+  fileprivate mutating func remember(_ verdict: ConnectionVerdicts.Verdict, for hostPort: String) {
+    if unbound.updateValue(verdict, forKey: hostPort) == nil { unboundOrder.append(hostPort) }
+    while unboundOrder.count > ConnectionVerdicts.capacity { unbound[unboundOrder.removeFirst()] = nil }
+  }
+
+  /// The verdict a task without a challenge of its own is judged by.
+  fileprivate func verdict(for facts: TransactionFacts?, hostPort: String, final: Bool) -> ConnectionVerdicts.Verdict? {
+    if let connection = facts?.connection {
+      if let verdict = bound[connection] { return verdict }
+    }
+    // A connection URLSession opened for this task without asking is never judged by another's.
+    if facts?.isReusedConnection == false { return nil }
+    // Final metrics that name no connection at all cannot be matched: fail closed, unless the
+    // metrics are still to come (a stream's response) or were given without addresses.
+    if facts == nil && final { return nil }
+    let running = challenged.values.lazy.compactMap { $0.last(where: { $0.judgement.rejection == nil }) }
+      .first { $0.hostPort == hostPort }
+    return running ?? unbound[hostPort]
+  }
+}

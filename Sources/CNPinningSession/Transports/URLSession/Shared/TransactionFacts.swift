@@ -1,0 +1,51 @@
+import CNPinning
+import CNPinningSessionCore
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What URLSession's task metrics say about the connection a request used.
+struct TransactionFacts: Sendable, Equatable {
+  let isReusedConnection: Bool
+  /// The TLS version (0x0304 is TLS 1.3), when known.
+  let tlsVersion: UInt16?
+  /// The ALPN protocol ("h2", "http/1.1"), when known.
+  let applicationProtocol: String?
+  /// The connection's addresses and ports, when the metrics carry them.
+  let connection: ConnectionID?
+
+  /// The facts of the last transaction (the one that produced the response); nil when there was none.
+  init?(_ metrics: URLSessionTaskMetrics) {
+    guard let last = metrics.transactionMetrics.last else { return nil }
+    self.init(
+      isReusedConnection: last.isReusedConnection, tlsVersion: last.negotiatedTLSProtocolVersion?.rawValue,
+      applicationProtocol: last.networkProtocolName,
+      connection: ConnectionID(
+        local: last.localAddress, localPort: last.localPort, remote: last.remoteAddress, remotePort: last.remotePort))
+  }
+
+  init(isReusedConnection: Bool, tlsVersion: UInt16?, applicationProtocol: String?, connection: ConnectionID? = nil) {
+    self.isReusedConnection = isReusedConnection
+    self.tlsVersion = tlsVersion
+    self.applicationProtocol = applicationProtocol
+    self.connection = connection
+  }
+}
+
+/// One connection, told apart by its two ends as the transaction metrics give them.
+struct ConnectionID: Hashable, Sendable {
+  let local: String
+  let remote: String
+
+  /// Nil unless all four parts are known. Ports are numbers on Apple platforms and text in
+  /// swift-corelibs-foundation's metrics; either is taken.
+  init?(
+    local: String?, localPort: (any CustomStringConvertible)?, remote: String?, remotePort: (any CustomStringConvertible)?
+  ) {
+    guard let local, let localPort, let remote, let remotePort else { return nil }
+    self.local = "\(local)|\(localPort)"
+    self.remote = "\(remote)|\(remotePort)"
+  }
+}

@@ -1,0 +1,146 @@
+import CNPinning
+import Foundation
+import Testing
+
+@testable import CNPinningSession
+@testable import CNPinningSessionCore
+
+#if CNPINNING_LINUX_BACKEND
+import CNPinningTestKit
+@testable import CNPinningSessionLinux
+#endif
+
+/// The Apple transport's verdicts, bound to the connections they were made on, run through the
+/// sequences of challenges and metrics URLSession produces. Before, a connection's judgement was
+/// remembered only after the task that opened it completed successfully: every task multiplexed
+/// beside it that finished first, or came after an opener that failed, was refused after its
+/// request was sent; a resumed, never-judged connection stayed pooled and passed later tasks as
+/// reused with another connection's chain; missing metrics passed too.
+@Suite struct ConnectionVerdictsTests {
+  static let accepted = Judgement(use: .new, verifiedChain: [], presentedChain: [], pinning: .notPinned, rejection: nil)
+  static let first = ConnectionID(local: "10.0.0.2", localPort: 50_000, remote: "192.0.2.1", remotePort: 443)!
+  static let second = ConnectionID(local: "10.0.0.2", localPort: 50_001, remote: "192.0.2.1", remotePort: 443)!
+
+  static func facts(_ connection: ConnectionID?, reused: Bool) -> TransactionFacts {
+    TransactionFacts(isReusedConnection: reused, tlsVersion: 0x0304, applicationProtocol: "h2", connection: connection)
+  }
+
+  static func complete(
+    _ verdicts: ConnectionVerdicts, task: Int, host: String = "api.test", facts: TransactionFacts?,
+    manager: CNPinningManager? = nil, final: Bool = true
+  ) -> ConnectionVerdicts.Completion {
+    verdicts.complete(
+      task: task, host: host, port: 443, manager: manager, unpinnedHosts: .allow, facts: facts, mustBeJudged: true,
+      final: final)
+  }
+
+  @Test func aChallengedTaskKeepsItsJudgementWithTheVersionsFromItsMetrics() {
+    let verdicts = ConnectionVerdicts()
+    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443)
+    let done = Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false))
+    #expect(done.refusal == nil && done.judgements.count == 1 && done.judgements[0].use == .new)
+    #expect(done.judgements[0].protocolVersion == 0x0304 && done.judgements[0].applicationProtocol == "h2")
+    #expect(verdicts.counts.bound == 1 && verdicts.counts.running == 0)
+  }
+
+  /// Small requests beside a large one on one HTTP/2 connection finish first: they are judged by
+  /// the opener's verdict, recorded when its challenge was answered.
+  @Test func tasksFinishingBeforeTheOpenerAreJudgedByItsVerdict() {
+    let verdicts = ConnectionVerdicts()
+    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443)
+    for task in 2...5 {
+      let done = Self.complete(verdicts, task: task, facts: Self.facts(Self.first, reused: true))
+      #expect(done.refusal == nil && done.judgements.map(\.use) == [.reused])
+    }
+    #expect(Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false)).refusal == nil)
+    #expect(Self.complete(verdicts, task: 6, facts: Self.facts(Self.first, reused: true)).refusal == nil)
+  }
+
+  /// An opener that was cancelled, timed out or hit a limit still binds its verdict: the tasks
+  /// that come after it on the connection are accepted.
+  @Test func anOpenerThatFailedStillBindsItsVerdict() {
+    let verdicts = ConnectionVerdicts()
+    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443)
+    _ = Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false))
+    let after = Self.complete(verdicts, task: 2, facts: Self.facts(Self.first, reused: true))
+    #expect(after.refusal == nil && after.judgements.map(\.use) == [.reused])
+  }
+
+  /// A connection URLSession opened without a challenge (a resumed TLS session) is refused,
+  /// saying the request was sent, and retired; later tasks on it are refused too, even with
+  /// another connection's verdict at hand.
+  @Test func aResumedConnectionNobodyJudgedIsRefusedAndRetired() {
+    let verdicts = ConnectionVerdicts()
+    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443)
+    _ = Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false))
+    let resumed = Self.complete(verdicts, task: 2, facts: Self.facts(Self.second, reused: false))
+    #expect(resumed.retire)
+    guard case .connectionNotJudged(host: "api.test", let reason)? = resumed.refusal?.kind else {
+      Issue.record("expected connectionNotJudged, got \(String(describing: resumed.refusal))")
+      return
+    }
+    #expect(reason.contains("resumed TLS session"))
+    #expect("\(resumed.refusal!)".contains("the request was sent over a connection the pins never judged"))
+    #expect(Self.complete(verdicts, task: 3, facts: Self.facts(Self.second, reused: true)).refusal != nil)
+    #expect(Self.complete(verdicts, task: 4, facts: Self.facts(Self.first, reused: true)).refusal == nil)
+  }
+
+  /// Metrics that never came cannot name the connection: refused for a host that must be judged.
+  @Test func missingMetricsAreRefusedForAHostThatMustBeJudged() {
+    let verdicts = ConnectionVerdicts()
+    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443)
+    _ = Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false))
+    #expect(Self.complete(verdicts, task: 2, facts: nil).refusal?.code == .connectionNotJudged)
+    let unpinned = verdicts.complete(
+      task: 3, host: "other.test", port: 443, manager: nil, unpinnedHosts: .allow, facts: nil, mustBeJudged: false)
+    #expect(unpinned.refusal == nil && unpinned.judgements.count == 1)
+  }
+
+  /// A stream's response comes before its metrics: judged by the opener's verdict then, and by
+  /// its connection's at its end.
+  @Test func aStreamIsJudgedAtItsResponseAndAgainAtItsEnd() {
+    let verdicts = ConnectionVerdicts()
+    #expect(Self.complete(verdicts, task: 2, facts: nil, final: false).refusal?.code == .connectionNotJudged)
+    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443)
+    #expect(Self.complete(verdicts, task: 3, facts: nil, final: false).refusal == nil)
+    #expect(Self.complete(verdicts, task: 3, facts: Self.facts(Self.second, reused: false)).refusal != nil)
+  }
+
+  @Test func theVerdictsKeptAreBounded() {
+    let verdicts = ConnectionVerdicts()
+    for task in 0..<(ConnectionVerdicts.capacity + 100) {
+      verdicts.challenged(Self.accepted, task: task, host: "h\(task).test", port: 443)
+      let connection = ConnectionID(local: "10.0.0.2", localPort: task, remote: "192.0.2.1", remotePort: 443)
+      _ = verdicts.complete(
+        task: task, host: "h\(task).test", port: 443, manager: nil, unpinnedHosts: .allow,
+        facts: Self.facts(connection, reused: false), mustBeJudged: true)
+    }
+    #expect(verdicts.counts.bound == ConnectionVerdicts.capacity && verdicts.counts.running == 0)
+  }
+
+  #if CNPINNING_LINUX_BACKEND
+  /// A second host URLSession puts on the first's connection (HTTP/2 coalescing) is judged by its
+  /// own pins on that connection's verified chain.
+  @Test func aCoalescedHostIsJudgedByItsOwnPinsOnTheConnectionsChain() throws {
+    let pki = try TestPKI(dnsNames: ["api.test", "cdn.test"])
+    let chain = pki.leaf.chain
+    let opener = Judgement(use: .new, verifiedChain: chain, presentedChain: [], pinning: .notPinned, rejection: nil)
+    let verdicts = ConnectionVerdicts()
+    verdicts.challenged(opener, task: 1, host: "api.test", port: 443)
+    _ = Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false))
+    let matching = try matchingPins("cdn.test")
+    let accepted = Self.complete(
+      verdicts, task: 2, host: "cdn.test", facts: Self.facts(Self.first, reused: true), manager: matching)
+    #expect(accepted.refusal == nil)
+    guard case .accepted? = accepted.judgements.first?.pinning else {
+      Issue.record("cdn.test's pins were not judged: \(accepted.judgements)")
+      return
+    }
+    let other = try CNPinningManager(configuration: [
+      "cdn.test": CNConfiguration([try CNChain([CNChainLink(.exact, "Other Root"), CNChainLink(.suffix, ".test")])])
+    ])
+    let refused = Self.complete(verdicts, task: 3, host: "cdn.test", facts: Self.facts(Self.first, reused: true), manager: other)
+    #expect(refused.refusal?.code == .pinMismatch)
+  }
+  #endif
+}
