@@ -107,6 +107,27 @@ struct ChallengeDecisionTests {
     #expect(failure.reason == .invalidHost("contains whitespace"))
   }
 
+  /// An unparsable host is refused for what it is, before any trust evaluation: it used to be
+  /// refused as "the challenge has no server trust" when the challenge carried none, a reason
+  /// that sent the reader to the wrong place.
+  @Test func anInvalidHostIsRefusedForItsNameWhateverTheChallengeCarries() throws {
+    let manager = try Self.manager()
+    var evaluations = 0
+    for evaluation in [nil, CNTrustEvaluation.untrusted("-67602"), .trusted(Self.pki.genuine)] {
+      let decision = manager.decide(authenticationMethod: Self.method, host: "bad host", port: 443) {
+        evaluations += 1
+        return evaluation
+      }
+      guard case .cancel(.pinMismatch(let failure)) = decision else {
+        Issue.record("an invalid host must be refused for its name, not \(decision)")
+        continue
+      }
+      #expect(failure.reason == .invalidHost("contains whitespace"))
+      #expect(failure.presentedCommonNames.isEmpty)
+    }
+    #expect(evaluations == 0)
+  }
+
   /// The seed API (`validate`) answers every challenge other than server trust with default
   /// handling, as the seed's code expects: its strict delegate cancels whatever `validate` leaves
   /// to it, and its async pattern catches only `notPinned`, so leaving NTLM, Negotiate or a

@@ -95,7 +95,12 @@ extension CNPinningManager {
     -> (decision: CNChallengeDecision, pinning: CNPinningResult?, chain: [CNCertificate])
   {
     guard authenticationMethod == Self.serverTrustAuthenticationMethod else { return (.notServerTrust, nil, []) }
-    guard configuration(for: host) != nil || HostName.isInvalid(host) else { return (.notPinned, nil, []) }
+    if case .failure(let invalid) = HostName.parse(host) {
+      // Refused for its name, before any trust evaluation (which needs a host to check).
+      let failure = CNPinningFailure.invalidHost(host, reason: invalid.reason, chain: [])
+      return (.cancel(.pinMismatch(failure)), .rejected(failure), [])
+    }
+    guard configuration(for: host) != nil else { return (.notPinned, nil, []) }
     switch evaluateTrust() {
     case nil:
       return (.cancel(.missingServerTrust), nil, [])
@@ -109,13 +114,5 @@ extension CNPinningManager {
       case .rejected(let failure): return (.cancel(.pinMismatch(failure)), result, chain)
       }
     }
-  }
-}
-
-extension HostName {
-  /// Whether `text` cannot name a host; such hosts are refused rather than treated as unpinned.
-  static func isInvalid(_ text: String) -> Bool {
-    if case .failure = parse(text) { return true }
-    return false
   }
 }

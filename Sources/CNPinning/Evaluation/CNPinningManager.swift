@@ -110,14 +110,7 @@ public final class CNPinningManager: Sendable {
     let name: HostName
     switch HostName.parse(host) {
     case .success(let parsed): name = parsed
-    case .failure(let invalid):
-      let rootFirst = Array(chain.reversed())
-      return .rejected(
-        CNPinningFailure(
-          host: host, domain: nil, configuration: nil, presentedCommonNames: rootFirst.map(\.commonName),
-          presentedSPKIHashes: rootFirst.map(\.spkiSHA256Base64),
-          presentedCertificateHashes: rootFirst.map { Data($0.sha256).base64EncodedString() },
-          reason: .invalidHost(invalid.reason), enterpriseMismatches: []))
+    case .failure(let invalid): return .rejected(.invalidHost(host, reason: invalid.reason, chain: chain))
     }
     return evaluate(name, chain: chain, at: date)
   }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The outcome of evaluating a verified chain against the pins of a host.
 public enum CNPinningResult: Sendable, Equatable {
   /// No configuration applies to the host; the transport's normal TLS validation decides alone.
@@ -117,6 +119,18 @@ public struct CNPinningFailure: Error, Sendable, Equatable {
     public let chain: CNChain
     /// Why it does not match.
     public let mismatch: ChainMismatch
+  }
+}
+
+extension CNPinningFailure {
+  /// The refusal of a host name that cannot name a host (`chain` leaf first, as presented).
+  static func invalidHost(_ host: String, reason: String, chain: [CNCertificate]) -> CNPinningFailure {
+    let rootFirst = Array(chain.reversed())
+    return CNPinningFailure(
+      host: host, domain: nil, configuration: nil, presentedCommonNames: rootFirst.map(\.commonName),
+      presentedSPKIHashes: rootFirst.map(\.spkiSHA256Base64),
+      presentedCertificateHashes: rootFirst.map { Data($0.sha256).base64EncodedString() },
+      reason: .invalidHost(reason), enterpriseMismatches: [])
   }
 }
 
