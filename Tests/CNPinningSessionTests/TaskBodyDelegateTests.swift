@@ -127,5 +127,41 @@ import Testing
         host: "h", destination: .memory, limit: 1, upload: .stream(.init(stream: InputStream(data: Data()))), progress: nil))
     #expect(fromStream.newBodyStream() == nil, "a caller's stream cannot be read twice")
   }
+
+  /// URLSession asks for the body again to answer a 401 or 407, or to retry on a new
+  /// connection; a caller's stream cannot give it, and the task fails saying so, as a redirect
+  /// of a streamed request does (before, it ended with URLSession's own error, naming neither).
+  @Test func aStreamAskedForAgainFailsWithAnErrorThatSaysSo() async throws {
+    var setup = LocalTLSServer.Configuration(identity: try Self.identity.get()) { _ in .init(body: Data(), delay: 5) }
+    setup.behavior = .plainHTTP
+    let server = try LocalTLSServer.start(setup)
+    defer { server.stop() }
+    let delegate = TaskBodyDelegate(
+      plan: .init(
+        host: "127.0.0.1", destination: .memory, limit: 1 << 20,
+        upload: .stream(.init(stream: InputStream(data: Data("once".utf8)))), progress: nil))
+    let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+    defer { session.invalidateAndCancel() }
+    var request = URLRequest(url: server.url("/upload"))
+    request.httpMethod = "POST"
+    request.httpBody = Data("once".utf8)
+    async let outcome = delegate.run(request, in: session)
+    // What URLSession does when it must send the body again, once the task is under way.
+    var running: URLSessionTask?
+    for _ in 0..<200 where running == nil {
+      running = await withCheckedContinuation { done in session.getAllTasks { done.resume(returning: $0.first) } }
+      if running == nil { try await Task.sleep(for: .milliseconds(10)) }
+    }
+    let task = try #require(running, "the task never started")
+    let handedBack = Locked<InputStream??>(nil)
+    delegate.urlSession(session, task: task, needNewBodyStream: { stream in handedBack.withLock { $0 = .some(stream) } })
+    #expect(handedBack.withLock { $0 } == .some(nil), "no stream is handed back")
+    let ended = await outcome.0
+    let failure = #expect(throws: CNPinnedSessionError.self) {
+      _ = try ended.get { .transferFailed(host: "127.0.0.1", reason: "URLSession's own: \($0)") }
+    }
+    let reason = try #require(failure?.reason(ifCode: .unsupportedRequest), "got \(String(describing: failure))")
+    #expect(reason.contains("httpBodyStream") && reason.contains("read only once"))
+  }
 }
 #endif

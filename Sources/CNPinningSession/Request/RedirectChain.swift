@@ -55,9 +55,7 @@ struct RedirectChain {
     if (next.httpMethod ?? "GET") != (request.httpMethod ?? "GET") {
       upload = nil
     } else if let upload, !upload.canBeResent {
-      throw .unsupportedRequest(
-        "the server redirected (\(response.statusCode)) a request whose httpBodyStream was already sent, and a stream can be read only once: upload a file or set httpBody to follow it"
-      )
+      throw .streamedBodyAskedForAgain(by: "the server's redirect (\(response.statusCode))")
     }
     if withheld == nil, next.url.map(RedirectPolicy.origin(of:)) != originalURL.map(RedirectPolicy.origin(of:)) {
       withheld = CredentialHeaders(additional: additionalCredentialHeaders)

@@ -23,3 +23,13 @@ package enum UploadSource: Sendable {
     return false
   }
 }
+
+extension CNPinnedSessionError {
+  /// The refusal of a resend of a caller's `httpBodyStream`, which can be read only once;
+  /// `asker` says who asked for it again (a redirect, URLSession answering a challenge).
+  package static func streamedBodyAskedForAgain(by asker: String) -> CNPinnedSessionError {
+    .unsupportedRequest(
+      "\(asker) asked for the request's httpBodyStream again, and a stream can be read only once: upload a file or set httpBody to send it again"
+    )
+  }
+}

@@ -175,11 +175,16 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   }
 
   /// The body again, for a resend (a 401 or 407 answered, a stale connection retried): a file is
-  /// reopened; a caller's stream cannot be read twice, so that resend fails.
+  /// reopened; a caller's stream cannot be read twice, so the task fails with
+  /// `unsupportedRequest` saying so (URLSession's own error would name neither).
   func urlSession(
     _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
   ) {
-    completionHandler(newBodyStream())
+    let stream = newBodyStream()
+    if stream == nil, case .stream? = plan.upload {
+      stop(.streamedBodyAskedForAgain(by: "URLSession (answering a challenge or retrying on a new connection)"))
+    }
+    completionHandler(stream)
   }
 
   /// A fresh stream of the upload's body, if it can be sent again.
