@@ -8,6 +8,7 @@ extension PinningStreamDelegate: AppleAsyncRedirectHandling {}
 extension RedirectRefusal: AppleAsyncRedirectHandling {}
 extension PinningSessionDelegate: AppleAsyncSessionChallengeHandling {}
 extension PinningSessionDelegate: AppleAsyncRedirectHandling {}
+extension PinningSessionDelegate: AppleTaskCreationHandling {}
 
 // TaskBodyDelegate implements the completion-handler forms of NSURLSessionDataDelegate and
 // NSURLSessionTaskDelegate methods, which FoundationNetworking declares too, with default

@@ -41,6 +41,11 @@ public protocol AppleAsyncTaskChallengeHandling {
     -> (URLSession.AuthChallengeDisposition, URLCredential?)
 }
 
+/// URLSessionTaskDelegate's urlSession(_:didCreateTask:) (iOS 16, macOS 13).
+public protocol AppleTaskCreationHandling {
+  func urlSession(_ session: URLSession, didCreateTask task: URLSessionTask)
+}
+
 public protocol AppleAsyncRedirectHandling {
   func urlSession(
     _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,

@@ -1,3 +1,4 @@
+import CNPinning
 import Foundation
 import Testing
 
@@ -69,13 +70,50 @@ import FoundationNetworking
       next.setValue(value, forHTTPHeaderField: name)
     }
     let original = URL(string: "https://api.test/a")!
-    #expect(configuration.redirect(from: original, to: next)?.value(forHTTPHeaderField: "Authorization") == "Bearer t")
+    let policy = try configuration.transportSecurity.indexed()
+    func followed(_ decision: RedirectDecision) -> URLRequest? {
+      if case .follow(let request) = decision { request } else { nil }
+    }
+    let same = followed(configuration.redirect(from: original, to: next, manager: nil, transportSecurity: policy))
+    #expect(same?.value(forHTTPHeaderField: "Authorization") == "Bearer t")
     next.url = URL(string: "https://other.test/b")
-    let elsewhere = try #require(configuration.redirect(from: original, to: next))
+    let elsewhere = try #require(
+      followed(configuration.redirect(from: original, to: next, manager: nil, transportSecurity: policy)))
     #expect(elsewhere.value(forHTTPHeaderField: "Authorization") == nil)
     #expect(elsewhere.value(forHTTPHeaderField: "X-Api-Key") == nil)
     #expect(elsewhere.value(forHTTPHeaderField: "Accept") == "*/*")
     configuration.followsRedirects = false
-    #expect(configuration.redirect(from: original, to: next) == nil)
+    #expect(configuration.redirect(from: original, to: next, manager: nil, transportSecurity: policy) == .stop)
+  }
+
+  /// `URLSession.cnPinned` on Apple platforms refuses plain http as the session does: to a pinned
+  /// host always, to any host while the transport-security policy is on, redirects included
+  /// (https → http was followed, and http:// to a pinned host sent).
+  @Test func plainHTTPIsRefusedAsTheSessionRefusesIt() throws {
+    let manager = try CNPinningManager(configuration: [
+      "api.test": CNConfiguration([try CNChain([CNChainLink(.exact, "Root"), CNChainLink(.exact, "api.test")])])
+    ])
+    let configuration = CNPinnedSessionConfiguration()
+    let policy = try configuration.transportSecurity.indexed()
+    let pinned = URL(string: "http://api.test/")!
+    let other = URL(string: "http://other.test/")!
+    #expect(
+      configuration.plainHTTPRefusal(for: pinned, manager: manager, transportSecurity: policy)
+        == .insecureConnectionToPinnedHost(host: "api.test"))
+    #expect(
+      configuration.plainHTTPRefusal(for: other, manager: manager, transportSecurity: policy)
+        == .transportSecurity(.insecureHTTP(host: "other.test")))
+    #expect(
+      configuration.plainHTTPRefusal(for: URL(string: "https://api.test/")!, manager: manager, transportSecurity: policy) == nil)
+    let downgrade = configuration.redirect(
+      from: URL(string: "https://api.test/")!, to: URLRequest(url: other), manager: manager, transportSecurity: policy)
+    #expect(downgrade == .refuse(.transportSecurity(.insecureHTTP(host: "other.test"))))
+    var relaxed = configuration
+    relaxed.transportSecurity = .disabled
+    let off = try relaxed.transportSecurity.indexed()
+    #expect(relaxed.plainHTTPRefusal(for: other, manager: manager, transportSecurity: off) == nil)
+    #expect(
+      relaxed.plainHTTPRefusal(for: pinned, manager: manager, transportSecurity: off)
+        == .insecureConnectionToPinnedHost(host: "api.test"))
   }
 }

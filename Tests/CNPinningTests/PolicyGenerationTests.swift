@@ -58,26 +58,58 @@ import Testing
     #expect(manager.policyGeneration(at: issued.addingTimeInterval(3600)) > open)
   }
 
-  /// The public signal for apps that pin their own URLSession (issue 31, item 2: after signOut or
-  /// a narrower policy, requests kept flowing over connections accepted under the old pins, and
-  /// nothing told the app to start afresh).
-  @Test func thePinsRevisionTellsAnAppWhenToStartAfresh() throws {
+  /// The public signal for apps that pin their own URLSession: after signOut or a narrower
+  /// policy, requests kept flowing over connections accepted under the old pins. The tracker
+  /// starts afresh once per change, never for a stale revision.
+  @Test func thePinsRevisionTellsAnAppWhenToStartAfresh() async throws {
     let manager = try CNPinningManager(
       configuration: ["api.test": CNConfiguration([Self.chain])],
       enterprise: CNEnterpriseOptions(authenticationHost: "auth.test", policySigningKey: Self.keys.publicKey))
     let tracker = PinsRevisionTracker()
-    #expect(!tracker.hasMovedOn(to: manager.pinsRevision), "nothing was accepted under older pins yet")
-    #expect(!tracker.hasMovedOn(to: manager.pinsRevision))
+    let flushes = Locked(0)
+    let flush: @Sendable () async -> Void = { flushes.withLock { $0 += 1 } }
+    await tracker.startAfresh(at: manager.pinsRevision, flush: flush)
+    await tracker.startAfresh(at: manager.pinsRevision, flush: flush)
+    #expect(flushes.withLock { $0 } == 0, "nothing was accepted under older pins yet")
     let before = manager.pinsRevision
     try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-60))))
     #expect(manager.pinsRevision > before)
-    #expect(tracker.hasMovedOn(to: manager.pinsRevision))
-    #expect(!tracker.hasMovedOn(to: manager.pinsRevision), "once per change")
+    await tracker.startAfresh(at: manager.pinsRevision, flush: flush)
+    await tracker.startAfresh(at: manager.pinsRevision, flush: flush)
+    #expect(flushes.withLock { $0 } == 1, "once per change")
     manager.signOut()
-    #expect(tracker.hasMovedOn(to: manager.pinsRevision))
+    await tracker.startAfresh(at: manager.pinsRevision, flush: flush)
     // A stale revision (read before the change, arriving after) does not move it back.
-    #expect(!tracker.hasMovedOn(to: before))
-    #expect(!tracker.hasMovedOn(to: manager.pinsRevision))
+    await tracker.startAfresh(at: before, flush: flush)
+    await tracker.startAfresh(at: manager.pinsRevision, flush: flush)
+    #expect(flushes.withLock { $0 } == 2)
+  }
+
+  /// A caller that arrives while the flush runs waits for it: before, the revision was recorded
+  /// before the flush ended, and a concurrent caller went on over an old connection.
+  @Test(.tags(.concurrency))
+  func everyCallerWaitsForTheFlushInProgress() async throws {
+    let manager = try CNPinningManager(
+      configuration: ["api.test": CNConfiguration([Self.chain])],
+      enterprise: CNEnterpriseOptions(authenticationHost: "auth.test", policySigningKey: Self.keys.publicKey))
+    let tracker = PinsRevisionTracker()
+    await tracker.startAfresh(at: manager.pinsRevision) {}
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-60))))
+    let revision = manager.pinsRevision
+    let flushed = Locked(false)
+    let early = Locked<[Bool]>([])
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          await tracker.startAfresh(at: revision) {
+            try? await Task.sleep(for: .milliseconds(200))
+            flushed.withLock { $0 = true }
+          }
+          early.withLock { $0.append(flushed.withLock { $0 }) }
+        }
+      }
+    }
+    #expect(early.withLock { $0 } == Array(repeating: true, count: 8), "a caller returned before the flush was done")
   }
 }
 #endif

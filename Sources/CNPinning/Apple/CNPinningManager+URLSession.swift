@@ -137,11 +137,14 @@ extension URLSession {
   /// (`CNPinsRevision`). Call it before each request of a session pinned with
   /// `validate(challenge:)`; it costs a comparison when nothing changed, and a `flush()` (which
   /// Apple documents as making future requests use a new TCP connection) when something did.
-  /// Requests already on an old connection finish there.
+  /// Every caller returns only once that flush is done, also one that arrives while it runs.
+  /// Requests already on an old connection finish there. (On Linux, `URLSession.cnPinned` judges
+  /// every request, and this returns at once.)
   public func cnStartAfreshIfPinsChanged() async {
     guard let manager = cnPinningManager else { return }
-    guard revisionTracker.hasMovedOn(to: manager.pinsRevision) else { return }
-    await withCheckedContinuation { (flushed: CheckedContinuation<Void, Never>) in flush { flushed.resume() } }
+    await revisionTracker.startAfresh(at: manager.pinsRevision) { [self] in
+      await withCheckedContinuation { (flushed: CheckedContinuation<Void, Never>) in flush { flushed.resume() } }
+    }
   }
 
   private var revisionTracker: PinsRevisionTracker {

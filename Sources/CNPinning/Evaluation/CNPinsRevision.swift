@@ -18,20 +18,24 @@ extension CNPinningManager {
   public var pinsRevision: CNPinsRevision { CNPinsRevision(generation: policyGeneration()) }
 }
 
-/// Remembers the last revision seen (for one URLSession) and says when it moved on. Thread-safe;
-/// tested on Linux.
+/// Remembers the last revision seen (for one URLSession) and starts afresh when it moved on: the
+/// first caller to see a newer revision starts the flush, and every caller, that one and any that
+/// comes while it runs, returns only once it is done, so nobody sends over a connection accepted
+/// under the old pins. Thread-safe; tested on Linux.
 package final class PinsRevisionTracker: Sendable {
-  private let seen = Locked<CNPinsRevision?>(nil)
+  private let state = Locked<(seen: CNPinsRevision?, flush: Task<Void, Never>?)>((nil, nil))
 
   package init() {}
 
-  /// Whether `current` is newer than the last revision seen (the first call: false, as nothing
-  /// was accepted under older pins yet), remembering it.
-  package func hasMovedOn(to current: CNPinsRevision) -> Bool {
-    seen.withLock { seen in
-      defer { seen = max(seen ?? current, current) }
-      guard let seen else { return false }
-      return current > seen
+  /// Runs `flush` once when `current` is newer than the last revision seen (the first call: not,
+  /// as nothing was accepted under older pins yet), and returns when the last flush started has
+  /// ended.
+  package func startAfresh(at current: CNPinsRevision, flush: @escaping @Sendable () async -> Void) async {
+    let running = state.withLock { state -> Task<Void, Never>? in
+      defer { state.seen = max(state.seen ?? current, current) }
+      if let seen = state.seen, current > seen { state.flush = Task { await flush() } }
+      return state.flush
     }
+    await running?.value
   }
 }

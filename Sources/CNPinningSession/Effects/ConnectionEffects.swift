@@ -4,14 +4,19 @@ import Foundation
 /// What follows a verdict, outside every C callback and every delegate, in the requesting task:
 /// an observer event per judgement, and each pin failure (or expiry) reported to the session's
 /// reporter and, with a `reportURI`, uploaded within the reporter's limits. The same on every platform.
-struct ConnectionEffects: Sendable {
+package struct ConnectionEffects: Sendable {
   /// Where failure reports go and the upload limits are kept (`configuration.failureReporter`,
   /// or the session's own).
-  let reporter: CNPinningReporter
+  package let reporter: CNPinningReporter
   /// Uploads failure reports; nil for the session that uploads them (no recursion).
-  let uploader: ReportUploader?
+  package let uploader: ReportUploader?
 
-  func emit(
+  package init(reporter: CNPinningReporter, uploader: ReportUploader?) {
+    self.reporter = reporter
+    self.uploader = uploader
+  }
+
+  package func emit(
     _ judgements: [Judgement], target: RequestTarget, manager: CNPinningManager?,
     observer: (@Sendable (CNConnectionEvent) -> Void)?
   ) {

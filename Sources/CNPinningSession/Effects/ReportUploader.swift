@@ -8,7 +8,7 @@ import FoundationNetworking
 /// POSTs failure reports as JSON to the configuration's `reportURI`, off the connection's path:
 /// an upload never delays or fails the connection it reports on, and the uploads' own failures
 /// are never reported (the uploading session does not report).
-final class ReportUploader: Sendable {
+package final class ReportUploader: Sendable {
   private let manager: CNPinningManager?
   private let configuration: CNPinnedSessionConfiguration
   private let makeTransport: TransportMaker
@@ -24,8 +24,9 @@ final class ReportUploader: Sendable {
   /// Uploads go through a session with the reporting one's trust, pins, unpinned-host rule and
   /// transport settings, but nothing of what the app sends: no additional headers (they may hold
   /// credentials), no redirects, no reports of its own.
-  init(manager: CNPinningManager?, configuration reporting: CNPinnedSessionConfiguration, makeTransport: @escaping TransportMaker)
-  {
+  package init(
+    manager: CNPinningManager?, configuration reporting: CNPinnedSessionConfiguration, makeTransport: @escaping TransportMaker
+  ) {
     self.manager = manager
     self.makeTransport = makeTransport
     var configuration = CNPinnedSessionConfiguration()

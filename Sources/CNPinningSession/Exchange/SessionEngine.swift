@@ -135,11 +135,8 @@ package final class SessionEngine: Sendable {
       CNPinningLog.warn(nearMiss)
     }
     if !isPinned, let refusal = configuration.unpinnedHosts.refusal(host: host) { throw refusal }
-    if isPinned && !target.isHTTPS { throw .insecureConnectionToPinnedHost(host: host) }
     let rules = transportSecurity.rules(for: name)
-    if !target.isHTTPS, rules.refusesInsecureHTTP {
-      throw .transportSecurity(.insecureHTTP(host: host))
-    }
+    if !target.isHTTPS, let refusal = rules.refusal(forPlainHTTPTo: host, isPinned: isPinned) { throw refusal }
     let hop = Hop(
       request: request, target: target, manager: manager, rules: rules, upload: upload,
       destination: destination, withheld: withheld, cookies: cookies, progress: progress,

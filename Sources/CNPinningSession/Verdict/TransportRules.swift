@@ -27,6 +27,15 @@ package struct TransportRules: Sendable, Equatable {
 
   /// Whether plain `http://` is refused.
   package var refusesInsecureHTTP: Bool { isEnforced && !allowsInsecureHTTPLoads }
+  /// Why a plain `http://` request to `host` is refused, or nil: pins cannot be checked without
+  /// TLS, and the policy refuses plain http unless an exception allows it. The one rule, for the
+  /// session before it connects and for `URLSession.cnPinned` on Apple platforms.
+  package func refusal(forPlainHTTPTo host: String, isPinned: Bool) -> CNPinnedSessionError? {
+    if isPinned { return .insecureConnectionToPinnedHost(host: host) }
+    if refusesInsecureHTTP { return .transportSecurity(.insecureHTTP(host: host)) }
+    return nil
+  }
+
   /// Whether weak keys and signature hashes are violations.
   package var refusesWeakCertificates: Bool { isEnforced && !allowsWeakCertificates }
 }

@@ -29,11 +29,14 @@ enum PinnedRequest {
     return try CNPinningManager(contentsOf: url)
   }
 
+  /// One pinned session for the app's life, as an app should hold it: a URLSession keeps its
+  /// delegate and connections until invalidated, so a new one per tap would pile them up.
+  static let session: Result<URLSession, any Error> = Result { try URLSession.cnPinned(manager: try manager.get()) }
+
   static func run(_ address: String) async -> String {
     guard let url = URL(string: address), url.scheme == "https" else { return "Give an https:// URL." }
     do {
-      let session = try URLSession.cnPinned(manager: try manager.get())
-      let (data, response) = try await session.data(from: url)
+      let (data, response) = try await session.get().data(from: url)
       let status = (response as? HTTPURLResponse)?.statusCode ?? 0
       return "Pinned: \(url.host ?? "") answered \(status) with \(data.count) bytes."
     } catch {

@@ -22,7 +22,7 @@ extension URLSession {
     if configuration.proxy == .direct { settings.connectionProxyDictionary = [:] }
     settings.tlsMinimumSupportedProtocolVersion = URLSessionTransport.protocolVersion(
       configuration.transportSecurity.minimumTLSVersion)
-    let delegate = PinningSessionDelegate(manager: manager, configuration: configuration)
+    let delegate = try PinningSessionDelegate(manager: manager, configuration: configuration)
     let session = URLSession(configuration: settings, delegate: delegate, delegateQueue: nil)
     session.cnPinningManager = manager
     return session
@@ -30,26 +30,57 @@ extension URLSession {
 }
 
 /// The session delegate of `URLSession.cnPinned` on Apple platforms: server-trust challenges get
-/// the shared decision (and the reports it makes), every other challenge default handling, and
-/// redirects the configuration's rule (credentials kept to the first request's origin).
+/// the shared decision, with each pin failure reported and, with a `reportURI`, uploaded (the
+/// same effects as `CNPinnedSession`'s); every other challenge default handling; a task to plain
+/// `http://` that the session would refuse (a pinned host, the transport-security policy) is
+/// cancelled when it is created, and so is a redirect there; other redirects follow the
+/// configuration's rule (credentials kept to the first request's origin).
+///
+/// What it judges is each connection URLSession opens (the server-trust challenge comes with
+/// it); requests on a connection already open are not judged again, and a per-task delegate that
+/// implements the task-level challenge method takes server trust for its task instead of this
+/// one (URLSession asks the task's delegate first): `CNPinnedSession` judges every request.
 final class PinningSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
   private let manager: CNPinningManager?
   private let configuration: CNPinnedSessionConfiguration
-  private let reporter: CNPinningReporter
+  private let transportSecurity: IndexedTransportSecurity
+  private let effects: ConnectionEffects
   private var trust: CNTrust { configuration.trust }
   private var unpinnedHosts: CNUnpinnedHostPolicy { configuration.unpinnedHosts }
 
-  init(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration) {
+  init(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration) throws(CNPinnedSessionError) {
     self.manager = manager
     self.configuration = configuration
-    self.reporter = configuration.failureReporter ?? CNPinningReporter()
+    transportSecurity = try configuration.transportSecurity.indexed()
+    effects = ConnectionEffects(
+      reporter: configuration.failureReporter ?? CNPinningReporter(),
+      uploader: ReportUploader(manager: manager, configuration: configuration, makeTransport: CNPinnedSession.platformTransport))
+  }
+
+  /// A task to plain `http://` the session would refuse never starts.
+  func urlSession(_ session: URLSession, didCreateTask task: URLSessionTask) {
+    guard
+      let refusal = configuration.plainHTTPRefusal(
+        for: task.originalRequest?.url, manager: manager, transportSecurity: transportSecurity)
+    else { return }
+    CNPinningLog.warn("URLSession.cnPinned cancelled a task: \(refusal)")
+    task.cancel()
   }
 
   func urlSession(
     _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
     newRequest request: URLRequest
   ) async -> URLRequest? {
-    configuration.redirect(from: task.originalRequest?.url, to: request)
+    switch configuration.redirect(
+      from: task.originalRequest?.url, to: request, manager: manager, transportSecurity: transportSecurity)
+    {
+    case .follow(let next): return next
+    case .stop: return nil
+    case .refuse(let refusal):
+      CNPinningLog.warn("URLSession.cnPinned refused a redirect: \(refusal)")
+      task.cancel()
+      return nil
+    }
   }
 
   func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge) async -> (
@@ -61,10 +92,16 @@ final class PinningSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
       settings: TaskSettings(
         host: space.host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, judgements: judgements))
     let answer = await challenges.answer(challenge, task: nil)
-    // Reported here: there is no session after the request to do it.
-    for judgement in judgements.all {
-      if let manager, let pinning = judgement.pinning {
-        _ = reporter.report(pinning, host: space.host, port: space.port, chain: judgement.verifiedChain, pins: manager)
+    // Reported (and uploaded) here: there is no session after the request to do it.
+    if let url = URL(string: "https://\(HostName.authority(space.host, port: space.port))/"),
+      let target = try? RequestTarget(url)
+    {
+      effects.emit(judgements.all, target: target, manager: manager, observer: nil)
+    } else if let manager {
+      // A host no URL can carry (refused for its name): reported, with nothing to upload to.
+      for judgement in judgements.all {
+        guard let pinning = judgement.pinning else { continue }
+        _ = effects.reporter.report(pinning, host: space.host, port: space.port, chain: judgement.verifiedChain, pins: manager)
       }
     }
     return answer

@@ -1,3 +1,4 @@
+import CNPinning
 import CNPinningSessionCore
 import Foundation
 
@@ -39,15 +40,42 @@ extension CNPinnedSessionConfiguration {
       "httpAdditionalHeaders[\"\(name)\"] is a credential, which URLSession would also send to other origins a redirect leads to; on Apple platforms set it on each request, or use CNPinnedSession, which keeps it to the origin"
   }
 
-  /// The request an app's URLSession (`URLSession.cnPinned`) sends for a redirect, or nil to stop
-  /// there: none unless `followsRedirects`, and without credential headers once it leaves the
-  /// origin of `original` (the task's first request).
-  func redirect(from original: URL?, to next: URLRequest) -> URLRequest? {
-    guard followsRedirects else { return nil }
+  /// What an app's URLSession (`URLSession.cnPinned`) does with a redirect from `original` (the
+  /// task's first request) to `next`: refuses one to plain http that the session would refuse
+  /// (a pinned host, or the transport-security policy), stops unless `followsRedirects`, and
+  /// otherwise follows, without credential headers once the redirect leaves the first origin.
+  func redirect(
+    from original: URL?, to next: URLRequest, manager: CNPinningManager?, transportSecurity: IndexedTransportSecurity
+  ) -> RedirectDecision {
+    if let refusal = plainHTTPRefusal(for: next.url, manager: manager, transportSecurity: transportSecurity) {
+      return .refuse(refusal)
+    }
+    guard followsRedirects else { return .stop }
     guard let original, let target = next.url, RedirectPolicy.origin(of: original) == RedirectPolicy.origin(of: target)
-    else { return CredentialHeaders(additional: credentialHeaders).removed(from: next) }
-    return next
+    else { return .follow(CredentialHeaders(additional: credentialHeaders).removed(from: next)) }
+    return .follow(next)
   }
+
+  /// Why a request to `url` must not go out, when it is plain `http://` and the session would
+  /// refuse it (`TransportRules.refusal(forPlainHTTPTo:isPinned:)`); nil otherwise.
+  func plainHTTPRefusal(for url: URL?, manager: CNPinningManager?, transportSecurity: IndexedTransportSecurity)
+    -> CNPinnedSessionError?
+  {
+    guard let url, url.scheme?.lowercased() == "http" else { return nil }
+    guard let target = try? RequestTarget(url) else { return .invalidURL(url.absoluteString) }
+    let isPinned = manager?.configuration(for: target.hostName) != nil
+    return transportSecurity.rules(for: target.hostName).refusal(forPlainHTTPTo: target.host, isPinned: isPinned)
+  }
+}
+
+/// What `URLSession.cnPinned` on Apple platforms does with a redirect.
+enum RedirectDecision: Equatable {
+  /// Follow it with this request.
+  case follow(URLRequest)
+  /// Stop, handing the redirect response to the app (`followsRedirects` is off).
+  case stop
+  /// Refuse it: the task is cancelled, as the session would refuse the request.
+  case refuse(CNPinnedSessionError)
 }
 
 extension CNTrust {
