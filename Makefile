@@ -162,7 +162,8 @@ errors:
 	python3 scripts/generate-errors.py
 
 # API documentation: a .doccarchive per module in .build/docs, from symbol graphs with the
-# toolchain's docc (warnings are errors; every public symbol needs a doc comment).
+# toolchain's docc (warnings are errors; every public symbol needs a doc comment), for the Linux
+# build and for the Apple path (make apple-check's modules, without the Linux define).
 docs: deps
 	scripts/docs.sh
 

@@ -54,4 +54,38 @@ for module in CNPinning CNPinningSession; do
     [ -d "$page" ] || { echo "docs: $module's extensions of $extended are not rendered ($page)" >&2; exit 1; }
   done
 done
-echo "docs: .build/docs/CNPinning.doccarchive and .build/docs/CNPinningSession.doccarchive"
+
+# The Apple path: the same catalogs over the graphs of the modules `make apple-check` builds
+# without the Linux define, so that an article linking a Linux-only symbol (or a type's module
+# that differs between the platforms) fails here rather than on the Swift Package Index's Mac.
+# The stubs put URLSession in FoundationNetworking, where a Mac has it in Foundation: articles
+# name those extensions in code voice, never as links.
+if grep -rnE '``(Foundation|FoundationNetworking)/' Sources --include=*.md --include=*.swift; then
+  echo "docs: a link into Foundation's or FoundationNetworking's pages resolves on one platform only; use code voice" >&2
+  exit 1
+fi
+scripts/apple-check.sh >/dev/null
+apple=$out/apple
+rm -rf "$apple"
+mkdir -p "$apple/symbol-graphs"
+extract_apple() {
+  swift-symbolgraph-extract -module-name "$1" -I .build/apple-check -target "$(uname -m)-unknown-linux-gnu" \
+    -minimum-access-level public -emit-extension-block-symbols \
+    ${2:+-experimental-allowed-reexported-modules="$2"} -output-dir "$apple/symbol-graphs"
+}
+extract_apple CNPinning
+extract_apple CNPinningSession CNPinningSessionCore
+python3 scripts/doc-coverage.py "$apple/symbol-graphs"/CNPinning*.symbols.json
+for module in CNPinning CNPinningSession; do
+  mkdir -p "$apple/symbol-graphs/$module"
+  cp "$apple/symbol-graphs/$module.symbols.json" "$apple/symbol-graphs/$module"/
+  cp "$apple/symbol-graphs/$module@"*.symbols.json "$apple/symbol-graphs/$module"/ 2>/dev/null || true
+  "$docc" convert "Sources/$module/$module.docc" --additional-symbol-graph-dir "$apple/symbol-graphs/$module" \
+    --fallback-display-name "$module" --fallback-bundle-identifier "org.cnpinning.$module" \
+    --output-path "$apple/$module.doccarchive" --warnings-as-errors >"$apple/$module.log" 2>&1 || {
+    cat "$apple/$module.log" >&2
+    echo "docs: docc reported problems in $module as Apple platforms build it" >&2
+    exit 1
+  }
+done
+echo "docs: .build/docs/CNPinning.doccarchive and .build/docs/CNPinningSession.doccarchive (and the Apple path's in .build/docs/apple)"
