@@ -132,7 +132,7 @@ import Testing
   /// connection; a caller's stream cannot give it, and the task fails saying so, as a redirect
   /// of a streamed request does (before, it ended with URLSession's own error, naming neither).
   @Test func aStreamAskedForAgainFailsWithAnErrorThatSaysSo() async throws {
-    var setup = LocalTLSServer.Configuration(identity: try Self.identity.get()) { _ in .init(body: Data(), delay: 5) }
+    var setup = LocalTLSServer.Configuration(identity: try Self.identity.get()) { _ in .init(body: Data(), delay: 60) }
     setup.behavior = .plainHTTP
     let server = try LocalTLSServer.start(setup)
     defer { server.stop() }
@@ -146,9 +146,10 @@ import Testing
     request.httpMethod = "POST"
     request.httpBody = Data("once".utf8)
     async let outcome = delegate.run(request, in: session)
-    // What URLSession does when it must send the body again, once the task is under way.
+    // What URLSession does when it must send the body again, once the task is under way (up to
+    // 20 s of polls: a full suite on two cores can keep URLSession's queue from starting it for seconds).
     var running: URLSessionTask?
-    for _ in 0..<200 where running == nil {
+    for _ in 0..<2000 where running == nil {
       running = await withCheckedContinuation { done in session.getAllTasks { done.resume(returning: $0.first) } }
       if running == nil { try await Task.sleep(for: .milliseconds(10)) }
     }
