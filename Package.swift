@@ -13,7 +13,8 @@ let linuxBackend: [SwiftSetting] = [.define("CNPINNING_LINUX_BACKEND", .when(pla
 /// the session) and the rooms of the request, cookies, verdict, effects, streaming, the engine
 /// and the seam every transport implements.
 let sessionCore = [
-  "CNCertificateProfile.swift", "CNConnectionEvent.swift", "CNHostOverride.swift", "CNPinnedSessionConfiguration.swift",
+  "CNCertificateProfile.swift", "CNConnectionEvent.swift", "CNHostOverride.swift", "CNHTTPField.swift",
+  "CNHTTPRequest.swift", "CNPinnedSessionConfiguration.swift",
   "CNPinnedSessionError.swift", "CNPinnedSessionError+Codes.swift", "CNProbeError.swift", "CNProxy.swift",
   "CNProxyCredentials.swift",
   "CNTransferProgress.swift", "CNTransportSecurity.swift", "CNTransportSecurityException.swift",
@@ -25,6 +26,7 @@ let sessionCore = [
 /// the Apple `URLSession.cnPinned` bridge; the documentation catalog.
 let sessionTop = [
   "CNPinnedSession.swift", "CNPinnedSession+Streaming.swift", "CNPinnedSession+AsyncBytes.swift",
+  "CNPinnedSession+Exchange.swift", "CNHTTPResponse.swift",
   "URLSession+CNPinned.swift", "URLSessionConfiguration+CNPinned.swift", "CNTrustEvaluator.swift", "CNTrust+Anchors.swift",
   "Exports.swift", "Transports/URLSession",
   "Bridges/SessionDelegate", "CNPinningSession.docc",

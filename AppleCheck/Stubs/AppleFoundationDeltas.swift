@@ -88,3 +88,13 @@ public protocol AppleAsyncSessionChallengeHandling {
   func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge) async
     -> (URLSession.AuthChallengeDisposition, URLCredential?)
 }
+
+/// Stream.getBoundStreams(withBufferSize:inputStream:outputStream:) (Apple's Foundation
+/// documentation, "Stream"; iOS 8, macOS 10.10): a pair whose output feeds its input. Apple
+/// declares the two out-parameters as AutoreleasingUnsafeMutablePointer, which Linux lacks;
+/// `&variable`, the way it is called, passes to both that and `inout`.
+extension Stream {
+  public class func getBoundStreams(
+    withBufferSize bufferSize: Int, inputStream: inout InputStream?, outputStream: inout OutputStream?
+  ) { fatalError() }
+}

@@ -106,7 +106,13 @@ struct HTTPConnection {
     var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
     for header in response.headers { head += "\(header.name): \(header.value)\r\n" }
     head += "Content-Length: \(response.body.count)\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
-    return write(bytes: Array(head.utf8) + response.body)
+    guard let pacing = response.pacing, pacing.pieceSize > 0 else { return write(bytes: Array(head.utf8) + response.body) }
+    guard write(bytes: Array(head.utf8)) else { return false }
+    for (index, start) in stride(from: 0, to: response.body.count, by: pacing.pieceSize).enumerated() {
+      if index > 0 { pacing.beforePiece(index) }
+      guard write(bytes: Array(response.body[start..<min(start + pacing.pieceSize, response.body.count)])) else { return false }
+    }
+    return true
   }
 
   /// Writes all of `bytes`; false when the connection fails first.

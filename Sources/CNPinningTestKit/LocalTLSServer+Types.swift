@@ -45,12 +45,20 @@ extension LocalTLSServer {
     public var body: Data
     /// Seconds to wait before answering (to test timeouts and cancellation).
     public var delay: TimeInterval
+    /// Sends the body in pieces of `pieceSize` bytes (after the head), calling `beforePiece` with
+    /// each piece's index from 1 on before sending it, on the connection's thread: a test can
+    /// hold a piece back until its reader has had the ones before. nil: all at once.
+    public var pacing: (pieceSize: Int, beforePiece: @Sendable (_ index: Int) -> Void)?
 
-    public init(status: Int = 200, headers: [Header] = [], body: Data = Data(), delay: TimeInterval = 0) {
+    public init(
+      status: Int = 200, headers: [Header] = [], body: Data = Data(), delay: TimeInterval = 0,
+      pacing: (pieceSize: Int, beforePiece: @Sendable (_ index: Int) -> Void)? = nil
+    ) {
       self.status = status
       self.headers = headers
       self.body = body
       self.delay = delay
+      self.pacing = pacing
     }
 
     /// A `text/plain` response.

@@ -16,13 +16,14 @@ package struct ConnectionEffects: Sendable {
     self.uploader = uploader
   }
 
+  /// `label`: the `CNHTTPRequest`'s, carried by each event.
   package func emit(
     _ judgements: [Judgement], target: RequestTarget, manager: CNPinningManager?,
-    observer: (@Sendable (CNConnectionEvent) -> Void)?
+    observer: (@Sendable (CNConnectionEvent) -> Void)?, label: String? = nil
   ) {
     // By index: a judgement is large, and most requests need only its pin result read.
     for index in judgements.indices {
-      if let observer { observer(event(for: judgements[index], target: target)) }
+      if let observer { observer(event(for: judgements[index], target: target, label: label)) }
       guard let uploader, let manager, let pinning = judgements[index].pinning,
         let report = reporter.report(
           pinning, host: target.host, port: target.port, chain: judgements[index].verifiedChain, pins: manager)
@@ -35,11 +36,11 @@ package struct ConnectionEffects: Sendable {
     }
   }
 
-  private func event(for judgement: Judgement, target: RequestTarget) -> CNConnectionEvent {
+  private func event(for judgement: Judgement, target: RequestTarget, label: String?) -> CNConnectionEvent {
     CNConnectionEvent(
       host: target.host, port: target.port, kind: judgement.use, verifiedChain: judgement.verifiedChain,
       presentedChain: judgement.presentedChain, pinning: judgement.pinning, error: judgement.rejection,
       tlsVersion: CNTLSVersion(rawValue: judgement.protocolVersion),
-      httpVersion: judgement.applicationProtocol.map { $0 == "h2" ? "HTTP/2" : $0.uppercased() })
+      httpVersion: judgement.applicationProtocol.map { $0 == "h2" ? "HTTP/2" : $0.uppercased() }, requestLabel: label)
   }
 }

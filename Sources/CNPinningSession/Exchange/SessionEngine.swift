@@ -85,9 +85,10 @@ package final class SessionEngine: Sendable {
   /// download's file, or a channel read as it arrives), and returns the last hop's outcome with
   /// its body; the bodies of redirects, and of a hop that fails, are discarded. The one redirect
   /// loop: every API of the session and the URLSession protocol goes through it.
+  /// `label`: the `CNHTTPRequest`'s, carried by its observer events.
   package func exchange<Body: HopBody>(
     _ original: URLRequest, upload: UploadSource? = nil, into _: Body.Type, progress: CNTransferProgress? = nil,
-    cookies: CookieSource = .configuration
+    cookies: CookieSource = .configuration, label: String? = nil
   ) async throws(CNPinnedSessionError) -> (TransferOutcome, Body) {
     var hops = RedirectChain(original, upload: upload, configuration: configuration, cookies: cookies)
     while true {
@@ -98,7 +99,7 @@ package final class SessionEngine: Sendable {
       do {
         outcome = try await perform(
           hops.request, upload: hops.upload, destination: body.destination, withheld: hops.withheld,
-          cookies: hops.cookies, progress: progress)
+          cookies: hops.cookies, progress: progress, label: label)
         try body.complete(host: hops.request.url?.host ?? "")
         follows = try hops.followRedirect(after: outcome.response)
       } catch {
@@ -117,7 +118,7 @@ package final class SessionEngine: Sendable {
     _ request: URLRequest, upload: UploadSource? = nil, destination: BodyDestination, withheld: CredentialHeaders? = nil,
     cookies: HTTPCookieStorage? = nil, progress: CNTransferProgress? = nil,
     observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil,
-    connectOnly: Bool = false
+    connectOnly: Bool = false, label: String? = nil
   ) async throws(CNPinnedSessionError) -> TransferOutcome {
     let (manager, sessionObserver, networkTimeObserver, invalidated) = state.withLock {
       ($0.manager, $0.observer, $0.networkTimeObserver, $0.invalidated)
@@ -143,7 +144,7 @@ package final class SessionEngine: Sendable {
       wantsPresentedChain: observer != nil, connectOnly: connectOnly)
     let report = await transport.exchange(hop)
     if let networkTime = report.networkTime { networkTimeObserver?(networkTime) }
-    effects.emit(report.judgements, target: target, manager: manager, observer: observer)
+    effects.emit(report.judgements, target: target, manager: manager, observer: observer, label: label)
     let outcome = try report.outcome.get()
     Cookies.store(from: outcome.response, of: request, in: cookies)
     return outcome

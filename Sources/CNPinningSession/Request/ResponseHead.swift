@@ -123,6 +123,24 @@ package struct ResponseHead {
     }
   }
 
+  /// The header fields as received, in order and with their repeats (a field without a colon
+  /// is skipped, as `parsed()` skips it); nil without a status line.
+  package func orderedFields() -> [CNHTTPField]? {
+    bytes.withUnsafeBufferPointer { head -> [CNHTTPField]? in
+      var lines = Lines(head)
+      guard let status = lines.next(), head[status].starts(with: Self.statusPrefix) else { return nil }
+      var fields: [CNHTTPField] = []
+      while let line = lines.next() {
+        guard let colon = head[line].firstIndex(of: UInt8(ascii: ":")) else { continue }
+        fields.append(
+          CNHTTPField(
+            name: String(decoding: head[Self.trimmed(head, line.lowerBound..<colon)], as: UTF8.self),
+            value: String(decoding: head[Self.trimmed(head, (colon + 1)..<line.upperBound)], as: UTF8.self)))
+      }
+      return fields
+    }
+  }
+
   /// The non-empty lines of a head, without their line endings and surrounding white space.
   private struct Lines {
     let head: UnsafeBufferPointer<UInt8>

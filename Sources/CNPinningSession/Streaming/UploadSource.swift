@@ -1,10 +1,12 @@
 import Foundation
 
 /// A request body the session sends as it reads it, never holding it whole: a file
-/// (`upload(for:fromFile:)`) or the request's `httpBodyStream`.
+/// (`upload(for:fromFile:)`), the request's `httpBodyStream`, or a `CNHTTPRequest`'s chunks
+/// (with their length, when known).
 package enum UploadSource: Sendable {
   case file(URL)
   case stream(BodyStream)
+  case chunks(ChunkedUpload, length: Int?)
 
   /// A request's `httpBodyStream`, handed over to the session: from then on only the session
   /// reads it (on one thread at a time), which is what makes passing it between threads safe.
@@ -18,7 +20,7 @@ package enum UploadSource: Sendable {
   }
 
   /// Whether the body can be sent again (to a redirect that keeps the method and body).
-  var canBeResent: Bool {
+  package var canBeResent: Bool {
     if case .file = self { return true }
     return false
   }

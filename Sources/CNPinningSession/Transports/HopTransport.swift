@@ -49,10 +49,23 @@ package struct HopReport: Sendable {
 package struct TransferOutcome: Sendable {
   package let response: HTTPURLResponse
   package let body: Data
+  /// The response head as received (Linux), for its fields in order; nil where the platform's
+  /// URLSession parsed it.
+  package let head: ResponseHead?
 
-  package init(response: HTTPURLResponse, body: Data) {
+  package init(response: HTTPURLResponse, body: Data, head: ResponseHead? = nil) {
     self.response = response
     self.body = body
+    self.head = head
+  }
+
+  /// The response's header fields: in order and with repeats when the head was received here;
+  /// otherwise URLSession's, sorted by name (it joins repeats and keeps no order).
+  package var fields: [CNHTTPField] {
+    if let fields = head?.orderedFields() { return fields }
+    return response.allHeaderFields
+      .compactMap { name, value in (name as? String).map { CNHTTPField(name: $0, value: "\(value)") } }
+      .sorted { $0.name.lowercased() < $1.name.lowercased() }
   }
 }
 

@@ -196,7 +196,7 @@ final class CurlTransfer: @unchecked Sendable {
   func sendBody(_ buffer: UnsafeMutableRawBufferPointer) -> BodyRead {
     guard let streamed = plan.streamedBody else { return .end }
     let read = streamed.read(into: buffer)
-    if case .failed(let reason) = read { uploadFailure = .transferFailed(host: plan.host, reason: reason) }
+    if case .failed(let failure) = read { uploadFailure = failure }
     if case .paused = read { waitsOnCaller = true } else { waitsOnCaller = false }
     return read
   }
@@ -355,7 +355,7 @@ struct CurlResponse: Sendable {
     guard let response = head.response(for: plan.url) else {
       throw .invalidResponse(host: plan.host, reason: "no HTTP status line")
     }
-    return TransferOutcome(response: response, body: body)
+    return TransferOutcome(response: response, body: body, head: head)
   }
 }
 #endif

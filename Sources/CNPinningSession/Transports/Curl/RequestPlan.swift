@@ -105,7 +105,7 @@ struct RequestPlan: Sendable {
       let fields = RequestHeaders.split(request, additional: configuration.httpAdditionalHeaders, withheld: withheld)
       headerLines = try Self.headerLines(fields.origin, cookies: cookies)
       proxyHeaderLines = proxy == nil ? [] : try Self.lines(fields.proxy)
-      method = try Self.method(of: request, upload: upload)
+      method = try Self.method(of: request, upload: upload, host: target.host)
     }
   }
 
@@ -116,7 +116,9 @@ struct RequestPlan: Sendable {
   }
 
   /// The method and body: `upload` when given, else the request's `httpBody`.
-  private static func method(of request: URLRequest, upload: UploadSource?) throws(CNPinnedSessionError) -> Method {
+  private static func method(of request: URLRequest, upload: UploadSource?, host: String) throws(CNPinnedSessionError)
+    -> Method
+  {
     let name = request.httpMethod ?? "GET"
     guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter) else {
       throw .invalidArgument("\"\(name)\" is not a valid HTTP method")
@@ -124,10 +126,12 @@ struct RequestPlan: Sendable {
     if name == "HEAD" { return .head }
     switch upload {
     case .file(let url):
-      return .withBody(name: name, body: .streamed(try FileRequestBody(url: url)))
+      return .withBody(name: name, body: .streamed(try FileRequestBody(url: url, host: host)))
     case .stream(let stream):
       let length = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
-      return .withBody(name: name, body: .streamed(InputStreamRequestBody(stream: stream, length: length)))
+      return .withBody(name: name, body: .streamed(InputStreamRequestBody(stream: stream, length: length, host: host)))
+    case .chunks(let upload, let length):
+      return .withBody(name: name, body: .streamed(ChunkedRequestBody(upload: upload, length: length, host: host)))
     case nil:
       guard let body = request.httpBody else { return name == "GET" ? .get : .withBody(name: name, body: .bytes(Data())) }
       return .withBody(name: name, body: .bytes(body))

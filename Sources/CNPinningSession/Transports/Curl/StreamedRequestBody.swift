@@ -30,7 +30,8 @@ enum BodyRead: Equatable {
   case end
   /// Nothing ready yet; `wake` follows.
   case paused
-  case failed(String)
+  /// The body cannot go on: the request fails with this.
+  case failed(CNPinnedSessionError)
 }
 
 /// A file sent as a request body, read on the network thread (a regular file does not block).
@@ -39,10 +40,12 @@ final class FileRequestBody: StreamedRequestBody, @unchecked Sendable {
   let length: Int?
   private let handle: FileHandle
   private let path: String
+  private let host: String
 
-  /// Opens `url`; fails with the reason when it cannot be read.
-  init(url: URL) throws(CNPinnedSessionError) {
+  /// Opens `url`, sent to `host`; fails with the reason when it cannot be read.
+  init(url: URL, host: String) throws(CNPinnedSessionError) {
     path = url.path
+    self.host = host
     let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { throw .invalidArgument("cannot read the upload file \(url.path): \(Self.lastError())") }
     var status = stat()
@@ -59,7 +62,8 @@ final class FileRequestBody: StreamedRequestBody, @unchecked Sendable {
   func read(into buffer: UnsafeMutableRawBufferPointer) -> BodyRead {
     let count = Glibc.read(handle.fileDescriptor, buffer.baseAddress, buffer.count)
     if count > 0 { return .bytes(count) }
-    return count == 0 ? .end : .failed("cannot read the upload file \(path): \(Self.lastError())")
+    return count == 0
+      ? .end : .failed(.transferFailed(host: host, reason: "cannot read the upload file \(path): \(Self.lastError())"))
   }
 
   func rewind() -> Bool { lseek(handle.fileDescriptor, 0, SEEK_SET) == 0 }
@@ -84,15 +88,16 @@ final class InputStreamRequestBody: StreamedRequestBody, @unchecked Sendable {
   private var offset = 0
   private var buffered = 0
   private var ended = false
-  private var failure: String?
+  private var failure: CNPinnedSessionError?
   private var closed = false
   private var paused = false
   private var wake: (@Sendable () -> Void)?
 
-  /// Starts reading `stream` (opened here). `length`: from the request's `Content-Length`, if any.
-  init(stream: UploadSource.BodyStream, length: Int?) {
+  /// Starts reading `stream` (opened here), sent to `host`. `length`: from the request's
+  /// `Content-Length`, if any.
+  init(stream: UploadSource.BodyStream, length: Int?, host: String) {
     self.length = length
-    let thread = Thread { [self] in pump(stream.stream) }
+    let thread = Thread { [self] in pump(stream.stream, host: host) }
     thread.name = "CNPBodyStream"
     thread.start()
   }
@@ -136,7 +141,7 @@ final class InputStreamRequestBody: StreamedRequestBody, @unchecked Sendable {
     condition.unlock()
   }
 
-  private func pump(_ stream: InputStream) {
+  private func pump(_ stream: InputStream, host: String) {
     stream.open()
     defer { stream.close() }
     var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
@@ -154,7 +159,9 @@ final class InputStreamRequestBody: StreamedRequestBody, @unchecked Sendable {
       } else if count == 0 {
         ended = true
       } else {
-        failure = "cannot read the request's httpBodyStream: \(stream.streamError.map { "\($0)" } ?? "unknown error")"
+        failure = .transferFailed(
+          host: host,
+          reason: "cannot read the request's httpBodyStream: \(stream.streamError.map { "\($0)" } ?? "unknown error")")
       }
       let wake = paused ? self.wake : nil
       paused = false

@@ -12,6 +12,8 @@ import Security
 // Unchecked Sendable: its mutable state is behind a lock (`state`); the rest is immutable.
 class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   private let challenges: PinningChallenges
+  /// The request body streamed, if any: a failed one cancels the task.
+  private let upload: UploadSource?
   private let channel: ResponseBodyChannel
   private let limit: Int
   private let progress: CNTransferProgress?
@@ -31,11 +33,12 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   private let state = Locked(State())
 
   init(
-    challenges: PinningChallenges, channel: ResponseBodyChannel, limit: Int, progress: CNTransferProgress?,
-    translate: @escaping @Sendable (Error) -> CNPinnedSessionError,
+    challenges: PinningChallenges, upload: UploadSource?, channel: ResponseBodyChannel, limit: Int,
+    progress: CNTransferProgress?, translate: @escaping @Sendable (Error) -> CNPinnedSessionError,
     respond: @escaping @Sendable (Result<HTTPURLResponse, CNPinnedSessionError>, Int) async -> Bool
   ) {
     self.challenges = challenges
+    self.upload = upload
     self.channel = channel
     self.limit = limit
     self.progress = progress
@@ -52,6 +55,7 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   func run(_ request: URLRequest, in session: URLSession) async -> (CNPinnedSessionError?, task: Int) {
     let task = session.dataTask(with: request)
     task.delegate = self
+    if case .chunks(let chunks, _)? = upload { chunks.onFailure { task.cancel() } }
     let feed = ChunkFeed(
       into: channel, limit: limit, host: challenges.settings.host, progress: progress, pause: { task.suspend() },
       resume: { task.resume() }, cancel: { task.cancel() })

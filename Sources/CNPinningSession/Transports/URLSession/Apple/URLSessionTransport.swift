@@ -63,6 +63,12 @@ final class URLSessionTransport: HopTransport {
       merged.setValue(String(size), forHTTPHeaderField: "Content-Length")
     case .stream(let body):
       merged.httpBodyStream = body.stream
+    case .chunks(let upload, let length):
+      guard let stream = ChunkStreamWriter.stream(for: upload, host: hop.target.host) else {
+        throw .setupFailed(reason: "Foundation made no bound stream pair for the request body")
+      }
+      merged.httpBodyStream = stream
+      if let length { merged.setValue(String(length), forHTTPHeaderField: "Content-Length") }
     case nil:
       break
     }
@@ -79,7 +85,7 @@ final class URLSessionTransport: HopTransport {
       challenges: challenges,
       plan: .init(
         host: settings.host, destination: hop.destination, limit: limit, upload: hop.upload, progress: hop.progress))
-    let translate = translation(for: challenges)
+    let translate = translation(for: challenges, upload: hop.upload)
     let (request, check) = (merged, verdictCheck(for: hop, judgements: judgements))
     return try await withSession(for: settings.manager, host: settings.host) { pinned throws(CNPinnedSessionError) in
       challenges.attach(pinned.verdicts)
@@ -126,7 +132,7 @@ final class URLSessionTransport: HopTransport {
     into channel: ResponseBodyChannel, progress: CNTransferProgress?
   ) async throws(CNPinnedSessionError) -> HTTPURLResponse {
     let head = ResponseHeadHandOff()
-    let translate = translation(for: challenges)
+    let translate = translation(for: challenges, upload: hop.upload)
     let (host, manager) = (challenges.settings.host, challenges.settings.manager)
     let check = verdictCheck(for: hop, judgements: judgements)
     let task = Task {
@@ -134,7 +140,8 @@ final class URLSessionTransport: HopTransport {
         try await withSession(for: manager, host: host) { pinned throws(CNPinnedSessionError) in
           challenges.attach(pinned.verdicts)
           let delegate = PinningStreamDelegate(
-            challenges: challenges, channel: channel, limit: self.configuration.maximumDownloadSize, progress: progress,
+            challenges: challenges, upload: hop.upload, channel: channel, limit: self.configuration.maximumDownloadSize,
+            progress: progress,
             translate: translate
           ) { response, task in
             // The task's metrics come only when the body has ended: judged on what is known now,
@@ -175,12 +182,17 @@ final class URLSessionTransport: HopTransport {
     }
   }
 
-  /// Turns a failed task's error into the session's: the delegate's rejection first.
-  private func translation(for challenges: PinningChallenges) -> @Sendable (Error) -> CNPinnedSessionError {
+  /// Turns a failed task's error into the session's: a failed request body's first (its task
+  /// was cancelled for it), then the delegate's rejection.
+  private func translation(for challenges: PinningChallenges, upload: UploadSource?)
+    -> @Sendable (Error) ->
+    CNPinnedSessionError
+  {
     let (host, timeout, sessions, trust) = (
       challenges.settings.host, configuration.timeoutIntervalForRequest, sessions, configuration.trust
     )
     return { error in
+      if case .chunks(let chunks, _)? = upload, let failure = chunks.failure { return failure }
       if let error = error as? CNPinnedSessionError { return error }
       if let rejection = challenges.rejection { return rejection }
       if sessions.isClosed { return .sessionInvalidated }

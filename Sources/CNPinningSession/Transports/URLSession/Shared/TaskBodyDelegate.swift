@@ -55,6 +55,8 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     let task = session.dataTask(with: request)
     task.delegate = self
     state.withLock { $0.task = task }
+    // A request body cut short is never sent as if whole: its failure cancels the task.
+    if case .chunks(let chunks, _)? = plan.upload { chunks.onFailure { [weak self] in self?.stop(chunks.failure ?? .cancelled) } }
     let result: Result<TransferOutcome, Error>
     do {
       result = .success(
@@ -181,7 +183,7 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
   ) {
     let stream = newBodyStream()
-    if stream == nil, case .stream? = plan.upload {
+    if stream == nil, let upload = plan.upload, !upload.canBeResent {
       stop(.streamedBodyAskedForAgain(by: "URLSession (answering a challenge or retrying on a new connection)"))
     }
     completionHandler(stream)

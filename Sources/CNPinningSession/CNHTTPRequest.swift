@@ -1,0 +1,68 @@
+import Foundation
+
+/// A request for `CNPinnedSession.exchange(_:)`: a method, a URL, ordered header fields and an
+/// optional body sent as it is produced, a chunk at a time. It goes through the same pins,
+/// transport-security rules, redirects, cookies, limits and events as `data(for:)`.
+public struct CNHTTPRequest: Sendable {
+  /// The method, "GET" unless set.
+  public var method: String
+  /// An absolute http or https URL.
+  public var url: URL
+  /// The header fields, in order. Fields with the same name are sent as one, their values
+  /// joined by ", " (RFC 9110 §5.3), as `URLRequest` sends them.
+  public var headerFields: [CNHTTPField]
+  /// The body to send, if any.
+  public var body: Body?
+  /// Seconds to connect or to wait for data; the session's `timeoutIntervalForRequest` when nil
+  /// or longer.
+  public var timeoutInterval: TimeInterval?
+  /// A name for the request (an OpenAPI operation ID, say), carried by every
+  /// `CNConnectionEvent` the request causes as `requestLabel`.
+  public var label: String?
+
+  /// A request for `url`.
+  public init(
+    method: String = "GET", url: URL, headerFields: [CNHTTPField] = [], body: Body? = nil,
+    timeoutInterval: TimeInterval? = nil, label: String? = nil
+  ) {
+    self.method = method
+    self.url = url
+    self.headerFields = headerFields
+    self.body = body
+    self.timeoutInterval = timeoutInterval
+    self.label = label
+  }
+
+  /// A request body: bytes in memory, or a sequence of chunks read only as the session sends
+  /// them (the sequence is asked for its next chunk once the one before is nearly sent, so a
+  /// producer is never more than a chunk ahead of the network).
+  public struct Body: Sendable {
+    /// The body's length in bytes, when known; sent as `Content-Length`. Without it the body
+    /// goes chunked over HTTP/1.1 (HTTP/2 needs no length).
+    public let length: Int?
+    package let content: Content
+
+    /// Where the bytes come from.
+    package enum Content: Sendable {
+      case data(Data)
+      case chunks(@Sendable () -> ChunkedUpload)
+    }
+
+    /// `data`, held in memory: a redirect that keeps the body (307, 308) sends it again.
+    public init(_ data: Data) {
+      length = data.count
+      content = .data(data)
+    }
+
+    /// The chunks of `sequence`, read once, as they are sent. `length`, when given, must be the
+    /// sum of the chunks' sizes: a sequence that ends early or goes on fails the request.
+    /// A redirect that keeps the body (307, 308) fails with `unsupportedRequest`, since a
+    /// sequence is read only once. An error the sequence throws cuts the request off (never
+    /// ending it as if whole) and fails it with `transferFailed` naming the error, or
+    /// `cancelled` for a `CancellationError`.
+    public init<Chunks: AsyncSequence & Sendable>(_ sequence: Chunks, length: Int? = nil) where Chunks.Element == Data {
+      self.length = length
+      content = .chunks { ChunkedUpload(sequence) }
+    }
+  }
+}

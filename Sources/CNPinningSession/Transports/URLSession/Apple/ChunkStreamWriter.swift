@@ -1,0 +1,72 @@
+#if !CNPINNING_LINUX_BACKEND
+import CNPinning
+import CNPinningSessionCore
+import Foundation
+
+/// A `CNHTTPRequest`'s chunks as the `httpBodyStream` URLSession reads: the input of a bound
+/// stream pair whose output a thread of its own writes, a chunk at a time, as URLSession reads
+/// (a write blocks while the pair's buffer is full, so the producer waits for the network). A
+/// failed sequence leaves the output open and is reported through `ChunkedUpload.onFailure`,
+/// where the transport cancels the task: a body cut short is never ended as if whole.
+enum ChunkStreamWriter {
+  /// The pair's buffer, and so the most bytes written ahead of URLSession.
+  static let bufferSize = 64 * 1024
+
+  /// The stream for URLSession to read; writing starts at once and stops at the sequence's end,
+  /// its failure, or when URLSession closes the stream.
+  static func stream(for upload: ChunkedUpload, host: String) -> InputStream? {
+    var input: InputStream?
+    var output: OutputStream?
+    Stream.getBoundStreams(withBufferSize: bufferSize, inputStream: &input, outputStream: &output)
+    guard let input, let output else { return nil }
+    let writer = UncheckedOutput(stream: output)
+    let thread = Thread { write(upload, host: host, to: writer.stream) }
+    thread.name = "CNPChunkStream"
+    thread.start()
+    return input
+  }
+
+  private static func write(_ upload: ChunkedUpload, host: String, to output: OutputStream) {
+    output.open()
+    while true {
+      guard case .success(let pulled) = nextChunk(of: upload, host: host) else { return }  // left open: the task is cancelled
+      guard let chunk = pulled else { break }
+      let written = chunk.withUnsafeBytes { bytes -> Bool in
+        var offset = 0
+        while offset < bytes.count {
+          let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + offset
+          let count = output.write(base, maxLength: bytes.count - offset)
+          guard count > 0 else { return false }
+          offset += count
+        }
+        return true
+      }
+      guard written else { break }  // URLSession closed its end: the task is over
+    }
+    output.close()
+  }
+
+  /// The next chunk, waited for on this thread (never a thread of Swift's cooperative pool).
+  private static func nextChunk(of upload: ChunkedUpload, host: String) -> Result<Data?, CNPinnedSessionError> {
+    let done = DispatchSemaphore(value: 0)
+    let result = Locked<Result<Data?, CNPinnedSessionError>>(.success(nil))
+    Task {
+      do throws(CNPinnedSessionError) {
+        let chunk = try await upload.next(host: host)
+        result.withLock { $0 = .success(chunk) }
+      } catch {
+        result.withLock { $0 = .failure(error) }
+      }
+      done.signal()
+    }
+    done.wait()
+    return result.withLock { $0 }
+  }
+}
+
+/// The output stream, handed to its one writing thread.
+// Unchecked Sendable: only the writing thread uses the stream once it has been handed over.
+private struct UncheckedOutput: @unchecked Sendable {
+  let stream: OutputStream
+}
+#endif
