@@ -12,7 +12,7 @@ SHELL := /bin/bash
 # build still fails the recipe (`make check-makefile` proves it).
 QUIET_LINKER := { grep -v "Cannot export local symbol" || true; }
 
-.PHONY: errors deps build demo test examples bench bench-build bench-peers bench-instructions bench-profile limbo-vs-pyca bench-load leaks soak asan tsan apple-check docs api-check api-baseline format lint fuzz fuzz-long public-suffixes check-makefile clean
+.PHONY: errors deps build demo test examples bench bench-build bench-peers bench-instructions bench-profile limbo-vs-pyca bench-load leaks soak asan tsan apple-check openapi-check docs api-check api-baseline format lint fuzz fuzz-long public-suffixes check-makefile clean
 
 deps:
 	@scripts/deps.sh
@@ -136,9 +136,15 @@ tsan: deps
 apple-check: deps
 	scripts/apple-check.sh --self-test
 
-# Formatting with the toolchain's swift-format and .swift-format. AppleCheck's stubs keep Apple's
-# names and its seed copy the seed's text, so they are left as they are.
-FORMAT_PATHS := Sources Tests Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift Package.swift Examples/PinnedService/Sources Examples/PinnedService/Package.swift Examples/TestCNPinningApp/Sources Examples/TestCNPinningApp/Package.swift Examples/LintAtBuildTime/Sources Examples/LintAtBuildTime/Package.swift Plugins AppleCheck/DelegateConformances.swift AppleCheck/DelegateAbsences.swift
+# CNPinningOpenAPI (the OpenAPI transport package beside Examples/) type-checked against stubs of
+# swift-http-types and swift-openapi-runtime (CNPinningOpenAPI/Stubs), with a self-test that a
+# wrong signature fails; and the root package's dependencies checked to be none.
+openapi-check: deps
+	scripts/openapi-check.sh --self-test
+
+# Formatting with the toolchain's swift-format and .swift-format. AppleCheck's and CNPinningOpenAPI's stubs keep their SDKs'
+# names and AppleCheck's seed copy the seed's text, so they are left as they are.
+FORMAT_PATHS := Sources Tests Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift Package.swift Examples/PinnedService/Sources Examples/PinnedService/Package.swift Examples/TestCNPinningApp/Sources Examples/TestCNPinningApp/Package.swift Examples/LintAtBuildTime/Sources Examples/LintAtBuildTime/Package.swift CNPinningOpenAPI/Sources CNPinningOpenAPI/Snippets CNPinningOpenAPI/Package.swift Plugins AppleCheck/DelegateConformances.swift AppleCheck/DelegateAbsences.swift
 format:
 	$(SWIFT) format format --in-place --recursive --configuration .swift-format $(FORMAT_PATHS)
 
