@@ -154,12 +154,7 @@ struct ExchangeTests {
   }
 
   @Test func aRogueServerIsRefusedBeforeTheBodyIsAskedFor() async throws {
-    let pki = try TestPKI()
-    let rogue = try TestPKI(root: "Rogue Root CA", intermediate: "Rogue Issuing CA 1")
-    let server = try LocalTLSServer.start(.init(identity: rogue.leaf))
-    let session = try CNPinnedSession(
-      manager: try matchingPins(),
-      configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate, rogue.root.certificate])))
+    let (server, session) = try rogueServerAndPinnedSession()
     let chunks = CountedChunks(count: 10, size: 1_000)
     let failure = await error { _ = try await session.exchange(Self.post(server, "/", body: .init(chunks))) }
     #expect(failure?.pinFailure != nil, "expected a pin mismatch, got \(String(describing: failure))")

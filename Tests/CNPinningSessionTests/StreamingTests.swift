@@ -88,12 +88,7 @@ struct StreamingTests {
   }
 
   @Test func aRogueServerIsRefusedBeforeAnyByte() async throws {
-    let pki = try TestPKI()
-    let rogue = try TestPKI(root: "Rogue Root CA", intermediate: "Rogue Issuing CA 1")
-    let server = try LocalTLSServer.start(.init(identity: rogue.leaf))
-    let session = try CNPinnedSession(
-      manager: try matchingPins(),
-      configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate, rogue.root.certificate])))
+    let (server, session) = try rogueServerAndPinnedSession()
     let failure = await error { _ = try await session.bytes(from: server.url("/", hostName: "api.test")) }
     #expect(failure?.pinFailure != nil, "expected a pin mismatch, got \(String(describing: failure))")
     #expect(server.requests.isEmpty)

@@ -43,6 +43,18 @@ func resolving(_ names: [String] = ["api.test"], to server: LocalTLSServer, time
   return configuration
 }
 
+/// A server whose chain comes from a rogue CA that the session also trusts, and a session with
+/// the pins `matchingPins()` gives: every request to it must fail the pins, before any byte.
+func rogueServerAndPinnedSession() throws -> (LocalTLSServer, CNPinnedSession) {
+  let pki = try TestPKI()
+  let rogue = try TestPKI(root: "Rogue Root CA", intermediate: "Rogue Issuing CA 1")
+  let server = try LocalTLSServer.start(.init(identity: rogue.leaf))
+  let session = try CNPinnedSession(
+    manager: try matchingPins(),
+    configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate, rogue.root.certificate])))
+  return (server, session)
+}
+
 /// Whether a body is the one expected. Compared outside `#expect`, whose failure message for
 /// `==` on two large `Data` values computes a difference for many minutes.
 func identical(_ body: Data?, _ expected: Data) -> Bool { body == expected }
