@@ -14,6 +14,9 @@ let usage = """
     help [COMMAND]            show help
     version                   print cnpin's version (also --version)
 
+  Linux only: `pins HOST` and `check` read a host's handshake, and `check --chain` verifies
+  with OpenSSL, as the Linux session does; a macOS build of cnpin refuses them, saying so.
+
   Exit status: 0 success; 1 a pin or verification failed; 2 usage or configuration error;
   3 network error. Run `cnpin COMMAND --help` for a command's options and examples.
   """

@@ -44,6 +44,9 @@ func runInProcess(
     let batch: Int
     /// The most CNPinnedSession's time per request may be, as a multiple of libcurl's.
     let target: Double
+    /// How CNPinningPeerClient makes the request: "pinned" (`data(for:)`) or "exchange"
+    /// (`exchange(_:)`, the body read as it arrives, no `HTTPURLResponse`).
+    var kind = "pinned"
   }
   let workloads = [
     Workload(
@@ -54,6 +57,12 @@ func runInProcess(
     Workload(
       name: "batches of 100 concurrent (HTTP/2)", server: servers.keepAlive, count: 4000, concurrency: 100, batch: 100,
       target: 1.15),
+    Workload(
+      name: "exchange(_:), sequential, keep-alive", server: servers.keepAlive, count: 2000, concurrency: 1, batch: 0,
+      target: 1.15, kind: "exchange"),
+    Workload(
+      name: "exchange(_:), 8 concurrent", server: servers.keepAlive, count: 4000, concurrency: 8, batch: 0, target: 1.15,
+      kind: "exchange"),
   ]
   print("in process, after 200 requests to warm up; \(rounds) alternating rounds; times per request in µs")
   var missed = 0
@@ -61,10 +70,10 @@ func runInProcess(
     let url = "https://127.0.0.1:\(workload.server.port)/"
     let shape = ["\(workload.count)", "\(workload.concurrency)"] + (workload.batch > 0 ? ["\(workload.batch)"] : [])
     var commands: [(name: String, command: [String])] = [
-      ("CNPinnedSession", [client, "in-process", "pinned", root, pins, url] + shape),
+      ("CNPinnedSession", [client, "in-process", workload.kind, root, pins, url] + shape),
       ("libcurl (C)", [cClient, url, root, spkiPin] + shape),
     ]
-    if withURLSession {
+    if withURLSession, workload.kind == "pinned" {
       commands.append(("URLSession", [client, "in-process", "urlsession", "-", "-", url] + shape))
       commands.append(("URLSession+cnPinned", [client, "in-process", "urlprotocol", root, pins, url] + shape))
     }
@@ -101,7 +110,7 @@ func runInProcess(
           ours.slowest / ours.p50, tailMet ? "MET" : "MISSED"))
       if !tailMet { missed += 1 }
     }
-    if workload.concurrency == 1, workload.batch == 0, workload.server === servers.keepAlive {
+    if workload.concurrency == 1, workload.batch == 0, workload.server === servers.keepAlive, workload.kind == "pinned" {
       // What stands between this row and its target, measured in process: the response object
       // every request returns. A request on an idle session drives libcurl on its own thread;
       // one handed to the shared network thread (as concurrent ones are) also pays a round trip.
@@ -114,7 +123,7 @@ func runInProcess(
             + "a request handed to the network thread also pays a task-to-thread round trip, %.1f µs",
           response, (theirs.perRequest + response) / theirs.perRequest, handoff))
     }
-    if withURLSession {
+    if withURLSession, workload.kind == "pinned" {
       let plain = summary("URLSession")
       let pinned = summary("URLSession+cnPinned")
       let protocolRatio = pinned.perRequest / plain.perRequest

@@ -254,6 +254,8 @@ func streamLargeBodies(client clientPath: String, http2: NginxServer, http1: Ngi
     ("bytes(for:) over HTTP/1.1", "stream-download", http1, "/files/1GiB.bin"),
     ("upload(for:fromFile:) over HTTP/2", "stream-upload", http2, "/files/uploaded.bin"),
     ("httpBodyStream, chunked over HTTP/1.1", "stream-upload-stream", http1, "/files/uploaded.bin"),
+    ("exchange(_:) download", "exchange-download", http2, "/files/1GiB.bin"),
+    ("exchange(_:) upload of a sequence, chunked", "exchange-upload", http2, "/files/uploaded.bin"),
   ]
   var missed = 0
   // Four streams whose reader never reads, 2 s after they start, while other requests go on.

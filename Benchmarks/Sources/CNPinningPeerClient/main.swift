@@ -16,6 +16,8 @@ import FoundationNetworking
 //        CNPinningPeerClient stream-stall ROOT.pem PINS.json URL               4 bytes(for:) never read
 //        CNPinningPeerClient stream-upload ROOT.pem PINS.json URL FILE         PUT upload(for:fromFile:)
 //        CNPinningPeerClient stream-upload-stream ROOT.pem PINS.json URL FILE  PUT with httpBodyStream
+//        CNPinningPeerClient exchange-download ROOT.pem PINS.json URL          exchange(_:), counted
+//        CNPinningPeerClient exchange-upload ROOT.pem PINS.json URL FILE       PUT of 1 GiB made as sent
 // The stream modes print the bytes moved and the peak resident growth while they moved.
 //        CNPinningPeerClient response-floor ROOT.pem PINS.json URL
 // Times Foundation's HTTPURLResponse initialiser alone, on the fields URL's server sends: the part
@@ -36,7 +38,7 @@ if arguments.count >= 2, arguments[1] == "handoff-floor" {
 if arguments.count >= 5, arguments[1] == "response-floor" {
   exit(await responseFloor(arguments: Array(arguments.dropFirst(2))))
 }
-if arguments.count >= 5, arguments[1].hasPrefix("stream-") {
+if arguments.count >= 5, arguments[1].hasPrefix("stream-") || arguments[1].hasPrefix("exchange-") {
   exit(await streamBody(mode: arguments[1], arguments: Array(arguments.dropFirst(2))))
 }
 guard arguments.count >= 7, ["pinned", "urlprotocol", "urlsession"].contains(arguments[1]), let url = URL(string: arguments[4]),
@@ -66,6 +68,14 @@ func makeFetch(kind: String, root: String, pins: String, url: URL) throws -> Fet
     return urlSessionFetch(URLSession(configuration: try .cnPinned(manager: manager, configuration: configuration)), url: url)
   }
   let session = try CNPinnedSession(manager: manager, configuration: configuration)
+  if kind == "exchange" {
+    return {
+      let response = try await session.exchange(CNHTTPRequest(url: url))
+      var received = 0
+      for try await chunk in response.body.chunks { received += chunk.count }
+      guard response.statusCode == 200, received > 0 else { throw BadResponse(description: "status \(response.statusCode)") }
+    }
+  }
   return {
     let (data, response) = try await session.data(from: url)
     guard response.statusCode == 200, !data.isEmpty else { throw BadResponse(description: "status \(response.statusCode)") }
@@ -110,6 +120,23 @@ final class Counter: @unchecked Sendable {
   }
 }
 
+/// `count` chunks of `size` zero bytes, each made when it is asked for.
+struct GeneratedChunks: AsyncSequence, Sendable {
+  typealias Element = Data
+  let count: Int
+  let size: Int
+  func makeAsyncIterator() -> Iterator { Iterator(remaining: count, size: size) }
+  struct Iterator: AsyncIteratorProtocol {
+    var remaining: Int
+    let size: Int
+    mutating func next() async -> Data? {
+      guard remaining > 0 else { return nil }
+      remaining -= 1
+      return Data(count: size)
+    }
+  }
+}
+
 /// One large body through a pinned session, either way; prints the bytes and the growth of peak
 /// resident memory (the kernel's high-water mark, reset after the session is set up).
 func streamBody(mode: String, arguments: [String]) async -> Int32 {
@@ -143,6 +170,19 @@ func streamBody(mode: String, arguments: [String]) async -> Int32 {
           format: "%d streams unread for 2 s; resident %.2f MB, peak %.2f MB, growth in MB: %.2f", streams.count, before, peak,
           peak - before))
       return 0
+    case "exchange-download":
+      let response = try await session.exchange(CNHTTPRequest(url: url))
+      guard response.statusCode == 200 else { throw BadResponse(description: "status \(response.statusCode)") }
+      for try await chunk in response.body.chunks { moved += chunk.count }
+    case "exchange-upload":
+      // 1 GiB made as it is sent, 64 KiB a chunk, with no length: chunked.
+      let chunks = GeneratedChunks(count: (1 << 30) / (64 << 10), size: 64 << 10)
+      let response = try await session.exchange(CNHTTPRequest(method: "PUT", url: url, body: .init(chunks)))
+      for try await _ in response.body.chunks {}
+      guard response.statusCode == 201 || response.statusCode == 204 else {
+        throw BadResponse(description: "status \(response.statusCode)")
+      }
+      moved = chunks.count * chunks.size
     case "stream-upload", "stream-upload-stream":
       guard arguments.count >= 4 else { throw BadResponse(description: "\(mode) needs a FILE") }
       let file = URL(fileURLWithPath: arguments[3])
@@ -195,8 +235,8 @@ func residentMegabytes() -> Double {
 /// requests to warm up, then COUNT with CONCURRENCY in flight (or COUNT/BATCH batches of BATCH
 /// started together). Prints the same line as multi-client.c.
 ///
-/// Arguments: KIND ROOT.pem PINS.json URL COUNT CONCURRENCY [BATCH], KIND pinned, urlprotocol or
-/// urlsession.
+/// Arguments: KIND ROOT.pem PINS.json URL COUNT CONCURRENCY [BATCH], KIND pinned, exchange,
+/// urlprotocol or urlsession.
 func inProcess(arguments: [String]) async -> Int32 {
   guard let count = Int(arguments[4]), count > 0, let concurrency = Int(arguments[5]), concurrency > 0,
     let url = URL(string: arguments[3])
