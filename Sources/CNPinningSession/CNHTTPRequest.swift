@@ -55,7 +55,9 @@ public struct CNHTTPRequest: Sendable {
     }
 
     /// The chunks of `sequence`, read once, as they are sent. `length`, when given, must be the
-    /// sum of the chunks' sizes: a sequence that ends early or goes on fails the request.
+    /// sum of the chunks' sizes. A mismatch is not yet named: a sequence that ends short of it
+    /// fails the request only when the server's wait times out (`timedOut`), and one that goes
+    /// on is sent no further than `length`.
     /// A redirect that keeps the body (307, 308) fails with `unsupportedRequest`, since a
     /// sequence is read only once. An error the sequence throws cuts the request off (never
     /// ending it as if whole) and fails it with `transferFailed` naming the error, or
