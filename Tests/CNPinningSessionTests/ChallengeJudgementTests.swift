@@ -71,8 +71,8 @@ import Testing
     let effects = ConnectionEffects(
       reporter: reporter,
       uploader: ReportUploader(manager: manager, configuration: .init(), makeTransport: CNPinnedSession.platformTransport))
-    effects.emit(
-      [judgement], target: try RequestTarget(URL(string: "https://api.test/")), manager: manager, observer: nil)
+    let target = try RequestTarget(URL(string: "https://api.test/"))
+    effects.emit([judgement], host: target.host, port: target.port, hostName: target.hostName, manager: manager, observer: nil)
     // Reports are delivered in order on one queue: a later one, on another port, marks the end.
     _ = manager.decide(
       authenticationMethod: CNPinningManager.serverTrustAuthenticationMethod, host: "api.test", port: 9, reporter: reporter

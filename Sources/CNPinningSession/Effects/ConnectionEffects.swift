@@ -16,19 +16,20 @@ package struct ConnectionEffects: Sendable {
     self.uploader = uploader
   }
 
-  /// `label`: the `CNHTTPRequest`'s, carried by each event.
+  /// Emits the judgements of connections to `host` and `port`. `hostName`: the host parsed, to
+  /// look up its `reportURI` (nil for a host refused for its name: reported, with nowhere to
+  /// upload). `label`: the `CNHTTPRequest`'s, carried by each event.
   package func emit(
-    _ judgements: [Judgement], target: RequestTarget, manager: CNPinningManager?,
+    _ judgements: [Judgement], host: String, port: Int, hostName: HostName?, manager: CNPinningManager?,
     observer: (@Sendable (CNConnectionEvent) -> Void)?, label: String? = nil
   ) {
     // By index: a judgement is large, and most requests need only its pin result read.
     for index in judgements.indices {
-      if let observer { observer(event(for: judgements[index], target: target, label: label)) }
+      if let observer { observer(event(for: judgements[index], host: host, port: port, label: label)) }
       guard let uploader, let manager, let pinning = judgements[index].pinning,
-        let report = reporter.report(
-          pinning, host: target.host, port: target.port, chain: judgements[index].verifiedChain, pins: manager)
+        let report = reporter.report(pinning, host: host, port: port, chain: judgements[index].verifiedChain, pins: manager)
       else { continue }
-      if let reportURI = manager.configuration(for: target.hostName)?.configuration.reportURI,
+      if let hostName, let reportURI = manager.configuration(for: hostName)?.configuration.reportURI,
         reporter.claimUpload(of: report)
       {
         uploader.upload(report, to: reportURI)
@@ -36,9 +37,9 @@ package struct ConnectionEffects: Sendable {
     }
   }
 
-  private func event(for judgement: Judgement, target: RequestTarget, label: String?) -> CNConnectionEvent {
+  private func event(for judgement: Judgement, host: String, port: Int, label: String?) -> CNConnectionEvent {
     CNConnectionEvent(
-      host: target.host, port: target.port, kind: judgement.use, verifiedChain: judgement.verifiedChain,
+      host: host, port: port, kind: judgement.use, verifiedChain: judgement.verifiedChain,
       presentedChain: judgement.presentedChain, pinning: judgement.pinning, error: judgement.rejection,
       tlsVersion: CNTLSVersion(rawValue: judgement.protocolVersion),
       httpVersion: judgement.applicationProtocol.map { $0 == "h2" ? "HTTP/2" : $0.uppercased() }, requestLabel: label)

@@ -144,7 +144,9 @@ package final class SessionEngine: Sendable {
       wantsPresentedChain: observer != nil, connectOnly: connectOnly)
     let report = await transport.exchange(hop)
     if let networkTime = report.networkTime { networkTimeObserver?(networkTime) }
-    effects.emit(report.judgements, target: target, manager: manager, observer: observer, label: label)
+    effects.emit(
+      report.judgements, host: target.host, port: target.port, hostName: target.hostName, manager: manager,
+      observer: observer, label: label)
     let outcome = try report.outcome.get()
     Cookies.store(from: outcome.response, of: request, in: cookies)
     return outcome

@@ -93,17 +93,9 @@ final class PinningSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
         host: space.host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, judgements: judgements))
     let answer = await challenges.answer(challenge, task: nil)
     // Reported (and uploaded) here: there is no session after the request to do it.
-    if let url = URL(string: "https://\(HostName.authority(space.host, port: space.port))/"),
-      let target = try? RequestTarget(url)
-    {
-      effects.emit(judgements.all, target: target, manager: manager, observer: nil)
-    } else if let manager {
-      // A host no URL can carry (refused for its name): reported, with nothing to upload to.
-      for judgement in judgements.all {
-        guard let pinning = judgement.pinning else { continue }
-        _ = effects.reporter.report(pinning, host: space.host, port: space.port, chain: judgement.verifiedChain, pins: manager)
-      }
-    }
+    effects.emit(
+      judgements.all, host: space.host, port: space.port, hostName: try? HostName.parse(HostName.unbracketed(space.host)).get(),
+      manager: manager, observer: nil)
     return answer
   }
 }
