@@ -45,7 +45,8 @@ public struct CNHTTPRequest: Sendable {
     /// Where the bytes come from.
     package enum Content: Sendable {
       case data(Data)
-      case chunks(@Sendable () -> ChunkedUpload)
+      /// Makes the upload for one request, given its stated length.
+      case chunks(@Sendable (Int?) -> ChunkedUpload)
     }
 
     /// `data`, held in memory: a redirect that keeps the body (307, 308) sends it again.
@@ -55,16 +56,15 @@ public struct CNHTTPRequest: Sendable {
     }
 
     /// The chunks of `sequence`, read once, as they are sent. `length`, when given, must be the
-    /// sum of the chunks' sizes. A mismatch is not yet named: a sequence that ends short of it
-    /// fails the request only when the server's wait times out (`timedOut`), and one that goes
-    /// on is sent no further than `length`.
+    /// sum of the chunks' sizes: a sequence that ends short of it or goes on past it fails the
+    /// request with `invalidArgument` naming the length, before its last bytes are sent.
     /// A redirect that keeps the body (307, 308) fails with `unsupportedRequest`, since a
     /// sequence is read only once. An error the sequence throws cuts the request off (never
     /// ending it as if whole) and fails it with `transferFailed` naming the error, or
     /// `cancelled` for a `CancellationError`.
     public init<Chunks: AsyncSequence & Sendable>(_ sequence: Chunks, length: Int? = nil) where Chunks.Element == Data {
       self.length = length
-      content = .chunks { ChunkedUpload(sequence) }
+      content = .chunks { ChunkedUpload(sequence, length: $0) }
     }
   }
 }

@@ -17,6 +17,10 @@ extension CNPinnedSession {
   /// cancels the exchange, and reading the body afterwards reads it as `bytes(for:)` does.
   public func exchange(_ request: CNHTTPRequest) async throws -> CNHTTPResponse {
     let (urlRequest, upload) = try request.plan(timeout: configuration.timeoutIntervalForRequest)
+    if case .chunks(let chunks)? = upload, chunks.length == 0 {
+      // No transport asks for a body of length 0: the sequence must be seen to be empty here.
+      _ = try await chunks.next(host: urlRequest.url?.host ?? "")
+    }
     let (outcome, body) = try await engine.exchange(
       urlRequest, upload: upload, into: ResponseBodyChannel.self, label: request.label)
     return CNHTTPResponse(
@@ -59,7 +63,7 @@ extension CNHTTPRequest {
       request.httpBody = data
       return (request, nil)
     case .chunks(let make):
-      return (request, .chunks(make(), length: length))
+      return (request, .chunks(make(length)))
     }
   }
 }

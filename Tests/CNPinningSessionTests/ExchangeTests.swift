@@ -69,17 +69,23 @@ struct ExchangeTests {
     #expect(requests.allSatisfy { identical($0.body, chunks.joined) })
   }
 
-  @Test func aSequenceIsAskedForAChunkOnlyAsTheNetworkTakesThem() async throws {
-    // An endless producer with a stated length: pulled eagerly it would never end. Sent as the
-    // network asks, it is asked for the stated bytes and at most two chunks beyond.
+  @Test func anEndlessSequenceIsAskedForItsLengthAndOneChunkMoreThenRefused() async throws {
+    // An endless producer with a stated length: read eagerly it would never end. It is asked
+    // for the stated bytes and one chunk more, which shows it goes on past the length, and the
+    // request fails naming it before the last chunk is sent. (That the network, not the reader,
+    // sets the pace is shown by a 1 GiB upload in flat memory in `make bench-peers`.)
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { .text("\($0.body.count)") }))
     let session = try StreamingTests.session(for: server, pki: pki)
     let endless = CountedChunks(count: .max, size: 16_384)
-    let response = try await session.exchange(Self.post(server, "/", body: .init(endless, length: 64 * 16_384)))
-    #expect(String(try await Self.readAll(response)) == "\(64 * 16_384)")
+    let failure = await error {
+      _ = try await session.exchange(Self.post(server, "/", body: .init(endless, length: 64 * 16_384)))
+    }
+    let reason = try #require(failure?.reason(ifCode: .invalidArgument), "got \(String(describing: failure))")
+    #expect(reason.contains("goes on past"))
     let pulls = endless.pulls.withLock { $0 }
-    #expect(pulls >= 64 && pulls <= 66, "asked \(pulls) times for 64 chunks")
+    #expect(pulls == 65, "asked \(pulls) times for 64 chunks and the end")
+    #expect(server.requests.isEmpty, "an endless body reached the server as a whole request")
   }
 
   @Test func eachPieceOfTheResponseReachesTheReaderAsItArrives() async throws {
@@ -210,6 +216,24 @@ struct ExchangeTests {
     // The session goes on.
     let next = try await session.exchange(Self.post(server, "/", body: .init(Data("ok".utf8))))
     #expect(String(try await Self.readAll(next)) == "2")
+  }
+
+  /// Before, a sequence short of its length failed only when the timeout ran out (with none it
+  /// would wait for ever), and one that went on past it was cut at the length and sent as whole.
+  @Test func aSequenceThatDisagreesWithItsLengthFailsAtOnceNamingIt() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { .text("\($0.body.count)") }))
+    let session = try StreamingTests.session(for: server, pki: pki)
+    for (count, length, words) in [(3, 1000, "ended after 300 bytes"), (20, 1000, "goes on past"), (1, 0, "goes on past")] {
+      var request = Self.post(server, "/", body: .init(CountedChunks(count: count, size: 100), length: length))
+      request.timeoutInterval = 30
+      let failure = await error { _ = try await session.exchange(request) }
+      let reason = try #require(failure?.reason(ifCode: .invalidArgument), "\(count) chunks: got \(String(describing: failure))")
+      #expect(reason.contains(words) && reason.contains("length (Content-Length) of \(length)"), "\(reason)")
+    }
+    #expect(server.requests.isEmpty, "a body that disagrees with its length reached the server as a whole request")
+    let empty = try await session.exchange(Self.post(server, "/", body: .init(CountedChunks(count: 0, size: 100), length: 0)))
+    #expect(String(try await Self.readAll(empty)) == "0")
   }
 
   @Test func cancellingMidBodyStopsTheTransferAndTheSessionGoesOn() async throws {

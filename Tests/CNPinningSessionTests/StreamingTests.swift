@@ -252,6 +252,31 @@ struct StreamingTests {
     #expect(reason.contains("307"))
   }
 
+  /// An `httpBodyStream` whose `Content-Length` is wrong, either way, fails naming the length
+  /// (before, a short one failed only on the timeout and a long one was cut and sent as whole).
+  @Test func aStreamThatDisagreesWithItsContentLengthFailsNamingIt() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { .text("\($0.body.count)") }))
+    let session = try Self.session(for: server, pki: pki)
+    for (size, words) in [(300, "ended after 300 bytes"), (2000, "goes on past")] {
+      var request = URLRequest(url: server.url("/", hostName: "api.test"), timeoutInterval: 30)
+      request.httpMethod = "PUT"
+      request.httpBodyStream = InputStream(data: Self.body(size))
+      request.setValue("1000", forHTTPHeaderField: "Content-Length")
+      let failure = await error { _ = try await session.data(for: request) }
+      let reason = try #require(failure?.reason(ifCode: .invalidArgument), "\(size) bytes: got \(String(describing: failure))")
+      #expect(reason.contains(words) && reason.contains("1000"), "\(reason)")
+    }
+    #expect(server.requests.isEmpty, "a body that disagrees with its length reached the server as a whole request")
+    // A file measured at 1000 bytes that is 1000 bytes, and a stream that is, go through.
+    var request = URLRequest(url: server.url("/", hostName: "api.test"))
+    request.httpMethod = "PUT"
+    request.httpBodyStream = InputStream(data: Self.body(1000))
+    request.setValue("1000", forHTTPHeaderField: "Content-Length")
+    #expect(String(try await session.data(for: request).0) == "1000")
+    #expect(String(try await session.upload(for: request, fromFile: try Self.temporaryFile(Self.body(1000))).0) == "1000")
+  }
+
   @Test func aStreamedBodyIsDroppedWhereARedirectMakesTheRequestAGet() async throws {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(

@@ -2,11 +2,11 @@ import Foundation
 
 /// A request body the session sends as it reads it, never holding it whole: a file
 /// (`upload(for:fromFile:)`), the request's `httpBodyStream`, or a `CNHTTPRequest`'s chunks
-/// (with their length, when known).
+/// (their length, when known, is the upload's).
 package enum UploadSource: Sendable {
   case file(URL)
   case stream(BodyStream)
-  case chunks(ChunkedUpload, length: Int?)
+  case chunks(ChunkedUpload)
 
   /// A request's `httpBodyStream`, handed over to the session: from then on only the session
   /// reads it (on one thread at a time), which is what makes passing it between threads safe.

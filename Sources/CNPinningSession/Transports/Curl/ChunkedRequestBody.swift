@@ -9,7 +9,7 @@ import Foundation
 /// sequence aborts the transfer; a sequence is read once, so the body cannot be rewound.
 // Unchecked Sendable: everything mutable is behind `state`; `upload` is read by the one task at a time that pulls.
 final class ChunkedRequestBody: StreamedRequestBody, @unchecked Sendable {
-  let length: Int?
+  var length: Int? { upload.length }
   private let upload: ChunkedUpload
   private let host: String
   private let state = Locked(State())
@@ -28,9 +28,8 @@ final class ChunkedRequestBody: StreamedRequestBody, @unchecked Sendable {
     var wake: (@Sendable () -> Void)?
   }
 
-  init(upload: ChunkedUpload, length: Int?, host: String) {
+  init(upload: ChunkedUpload, host: String) {
     self.upload = upload
-    self.length = length
     self.host = host
   }
 

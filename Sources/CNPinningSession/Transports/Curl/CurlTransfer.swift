@@ -61,6 +61,8 @@ final class CurlTransfer: @unchecked Sendable {
   private var refusedResponse: CNPinnedSessionError?
   /// Why the request body could not be sent, when it could not.
   private var uploadFailure: CNPinnedSessionError?
+  /// The streamed request body, held to its length as it is sent.
+  private var sentBody: StatedLengthBody?
   private let destination: BodyDestination
   /// The report, for the requesting task: delivered once, when the transfer ends or, for a
   /// streamed body, when the body starts.
@@ -81,6 +83,7 @@ final class CurlTransfer: @unchecked Sendable {
     self.proxyTrustStore = proxyTrustStore
     proxyHandshakeIsNext = proxyTrustStore != nil
     self.destination = destination
+    sentBody = plan.streamedBody.map(StatedLengthBody.init)
   }
 
   /// Whether a body is streamed either way, so that the transfer needs `connect`.
@@ -194,15 +197,15 @@ final class CurlTransfer: @unchecked Sendable {
 
   /// Fills `buffer` with the next bytes of a streamed request body.
   func sendBody(_ buffer: UnsafeMutableRawBufferPointer) -> BodyRead {
-    guard let streamed = plan.streamedBody else { return .end }
-    let read = streamed.read(into: buffer)
+    guard sentBody != nil else { return .end }
+    let read = sentBody!.read(into: buffer)
     if case .failed(let failure) = read { uploadFailure = failure }
     if case .paused = read { waitsOnCaller = true } else { waitsOnCaller = false }
     return read
   }
 
   /// Starts a streamed request body over; false when it cannot be.
-  func rewindBody() -> Bool { plan.streamedBody?.rewind() ?? false }
+  func rewindBody() -> Bool { sentBody?.rewind() ?? false }
 
   /// The request timeout as URLSession means it: once the request is sent, the longest wait for
   /// the next byte either way. False (the transfer stops, timed out) when it has passed; a

@@ -130,8 +130,8 @@ struct RequestPlan: Sendable {
     case .stream(let stream):
       let length = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
       return .withBody(name: name, body: .streamed(InputStreamRequestBody(stream: stream, length: length, host: host)))
-    case .chunks(let upload, let length):
-      return .withBody(name: name, body: .streamed(ChunkedRequestBody(upload: upload, length: length, host: host)))
+    case .chunks(let upload):
+      return .withBody(name: name, body: .streamed(ChunkedRequestBody(upload: upload, host: host)))
     case nil:
       guard let body = request.httpBody else { return name == "GET" ? .get : .withBody(name: name, body: .bytes(Data())) }
       return .withBody(name: name, body: .bytes(body))

@@ -55,7 +55,7 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   func run(_ request: URLRequest, in session: URLSession) async -> (CNPinnedSessionError?, task: Int) {
     let task = session.dataTask(with: request)
     task.delegate = self
-    if case .chunks(let chunks, _)? = upload { chunks.onFailure { task.cancel() } }
+    if case .chunks(let chunks)? = upload { chunks.onFailure { [weak task] _ in task?.cancel() } }
     let feed = ChunkFeed(
       into: channel, limit: limit, host: challenges.settings.host, progress: progress, pause: { task.suspend() },
       resume: { task.resume() }, cancel: { task.cancel() })

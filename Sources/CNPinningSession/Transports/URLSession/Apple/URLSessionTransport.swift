@@ -63,12 +63,12 @@ final class URLSessionTransport: HopTransport {
       merged.setValue(String(size), forHTTPHeaderField: "Content-Length")
     case .stream(let body):
       merged.httpBodyStream = body.stream
-    case .chunks(let upload, let length):
+    case .chunks(let upload):
       guard let stream = ChunkStreamWriter.stream(for: upload, host: hop.target.host) else {
         throw .setupFailed(reason: "Foundation made no bound stream pair for the request body")
       }
       merged.httpBodyStream = stream
-      if let length { merged.setValue(String(length), forHTTPHeaderField: "Content-Length") }
+      if let length = upload.length { merged.setValue(String(length), forHTTPHeaderField: "Content-Length") }
     case nil:
       break
     }
@@ -192,7 +192,7 @@ final class URLSessionTransport: HopTransport {
       challenges.settings.host, configuration.timeoutIntervalForRequest, sessions, configuration.trust
     )
     return { error in
-      if case .chunks(let chunks, _)? = upload, let failure = chunks.failure { return failure }
+      if case .chunks(let chunks)? = upload, let failure = chunks.failure { return failure }
       if let error = error as? CNPinnedSessionError { return error }
       if let rejection = challenges.rejection { return rejection }
       if sessions.isClosed { return .sessionInvalidated }

@@ -56,7 +56,7 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     task.delegate = self
     state.withLock { $0.task = task }
     // A request body cut short is never sent as if whole: its failure cancels the task.
-    if case .chunks(let chunks, _)? = plan.upload { chunks.onFailure { [weak self] in self?.stop(chunks.failure ?? .cancelled) } }
+    if case .chunks(let chunks)? = plan.upload { chunks.onFailure { [weak self] failure in self?.stop(failure) } }
     let result: Result<TransferOutcome, Error>
     do {
       result = .success(
