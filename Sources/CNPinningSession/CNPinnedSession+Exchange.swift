@@ -24,7 +24,7 @@ extension CNPinnedSession {
     let (outcome, body) = try await engine.exchange(
       urlRequest, upload: upload, into: ResponseBodyChannel.self, label: request.label)
     return CNHTTPResponse(
-      statusCode: outcome.response.statusCode, headerFields: outcome.fields, url: outcome.response.url ?? request.url,
+      statusCode: outcome.statusCode, headerFields: outcome.fields, url: outcome.url ?? request.url,
       body: AsyncBytes(body))
   }
 }

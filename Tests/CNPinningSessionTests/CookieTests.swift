@@ -323,7 +323,7 @@ struct CookieRuleTests {
     let response = try #require(
       HTTPURLResponse(
         url: URL(string: setter)!, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Set-Cookie": "a=1; Path=/"]))
-    Cookies.store(from: response, of: URLRequest(url: URL(string: setter)!), in: storage)
+    Cookies.store(from: TransferOutcome(response: response, body: Data()), of: URLRequest(url: URL(string: setter)!), in: storage)
     #expect(Cookies.header(for: URLRequest(url: URL(string: reader)!), from: storage) == "a=1")
   }
 
@@ -332,7 +332,7 @@ struct CookieRuleTests {
     let url = try #require(URL(string: url))
     let fields = Dictionary(uniqueKeysWithValues: [("Set-Cookie", lines.joined(separator: ", "))])
     let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields))
-    Cookies.store(from: response, of: URLRequest(url: url), in: storage)
+    Cookies.store(from: TransferOutcome(response: response, body: Data()), of: URLRequest(url: url), in: storage)
   }
 
   /// 60 host names under one registrable domain, 50 cookies each, cannot fill the jar: the cap

@@ -47,6 +47,25 @@ struct ResponseHeadTests {
     #expect(parsed.fields == ["Set-Cookie": "a=1, b=2", "X-Empty": ""])
   }
 
+  /// A field read straight from the bytes (what redirects and cookies read, without making
+  /// Foundation's response) is what the parse gives for it, in any case; so is the status code.
+  @Test func aFieldReadAloneIsWhatTheParseGivesForIt() throws {
+    let head = Self.head([
+      "HTTP/1.1 302 Found\r\n", "set-cookie: a=1\r\n", "Location: /next \r\n", "SET-COOKIE:b=2\r\n", "X-Empty:\r\n",
+      "no colon\r\n", "\r\n",
+    ])
+    let parsed = try #require(head.parsed())
+    #expect(head.statusCode == 302 && parsed.statusCode == 302)
+    for name in ["Set-Cookie", "set-cookie", "LOCATION", "x-empty"] {
+      let fromParse = parsed.fields.first { $0.key.lowercased() == name.lowercased() }?.value
+      #expect(head.value(forField: name) == fromParse, "\(name)")
+    }
+    #expect(head.value(forField: "Set-Cookie") == "a=1, b=2")
+    #expect(head.value(forField: "Set-Cookie2") == nil && head.value(forField: "no colon") == nil)
+    #expect(Self.head(["HTTP/1.1 abc\r\n", "Location: /\r\n"]).statusCode == nil)
+    #expect(Self.head(["HTTP/1.1 abc\r\n", "Location: /\r\n"]).value(forField: "Location") == nil)
+  }
+
   /// An HTTP/2 head's names are all lower case; an upper-case spelling arriving after them still
   /// joins the first (lower-case) one.
   @Test func repeatsJoinWhetherTheFirstSpellingIsLowerCaseOrNot() throws {

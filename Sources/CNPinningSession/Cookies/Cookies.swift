@@ -49,12 +49,12 @@ package enum Cookies {
   }
 
   /// Keeps the cookies `response` sets, for the URL `request` was sent to, under the rules above.
-  static func store(from response: HTTPURLResponse, of request: URLRequest, in storage: HTTPCookieStorage?) {
+  static func store(from response: TransferOutcome, of request: URLRequest, in storage: HTTPCookieStorage?) {
     guard let storage, request.httpShouldHandleCookies, let url = request.url,
-      response.value(forHTTPHeaderField: "Set-Cookie") != nil, let target = try? RequestTarget(url)
+      let setCookie = response.value(forField: "Set-Cookie"), let target = try? RequestTarget(url)
     else { return }
-    var fields: [String: String] = [:]
-    for case (let name as String, let value as String) in response.allHeaderFields { fields[name] = value }
+    // Foundation reads only this field (its repeats joined, as URLSession reports them).
+    let fields = ["Set-Cookie": setCookie]
     // Read for the canonical host, so that a host-only cookie belongs to it however the URL
     // spelled it (`API.Test.`, an IPv4-mapped address).
     let offered = HTTPCookie.cookies(withResponseHeaderFields: fields, for: target.connectionURL).prefix(perResponse)

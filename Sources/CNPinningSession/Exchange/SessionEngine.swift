@@ -101,7 +101,7 @@ package final class SessionEngine: Sendable {
           hops.request, upload: hops.upload, destination: body.destination, withheld: hops.withheld,
           cookies: hops.cookies, progress: progress, label: label)
         try body.complete(host: hops.request.url?.host ?? "")
-        follows = try hops.followRedirect(after: outcome.response)
+        follows = try hops.followRedirect(after: outcome)
       } catch {
         await body.discard()
         throw error
@@ -148,7 +148,7 @@ package final class SessionEngine: Sendable {
       report.judgements, host: target.host, port: target.port, hostName: target.hostName, manager: manager,
       observer: observer, label: label)
     let outcome = try report.outcome.get()
-    Cookies.store(from: outcome.response, of: request, in: cookies)
+    Cookies.store(from: outcome, of: request, in: cookies)
     return outcome
   }
 }

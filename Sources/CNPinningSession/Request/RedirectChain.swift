@@ -48,8 +48,11 @@ struct RedirectChain {
 
   /// Moves on to the request that `response` redirects to; false when it is not a redirect the
   /// session follows.
-  mutating func followRedirect(after response: HTTPURLResponse) throws(CNPinnedSessionError) -> Bool {
-    guard follows, let next = try RedirectPolicy.nextRequest(after: response, for: request) else { return false }
+  mutating func followRedirect(after response: TransferOutcome) throws(CNPinnedSessionError) -> Bool {
+    guard follows, RedirectPolicy.isRedirect(response.statusCode),
+      let next = try RedirectPolicy.nextRequest(
+        status: response.statusCode, location: response.value(forField: "Location"), for: request)
+    else { return false }
     redirects += 1
     guard redirects <= maximum else { throw .tooManyRedirects(maximum) }
     if (next.httpMethod ?? "GET") != (request.httpMethod ?? "GET") {

@@ -17,13 +17,12 @@ package enum RedirectPolicy {
     }
   }
 
-  /// The next request, or nil when `response` is not a redirect to follow.
-  static func nextRequest(after response: HTTPURLResponse, for request: URLRequest) throws(CNPinnedSessionError)
+  /// The next request, or nil when a response with `status` and `location` (its Location
+  /// field) is not a redirect to follow.
+  static func nextRequest(status: Int, location: String?, for request: URLRequest) throws(CNPinnedSessionError)
     -> URLRequest?
   {
-    guard isRedirect(response.statusCode),
-      let location = response.value(forHTTPHeaderField: "Location"), !location.isEmpty
-    else { return nil }
+    guard isRedirect(status), let location, !location.isEmpty else { return nil }
     guard let base = request.url, let target = URL(string: location, relativeTo: base)?.absoluteURL else {
       throw .invalidURL(location)
     }
@@ -34,7 +33,7 @@ package enum RedirectPolicy {
     next.url = target
     let method = request.httpMethod ?? "GET"
     let becomesGet =
-      (response.statusCode == 303 && method != "HEAD") || ([301, 302].contains(response.statusCode) && method == "POST")
+      (status == 303 && method != "HEAD") || ([301, 302].contains(status) && method == "POST")
     if becomesGet {
       next.httpMethod = "GET"
       next.httpBody = nil

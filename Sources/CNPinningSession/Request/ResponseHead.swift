@@ -77,15 +77,8 @@ package struct ResponseHead {
   func parsed() -> (statusCode: Int, httpVersion: String, fields: [String: String])? {
     bytes.withUnsafeBufferPointer { head -> (statusCode: Int, httpVersion: String, fields: [String: String])? in
       var lines = Lines(head)
-      guard let status = lines.next(), head[status].starts(with: Self.statusPrefix) else { return nil }
-      // "HTTP/1.1 200 OK": the version, then the code, separated by spaces.
-      guard let versionEnd = head[status].firstIndex(of: UInt8(ascii: " ")),
-        let codeStart = head[versionEnd..<status.upperBound].firstIndex(where: { $0 != UInt8(ascii: " ") })
-      else { return nil }
-      let codeEnd = head[codeStart..<status.upperBound].firstIndex(of: UInt8(ascii: " ")) ?? status.upperBound
-      guard let statusCode = Int(String(decoding: head[codeStart..<codeEnd], as: UTF8.self)), (100...999).contains(statusCode)
-      else { return nil }
-      let httpVersion = String(decoding: head[status.lowerBound..<versionEnd], as: UTF8.self)
+      guard let status = lines.next(), let (statusCode, version) = Self.statusLine(head, status) else { return nil }
+      let httpVersion = String(decoding: head[version], as: UTF8.self)
 
       // Repeated names (in any case) are joined in order of arrival under the first spelling:
       // linear in the size of the head. The first spelling of each name, by its lower-case form,
@@ -122,6 +115,51 @@ package struct ResponseHead {
       return (statusCode, httpVersion, fields)
     }
   }
+
+  /// The status code alone, read from the status line; nil without a valid one.
+  package var statusCode: Int? {
+    bytes.withUnsafeBufferPointer { head in
+      var lines = Lines(head)
+      return lines.next().flatMap { Self.statusLine(head, $0)?.statusCode }
+    }
+  }
+
+  /// The value of the field `name` (ASCII, any case) as `parsed()` would give it (repeats joined
+  /// by ", "), read straight from the bytes; nil without one or without a status line.
+  package func value(forField name: String) -> String? {
+    let wanted = Array(name.utf8)
+    return bytes.withUnsafeBufferPointer { head -> String? in
+      var lines = Lines(head)
+      guard let status = lines.next(), Self.statusLine(head, status) != nil else { return nil }
+      var value: String?
+      while let line = lines.next() {
+        guard let colon = head[line].firstIndex(of: UInt8(ascii: ":")) else { continue }
+        let nameRange = Self.trimmed(head, line.lowerBound..<colon)
+        guard nameRange.count == wanted.count,
+          zip(head[nameRange], wanted).allSatisfy({ Self.lowercased($0) == Self.lowercased($1) })
+        else { continue }
+        let found = String(decoding: head[Self.trimmed(head, (colon + 1)..<line.upperBound)], as: UTF8.self)
+        value = value.map { $0 + ", " + found } ?? found
+      }
+      return value
+    }
+  }
+
+  /// "HTTP/1.1 200 OK": the code (100–999) and where the version is, separated by spaces; nil
+  /// when the line is not a status line.
+  private static func statusLine(_ head: UnsafeBufferPointer<UInt8>, _ status: Range<Int>) -> (
+    statusCode: Int, version: Range<Int>
+  )? {
+    guard head[status].starts(with: statusPrefix), let versionEnd = head[status].firstIndex(of: UInt8(ascii: " ")),
+      let codeStart = head[versionEnd..<status.upperBound].firstIndex(where: { $0 != UInt8(ascii: " ") })
+    else { return nil }
+    let codeEnd = head[codeStart..<status.upperBound].firstIndex(of: UInt8(ascii: " ")) ?? status.upperBound
+    guard let statusCode = Int(String(decoding: head[codeStart..<codeEnd], as: UTF8.self)), (100...999).contains(statusCode)
+    else { return nil }
+    return (statusCode, status.lowerBound..<versionEnd)
+  }
+
+  private static func lowercased(_ byte: UInt8) -> UInt8 { isUpperCase(byte) ? byte + 0x20 : byte }
 
   /// The header fields as received, in order and with their repeats (a field without a colon
   /// is skipped, as `parsed()` skips it); nil without a status line.

@@ -45,27 +45,71 @@ package struct HopReport: Sendable {
   }
 }
 
-/// What one HTTP exchange produced (redirects are separate exchanges).
+/// What one HTTP exchange produced (redirects are separate exchanges). On Linux the head as
+/// received, read only as far as asked: Foundation's `HTTPURLResponse` is made only for the
+/// callers that return one (its initialiser canonicalises every field name, the largest single
+/// cost of a small request), and `exchange(_:)` never asks for it. On Apple platforms,
+/// URLSession's response.
 package struct TransferOutcome: Sendable {
-  package let response: HTTPURLResponse
+  package let statusCode: Int
   package let body: Data
-  /// The response head as received (Linux), for its fields in order; nil where the platform's
-  /// URLSession parsed it.
-  package let head: ResponseHead?
+  private let source: Source
 
-  package init(response: HTTPURLResponse, body: Data, head: ResponseHead? = nil) {
-    self.response = response
+  private enum Source: Sendable {
+    case received(ResponseHead, url: URL)
+    case urlSession(HTTPURLResponse)
+  }
+
+  /// URLSession's response and the body.
+  package init(response: HTTPURLResponse, body: Data) {
+    statusCode = response.statusCode
     self.body = body
-    self.head = head
+    source = .urlSession(response)
+  }
+
+  /// A head received here for `url`, and the body; nil when the head has no status line.
+  package init?(head: ResponseHead, url: URL, body: Data) {
+    guard let statusCode = head.statusCode else { return nil }
+    self.statusCode = statusCode
+    self.body = body
+    source = .received(head, url: url)
+  }
+
+  /// The URL the response is for.
+  package var url: URL? {
+    switch source {
+    case .received(_, let url): url
+    case .urlSession(let response): response.url
+    }
+  }
+
+  /// Foundation's response, made (afresh) when asked on Linux.
+  package var response: HTTPURLResponse {
+    switch source {
+    case .received(let head, let url): head.response(for: url)!
+    case .urlSession(let response): response
+    }
+  }
+
+  /// The value of the field `name` (any case), repeats joined by ", "; nil without one.
+  package func value(forField name: String) -> String? {
+    switch source {
+    case .received(let head, _): head.value(forField: name)
+    case .urlSession(let response): response.value(forHTTPHeaderField: name)
+    }
   }
 
   /// The response's header fields: in order and with repeats when the head was received here;
   /// otherwise URLSession's, sorted by name (it joins repeats and keeps no order).
   package var fields: [CNHTTPField] {
-    if let fields = head?.orderedFields() { return fields }
-    return response.allHeaderFields
-      .compactMap { name, value in (name as? String).map { CNHTTPField(name: $0, value: "\(value)") } }
-      .sorted { $0.name.lowercased() < $1.name.lowercased() }
+    switch source {
+    case .received(let head, _):
+      return head.orderedFields() ?? []
+    case .urlSession(let response):
+      return response.allHeaderFields
+        .compactMap { name, value in (name as? String).map { CNHTTPField(name: $0, value: "\(value)") } }
+        .sorted { $0.name.lowercased() < $1.name.lowercased() }
+    }
   }
 }
 

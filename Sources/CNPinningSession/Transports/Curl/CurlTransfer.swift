@@ -344,8 +344,8 @@ struct TransferReport: Sendable {
   let mayBeSentAgain: Bool
 }
 
-/// What a transfer received: the response head as bytes and the body. It becomes an
-/// `HTTPURLResponse` in the requesting task, after the transfer.
+/// What a transfer received: the response head as bytes and the body. It is read in the
+/// requesting task, after the transfer.
 struct CurlResponse: Sendable {
   let head: ResponseHead
   let body: Data
@@ -355,10 +355,10 @@ struct CurlResponse: Sendable {
       return TransferOutcome(
         response: HTTPURLResponse(url: plan.url, statusCode: 200, httpVersion: nil, headerFields: nil)!, body: Data())
     }
-    guard let response = head.response(for: plan.url) else {
+    guard let outcome = TransferOutcome(head: head, url: plan.url, body: body) else {
       throw .invalidResponse(host: plan.host, reason: "no HTTP status line")
     }
-    return TransferOutcome(response: response, body: body, head: head)
+    return outcome
   }
 }
 #endif
