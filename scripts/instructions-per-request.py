@@ -13,7 +13,10 @@ Instruction counts do not depend on what else the machine is doing, so two build
 compared on a busy two-core VM where timings vary by 2x between runs. They are not time: a
 cache miss or a system call costs more than its instructions say (the kernel is not counted).
 
-    scripts/instructions-per-request.py [LOW HIGH]      (defaults: 300 1300)
+    scripts/instructions-per-request.py [LOW HIGH [CONCURRENCY [KIND]]]
+        (defaults: 300 1300 1 pinned; KIND pinned is data(for:), exchange is exchange(_:) with its
+        body read as it arrives; with CONCURRENCY > 1 the requests run that many at a time, and
+        the instructions of every thread are counted)
 
 Run it after `make bench-peers`, which builds the clients. Needs valgrind (Debian: valgrind). A
 profiling aid, not part of `make test`.
@@ -109,9 +112,17 @@ def phase_cost(by_function, pattern):
 
 
 def main():
-    low, high = (int(sys.argv[1]), int(sys.argv[2])) if len(sys.argv) == 3 else (300, 1300)
+    words = sys.argv[1:]
+    try:
+        low, high = (int(words[0]), int(words[1])) if len(words) >= 2 else (300, 1300)
+        concurrency = int(words[2]) if len(words) >= 3 else 1
+    except ValueError:
+        fail("LOW, HIGH and CONCURRENCY must be whole numbers")
+    kind = words[3] if len(words) >= 4 else "pinned"
     if not 0 < low < high <= 100_000:
         fail("LOW and HIGH must be request counts with 0 < LOW < HIGH <= 100000")
+    if not 1 <= concurrency <= 100 or kind not in ("pinned", "exchange") or len(words) > 4 or len(words) == 1:
+        fail("usage: instructions-per-request.py [LOW HIGH [CONCURRENCY (1-100) [pinned|exchange]]]")
     for tool in ("valgrind", "callgrind_annotate", "strip"):
         if not shutil.which(tool):
             fail(f"{tool} is not installed (Debian: apt-get install valgrind binutils)")
@@ -147,10 +158,13 @@ def main():
             " | openssl dgst -sha256 -binary | base64", shell=True, capture_output=True, text=True, check=True)
         pin = "sha256//" + key.stdout.strip()
         programs = [
-            ("CNPinnedSession", lambda n: [stripped, "in-process", "pinned", root, pins, url, str(n), "1"]),
-            ("libcurl (C)", lambda n: [c_client, url, root, pin, str(n), "1"]),
-            ("URLSession+cnPinned", lambda n: [stripped, "in-process", "urlprotocol", root, pins, url, str(n), "1"]),
+            ("CNPinnedSession", lambda n: [stripped, "in-process", kind, root, pins, url, str(n), str(concurrency)]),
+            ("libcurl (C)", lambda n: [c_client, url, root, pin, str(n), str(concurrency)]),
         ]
+        if kind == "pinned":
+            programs.append(
+                ("URLSession+cnPinned",
+                 lambda n: [stripped, "in-process", "urlprotocol", root, pins, url, str(n), str(concurrency)]))
         results = {name: measure(command, low, high, work, name.split()[0]) for name, command in programs}
     finally:
         if server:
@@ -159,7 +173,9 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
     names = [name for name, _ in programs]
-    print(f"instructions per sequential keep-alive request over HTTP/2 to nginx "
+    shape = "sequential keep-alive" if concurrency == 1 else f"keep-alive, {concurrency} at a time,"
+    call = "data(for:)" if kind == "pinned" else "exchange(_:)"
+    print(f"instructions per {shape} request ({call}) to nginx offering HTTP/2 "
           f"(callgrind, runs of {low} and {high} requests after 200 of warm-up)")
     print(f"{'':56s}" + "".join(f"{name:>22s}" for name in names))
     libraries = sorted({label for by_library, _ in results.values() for label in by_library},

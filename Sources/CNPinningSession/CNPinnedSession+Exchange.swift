@@ -36,7 +36,8 @@ extension CNHTTPRequest {
   /// error.
   func plan(timeout: TimeInterval) throws(CNPinnedSessionError) -> (URLRequest, UploadSource?) {
     var request = URLRequest(url: url)
-    request.httpMethod = method
+    // GET is URLRequest's own; its setter compares the name with every method it knows.
+    if method != "GET" { request.httpMethod = method }
     request.timeoutInterval = timeoutInterval ?? timeout
     var spellings: [String: String] = [:]
     var values: [String: [String]] = [:]

@@ -140,7 +140,7 @@ func runAll(client clientPath: String, rounds: Int) throws -> Int {
   let workloads = [
     Workload(name: "(a) 200 sequential, new connection each", server: newConnections, count: 200, concurrency: 1, target: 1.0),
     Workload(name: "(b) 200 sequential, keep-alive", server: keepAlive, count: 200, concurrency: 1, target: 1.0),
-    Workload(name: "(c) 400 at concurrency 8, HTTP/2", server: keepAlive, count: 400, concurrency: 8, target: 1.1),
+    Workload(name: "(c) 400 at concurrency 8, HTTP/2", server: keepAlive, count: 400, concurrency: 8, target: 1.3),
   ]
 
   print("bench-peers: nginx \(keepAlive.port) (keep-alive, HTTP/2) and \(newConnections.port) (keep-alive off)")
@@ -149,7 +149,8 @@ func runAll(client clientPath: String, rounds: Int) throws -> Int {
   if FileManager.default.isExecutableFile(atPath: cClient) {
     missed += try runInProcess(
       client: clientPath, cClient: cClient, servers: (newConnections, keepAlive), root: rootFile.path, pins: pinsFile.path,
-      spkiPin: spkiPin, withURLSession: withURLSession, rounds: max(3, rounds / 2))
+      spkiPin: spkiPin, withURLSession: withURLSession, rounds: max(3, rounds / 2),
+      counter: InstructionCounter(client: clientPath, directory: directory))
   } else {
     print("note: the in-process comparison skipped: \(cClient) is missing (make bench-peers builds it)")
   }
