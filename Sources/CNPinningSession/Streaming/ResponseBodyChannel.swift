@@ -38,6 +38,13 @@ package final class ResponseBodyChannel: Sendable {
     mutating func take(orWait reader: CheckedContinuation<Data?, any Error>) -> (
       Result<Data?, CNPinnedSessionError>?, wake: (@Sendable () -> Void)?
     ) {
+      let (ready, wake) = takeReady()
+      if ready == nil { self.reader = reader }
+      return (ready, wake)
+    }
+
+    /// The next chunk or the end, if there is one (and whom to wake, if taking it made room).
+    mutating func takeReady() -> (Result<Data?, CNPinnedSessionError>?, wake: (@Sendable () -> Void)?) {
       if first < chunks.count {
         let chunk = chunks[first]
         first += 1
@@ -51,9 +58,7 @@ package final class ResponseBodyChannel: Sendable {
         return (.success(chunk), wake)
       }
       switch end {
-      case nil:
-        self.reader = reader
-        return (nil, nil)
+      case nil: return (nil, nil)
       case .success: return (.success(nil), nil)
       case .failure(let error): return (.failure(error), nil)
       }
@@ -141,6 +146,13 @@ package final class ResponseBodyChannel: Sendable {
 
   /// The next chunk of the body, or nil at its end. Cancelling the calling task stops the transfer.
   package func next() async throws(CNPinnedSessionError) -> Data? {
+    // What has arrived is taken without suspending (a small body has usually arrived whole by
+    // the time it is read); a cancelled reader goes the long way, which stops the transfer.
+    if !Task.isCancelled {
+      let (ready, wake) = state.withLock { $0.takeReady() }
+      wake?()
+      if let ready { return try ready.get() }
+    }
     do {
       return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
