@@ -113,6 +113,11 @@ func runInProcess(
           ours.slowest / ours.p50, tailMet ? "MET" : "MISSED"))
       if !tailMet { missed += 1 }
     }
+    if !met, workload.server === servers.keepAlive {
+      print(
+        "    where the rest goes (the counts below, Foundation's response object, the thread hand-offs): "
+          + "docs/decisions/session-linux.md, \"Concurrent requests, counted beside the times\"")
+    }
     if counter != nil, workload.server !== servers.keepAlive {
       // 200 handshakes of warm-up per run under valgrind take minutes, and the row is the handshake's.
       print("    instructions not counted: each request is a TLS handshake (see the sequential rows for a request's own)")
