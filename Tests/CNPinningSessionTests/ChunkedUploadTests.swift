@@ -71,6 +71,28 @@ import Testing
     #expect(failures.count == 2 && failures.allSatisfy { $0 == upload.failure })
   }
 
+  /// A sequence whose own error is a `CNPinnedSessionError` (a body piped from another pinned
+  /// response, say) fails the upload like any other error: recorded, and told to whoever waits,
+  /// so that the Apple transport cancels its task rather than leave the body open.
+  @Test func aSequenceThatThrowsASessionErrorIsRecordedAndToldLikeAnyOther() async throws {
+    let upstream = CNPinnedSessionError.connectionLost(host: "upstream.test", reason: "reset")
+    let sequence = AsyncThrowingStream<Data, Error> { continuation in
+      continuation.yield(Data(repeating: 1, count: 10))
+      continuation.finish(throwing: upstream)
+    }
+    let upload = ChunkedUpload(sequence, length: nil)
+    let told = Locked<[CNPinnedSessionError]>([])
+    upload.onFailure { failure in told.withLock { $0.append(failure) } }
+    guard case .failure(let failure) = await Self.drain(upload) else {
+      Issue.record("a failed sequence ended whole")
+      return
+    }
+    #expect(upload.failure == failure, "the failure was thrown but not recorded")
+    #expect(told.withLock { $0 } == [failure], "whoever waited was not told")
+    let reason = try #require(failure.code == .transferFailed ? failure.reason : nil, "got \(failure)")
+    #expect(reason.contains("upstream.test"), "\(reason)")
+  }
+
   /// The Apple transport registers its task's cancellation; an upload kept for its request's
   /// life must not keep what it would act on alive once the sequence has ended whole.
   @Test func aSequenceThatEndsWholeLetsGoOfWhoeverWaitedForItsFailure() async {

@@ -37,29 +37,21 @@ package final class ChunkedUpload: @unchecked Sendable {
   /// later call.
   package func next(host: String) async throws(CNPinnedSessionError) -> Data? {
     if let failure { throw failure }
-    do {
-      guard let chunk = try await nextNonEmpty() else {
-        if let length, sent < length { throw fail(.requestBodyEndedShort(sent: sent, length: length)) }
-        state.withLock { state in
-          state.whole = true
-          state.onFailure = []
-        }
-        return nil
+    guard let chunk = try await nextNonEmpty(host: host) else {
+      if let length, sent < length { throw fail(.requestBodyEndedShort(sent: sent, length: length)) }
+      state.withLock { state in
+        state.whole = true
+        state.onFailure = []
       }
-      sent += chunk.count
-      if let length, sent >= length {
-        // The chunk that completes the length goes on only once the sequence has ended.
-        let goesOn = sent > length ? true : try await nextNonEmpty() != nil
-        if goesOn { throw fail(.requestBodyRanPast(length: length)) }
-      }
-      return chunk
-    } catch let failure as CNPinnedSessionError {
-      throw failure
-    } catch {
-      throw fail(
-        error is CancellationError
-          ? .cancelled : .transferFailed(host: host, reason: "the request body's sequence failed: \(error)"))
+      return nil
     }
+    sent += chunk.count
+    if let length, sent >= length {
+      // The chunk that completes the length goes on only once the sequence has ended.
+      let goesOn = sent > length ? true : try await nextNonEmpty(host: host) != nil
+      if goesOn { throw fail(.requestBodyRanPast(length: length)) }
+    }
+    return chunk
   }
 
   /// Why the sequence failed, if it did.
@@ -77,20 +69,28 @@ package final class ChunkedUpload: @unchecked Sendable {
     if let failure { action(failure) }
   }
 
-  private func nextNonEmpty() async throws -> Data? {
-    while !ended {
-      guard let chunk = try await pull() else {
-        ended = true
-        return nil
+  /// The sequence's next non-empty chunk, nil at its end. Whatever the sequence throws (a
+  /// `CNPinnedSessionError` too) is recorded as the upload's failure.
+  private func nextNonEmpty(host: String) async throws(CNPinnedSessionError) -> Data? {
+    do {
+      while !ended {
+        guard let chunk = try await pull() else {
+          ended = true
+          return nil
+        }
+        if !chunk.isEmpty { return chunk }
       }
-      if !chunk.isEmpty { return chunk }
+      return nil
+    } catch {
+      throw fail(
+        error is CancellationError
+          ? .cancelled : .transferFailed(host: host, reason: "the request body's sequence failed: \(error)"))
     }
-    return nil
   }
 
   private func fail(_ failure: CNPinnedSessionError) -> CNPinnedSessionError {
     let (recorded, actions) = state.withLock { state -> (CNPinnedSessionError, [@Sendable (CNPinnedSessionError) -> Void]) in
-      guard state.failure == nil else { return (state.failure!, []) }
+      if let recorded = state.failure { return (recorded, []) }
       state.failure = failure
       defer { state.onFailure = [] }
       return (failure, state.onFailure)

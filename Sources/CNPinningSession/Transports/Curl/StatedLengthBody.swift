@@ -9,9 +9,9 @@ import Foundation
 /// was measured, and an `httpBodyStream` whose `Content-Length` is wrong, fail here;
 /// `ChunkedUpload` holds a sequence to its length the same way, earlier.
 struct StatedLengthBody {
-  let body: any StreamedRequestBody
+  private let body: any StreamedRequestBody
   /// Bytes handed to libcurl.
-  private(set) var sent = 0
+  private var sent = 0
   private var lastByte: UInt8?
 
   init(_ body: any StreamedRequestBody) { self.body = body }
