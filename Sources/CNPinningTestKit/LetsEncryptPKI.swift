@@ -20,6 +20,9 @@ import Foundation
 public struct LetsEncryptPKI: Sendable {
   public let rootX1: TestIdentity
   public let rootX2: TestIdentity
+  /// ISRG Root X2 signed by ISRG Root X1 (re-issued 2026-05-13), with X2's key and name: what a
+  /// server sends above Root YE so that a store trusting only X1 verifies the ECDSA chain.
+  public let rootX2CrossSigned: TestIdentity
   /// Root YR, self-signed: the anchor once a trust store carries it.
   public let rootYR: TestIdentity
   /// Root YR signed by ISRG Root X1, with Root YR's key and name.
@@ -40,6 +43,8 @@ public struct LetsEncryptPKI: Sendable {
     let ecdsa = try TestPrivateKey.shared(.p256, slot: 71)
     rootX1 = try .selfSigned(Self.ca("ISRG Root X1", organization: "Internet Security Research Group", key: rsa))
     rootX2 = try .selfSigned(Self.ca("ISRG Root X2", organization: "Internet Security Research Group", key: ecdsa))
+    rootX2CrossSigned = try rootX1.issue(
+      Self.ca("ISRG Root X2", organization: "Internet Security Research Group", key: ecdsa))
     let rootYRKey = try TestPrivateKey.shared(.rsa2048, slot: 72)
     let rootYEKey = try TestPrivateKey.shared(.p256, slot: 73)
     rootYR = try .selfSigned(Self.ca("Root YR", organization: "ISRG", key: rootYRKey))
@@ -60,28 +65,63 @@ public struct LetsEncryptPKI: Sendable {
     case generationXECDSA
     /// Generation Y, RSA: leaf ← YR2 ← Root YR (cross-signed by ISRG Root X1).
     case generationYRSA
-    /// Generation Y, ECDSA: leaf ← YE1 ← Root YE (cross-signed by ISRG Root X2).
+    /// Generation Y, ECDSA, the default chain: leaf ← YE1 ← Root YE (cross-signed by ISRG Root
+    /// X2) ← ISRG Root X2 (cross-signed by ISRG Root X1).
     case generationYECDSA
   }
 
-  /// A server certificate for `host` as Let's Encrypt issues it, and the certificates a server
-  /// sends after it.
-  public func server(_ host: String, _ issuance: Issuance) throws -> (identity: TestIdentity, chain: [CNCertificate]) {
+  /// The shape of a leaf's subject, by ACME profile (letsencrypt.org, "Profiles", 2026-07-14).
+  public enum LeafProfile: Sendable, CaseIterable {
+    /// `classic`: the first SAN copied into the CN, or no CN when it has 64 characters or more.
+    case classic
+    /// `tlsserver` (45 days since 2026-05-13): an empty subject, the names only in the
+    /// subjectAltName, which is critical (RFC 5280 4.2.1.6).
+    case tlsServer
+    /// `shortlived` (160 hours, the only profile with IP-address certificates): as `tlsServer`.
+    case shortLived
+  }
+
+  /// The trust stores of 2026 for Let's Encrypt's roots.
+  public enum Store: Sendable, CaseIterable {
+    /// ISRG Root X1 only: iOS before 16, Android before 14, Debian before 12.
+    case rootX1Only
+    /// ISRG Root X1 and X2: iOS 16 and later, Android 14 and later, Debian 12 and later.
+    case generationX
+    /// With Root YR and Root YE added, as no store has them yet.
+    case generationY
+  }
+
+  /// A server certificate for `host` as Let's Encrypt issues it under `profile`, and the
+  /// certificates a server sends after it. A host that is an IP address gets an IP entry only.
+  public func server(_ host: String, _ issuance: Issuance, profile: LeafProfile = .classic) throws -> (
+    identity: TestIdentity, chain: [CNCertificate]
+  ) {
     let (issuer, above): (TestIdentity, [CNCertificate]) =
       switch issuance {
       case .generationXRSA: (r11, [r11.certificate])
       case .generationXECDSA: (e5, [e5.certificate])
       case .generationYRSA: (yr2, [yr2.certificate, rootYRCrossSigned.certificate])
-      case .generationYECDSA: (ye1, [ye1.certificate, rootYECrossSigned.certificate])
+      case .generationYECDSA: (ye1, [ye1.certificate, rootYECrossSigned.certificate, rootX2CrossSigned.certificate])
       }
-    let leaf = try issuer.issueLeaf(host, dnsNames: [host], ipAddresses: ["127.0.0.1", "::1"])
-    return (leaf, above)
+    let isAddress = host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }
+    var spec = TestCertificateSpec.leaf(
+      host, dnsNames: isAddress ? [] : [host], ipAddresses: isAddress ? [host] : ["127.0.0.1", "::1"])
+    if profile != .classic || host.utf8.count >= 64 { spec.subject = [] }
+    return (try issuer.issue(spec), above)
   }
 
   /// The trust stores of 2026: the Generation X roots only, or with the Generation Y roots added.
   public func anchors(includingGenerationY: Bool) -> [CNCertificate] {
-    [rootX1.certificate, rootX2.certificate]
-      + (includingGenerationY ? [rootYR.certificate, rootYE.certificate] : [])
+    anchors(includingGenerationY ? .generationY : .generationX)
+  }
+
+  /// The roots `store` holds.
+  public func anchors(_ store: Store) -> [CNCertificate] {
+    switch store {
+    case .rootX1Only: [rootX1.certificate]
+    case .generationX: [rootX1.certificate, rootX2.certificate]
+    case .generationY: [rootX1.certificate, rootX2.certificate, rootYR.certificate, rootYE.certificate]
+    }
   }
 
   private static func ca(_ commonName: String, organization: String, key: TestPrivateKey) -> TestCertificateSpec {

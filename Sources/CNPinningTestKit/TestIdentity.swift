@@ -200,7 +200,10 @@ enum CertificateBuilder {
     }
     let alternativeNames = spec.dnsNames.map { "DNS:\($0)" } + spec.ipAddresses.map { "IP:\($0)" }
     if !alternativeNames.isEmpty {
-      extensions.append((NID_subject_alt_name, alternativeNames.joined(separator: ",")))
+      // RFC 5280 4.2.1.6: with an empty subject (Let's Encrypt's tlsserver and shortlived
+      // profiles), the subjectAltName is critical.
+      let critical = spec.subject.isEmpty ? "critical," : ""
+      extensions.append((NID_subject_alt_name, critical + alternativeNames.joined(separator: ",")))
     }
     for (nid, value) in extensions {
       guard let ext = X509V3_EXT_conf_nid(nil, &context, nid, value) else {

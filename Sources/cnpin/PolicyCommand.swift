@@ -56,6 +56,12 @@ enum PolicyCommand {
     do {
       // Refuse to sign what a verifier would refuse to read (repeated keys included).
       try CNEnterprisePolicy.validatePayload(payload)
+      let newer = try CNEnterprisePolicy.newerFeatures(ofPayload: payload)
+      if !newer.isEmpty {
+        Output.error(
+          "warning: the policy uses \(newer.joined(separator: " and ")), which a reader of the policy format before CNPinning 0.2 (and an Android sibling that has not caught up) does not know: such a reader refuses the whole policy, and the app's own pins stay in force"
+        )
+      }
       let signer = try CNPolicySigner(privateKeyPEM: String(decoding: try read(keyPath, "the key"), as: UTF8.self))
       Output.print(try signer.sign(payload: payload, algorithm: algorithm))
     } catch let error as CLIError {

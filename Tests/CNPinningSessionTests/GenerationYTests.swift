@@ -62,6 +62,40 @@ struct GenerationYTests {
       verified == (storeHasGenerationY ? ["api.test", intermediate, root] : ["api.test", intermediate, root, generationX]))
   }
 
+  /// One chain with the roots a store may hold marked `mayBeAnchor` covers the three shapes a
+  /// store verifies from Let's Encrypt's default ECDSA chain (leaf, YE1, Root YE cross-signed by
+  /// X2, X2 cross-signed by X1), for a `tlsserver` leaf without a subject, pinned by its name.
+  @Test(arguments: LetsEncryptPKI.Store.allCases)
+  func oneChainCoversTheECDSAShapesOfEveryStore(_ store: LetsEncryptPKI.Store) async throws {
+    let pki = try LetsEncryptPKI()
+    let (identity, chain) = try pki.server("api.test", .generationYECDSA, profile: .tlsServer)
+    #expect(identity.certificate.commonName == nil)
+    var setup = LocalTLSServer.Configuration(identity: identity)
+    setup.chain = chain
+    let server = try LocalTLSServer.start(setup)
+    let pins = try CNPinningManager(configuration: [
+      "api.test": CNConfiguration([
+        CNChain([
+          CNChainLink(.exact, "ISRG Root X1"), CNChainLink(.exact, "ISRG Root X2", mayBeAnchor: true),
+          CNChainLink(.exact, "Root YE", mayBeAnchor: true), CNChainLink(.prefixWithNumber, "YE"),
+          CNChainLink(.subjectAltName, "api.test"),
+        ])
+      ])
+    ])
+    let session = try Self.session(pins, anchors: pki.anchors(store), server: server)
+    let events = Locked<[CNConnectionEvent]>([])
+    session.setConnectionObserver { event in events.withLock { $0.append(event) } }
+    #expect(String(try await session.data(from: server.url("/", hostName: "api.test")).0) == "hello")
+    let verified = try #require(events.withLock { $0.first }).verifiedChain.map { $0.commonName ?? "(none)" }
+    let expected: [String] =
+      switch store {
+      case .rootX1Only: ["(none)", "YE1", "Root YE", "ISRG Root X2", "ISRG Root X1"]
+      case .generationX: ["(none)", "YE1", "Root YE", "ISRG Root X2"]
+      case .generationY: ["(none)", "YE1", "Root YE"]
+      }
+    #expect(verified == expected)
+  }
+
   /// A Generation X configuration refuses both shapes before any request is sent, and says
   /// which links differ.
   @Test(arguments: [false, true])

@@ -298,7 +298,7 @@ struct ConfigurationLoadingTests {
     } catch {
       #expect(
         "\(error)"
-          == #"Invalid pinning configuration in pins.json: PinnedDomains["api.example.com"].chainSet[0][0].type: unknown link type "prefx" (did you mean "prefix"?) (expected one of: exact, prefix, prefixWithNumber, suffix)"#
+          == #"Invalid pinning configuration in pins.json: PinnedDomains["api.example.com"].chainSet[0][0].type: unknown link type "prefx" (did you mean "prefix"?) (expected one of: exact, prefix, prefixWithNumber, suffix, subjectAltName)"#
       )
     }
   }

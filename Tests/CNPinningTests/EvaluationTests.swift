@@ -77,7 +77,7 @@ struct EvaluationTests {
   @Test func chainLengthMismatchIsRejected() throws {
     let withoutRoot = Array(Self.leaf().dropLast())
     let failure = try #require(rejection(of: Self.manager.evaluate(host: "api.example.com", chain: withoutRoot)))
-    #expect(failure.reason == .noMatchingChain([.certificateCount(expected: 3, actual: 2)]))
+    #expect(failure.reason == .noMatchingChain([.certificateCount(expected: [3], actual: 2)]))
     #expect(failure.description.contains("expected 3 certificates, the verified chain has 2"))
 
     let withExtra = Self.leaf() + [Self.pki.root.certificate]
@@ -104,7 +104,7 @@ struct EvaluationTests {
       { if case .noMatchingChain(let mismatches) = failure.reason { mismatches } else { nil } }(),
       "wrong reason: \(failure.reason)")
     #expect(mismatches.count == 2)
-    #expect(mismatches[0] == .certificateCount(expected: 2, actual: 3))
+    #expect(mismatches[0] == .certificateCount(expected: [2], actual: 3))
     #expect(mismatches[1] == .commonName(position: 1, link: try CNChainLink(.prefix, "E"), commonName: "R11"))
   }
 

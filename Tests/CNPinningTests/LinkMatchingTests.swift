@@ -66,7 +66,7 @@ struct LinkMatchingTests {
   @Test(arguments: cases)
   func matching(_ testCase: Case) throws {
     let link = try CNChainLink(testCase.type, testCase.value)
-    #expect(link.matches(testCase.commonName) == testCase.matches)
+    #expect(link.matches(commonName: testCase.commonName) == testCase.matches)
   }
 
   @Test(arguments: CNChainLink.LinkType.allCases)

@@ -37,7 +37,7 @@ struct ModelTests {
     #expect(CNConfigurationError.Problem.duplicateChain(2).description == "chain 2 repeats an earlier chain")
     #expect(
       CNConfigurationError.Problem.unknownLinkType("prefx", suggestion: "prefix").description
-        == #"unknown link type "prefx" (did you mean "prefix"?) (expected one of: exact, prefix, prefixWithNumber, suffix)"#
+        == #"unknown link type "prefx" (did you mean "prefix"?) (expected one of: exact, prefix, prefixWithNumber, suffix, subjectAltName)"#
     )
   }
 }

@@ -29,6 +29,30 @@ struct PolicyLifecycleTests {
   static let inspection =
     #""*": [[{"type": "exact", "value": "Inspection Root"}, {"type": "exact", "value": "Inspection CA"}, {"type": "suffix", "value": ".test"}]]"#
 
+  /// The payload takes the 2026 forms too: a leaf by its subjectAltName (a CN-less leaf) under
+  /// a chain with a CA that may be the anchor, in each shape; its canonical content tells a
+  /// chain with `mayBeAnchor` from the same chain without.
+  @Test func aPolicyPinsCNLessLeavesInEveryShape() throws {
+    let manager = try Self.manager()
+    let root = try TestIdentity.root("Inspection Root")
+    let ca = try root.issueIntermediate("Inspection CA")
+    var spec = TestCertificateSpec.leaf("unused", dnsNames: ["api.test"])
+    spec.subject = []
+    let leaf = try ca.issue(spec)
+    let payload = policyPayload(
+      #""api.test": [[{"type": "exact", "value": "Inspection Root"}, {"type": "exact", "value": "Inspection CA", "mayBeAnchor": true}, {"type": "subjectAltName", "value": "api.test"}]]"#
+    )
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(payload))
+    #expect(manager.evaluate(host: "api.test", chain: leaf.chain).acceptedMatch?.source == .enterprisePolicy)
+    let anchoredAtCA = [leaf.certificate, ca.certificate]
+    #expect(manager.evaluate(host: "api.test", chain: anchoredAtCA).acceptedMatch?.shape?.links.count == 2)
+    let withoutMark = try CNEnterprisePolicy(
+      token: try Self.keys.sign(payload.replacingOccurrences(of: #", "mayBeAnchor": true"#, with: "")), key: Self.keys.publicKey)
+    let withMark = try CNEnterprisePolicy(token: try Self.keys.sign(payload), key: Self.keys.publicKey)
+    #expect(withMark.issuedAt == withoutMark.issuedAt)
+    #expect(withMark.contentSHA256 != withoutMark.contentSHA256)
+  }
+
   @Test func aPolicyAddsChainsForPinnedHostsOnly() throws {
     let manager = try Self.manager()
     let inspected = try Self.chain(root: "Inspection Root", intermediate: "Inspection CA", leaf: "api.test")

@@ -65,6 +65,29 @@ struct PolicyCommandTests {
     #expect(refused.stderr.contains(#"payload["*"][0][0].type: unknown link type "prefx""#), "\(refused.stderr)")
   }
 
+  /// The policy format is shared with the Android sibling: a policy that uses what a reader of
+  /// the older format refuses is signed, with a warning that says what such a reader does.
+  @Test func signWarnsWhenAPolicyUsesTheNewerLinkForms() async throws {
+    let directory = try TemporaryDirectory()
+    let key = try directory.file("k.pem", try TestPrivateKey.shared(.p256, slot: 60).pemEncoded)
+    let now = Int(Date().timeIntervalSince1970)
+    let newer = try directory.file(
+      "newer.json",
+      #"{"iat": \#(now), "exp": \#(now + 600), "api.test": [[{"type": "exact", "value": "Root", "mayBeAnchor": false}, {"type": "subjectAltName", "value": "api.test"}]]}"#
+    )
+    let signed = try await cnpin(["policy", "sign", "--key", key, newer])
+    #expect(signed.status == 0, "\(signed.stderr)")
+    #expect(
+      signed.stderr.contains(
+        "warning: the policy uses subjectAltName links and mayBeAnchor, which a reader of the policy format before CNPinning 0.2"),
+      "\(signed.stderr)")
+    #expect(signed.stderr.contains("refuses the whole policy, and the app's own pins stay in force"))
+    let older = try directory.file(
+      "older.json", #"{"iat": \#(now), "exp": \#(now + 600), "api.test": [[{"type": "exact", "value": "Root"}]]}"#)
+    let plain = try await cnpin(["policy", "sign", "--key", key, older])
+    #expect(plain.status == 0 && plain.stderr.isEmpty, "\(plain.stderr)")
+  }
+
   @Test func verifyFailuresSayWhy() async throws {
     let directory = try TemporaryDirectory()
     let key = try TestPrivateKey.shared(.p256, slot: 60)

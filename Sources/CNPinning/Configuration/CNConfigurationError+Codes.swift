@@ -29,12 +29,15 @@ extension CNConfigurationError {
       public static let wrongType = Code("wrongType")
       /// A dictionary has a key this format does not define (the key, and a likely intended key).
       public static let unknownKey = Code("unknownKey")
-      /// A link type other than exact, prefix, prefixWithNumber, suffix (the value, and a likely intent).
+      /// A link type other than exact, prefix, prefixWithNumber, suffix, subjectAltName (the value, and a likely intent).
       public static let unknownLinkType = Code("unknownLinkType")
       /// A link value is empty, which would match any Common Name.
       public static let emptyValue = Code("emptyValue")
       /// A chain has no links.
       public static let emptyChain = Code("emptyChain")
+      /// The link at this index (root → leaf) cannot stand where it is: a subjectAltName link before
+      /// the last, or the last link marked mayBeAnchor (the index, and why).
+      public static let misplacedLink = Code("misplacedLink")
       /// A configuration has no chains.
       public static let noChainsDefined = Code("noChainsDefined")
       /// The chain at this index repeats an earlier chain of the same configuration.
@@ -80,7 +83,7 @@ extension CNConfigurationError {
     public static func unknownKey(_ value0: String, suggestion: String?) -> CNConfigurationError.Problem {
       CNConfigurationError.Problem(.unknownKey(value0, suggestion: suggestion))
     }
-    /// A link type other than exact, prefix, prefixWithNumber, suffix (the value, and a likely intent).
+    /// A link type other than exact, prefix, prefixWithNumber, suffix, subjectAltName (the value, and a likely intent).
     public static func unknownLinkType(_ value0: String, suggestion: String?) -> CNConfigurationError.Problem {
       CNConfigurationError.Problem(.unknownLinkType(value0, suggestion: suggestion))
     }
@@ -88,6 +91,11 @@ extension CNConfigurationError {
     public static let emptyValue = CNConfigurationError.Problem(.emptyValue)
     /// A chain has no links.
     public static let emptyChain = CNConfigurationError.Problem(.emptyChain)
+    /// The link at this index (root → leaf) cannot stand where it is: a subjectAltName link before
+    /// the last, or the last link marked mayBeAnchor (the index, and why).
+    public static func misplacedLink(_ value0: Int, reason: String) -> CNConfigurationError.Problem {
+      CNConfigurationError.Problem(.misplacedLink(value0, reason: reason))
+    }
     /// A configuration has no chains.
     public static let noChainsDefined = CNConfigurationError.Problem(.noChainsDefined)
     /// The chain at this index repeats an earlier chain of the same configuration.
@@ -146,12 +154,15 @@ extension CNConfigurationError {
       case wrongType(expected: String, found: String)
       /// A dictionary has a key this format does not define (the key, and a likely intended key).
       case unknownKey(String, suggestion: String?)
-      /// A link type other than exact, prefix, prefixWithNumber, suffix (the value, and a likely intent).
+      /// A link type other than exact, prefix, prefixWithNumber, suffix, subjectAltName (the value, and a likely intent).
       case unknownLinkType(String, suggestion: String?)
       /// A link value is empty, which would match any Common Name.
       case emptyValue
       /// A chain has no links.
       case emptyChain
+      /// The link at this index (root → leaf) cannot stand where it is: a subjectAltName link before
+      /// the last, or the last link marked mayBeAnchor (the index, and why).
+      case misplacedLink(Int, reason: String)
       /// A configuration has no chains.
       case noChainsDefined
       /// The chain at this index repeats an earlier chain of the same configuration.
@@ -193,6 +204,7 @@ extension CNConfigurationError {
         case .unknownLinkType: .unknownLinkType
         case .emptyValue: .emptyValue
         case .emptyChain: .emptyChain
+        case .misplacedLink: .misplacedLink
         case .noChainsDefined: .noChainsDefined
         case .duplicateChain: .duplicateChain
         case .invalidHost: .invalidHost

@@ -12,9 +12,11 @@ extension CNConfigurationError.Problem: CustomStringConvertible {
       return "unknown link type \"\(type)\"" + Self.didYouMean(suggestion)
         + " (expected one of: \(CNChainLink.LinkType.allCases.map(\.rawValue).joined(separator: ", ")))"
     case .emptyValue:
-      return "empty link value (it would match any Common Name)"
+      return "empty link value (it would match any name)"
     case .emptyChain:
       return "empty chain (a chain needs one link per certificate, root → leaf)"
+    case .misplacedLink(let index, let reason):
+      return "link \(index) (root → leaf) cannot stand there: \(reason)"
     case .noChainsDefined:
       return "no chains defined (chainSet needs at least one chain)"
     case .duplicateChain(let index):

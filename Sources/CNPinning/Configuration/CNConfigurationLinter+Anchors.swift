@@ -35,7 +35,8 @@ extension CNConfigurationLinter {
       if let root = chain.links.first, let note = manyAnchorsNote(root, anchors: anchors, keyPinned: hasCAKeyPin(entry)) {
         findings.append(CNLintFinding(severity: .note, path: "\(path).chainSet[\(index)][0]", message: note))
       }
-      guard let root = chain.links.first, !names.contains(where: root.matches) else { continue }
+      guard let root = chain.links.first, root.type.comparesCommonName, !names.contains(where: { root.matches(commonName: $0) })
+      else { continue }
       findings.append(
         CNLintFinding(
           severity: .error, path: "\(path).chainSet[\(index)][0]",
@@ -59,7 +60,7 @@ extension CNConfigurationLinter {
   /// trusted root with such a name) passes the CN chain; nil when one or none does, or when the
   /// entry also pins a CA key, which binds the chain to that key.
   private static func manyAnchorsNote(_ root: CNChainLink, anchors: Anchors, keyPinned: Bool) -> String? {
-    let matching = anchors.commonNames.filter(root.matches)
+    let matching = anchors.commonNames.filter { root.matches(commonName: $0) }
     guard matching.count > 1, !keyPinned else { return nil }
     let distinct = Array(Set(matching)).sorted()
     let named = distinct.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ") + (distinct.count > 5 ? ", …" : "")
@@ -98,6 +99,8 @@ extension CNConfigurationLinter {
     let stem = String(common).reversed().drop { $0.isASCII && $0.isNumber }.reversed()
     let candidates: [(CNChainLink.LinkType, String)] =
       [(.prefixWithNumber, String(stem))] + (names.count == 1 ? [(.exact, names[0])] : []) + [(.prefix, String(common))]
-    return candidates.lazy.compactMap { try? CNChainLink($0.0, $0.1) }.first { link in names.allSatisfy(link.matches) }
+    return candidates.lazy.compactMap { try? CNChainLink($0.0, $0.1) }.first { link in
+      names.allSatisfy { link.matches(commonName: $0) }
+    }
   }
 }

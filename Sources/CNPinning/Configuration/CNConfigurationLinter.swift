@@ -174,7 +174,7 @@ public enum CNConfigurationLinter: Sendable {
       ]
     }
     guard value.last?.isWhitespace == true, link.type == .exact || link.type == .suffix else { return [] }
-    if let anchors, anchors.commonNames.contains(where: { link.matches($0) }) { return [] }
+    if let anchors, anchors.commonNames.contains(where: { link.matches(commonName: $0) }) { return [] }
     return [
       CNLintFinding(
         severity: .warning, path: "\(path).value",

@@ -35,7 +35,12 @@ extension ConfigurationLoader {
     do {
       return try CNChain(links)
     } catch {
-      fail(path, error)
+      // A misplaced link is named where it is: its type, or its mayBeAnchor.
+      if case .misplacedLink(let index, _) = error.problems[0].kind {
+        fail(path.element(index).member(links[index].type == .subjectAltName ? "type" : "mayBeAnchor"), error)
+      } else {
+        fail(path, error)
+      }
       return nil
     }
   }
@@ -66,13 +71,18 @@ extension ConfigurationLoader {
       fail(path.member("type"), .wrongType(expected: "a string", found: other.typeName))
       valid = false
     }
+    var mayBeAnchor = false
+    if let flag = value["mayBeAnchor"] {
+      readsMayBeAnchor = true
+      if let read = loadBool(flag, path: path.member("mayBeAnchor")) { mayBeAnchor = read } else { valid = false }
+    }
     switch value["value"] {
     case .none:
       fail(path.member("value"), .missingValue("value"))
       return nil
     case .string(let text)?:
       do {
-        let link = try CNChainLink(type, text)
+        let link = try CNChainLink(type, text, mayBeAnchor: mayBeAnchor)
         return valid ? link : nil
       } catch {
         fail(path.member("value"), error)

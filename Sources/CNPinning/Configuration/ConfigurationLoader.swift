@@ -16,6 +16,8 @@ struct ConfigurationLoader {
   var domains: [Domain] = []
   private(set) var problems: [CNConfigurationError.Problem] = []
   var warnings: [CNConfigurationWarning] = []
+  /// Whether a link had the `mayBeAnchor` key (which readers before 0.2 refuse), whatever its value.
+  var readsMayBeAnchor = false
   private var keysByHost: [HostName: String] = [:]
 
   static let managerKeys = ["PinnedDomains"]
@@ -25,7 +27,7 @@ struct ConfigurationLoader {
   static let pinKeys = ["sha256", "appliesTo", "file"]
   /// Where certificate files named by relative paths are looked for.
   var baseDirectory: URL?
-  static let linkKeys = ["type", "value"]
+  static let linkKeys = ["type", "value", "mayBeAnchor"]
 
   /// Loads the `CNPinningManager` dictionary, or a whole Info.plist that contains one.
   init(document: ConfigValue, baseDirectory: URL? = nil) {

@@ -67,8 +67,10 @@ package enum DocumentWriter {
         for link in chain.links {
           lines += [
             (3, "<dict>"), (4, "<key>type</key>"), (4, "<string>\(link.type.rawValue)</string>"),
-            (4, "<key>value</key>"), (4, "<string>\(xmlEscaped(link.value))</string>"), (3, "</dict>"),
+            (4, "<key>value</key>"), (4, "<string>\(xmlEscaped(link.value))</string>"),
           ]
+          if link.mayBeAnchor { lines += [(4, "<key>mayBeAnchor</key>"), (4, "<true/>")] }
+          lines.append((3, "</dict>"))
         }
         lines.append((2, "</array>"))
       }
@@ -127,7 +129,8 @@ package enum DocumentWriter {
       let chains = configuration.chains.map { chain in
         "\(pad)    [\n"
           + chain.links.map { link in
-            "\(pad)      {\"type\": \(jsonString(link.type.rawValue)), \"value\": \(jsonString(link.value))}"
+            "\(pad)      {\"type\": \(jsonString(link.type.rawValue)), \"value\": \(jsonString(link.value))"
+              + (link.mayBeAnchor ? ", \"mayBeAnchor\": true}" : "}")
           }.joined(separator: ",\n") + "\n\(pad)    ]"
       }
       members.append("\(pad)  \"chainSet\": [\n" + chains.joined(separator: ",\n") + "\n\(pad)  ]")

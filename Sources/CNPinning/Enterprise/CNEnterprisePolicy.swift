@@ -86,6 +86,17 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
     _ = try read(payload: Array(payload))
   }
 
+  /// What a payload that `validatePayload` accepts uses that a reader of the format before 0.2
+  /// does not know (`subjectAltName` links, the `mayBeAnchor` key, even set to false), in words;
+  /// such a reader refuses the policy whole, so the app's own pins stay in force
+  /// (docs/decisions/enterprise.md).
+  package static func newerFeatures(ofPayload payload: Data) throws(CNPolicyError) -> [String] {
+    let reader = try read(payload: Array(payload)).0
+    let links = reader.chains.values.joined().flatMap(\.links)
+    return (links.contains { $0.type == .subjectAltName } ? ["subjectAltName links"] : [])
+      + (reader.loader.readsMayBeAnchor ? ["mayBeAnchor"] : [])
+  }
+
   /// When a policy token says it stops applying (`exp`), read WITHOUT verifying its signature:
   /// for warnings about a policy file that is about to lapse (`cnpin lint --warn-days`), never
   /// for deciding anything. Throws when the token or its payload cannot be read.
@@ -108,7 +119,10 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
       for chain in chains[host]! {
         lines.append(
           "\(host.count):\(host) "
-            + chain.links.map { "\($0.type.rawValue) \($0.value.utf8.count):\($0.value)" }.joined(separator: " "))
+            + chain.links.map {
+              // A type name never holds "/", so the marker cannot be read as part of one.
+              "\($0.type.rawValue)\($0.mayBeAnchor ? "/anchor" : "") \($0.value.utf8.count):\($0.value)"
+            }.joined(separator: " "))
       }
     }
     let text = Array(lines.joined(separator: "\n").utf8)

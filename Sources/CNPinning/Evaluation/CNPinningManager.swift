@@ -126,7 +126,8 @@ public final class CNPinningManager: Sendable {
         return .accepted(
           CNPinningMatch(
             host: name.normalized, domain: pinned.domain, configuration: configuration, source: .enterprisePolicy,
-            chainIndex: chainIndex, chain: policy.chains[chainIndex], spkiPin: nil, certificatePin: nil))
+            chainIndex: chainIndex, chain: policy.chains[chainIndex], verifiedLength: chain.count, spkiPin: nil,
+            certificatePin: nil))
       }
     }
     guard !chain.isEmpty else {
@@ -169,7 +170,8 @@ public final class CNPinningManager: Sendable {
     return .accepted(
       CNPinningMatch(
         host: name.normalized, domain: pinned.domain, configuration: configuration, source: .app, chainIndex: chainIndex,
-        chain: chainIndex.map { configuration.chains[$0] }, spkiPin: spkiPin, certificatePin: certificatePin))
+        chain: chainIndex.map { configuration.chains[$0] }, verifiedLength: chain.count, spkiPin: spkiPin,
+        certificatePin: certificatePin))
   }
 
   /// Hash pins of one kind against the chain's hashes (leaf first), grouped by scope: each scope
@@ -216,12 +218,20 @@ public final class CNPinningManager: Sendable {
     return policy.chains(for: host)
   }
 
+  /// Whether the shape of leaf-first `links` with as many links as `chain` has certificates
+  /// matches it, certificate by certificate.
   static func matches(_ leafFirstLinks: [CNChainLink], _ chain: [CNCertificate]) -> Bool {
-    guard leafFirstLinks.count == chain.count else { return false }
-    for (link, certificate) in zip(leafFirstLinks, chain) {
-      guard let commonName = certificate.commonName, link.matches(commonName) else { return false }
-    }
-    return true
+    guard let shape = shape(leafFirstLinks, count: chain.count) else { return false }
+    return zip(shape, chain).allSatisfy { $0.matches($1) }
+  }
+
+  /// The leaf-first links of the shape of a chain (given leaf first) that has `count`
+  /// certificates: the first `count` links, when the chain is that long or its link at `count`
+  /// may be the anchor (`CNChain.shapes`); nil when no shape has that length.
+  static func shape(_ leafFirstLinks: [CNChainLink], count: Int) -> ArraySlice<CNChainLink>? {
+    guard count >= 1, count <= leafFirstLinks.count else { return nil }
+    guard count == leafFirstLinks.count || leafFirstLinks[count - 1].mayBeAnchor else { return nil }
+    return leafFirstLinks.prefix(count)
   }
 
   private func failure(
@@ -238,15 +248,25 @@ public final class CNPinningManager: Sendable {
 
   /// Why leaf-first `links` do not match `chain`: the first failing link, from the leaf.
   private static func mismatch(_ links: [CNChainLink], _ chain: [CNCertificate]) -> CNPinningFailure.ChainMismatch {
-    guard links.count == chain.count else {
-      return .certificateCount(expected: links.count, actual: chain.count)
+    guard let shape = shape(links, count: chain.count) else {
+      let lengths = links.indices.reversed().filter { $0 == links.count - 1 || links[$0].mayBeAnchor }.map { $0 + 1 }
+      return .certificateCount(expected: lengths, actual: chain.count)
     }
-    for (offset, (link, certificate)) in zip(links, chain).enumerated() {
+    for (offset, (link, certificate)) in zip(shape, chain).enumerated() {
       let position = chain.count - 1 - offset
+      if link.type == .subjectAltName {
+        if link.matches(certificate) { continue }
+        switch certificate.subjectAlternativeNames {
+        case .malformed: return .unreadableSubjectAltName(position: position, link: link)
+        case .absent: return .subjectAltName(position: position, link: link, names: [])
+        case .present(let names, _):
+          return .subjectAltName(position: position, link: link, names: names.dnsNames + names.ipAddresses)
+        }
+      }
       guard let commonName = certificate.commonName else {
         return .unreadableCommonName(position: position, link: link, problem: certificate.commonNameProblem!)
       }
-      if !link.matches(commonName) {
+      if !link.matches(commonName: commonName) {
         return .commonName(position: position, link: link, commonName: commonName)
       }
     }

@@ -49,12 +49,30 @@ public struct CNPinningMatch: Sendable, Equatable {
   /// The index of the chain that matched, in `configuration.chains` or in the policy's chains
   /// for the host; nil when the host declares no chains.
   public let chainIndex: Int?
-  /// The chain that matched; nil when the host declares no chains.
+  /// The chain that matched, as configured; nil when the host declares no chains.
   public let chain: CNChain?
+  /// The shape of `chain` that matched (`CNChain.shapes`): the chain itself, or the tail of it
+  /// that the trust store verified, starting at a link that may be the anchor.
+  public let shape: CNChain?
   /// The SPKI pin that matched, when the host declares SPKI pins.
   public let spkiPin: CNSPKIPin?
   /// The certificate pin that matched, when the host declares certificate pins.
   public let certificatePin: CNCertificatePin?
+
+  init(
+    host: String, domain: String, configuration: CNConfiguration, source: Source, chainIndex: Int?, chain: CNChain?,
+    verifiedLength: Int, spkiPin: CNSPKIPin?, certificatePin: CNCertificatePin?
+  ) {
+    self.host = host
+    self.domain = domain
+    self.configuration = configuration
+    self.source = source
+    self.chainIndex = chainIndex
+    self.chain = chain
+    self.shape = chain?.shapes.first { $0.links.count == verifiedLength }
+    self.spkiPin = spkiPin
+    self.certificatePin = certificatePin
+  }
 }
 
 /// Why a pinned host's chain was rejected, with everything needed to act on it.
@@ -86,13 +104,19 @@ public struct CNPinningFailure: Error, Sendable, Equatable {
 
   /// Why one configured chain does not match the verified chain.
   public enum ChainMismatch: Sendable, Equatable {
-    /// The chains have different lengths.
-    case certificateCount(expected: Int, actual: Int)
+    /// The verified chain's length is none of the lengths of the chain's shapes (longest first;
+    /// one length for a chain with no link that may be the anchor).
+    case certificateCount(expected: [Int], actual: Int)
     /// The certificate at `position` (0 = root, counting towards the leaf) has a CN that the
     /// link does not accept.
     case commonName(position: Int, link: CNChainLink, commonName: String)
     /// The certificate at `position` has no CN usable for pinning.
     case unreadableCommonName(position: Int, link: CNChainLink, problem: CNCertificate.CommonNameProblem)
+    /// The leaf at `position` is not valid for the `subjectAltName` link's value; its DNS and IP
+    /// entries as written (empty when it has none).
+    case subjectAltName(position: Int, link: CNChainLink, names: [String])
+    /// The leaf at `position` has a subjectAltName extension that does not decode.
+    case unreadableSubjectAltName(position: Int, link: CNChainLink)
   }
 
   /// The host evaluated, normalised when it could be.
@@ -157,10 +181,11 @@ extension CNPinningFailure: CustomStringConvertible {
       let origin =
         domain.map { $0 == host ? "" : " (pinned through \($0), which includes subdomains)" } ?? ""
       let details = mismatches.enumerated().map { index, mismatch in
-        "chain \(index) \(configuration.map { $0.chains.indices.contains(index) ? $0.chains[index].description : "" } ?? ""): \(mismatch)"
+        let chain = configuration.flatMap { $0.chains.indices.contains(index) ? $0.chains[index] : nil }
+        return "chain \(index) \(chain.map { Self.compared($0, presented: presentedCommonNames.count) } ?? ""): \(mismatch)"
       }
       let enterprise = enterpriseMismatches.enumerated().map { index, entry in
-        "enterprise policy chain \(index) \(entry.chain): \(entry.mismatch)"
+        "enterprise policy chain \(index) \(Self.compared(entry.chain, presented: presentedCommonNames.count)): \(entry.mismatch)"
       }
       let count = mismatches.count + enterpriseMismatches.count
       return "Pin mismatch for \(host)\(origin): the verified chain \(chain) (root → leaf) "
@@ -170,15 +195,39 @@ extension CNPinningFailure: CustomStringConvertible {
   }
 }
 
+extension CNPinningFailure {
+  /// A configured chain, and the shape of it that was compared with a verified chain of
+  /// `presented` certificates when that is not the whole chain.
+  static func compared(_ chain: CNChain, presented: Int) -> String {
+    guard chain.links.count != presented, let shape = chain.shapes.first(where: { $0.links.count == presented }) else {
+      return chain.description
+    }
+    return "\(chain), as its shape of \(presented) from \(VisibleText.quoted(shape.links[0].value))"
+  }
+}
+
 extension CNPinningFailure.ChainMismatch: CustomStringConvertible {
+  /// How many subjectAltName entries a description lists (a CDN's leaf may have hundreds).
+  static let namesShown = 8
+
   public var description: String {
     switch self {
     case .certificateCount(let expected, let actual):
-      return "expected \(expected) certificate\(expected == 1 ? "" : "s"), the verified chain has \(actual)"
+      let lengths = expected.map(String.init)
+      let written = lengths.count == 1 ? lengths[0] : lengths.dropLast().joined(separator: ", ") + " or " + lengths.last!
+      return "expected \(written) certificate\(expected == [1] ? "" : "s"), the verified chain has \(actual)"
     case .commonName(let position, let link, let commonName):
       return "certificate \(position) (root → leaf) has CN \(VisibleText.quoted(commonName)), which does not match \(link)"
     case .unreadableCommonName(let position, let link, let problem):
       return "certificate \(position) (root → leaf) cannot match \(link): \(problem)"
+    case .subjectAltName(let position, let link, let names) where names.isEmpty:
+      return "certificate \(position) (root → leaf) has no subjectAltName, so it cannot match \(link)"
+    case .subjectAltName(let position, let link, let names):
+      let shown = names.prefix(Self.namesShown).map { VisibleText.quoted($0) }.joined(separator: ", ")
+      let more = names.count > Self.namesShown ? " and \(names.count - Self.namesShown) more" : ""
+      return "certificate \(position) (root → leaf) is valid for \(shown)\(more), which does not match \(link)"
+    case .unreadableSubjectAltName(let position, let link):
+      return "certificate \(position) (root → leaf) has a subjectAltName that does not decode, so it cannot match \(link)"
     }
   }
 }
