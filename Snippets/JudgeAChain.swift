@@ -1,26 +1,26 @@
 import CNPinning
 import Foundation
 
-// Let's Encrypt since 2026 (Generation Y), RSA and ECDSA, in both shapes a device verifies:
-// through the cross-sign from ISRG Root X1 or X2 (four certificates) and, once its trust store
-// carries the new roots, from Root YR or Root YE itself (three). Chains are written root → leaf.
+// Let's Encrypt since 2026 (Generation Y), RSA and ECDSA, written root → leaf. A device verifies
+// a chain from the first root its trust store carries, so one chain marks each root a store may
+// start from (`mayBeAnchor`) and stands for every shape: RSA 4 or 3 certificates, ECDSA 5, 4 or 3.
+// The leaf is pinned by the name it is valid for: Let's Encrypt's leaves may have no Common Name.
 let host = "api.example.com"
 let manager = try CNPinningManager(configuration: [
   host: CNConfiguration(includesSubdomains: false, [
     CNChain([
-      CNChainLink(.prefixWithNumber, "ISRG Root X"),  // ISRG Root X1 (RSA), X2 (ECDSA)
-      CNChainLink(.exact, "Root YR"),                 // the Generation Y RSA root, cross-signed
-      CNChainLink(.prefixWithNumber, "YR"),           // YR1, YR2, YR3
-      CNChainLink(.exact, host),
+      CNChainLink(.prefixWithNumber, "ISRG Root X"),                     // ISRG Root X1
+      CNChainLink(.exact, "Root YR", mayBeAnchor: true),                 // cross-signed by X1, or a root itself
+      CNChainLink(.prefixWithNumber, "YR"),                              // YR1, YR2, YR3
+      CNChainLink(.subjectAltName, host),                                // the leaf, valid for the host
     ]),
-    CNChain([CNChainLink(.exact, "Root YR"), CNChainLink(.prefixWithNumber, "YR"), CNChainLink(.exact, host)]),
     CNChain([
-      CNChainLink(.prefixWithNumber, "ISRG Root X"),
-      CNChainLink(.exact, "Root YE"),                 // the Generation Y ECDSA root, cross-signed
-      CNChainLink(.prefixWithNumber, "YE"),           // YE1, YE2, YE3
-      CNChainLink(.exact, host),
+      CNChainLink(.prefixWithNumber, "ISRG Root X"),                     // ISRG Root X1
+      CNChainLink(.prefixWithNumber, "ISRG Root X", mayBeAnchor: true),  // ISRG Root X2, cross-signed by X1
+      CNChainLink(.exact, "Root YE", mayBeAnchor: true),                 // cross-signed by X2, or a root itself
+      CNChainLink(.prefixWithNumber, "YE"),                              // YE1, YE2, YE3
+      CNChainLink(.subjectAltName, host),
     ]),
-    CNChain([CNChainLink(.exact, "Root YE"), CNChainLink(.prefixWithNumber, "YE"), CNChainLink(.exact, host)]),
   ])
 ])
 

@@ -54,7 +54,7 @@ func demo() async throws -> Bool {
   if chain.count != 3 { unexpected.append("the verified chain has \(chain.count) certificates, not 3") }
 
   step("3. The configuration cnpin pins --format plist suggests")
-  let pins = try SuggestedPins.configuration(rootToLeaf: chain, includesSubdomains: false)
+  let pins = try SuggestedPins.configuration(shapes: [chain], host: "api.demo.test", includesSubdomains: false)
   write(Data(DocumentWriter.propertyListEntry(host: "api.demo.test", configuration: pins).utf8))
   let manager = try CNPinningManager(configuration: ["api.demo.test": pins])
 

@@ -10,7 +10,7 @@ enum ChainRehearsal {
     _ file: String, hosts: [String], document: CNPinningDocument, manager: CNPinningManager,
     configuration: CNPinnedSessionConfiguration, horizon: ExpiryHorizon?
   ) throws(CLIError) -> [CheckCommand.Result] {
-    let chain = try read(file)
+    let chain = try ChainFile.read(file, option: "--chain")
     let targets = try hosts.isEmpty ? document.entries.map(\.host).filter { leafNames(chain[0], $0) } : hosts.map(host)
     guard !targets.isEmpty else {
       return [
@@ -31,11 +31,7 @@ enum ChainRehearsal {
     return targets.map { host in
       let target = "\(HostName.authority(host)) (\(file))"
       let pins = manager.configuration(for: host)?.configuration
-      guard pins != nil else {
-        return .init(
-          target: target, status: "NOT PINNED",
-          detail: "the configuration does not pin this host; connections to it are allowed without pins")
-      }
+      guard pins != nil else { return CheckCommand.notPinned(host, target: target, manager: manager) }
       let verified: [CNCertificate]
       do {
         verified = try evaluator.verify(chain, for: host, at: horizon?.now ?? Date())
@@ -49,24 +45,6 @@ enum ChainRehearsal {
     #else
     throw .usage("--chain needs the Linux build of cnpin: it verifies with OpenSSL, as the Linux session does")
     #endif
-  }
-
-  /// The certificates of a PEM file, the leaf first.
-  private static func read(_ file: String) throws(CLIError) -> [CNCertificate] {
-    let text: String
-    do {
-      text = try String(contentsOfFile: file, encoding: .utf8)
-    } catch {
-      throw .usage("cannot read --chain \(file): \(error.localizedDescription)")
-    }
-    let chain: [CNCertificate]
-    do {
-      chain = try CNCertificate.certificates(pemEncoded: text)
-    } catch {
-      throw .usage("--chain \(file): \(error)")
-    }
-    guard !chain.isEmpty else { throw .usage("--chain \(file) holds no certificate") }
-    return chain
   }
 
   /// `HOST` or `HOST:PORT` as given to `--host`: the host.
@@ -84,5 +62,26 @@ enum ChainRehearsal {
       guard san.hasPrefix("*."), let dot = name.normalized.firstIndex(of: ".") else { return false }
       return name.normalized[name.normalized.index(after: dot)...] == san.dropFirst(2)
     }
+  }
+}
+
+/// A chain in a PEM file, as `--chain` options read it.
+enum ChainFile {
+  /// The certificates of a PEM file, the leaf first; `option` names the option in errors.
+  static func read(_ file: String, option: String) throws(CLIError) -> [CNCertificate] {
+    let text: String
+    do {
+      text = try String(contentsOfFile: file, encoding: .utf8)
+    } catch {
+      throw .usage("cannot read \(option) \(file): \(error.localizedDescription)")
+    }
+    let chain: [CNCertificate]
+    do {
+      chain = try CNCertificate.certificates(pemEncoded: text)
+    } catch {
+      throw .usage("\(option) \(file): \(error)")
+    }
+    guard !chain.isEmpty else { throw .usage("\(option) \(file) holds no certificate") }
+    return chain
   }
 }

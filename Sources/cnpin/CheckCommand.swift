@@ -119,11 +119,7 @@ enum CheckCommand {
     _ target: HostPort, manager: CNPinningManager, session: CNPinnedSession, horizon: ExpiryHorizon?
   ) async -> Result {
     let configuration = manager.configuration(for: target.host)?.configuration
-    guard configuration != nil else {
-      return Result(
-        target: target.description, status: "NOT PINNED",
-        detail: "the configuration does not pin this host; connections to it are allowed without pins")
-    }
+    guard configuration != nil else { return notPinned(target.host, target: target.description, manager: manager) }
     do {
       let event = try await session.probe(host: target.host, port: target.port)
       var result = judged(event.pinning, chain: event.verifiedChain, target: target.description)
@@ -135,6 +131,14 @@ enum CheckCommand {
     } catch {
       return Result(target: target.description, status: "ERROR", detail: "\(error)")
     }
+  }
+
+  /// NOT PINNED for a host the configuration leaves unpinned, with the near miss when there is one.
+  static func notPinned(_ host: String, target: String, manager: CNPinningManager) -> Result {
+    Result(
+      target: target, status: "NOT PINNED",
+      detail: "the configuration does not pin this host; connections to it are allowed without pins"
+        + (manager.nearMiss(for: host).map { " (\($0))" } ?? ""))
   }
 
   /// PASS for an accepted chain, FAIL otherwise, saying which chain matched or why none did.

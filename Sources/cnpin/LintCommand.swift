@@ -5,26 +5,35 @@ import Foundation
 /// `cnpin lint FILE`: static findings that predict failing open or locking users out.
 enum LintCommand {
   static let spec = ArgumentSpec(
-    flags: ["--json", "--help", "-h"], options: ["--cafile", "--trust", "--host", "--stamp", "--warn-days", "--policy"],
+    flags: ["--json", "--rehearse", "--help", "-h"],
+    options: ["--cafile", "--trust", "--future-anchors", "--host", "--stamp", "--warn-days", "--policy"],
     positionals: 1...1,
     positionalName: "FILE")
 
   static let help = """
-    Usage: cnpin lint FILE [--trust system|none | --cafile PEM] [--host HOST …] [--warn-days N [--policy JWS]]
-                     [--json] [--stamp OUT.swift]
+    Usage: cnpin lint FILE [--trust system|none | --cafile PEM] [--future-anchors PEM] [--host HOST …]
+                     [--rehearse] [--warn-days N [--policy JWS]] [--json] [--stamp OUT.swift]
 
     Reports, with the path of each element: errors (the file does not load: invalid host names,
     unknown keys or link types, empty values, duplicate hosts, an empty configuration …; a chain
-    whose root link matches no trust anchor, with the closest anchors and a link that would match
-    them) and warnings (suffix links without a dot boundary, prefixes so short they accept almost
-    any CA, exact links on CA certificates, hosts with a single chain and no backup, one-link
-    chains, a single NSPinnedDomains identity, NSPinnedCAIdentities that are no anchor's key) and
-    notes (hosts that shadow a parent domain's includesSubdomains pins, one-letter prefixWithNumber).
+    whose root links match no trust anchor, with the closest anchors and a link that would match
+    them; a chain the host's own SPKI or certificate pins refuse, when every pinned key is one lint
+    knows) and warnings (suffix links without a dot boundary, prefixes so short they accept almost
+    any CA, exact links on CA certificates and on the leaf's CN, hosts with a single chain and no
+    backup, one-link chains, a single NSPinnedDomains identity, NSPinnedCAIdentities that are no
+    anchor's key) and notes (each chain's shapes, roots about to be trusted, hosts that shadow a
+    parent domain's includesSubdomains pins, one-letter prefixWithNumber).
 
     Options:
       --trust system   check root links against the system trust store (the default; Linux)
       --trust none     skip the trust-anchor checks
       --cafile PEM     check root links against these anchors instead
+      --future-anchors PEM
+                       roots stores are about to carry (a CA's new root, the next CA's): a chain
+                       whose root is one of them is a rehearsed backup, not "never matches"
+      --rehearse       for each host whose chains name a catalogued CA (Let's Encrypt, Google
+                       Trust Services, Sectigo, GlobalSign, DigiCert), warn about each shape of
+                       its hierarchy the chainSet refuses, with the stores that verify that shape
       --host HOST      a host the app talks to (repeatable): an error when it is not pinned but a
                        pinned domain is a small edit away (a typo fails open), a warning when it
                        is not pinned at all
@@ -89,11 +98,17 @@ enum LintCommand {
       throw .configuration("cannot read \(path): \(error.localizedDescription)")
     }
     let trust = try trust(arguments)
+    let future = try arguments.value("--future-anchors").map { path throws(CLIError) -> [CNCertificate] in
+      try ChainFile.read(path, option: "--future-anchors")
+    }
     let findings = CNConfigurationLinter.lint(
       data: data, source: path, trustAnchors: try trust.map { trust throws(CLIError) in try anchors(of: trust) },
-      hosts: arguments.values("--host"))
-    let count = { (severity: CNLintFinding.Severity) in findings.filter { $0.severity == severity }.count }
+      futureAnchors: future ?? [], hosts: arguments.values("--host"), rehearse: arguments.has("--rehearse"))
     let expiring = try expiringSoon(data, path: path, arguments)
+    // The summary counts what was printed: the --warn-days warnings are warnings too.
+    let count = { (severity: CNLintFinding.Severity) in
+      findings.filter { $0.severity == severity }.count + (severity == .warning ? expiring?.count ?? 0 : 0)
+    }
     if arguments.has("--json") {
       Output.print(
         Output.json(

@@ -2,34 +2,47 @@ import CNPinning
 import CNPinningSession
 import Foundation
 
-/// `cnpin pins HOST[:PORT]`: the verified chain's Common Names, root → leaf.
+/// `cnpin pins HOST[:PORT]`, or `--chain FILE --host HOST` offline: the verified chain, root →
+/// leaf, and the pins to paste (or to add to a file) for every shape a store may verify.
 enum PinsCommand {
   static let spec = ArgumentSpec(
     flags: ["--json", "--includes-subdomains", "--document", "--help", "-h"],
-    options: NetworkOptions.options.union(["--format", "--future-anchors"]),
-    positionals: 1...1, positionalName: "HOST[:PORT]")
+    options: NetworkOptions.options.union(["--format", "--future-anchors", "--chain", "--host", "--add-to"]),
+    positionals: 0...1, positionalName: "HOST[:PORT]")
 
   static let help = """
-    Usage: cnpin pins HOST[:PORT]|https://URL [--format names|plist|json|swift|spki|pem] [--document] [--includes-subdomains]
-                      [--cafile PEM] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [-x PROXY] [--json]
+    Usage: cnpin pins HOST[:PORT]|https://URL [--format names|plist|json|swift|spki|pem] [--document]
+                      [--includes-subdomains] [--future-anchors PEM] [--add-to FILE] [--json]
+                      [--cafile PEM] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [-x PROXY]
+           cnpin pins --chain PEM --host HOST [--cafile PEM] [--future-anchors PEM] [--format …] [--add-to FILE]
 
     Connects with SNI, verifies the chain (system trust store, or only the anchors in --cafile) and
     the host name, and prints the verified chain root → leaf, including the trust anchor the server
-    did not send. When verification fails it prints what the server presented and why, and exits 1.
+    did not send, and the names the leaf is valid for. When verification fails it prints what the
+    server presented and why, and exits 1.
 
-      --format names   one Common Name per line (default)
-      --format plist   the <key>/<dict> entry to paste under PinnedDomains (trailing digits become
-                       prefixWithNumber on the prefix, other names exact)
+    With --chain, nothing is connected to: the file's certificates (the leaf first, then what a
+    server would send) are verified the same way, for --host. This turns a CA's next hierarchy,
+    published months ahead, into pins before it issues from it.
+
+      --format names   the Common Names, one per line (default); the leaf's subjectAltName on stderr
+      --format plist   the <key>/<dict> entry to paste under PinnedDomains: each CA by its naming
+                       scheme (LE's YR1 → prefixWithNumber "YR"; GlobalSign's "… 2026 Q3" → prefix up
+                       to the year), the leaf by subjectAltName HOST, and every root a store may
+                       verify the chain from marked mayBeAnchor, so that one chain covers them all
       --format json    the same entry as JSON
       --document       with plist or json: a whole configuration file that loads as it is
       --format swift   a CNChain literal
       --format spki    each certificate's SPKI SHA-256 (base64) and Common Name
-      --future-anchors PEM
-                       roots a trust store is about to carry (a CA's new roots): when the verified
-                       chain runs through one of them cross-signed, the suggestion also pins the
-                       shorter chain it anchors (the trust store's own roots are looked at anyway)
       --format pem     the verified chain as PEM, leaf first (what CNCertificate.certificates reads,
                        and `cnpin check --chain` rehearses against)
+      --future-anchors PEM
+                       roots a trust store is about to carry (a CA's new roots, or the next CA's):
+                       the chain is also verified under each, and the shapes they give are pinned
+      --add-to FILE    add the suggested chain to HOST's chainSet in FILE (plist or JSON), keeping
+                       everything the file pins, instead of printing it (whatever --format says)
+      --chain PEM      verify this chain file instead of connecting (needs --host)
+      --host HOST      the host a --chain is for
       --json           a JSON report of the chain instead
 
     Network options:
@@ -38,7 +51,7 @@ enum PinsCommand {
     Examples:
       cnpin pins example.com
       cnpin pins api.internal:8443 --cafile corporate-root.pem --format plist
-      cnpin pins [::1]:8443 --cafile test-ca.pem --resolve api.test:8443:127.0.0.1
+      cnpin pins --chain next-ca.pem --host api.example.com --future-anchors next-root.pem --add-to pins.json
     """
 
   enum Format: String, CaseIterable { case names, plist, json, swift, spki, pem }
@@ -46,6 +59,7 @@ enum PinsCommand {
   struct CertificateReport: Encodable {
     let commonName: String?
     let commonNameProblem: String?
+    let subjectAltNames: [String]
     let issuerCommonName: String?
     let spkiSHA256: String
     let sha256: String
@@ -55,6 +69,7 @@ enum PinsCommand {
     init(_ certificate: CNCertificate) {
       commonName = certificate.commonName
       commonNameProblem = certificate.commonNameProblem?.description
+      subjectAltNames = certificate.subjectAltNameEntries
       issuerCommonName = certificate.issuerCommonNames.last
       spkiSHA256 = certificate.spkiSHA256Base64
       sha256 = certificate.sha256.map { String(format: "%02x", $0) }.joined()
@@ -65,7 +80,7 @@ enum PinsCommand {
 
   struct Report: Encodable {
     let host: String
-    let port: Int
+    let port: Int?
     let verified: Bool
     /// Root → leaf when verified.
     let verifiedChain: [CertificateReport]
@@ -74,9 +89,17 @@ enum PinsCommand {
     let error: String?
   }
 
+  /// The chain to pin: what was sent (leaf first) and the chain verified under today's trust
+  /// (leaf first), with the host it is for.
+  private struct Verified {
+    let host: String
+    let port: Int?
+    let sent: [CNCertificate]
+    let chain: [CNCertificate]
+  }
+
   static func run(_ words: [String]) async throws(CLIError) {
     let arguments = try spec.parse(words)
-    let target = try HostPort(arguments.positionals[0])
     let network = try NetworkOptions(arguments)
     let formatName = arguments.value("--format") ?? "names"
     guard let format = Format(rawValue: formatName) else {
@@ -85,10 +108,55 @@ enum PinsCommand {
     if arguments.has("--document"), format != .plist, format != .json {
       throw .usage("--document needs --format plist or --format json")
     }
+    if arguments.value("--add-to") != nil, arguments.has("--document") || arguments.has("--json") {
+      throw .usage("--add-to writes the file; it takes neither --document nor --json")
+    }
+    let roots = try ChainShapes.roots(network.trust, future: arguments.value("--future-anchors"))
+    let verified: Verified
+    if let file = arguments.value("--chain") {
+      verified = try offline(file, arguments, network: network, roots: roots)
+    } else {
+      guard arguments.value("--host") == nil else { throw .usage("--host names the host of a --chain") }
+      guard let text = arguments.positionals.first else { throw .usage("missing HOST[:PORT] (or --chain PEM --host HOST)") }
+      verified = try await live(try HostPort(text), arguments, network: network)
+    }
+    let chain = Array(verified.chain.reversed())
+    if arguments.has("--json") {
+      Output.print(
+        Output.json(
+          Report(
+            host: verified.host, port: verified.port, verified: true, verifiedChain: chain.map(CertificateReport.init),
+            presentedChain: verified.sent.map(CertificateReport.init), error: nil)))
+      return
+    }
+    let names = chain.map { $0.commonName ?? "(no usable CN: \($0.commonNameProblem!))" }
+    if let leaf = verified.chain.first, format != .pem, format != .spki || leaf.commonName == nil {
+      Output.error("note: the leaf is valid for: \(leafNames(leaf))")
+    }
+    if arguments.value("--add-to") != nil {
+      try suggest(verified, format: format, arguments, roots: roots)
+      return
+    }
+    switch format {
+    case .names:
+      names.map(Output.value).forEach(Output.print)
+    case .spki:
+      for (certificate, name) in zip(chain, names) { Output.print("\(certificate.spkiSHA256Base64)  \(Output.value(name))") }
+    case .pem:
+      Output.write(Data(verified.chain.map(\.pemEncoded).joined().utf8))
+    case .plist, .json, .swift:
+      try suggest(verified, format: format, arguments, roots: roots)
+    }
+  }
+
+  /// The live chain of `target`, or why it does not verify (exit 1).
+  private static func live(_ target: HostPort, _ arguments: Arguments, network: NetworkOptions) async throws(CLIError)
+    -> Verified
+  {
     let session = try network.session(manager: nil)
-    let event: CNConnectionEvent
     do {
-      event = try await session.probe(host: target.host, port: target.port)
+      let event = try await session.probe(host: target.host, port: target.port)
+      return Verified(host: target.host, port: target.port, sent: event.presentedChain, chain: event.verifiedChain)
     } catch let failure as CNProbeError {
       let presented = failure.event?.presentedChain ?? []
       if arguments.has("--json") {
@@ -116,71 +184,105 @@ enum PinsCommand {
     } catch {
       throw .network("\(error)")
     }
-    let chain = Array(event.verifiedChain.reversed())
-    if arguments.has("--json") {
-      Output.print(
-        Output.json(
-          Report(
-            host: target.host, port: target.port, verified: true, verifiedChain: chain.map(CertificateReport.init),
-            presentedChain: event.presentedChain.map(CertificateReport.init), error: nil)))
+  }
+
+  /// The chain of a PEM file verified for `--host`: under today's trust, else under
+  /// `--future-anchors` only (a CA whose root no store holds yet).
+  private static func offline(_ file: String, _ arguments: Arguments, network: NetworkOptions, roots: [CNCertificate])
+    throws(CLIError) -> Verified
+  {
+    guard arguments.positionals.isEmpty else { throw .usage("give HOST[:PORT] or --chain PEM, not both") }
+    guard let hostText = arguments.value("--host") else { throw .usage("--chain needs --host HOST: the host the chain is for") }
+    let host = try HostPort(hostText).host
+    let sent = try ChainFile.read(file, option: "--chain")
+    let today = try ChainShapes.verified(sent, host: host, roots: try ChainShapes.roots(network.trust, future: nil))
+    if let chain = today.first { return Verified(host: host, port: nil, sent: sent, chain: chain.reversed()) }
+    guard let chain = try ChainShapes.verified(sent, host: host, roots: roots).first else {
+      #if CNPINNING_LINUX_BACKEND
+      // Today's verification, for its reason.
+      do {
+        _ = try CNTrustEvaluator(configuration: network.configuration).verify(sent, for: host)
+      } catch {
+        throw .failed("--chain \(file) does not verify for \(host): \(error)")
+      }
+      #endif
+      throw .failed("--chain \(file) does not verify for \(host) under any root given")
+    }
+    Output.error("note: --chain \(file) verifies only under --future-anchors, not under today's trust")
+    return Verified(host: host, port: nil, sent: sent, chain: chain.reversed())
+  }
+
+  /// The suggestion for every shape the sent chain takes under the roots, printed or added.
+  private static func suggest(_ verified: Verified, format: Format, _ arguments: Arguments, roots: [CNCertificate])
+    throws(CLIError)
+  {
+    let host = verified.host
+    var shapes = try ChainShapes.verified(verified.sent, host: host, roots: roots)
+    let today = Array(verified.chain.reversed())
+    if !shapes.contains(today) { shapes.insert(today, at: 0) }
+    let chains: [CNChain]
+    do {
+      chains = try SuggestedPins.chains(for: shapes, host: host)
+    } catch let unpinnable as SuggestedPins.Unpinnable {
+      throw .failed("\(unpinnable): the chain cannot be pinned by CN; pin the CA's key (--format spki) instead")
+    } catch {
+      throw .failed("\(error)")
+    }
+    for chain in chains where chain.shapeLengths.count > 1 {
+      let from = chain.shapes.map { Output.value($0.links[0].value) }.joined(separator: ", ")
+      Output.error(
+        "note: stores verify this chain in \(chain.shapeLengths.count) shapes (\(chain.shapeLengths.map(String.init).joined(separator: ", ")) certificates, from \(from)): one chain covers them, its other roots marked mayBeAnchor"
+      )
+    }
+    if chains.allSatisfy({ $0.shapeLengths.count == 1 }) && chains.count == 1 {
+      Output.error(
+        "note: one shape: a change of the CA's hierarchy needs a second chain; rehearse it before the switch with cnpin pins --chain NEXT.pem --host \(host) --add-to FILE"
+      )
+    }
+    if arguments.has("--includes-subdomains") {
+      Output.error(
+        "note: the leaf link names \(host) only; for its subdomains' own certificates write subjectAltName \".\(host)\" in another chain"
+      )
+    }
+    let includesSubdomains = arguments.has("--includes-subdomains")
+    if let file = arguments.value("--add-to") {
+      Output.error(try ConfigurationEdit.add(chains, host: host, includesSubdomains: includesSubdomains, to: file))
       return
     }
-    let names = chain.map { $0.commonName ?? "(no usable CN: \($0.commonNameProblem!))" }
-    switch format {
-    case .names:
-      names.map(Output.value).forEach(Output.print)
-    case .spki:
-      for (certificate, name) in zip(chain, names) { Output.print("\(certificate.spkiSHA256Base64)  \(Output.value(name))") }
-    case .pem:
-      Output.write(Data(event.verifiedChain.map(\.pemEncoded).joined().utf8))
-    case .plist, .json, .swift:
-      let other = SuggestedPins.otherShape(
-        rootToLeaf: chain, presented: event.presentedChain, anchors: try twinCandidates(arguments, network))
-      let chains = [chain] + (other.map { [$0] } ?? [])
-      let configuration = try SuggestedPins.cliConfiguration(
-        rootToLeaf: chains, includesSubdomains: arguments.has("--includes-subdomains"))
-      if let other {
-        Output.error(
-          "note: the chain runs through a cross-signed CA; the entry also pins its other shape, [\(other.map { Output.value($0.commonName ?? "?") }.joined(separator: " → "))], so that a trust store's update does not lock anyone out"
-        )
-      } else {
-        Output.error(
-          "note: one chain: a change of the CA's hierarchy needs a second one; rehearse it before the switch with cnpin check --config FILE --chain NEXT.pem"
-        )
-      }
-      switch format {
-      case .plist:
-        // A property list cannot hold control characters (XML has no way to write most of them).
-        if let name = names.first(where: { $0.unicodeScalars.contains { VisibleText.needsEscape($0) } }) {
-          throw .failed(
-            "the Common Name \(VisibleText.quoted(name)) has control characters, which a property list cannot hold: use --format json"
-          )
-        }
-        let document = arguments.has("--document")
-        Output.write(
-          Data(
-            (document
-              ? DocumentWriter.propertyList([(target.host, configuration)])
-              : DocumentWriter.propertyListEntry(host: target.host, configuration: configuration)).utf8))
-      case .json where arguments.has("--document"):
-        Output.write(Data(DocumentWriter.json([(target.host, configuration)]).utf8))
-      case .json: Output.print("\(DocumentWriter.jsonString(target.host)): \(DocumentWriter.jsonEntry(configuration))")
-      default:
-        Output.print(SuggestedPins.swiftLiteral(configuration, names: chains.map { $0.map { $0.commonName ?? "?" } }))
-      }
+    let configuration: CNConfiguration
+    do {
+      configuration = try CNConfiguration(includesSubdomains: includesSubdomains, chains)
+    } catch {
+      throw .failed("\(error)")
     }
-    if chain.contains(where: { $0.commonName == nil }) {
-      throw .failed("a certificate in the verified chain has no usable Common Name, so the chain cannot be pinned by CN")
+    let document = arguments.has("--document")
+    switch format {
+    case .plist:
+      // A property list cannot hold control characters (XML has no way to write most of them).
+      let values = chains.flatMap(\.links).map(\.value)
+      if let name = values.first(where: { $0.unicodeScalars.contains { VisibleText.needsEscape($0) } }) {
+        throw .failed(
+          "the Common Name \(VisibleText.quoted(name)) has control characters, which a property list cannot hold: use --format json"
+        )
+      }
+      Output.write(
+        Data(
+          (document
+            ? DocumentWriter.propertyList([(host, configuration)])
+            : DocumentWriter.propertyListEntry(host: host, configuration: configuration)).utf8))
+    case .json where document:
+      Output.write(Data(DocumentWriter.json([(host, configuration)]).utf8))
+    case .json:
+      Output.print("\(DocumentWriter.jsonString(host)): \(DocumentWriter.jsonEntry(configuration))")
+    default:
+      Output.print(SuggestedPins.swiftLiteral(chains, shapes: shapes))
     }
   }
 
-  /// Where a cross-signed CA's self-signed twin may be found: the anchors the chain was verified
-  /// against, and `--future-anchors`.
-  private static func twinCandidates(_ arguments: Arguments, _ network: NetworkOptions) throws(CLIError) -> [CNCertificate] {
-    let future = try arguments.value("--future-anchors").map { path throws(CLIError) in
-      guard case .customAnchors(let roots) = try NetworkOptions.anchors(inPEMFile: path) else { return [CNCertificate]() }
-      return roots
-    }
-    return ((try? network.trust.anchorCertificates()) ?? []) + (future ?? [])
+  /// The leaf's subjectAltName entries, the first eight of them and how many more.
+  private static func leafNames(_ leaf: CNCertificate) -> String {
+    let names = leaf.subjectAltNameEntries
+    guard !names.isEmpty else { return "(no subjectAltName)" }
+    return names.prefix(8).map(Output.value).joined(separator: ", ") + (names.count > 8 ? " and \(names.count - 8) more" : "")
   }
 }

@@ -1,28 +1,20 @@
 import CNPinning
 
-/// `cnpin pins`' suggestions: the seed's heuristic (`SuggestedPins` in CNPinning), with errors
-/// for the command line, and the Swift literal form.
+/// `cnpin pins`' Swift form of its suggestion.
 extension SuggestedPins {
-  /// The configuration for verified chains given root → leaf, or why they cannot be pinned by CN.
-  static func cliConfiguration(rootToLeaf chains: [[CNCertificate]], includesSubdomains: Bool) throws(CLIError)
-    -> CNConfiguration
-  {
-    do {
-      return try CNConfiguration(
-        includesSubdomains: includesSubdomains,
-        chains.flatMap { try configuration(rootToLeaf: $0, includesSubdomains: includesSubdomains).chains })
-    } catch {
-      throw .failed("\(error)")
-    }
-  }
-
-  /// A Swift `CNChain` literal per chain, each link commented with the name it was made from;
-  /// several chains as an array.
-  static func swiftLiteral(_ configuration: CNConfiguration, names: [[String]]) -> String {
-    let literals = zip(configuration.chains, names).map { chain, names in
+  /// A Swift `CNChain` literal per chain, each CA link commented with the name it was made from
+  /// (the longest shape's); several chains as an array.
+  static func swiftLiteral(_ chains: [CNChain], shapes: [[CNCertificate]]) -> String {
+    let literals = chains.map { chain in
+      let names = shapes.first { $0.count == chain.links.count }?.map { $0.commonName ?? "?" } ?? []
       var lines = ["CNChain([  // written root → leaf"]
-      for (link, name) in zip(chain.links, names) {
-        lines.append("  CNChainLink(.\(link.type.rawValue), \(swiftString(link.value))),  // \(Output.value(name))")
+      for (index, link) in chain.links.enumerated() {
+        let anchor = link.mayBeAnchor ? ", mayBeAnchor: true" : ""
+        let comment =
+          link.type == .subjectAltName
+          ? "the leaf, by the names it is valid for"
+          : names.indices.contains(index) ? Output.value(names[index]) : ""
+        lines.append("  CNChainLink(.\(link.type.rawValue), \(swiftString(link.value))\(anchor)),  // \(comment)")
       }
       lines.append("])")
       return lines
@@ -39,7 +31,12 @@ extension SuggestedPins {
 /// What satisfied a host's pins, in words: "chain 0 of api.example.com", "SPKI pin of …".
 func describeMatch(_ match: CNPinningMatch) -> String {
   let source = match.source == .enterprisePolicy ? "enterprise policy " : ""
-  if let index = match.chainIndex { return "\(source)chain \(index) of \(match.domain)" }
+  if let index = match.chainIndex {
+    let shape =
+      match.shape.map { $0.links.count == match.chain?.links.count ? "" : " (its shape from \(Output.value($0.links[0].value)))" }
+      ?? ""
+    return "\(source)chain \(index)\(shape) of \(match.domain)"
+  }
   if match.spkiPin != nil { return "SPKI pin of \(match.domain)" }
   return "certificate pin of \(match.domain)"
 }

@@ -18,7 +18,8 @@ let usage = """
   with OpenSSL, as the Linux session does; a macOS build of cnpin refuses them, saying so.
 
   Exit status: 0 success; 1 a pin or verification failed; 2 usage or configuration error;
-  3 network error. Run `cnpin COMMAND --help` for a command's options and examples.
+  3 network error; 4 all passed, but something expires within --warn-days (check, lint).
+  Run `cnpin COMMAND --help` for a command's options and examples.
   """
 
 let helps = [

@@ -41,7 +41,7 @@ struct DocumentTests {
 
   @Test func lintOfACleanConfigurationIsEmpty() throws {
     let json =
-      #"{"PinnedDomains": {"api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "ISRG Root X"}, {"type": "prefixWithNumber", "value": "RA"}, {"type": "exact", "value": "api.example.com"}], [{"type": "prefix", "value": "DigiCert Global Root"}, {"type": "prefix", "value": "DigiCert Global G2"}, {"type": "suffix", "value": ".example.com"}]]}}}"#
+      #"{"PinnedDomains": {"api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "ISRG Root X"}, {"type": "prefixWithNumber", "value": "RA"}, {"type": "subjectAltName", "value": "api.example.com"}], [{"type": "prefix", "value": "DigiCert Global Root"}, {"type": "prefix", "value": "DigiCert Global G2"}, {"type": "subjectAltName", "value": ".example.com"}]]}}}"#
     #expect(CNConfigurationLinter.lint(data: Data(json.utf8)).isEmpty)
   }
 

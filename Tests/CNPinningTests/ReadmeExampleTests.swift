@@ -19,19 +19,18 @@ struct ReadmeExampleTests {
         includesSubdomains: false,
         [
           CNChain([
-            CNChainLink(.prefixWithNumber, "ISRG Root X"),  // ISRG Root X1 (RSA), X2 (ECDSA)
-            CNChainLink(.exact, "Root YR"),  // the Generation Y RSA root, cross-signed
+            CNChainLink(.prefixWithNumber, "ISRG Root X"),  // ISRG Root X1
+            CNChainLink(.exact, "Root YR", mayBeAnchor: true),  // cross-signed by X1, or a root itself
             CNChainLink(.prefixWithNumber, "YR"),  // YR1, YR2, YR3
-            CNChainLink(.exact, host),
+            CNChainLink(.subjectAltName, host),  // the leaf, valid for the host
           ]),
-          CNChain([CNChainLink(.exact, "Root YR"), CNChainLink(.prefixWithNumber, "YR"), CNChainLink(.exact, host)]),
           CNChain([
-            CNChainLink(.prefixWithNumber, "ISRG Root X"),
-            CNChainLink(.exact, "Root YE"),  // the Generation Y ECDSA root, cross-signed
+            CNChainLink(.prefixWithNumber, "ISRG Root X"),  // ISRG Root X1
+            CNChainLink(.prefixWithNumber, "ISRG Root X", mayBeAnchor: true),  // ISRG Root X2, cross-signed by X1
+            CNChainLink(.exact, "Root YE", mayBeAnchor: true),  // cross-signed by X2, or a root itself
             CNChainLink(.prefixWithNumber, "YE"),  // YE1, YE2, YE3
-            CNChainLink(.exact, host),
+            CNChainLink(.subjectAltName, host),
           ]),
-          CNChain([CNChainLink(.exact, "Root YE"), CNChainLink(.prefixWithNumber, "YE"), CNChainLink(.exact, host)]),
         ])
     ])
     // README configuration ends
@@ -65,29 +64,36 @@ struct ReadmeExampleTests {
     #expect(Self.bare(own[begins.upperBound..<ends.lowerBound]) == Self.bare(readmeConfiguration))
   }
 
-  /// Every chain Let's Encrypt serves today, as a device verifies it with the trust stores of
-  /// 2026 (the Generation X roots only, or the Generation Y roots too), is accepted.
-  @Test(arguments: [LetsEncryptPKI.Issuance.generationYRSA, .generationYECDSA], [false, true])
-  func todaysChainsAreAccepted(_ issuance: LetsEncryptPKI.Issuance, _ storeHasGenerationY: Bool) throws {
+  /// Every chain Let's Encrypt serves today, as a device verifies it with each trust store of
+  /// 2026 (ISRG Root X1 only, X1 and X2, or the Generation Y roots too), for a leaf of every
+  /// profile (with a Common Name, or none), is accepted.
+  @Test(
+    arguments: [LetsEncryptPKI.Issuance.generationYRSA, .generationYECDSA], LetsEncryptPKI.Store.allCases)
+  func todaysChainsAreAccepted(_ issuance: LetsEncryptPKI.Issuance, _ store: LetsEncryptPKI.Store) throws {
     let pki = try LetsEncryptPKI()
-    let (leaf, _) = try pki.server("api.example.com", issuance)
-    var chain = leaf.chain  // leaf, YR2 or YE1, and the self-signed Generation Y root
-    if !storeHasGenerationY {
-      // Through the cross-sign: the Generation Y root as signed by ISRG Root X1 or X2, then it.
-      let cross = issuance == .generationYRSA ? pki.rootYRCrossSigned : pki.rootYECrossSigned
-      chain = Array(chain.dropLast()) + [cross.certificate, cross.issuer!.certificate]
+    for profile in LetsEncryptPKI.LeafProfile.allCases {
+      let (leaf, sent) = try pki.server("api.example.com", issuance, profile: profile)
+      let chain: [CNCertificate]
+      switch (issuance, store) {
+      case (.generationYRSA, .generationY): chain = [leaf.certificate, pki.yr2.certificate, pki.rootYR.certificate]
+      case (.generationYRSA, _): chain = [leaf.certificate] + sent + [pki.rootX1.certificate]
+      case (_, .generationY): chain = [leaf.certificate, pki.ye1.certificate, pki.rootYE.certificate]
+      case (_, .generationX): chain = [leaf.certificate] + sent.dropLast() + [pki.rootX2.certificate]
+      case (_, .rootX1Only): chain = [leaf.certificate] + sent + [pki.rootX1.certificate]
+      }
+      #expect(try Self.outcome(chain) == "accepted: the pins of api.example.com matched", "\(profile)")
     }
-    #expect(chain.count == (storeHasGenerationY ? 3 : 4))
-    #expect(try Self.outcome(chain) == "accepted: the pins of api.example.com matched")
   }
 
   /// What the README shows a rejection to read like: a chain through another CA.
   @Test func aChainThroughAnotherCAIsRefusedSayingWhy() throws {
     let root = try TestIdentity.root("DigiCert Global Root G2")
-    let chain = try root.issueIntermediate("DigiCert Global G2 TLS RSA SHA256 2020 CA1").issueLeaf("api.example.com").chain
+    let chain = try root.issueIntermediate("DigiCert Global G2 TLS RSA SHA256 2020 CA1").issueLeaf(
+      "api.example.com", dnsNames: ["api.example.com"]
+    ).chain
     #expect(
       try Self.outcome(chain)
-        == #"Pin mismatch for api.example.com: the verified chain ["DigiCert Global Root G2" → "DigiCert Global G2 TLS RSA SHA256 2020 CA1" → "api.example.com"] (root → leaf) matches none of the 4 pinned chains; chain 0 [prefixWithNumber "ISRG Root X" → exact "Root YR" → prefixWithNumber "YR" → exact "api.example.com"]: expected 4 certificates, the verified chain has 3; chain 1 [exact "Root YR" → prefixWithNumber "YR" → exact "api.example.com"]: certificate 1 (root → leaf) has CN "DigiCert Global G2 TLS RSA SHA256 2020 CA1", which does not match prefixWithNumber "YR"; chain 2 [prefixWithNumber "ISRG Root X" → exact "Root YE" → prefixWithNumber "YE" → exact "api.example.com"]: expected 4 certificates, the verified chain has 3; chain 3 [exact "Root YE" → prefixWithNumber "YE" → exact "api.example.com"]: certificate 1 (root → leaf) has CN "DigiCert Global G2 TLS RSA SHA256 2020 CA1", which does not match prefixWithNumber "YE""#
+        == #"Pin mismatch for api.example.com: the verified chain ["DigiCert Global Root G2" → "DigiCert Global G2 TLS RSA SHA256 2020 CA1" → "api.example.com"] (root → leaf) matches none of the 2 pinned chains; chain 0 [prefixWithNumber "ISRG Root X" → exact "Root YR" (may be the anchor) → prefixWithNumber "YR" → subjectAltName "api.example.com"], as its shape of 3 from "Root YR": certificate 1 (root → leaf) has CN "DigiCert Global G2 TLS RSA SHA256 2020 CA1", which does not match prefixWithNumber "YR"; chain 1 [prefixWithNumber "ISRG Root X" → prefixWithNumber "ISRG Root X" (may be the anchor) → exact "Root YE" (may be the anchor) → prefixWithNumber "YE" → subjectAltName "api.example.com"], as its shape of 3 from "Root YE": certificate 1 (root → leaf) has CN "DigiCert Global G2 TLS RSA SHA256 2020 CA1", which does not match prefixWithNumber "YE""#
     )
   }
 }

@@ -419,7 +419,7 @@ struct OtherCommandTests {
   @Test func lintWarningsExit0() async throws {
     let directory = try TemporaryDirectory()
     let json =
-      #"{"PinnedDomains": {"example.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "Root CA"}, {"type": "prefix", "value": "R"}, {"type": "suffix", "value": "example.com"}], [{"value": "Other Root"}, {"type": "suffix", "value": ".example.com"}]]}, "api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "Root X"}, {"type": "prefixWithNumber", "value": "R"}, {"type": "exact", "value": "api.example.com"}]]}}}"#
+      #"{"PinnedDomains": {"example.com": {"includesSubdomains": true, "chainSet": [[{"type": "exact", "value": "Root CA 1"}, {"type": "prefix", "value": "R"}, {"type": "suffix", "value": "example.com"}], [{"value": "Other Root"}, {"type": "suffix", "value": ".example.com"}]]}, "api.example.com": {"includesSubdomains": false, "chainSet": [[{"type": "prefixWithNumber", "value": "Root X"}, {"type": "prefixWithNumber", "value": "R"}, {"type": "exact", "value": "api.example.com"}]]}}}"#
     let run = try await cnpin(["lint", try directory.file("pins.json", json), "--json", "--trust", "none"])
     #expect(run.status == 0, "\(run.stdout)")
     let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
@@ -429,12 +429,13 @@ struct OtherCommandTests {
       summary == [
         #"warning PinnedDomains["example.com"].chainSet[1][0]"#,  // no type: exact
         #"warning PinnedDomains["api.example.com"].chainSet"#,  // one chain, no backup
-        #"warning PinnedDomains["example.com"].chainSet[0][0].type"#,  // exact on a CA
+        #"warning PinnedDomains["api.example.com"].chainSet[0][2].type"#,  // exact on the leaf's CN
+        #"warning PinnedDomains["example.com"].chainSet[0][0].type"#,  // exact on a CA's numbered name
         #"warning PinnedDomains["example.com"].chainSet[0][1].value"#,  // prefix too short
         #"warning PinnedDomains["example.com"].chainSet[0][2].value"#,  // suffix without a dot
-        #"warning PinnedDomains["example.com"].chainSet[1][0].type"#,  // exact on a CA
         #"note PinnedDomains["api.example.com"].chainSet[0][1].value"#,  // one-letter prefixWithNumber
         #"note PinnedDomains["api.example.com"]"#,  // shadows example.com
+        #"note PinnedDomains["example.com"].chainSet[1][1].type"#,  // suffix on the leaf's CN
       ])
     #expect(report?["errors"] as? Int == 0)
   }
@@ -605,7 +606,7 @@ struct OtherCommandTests {
   @Test(arguments: [
     (["pins", "--format"], "cnpin: --format needs a value"),
     (["pins", "a.test", "--bogus"], "cnpin: unknown option --bogus"),
-    (["pins"], "cnpin: missing HOST[:PORT]"),
+    (["pins"], "cnpin: missing HOST[:PORT] (or --chain PEM --host HOST)"),
     (["pins", "a.test", "b.test"], "cnpin: unexpected argument \"b.test\""),
     (["pins", "a.test:70000"], "cnpin: port 70000 is out of range (1–65535)"),
     (

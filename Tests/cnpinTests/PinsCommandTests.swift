@@ -70,7 +70,8 @@ struct PinsCommandTests {
     #expect(names.stdout == #"Test Root X1\#nR11\x1b]0;owned\x07\x1b[2K\x0dGood CA\u{202e}\u{200b}\u{e0041}\#napi.test\#n"#)
   }
 
-  /// The seed's printPins.py example: the same chain, the same fragment.
+  /// The seed's printPins.py example: the same chain, the same fragment for the CAs; the leaf by
+  /// the name it is valid for rather than by its CN, which 2026's certificate profiles drop.
   @Test func plistFormatMatchesTheSeed() async throws {
     let fixture = try Fixture(root: "ISRG Root X1", intermediate: "R13", leaf: "austinsoft.com")
     let base =
@@ -102,7 +103,7 @@ struct PinsCommandTests {
         \t\t\t\t</dict>
         \t\t\t\t<dict>
         \t\t\t\t\t<key>type</key>
-        \t\t\t\t\t<string>exact</string>
+        \t\t\t\t\t<string>subjectAltName</string>
         \t\t\t\t\t<key>value</key>
         \t\t\t\t\t<string>austinsoft.com</string>
         \t\t\t\t</dict>
@@ -131,7 +132,7 @@ struct PinsCommandTests {
         CNChain([  // written root → leaf
           CNChainLink(.prefixWithNumber, "Test Root X"),  // Test Root X1
           CNChainLink(.prefixWithNumber, "R"),  // R11
-          CNChainLink(.exact, "api.test"),  // api.test
+          CNChainLink(.subjectAltName, "api.test"),  // the leaf, by the names it is valid for
         ])
 
         """)

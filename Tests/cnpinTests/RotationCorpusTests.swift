@@ -101,7 +101,8 @@ struct RotationCorpusTests {
       let after = try Self.build(change.after, crossSigned: change.crossSigned)
       #expect(before.verified.map { $0.commonName ?? "?" }.reversed() == change.before, "\(change)")
       #expect(after.verified.map { $0.commonName ?? "?" }.reversed() == change.after, "\(change)")
-      let suggested = try SuggestedPins.configuration(rootToLeaf: Array(before.verified.reversed()), includesSubdomains: false)
+      let suggested = try SuggestedPins.configuration(
+        shapes: [Array(before.verified.reversed())], host: "example.org", includesSubdomains: false)
       let manager = try CNPinningManager(configuration: ["example.org": suggested])
       let accepted: Bool
       if case .accepted = manager.evaluate(host: "example.org", chain: after.verified) {

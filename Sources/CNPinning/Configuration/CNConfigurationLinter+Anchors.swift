@@ -12,11 +12,15 @@ extension CNConfigurationLinter {
     /// Each anchor's Common Name (anchors without one left out), in store order.
     let commonNames: [String]
 
-    init(_ anchors: [CNCertificate]) {
+    /// The Common Names of the roots stores are about to carry (`--future-anchors`).
+    let futureNames: [String]
+
+    init(_ anchors: [CNCertificate], future: [CNCertificate] = []) {
       count = anchors.count
       commonNames = anchors.compactMap(\.commonName)
       names = Array(Set(commonNames)).sorted()
-      digests = Set(anchors.map(\.spkiSHA256Base64))
+      digests = Set((anchors + future).map(\.spkiSHA256Base64))
+      futureNames = future.compactMap(\.commonName)
     }
   }
 
@@ -35,13 +39,29 @@ extension CNConfigurationLinter {
       if let root = chain.links.first, let note = manyAnchorsNote(root, anchors: anchors, keyPinned: hasCAKeyPin(entry)) {
         findings.append(CNLintFinding(severity: .note, path: "\(path).chainSet[\(index)][0]", message: note))
       }
-      guard let root = chain.links.first, root.type.comparesCommonName, !names.contains(where: { root.matches(commonName: $0) })
-      else { continue }
-      findings.append(
-        CNLintFinding(
-          severity: .error, path: "\(path).chainSet[\(index)][0]",
-          message: "root link \(root) matches none of the \(anchors.count) trust anchors, \(unknownRootMarker) "
-            + closestAdvice(for: root, among: names)))
+      guard let root = chain.links.first, root.type.comparesCommonName else { continue }
+      // Each shape's root: a trust anchor, a root about to be trusted (--future-anchors), or neither.
+      let roots = chain.links.indices.filter {
+        ($0 == 0 || chain.links[$0].mayBeAnchor) && chain.links[$0].type.comparesCommonName
+      }
+      let trusted = roots.filter { link in names.contains { chain.links[link].matches(commonName: $0) } }
+      let future = roots.filter { link in anchors.futureNames.contains { chain.links[link].matches(commonName: $0) } }
+      if trusted.isEmpty && future.isEmpty {
+        findings.append(
+          CNLintFinding(
+            severity: .error, path: "\(path).chainSet[\(index)][0]",
+            message: "root link \(root) matches none of the \(anchors.count) trust anchors, \(unknownRootMarker) "
+              + closestAdvice(for: root, among: names)))
+        continue
+      }
+      for link in roots where !trusted.contains(link) && (link > 0 || future.contains(link)) {
+        let shape = link == 0 ? "the chain" : "the chain's shape from it"
+        let message =
+          future.contains(link)
+          ? "\(chain.links[link]) is a root stores are about to carry (--future-anchors), not one of the \(anchors.count) trust anchors yet: \(shape) applies once they carry it"
+          : "\(chain.links[link]) matches none of the \(anchors.count) trust anchors: \(shape) applies on stores that carry it"
+        findings.append(CNLintFinding(severity: .note, path: "\(path).chainSet[\(index)][\(link)]", message: message))
+      }
     }
     guard entry.isAppTransportSecurity else { return findings }
     for (index, pin) in entry.configuration.spkiPins.filter({ $0.scope == .ca }).enumerated()

@@ -43,12 +43,17 @@ public enum CNConfigurationLinter: Sendable {
 
   /// The findings for a property-list or JSON document, errors first, then in document order.
   /// `now` is the moment expiration dates are judged against. With `trustAnchors`, every
-  /// chain's root link must match one of them (an error otherwise, naming the closest anchors),
-  /// and `NSPinnedCAIdentities` that are no anchor's key are warned about. Each of `hosts` (the
-  /// hosts the app talks to) that the document does not pin is reported: an error when a pinned
-  /// domain is a small edit away (a typo leaves its requests unpinned), a warning otherwise.
+  /// chain's root link must match one of them or of `futureAnchors` (roots stores are about to
+  /// carry; an error otherwise, naming the closest anchors), and `NSPinnedCAIdentities` that are
+  /// no anchor's key are warned about. A chain that the host's SPKI or certificate pins refuse
+  /// (every pinned key or certificate known, by the anchors or the CA catalogue, and none of them
+  /// named by the chain's CA links) is an error. Each of `hosts` (the hosts the app talks to)
+  /// that the document does not pin is reported: an error when a pinned domain is a small edit
+  /// away (a typo leaves its requests unpinned), a warning otherwise. With `rehearse`, each shape
+  /// of a catalogued CA (`cnpin lint --rehearse`) that a host's chainSet refuses is a warning.
   public static func lint(
-    data: Data, source: String? = nil, now: Date = Date(), trustAnchors: [CNCertificate]? = nil, hosts: [String] = []
+    data: Data, source: String? = nil, now: Date = Date(), trustAnchors: [CNCertificate]? = nil,
+    futureAnchors: [CNCertificate] = [], hosts: [String] = [], rehearse: Bool = false
   ) -> [CNLintFinding] {
     let document: CNPinningDocument
     do {
@@ -58,22 +63,27 @@ public enum CNConfigurationLinter: Sendable {
     } catch {
       return [CNLintFinding(severity: .error, path: "", message: "\(error)")]
     }
-    return lint(document, now: now, trustAnchors: trustAnchors, hosts: hosts)
+    return lint(
+      document, now: now, trustAnchors: trustAnchors, futureAnchors: futureAnchors, hosts: hosts, rehearse: rehearse)
   }
 
-  /// The findings for a loaded document (see `lint(data:source:now:trustAnchors:hosts:)`).
+  /// The findings for a loaded document (see `lint(data:source:now:trustAnchors:futureAnchors:hosts:rehearse:)`).
   public static func lint(
-    _ document: CNPinningDocument, now: Date = Date(), trustAnchors: [CNCertificate]? = nil, hosts: [String] = []
+    _ document: CNPinningDocument, now: Date = Date(), trustAnchors: [CNCertificate]? = nil,
+    futureAnchors: [CNCertificate] = [], hosts: [String] = [], rehearse: Bool = false
   ) -> [CNLintFinding] {
     var findings = document.warnings.map { CNLintFinding(severity: .warning, path: $0.path, message: $0.message) }
     let parents = SubdomainParents(document)
-    let anchors = trustAnchors.map(Anchors.init)
+    let anchors = trustAnchors.map { Anchors($0, future: futureAnchors) }
+    let known = KnownCertificates((trustAnchors ?? []) + futureAnchors)
     for entry in document.entries {
       let path = self.path(entry)
       findings += lint(entry, path: path, anchors: anchors)
       findings += expiry(entry.configuration, path: "\(path).expirationDate", now: now)
       findings += shadowing(entry, parents: parents)
       if let anchors { findings += anchorFindings(entry, path: path, anchors: anchors) }
+      findings += pinFindings(entry, path: path, known: known)
+      if rehearse { findings += rehearsal(entry, path: path) }
     }
     findings += unpinned(hosts, in: document)
     return findings.enumerated().sorted { ($0.element.severity, $0.offset) < ($1.element.severity, $1.offset) }
@@ -91,10 +101,8 @@ public enum CNConfigurationLinter: Sendable {
           severity: .error, path: "", message: "\(VisibleText.quoted(host)) is not a host name: \(invalid.reason)")
       }
       guard manager.configuration(for: host) == nil else { return nil }
-      if let domain = manager.nearestPinnedDomain(to: host) {
-        return CNLintFinding(
-          severity: .error, path: "",
-          message: "\(host) is not pinned, but the configuration pins \(domain): a typo in the configuration or the host?")
+      if let hint = manager.nearMiss(for: host) {
+        return CNLintFinding(severity: .error, path: "", message: "\(host) is not pinned, but \(hint)")
       }
       return CNLintFinding(
         severity: .warning, path: "", message: "\(host) is not pinned: its connections get the normal TLS checks only")
@@ -115,11 +123,26 @@ public enum CNConfigurationLinter: Sendable {
         CNLintFinding(
           severity: .warning, path: "\(path).chainSet",
           message:
-            "only one chain: when the CA changes its hierarchy every client is locked out; add the next chain as a backup and rehearse it before the switch (cnpin check --config FILE --chain NEXT.pem)"
+            "only one chain: when the CA changes its hierarchy every client is locked out; add the next chain as a backup (cnpin pins --chain NEXT.pem --host \(entry.host) --add-to FILE) and rehearse it before the switch (cnpin check --config FILE --chain NEXT.pem)"
         ))
     }
     for (chainIndex, chain) in chains.enumerated() {
       let chainPath = "\(path).chainSet[\(chainIndex)]"
+      if chain.shapes.count > 1 {
+        let shapes = chain.shapes.map { "\($0.links.count): from \(VisibleText.quoted($0.links[0].value))" }
+        findings.append(
+          CNLintFinding(
+            severity: .note, path: chainPath,
+            message:
+              "stands for \(chain.shapes.count) shapes, one per root a store may verify it from (certificates \(shapes.joined(separator: "; ")))"
+          ))
+      }
+      if chain.links.count > 1, chain.links[0].mayBeAnchor {
+        findings.append(
+          CNLintFinding(
+            severity: .note, path: "\(chainPath)[0].mayBeAnchor",
+            message: "the first link is always where the chain may start; mayBeAnchor adds nothing there"))
+      }
       if isWrittenLeafFirst(chain, host: entry.host) {
         findings.append(
           CNLintFinding(
@@ -136,7 +159,7 @@ public enum CNConfigurationLinter: Sendable {
       }
       for (linkIndex, link) in chain.links.enumerated() {
         let linkPath = "\(chainPath)[\(linkIndex)]"
-        let isLeaf = linkIndex == chain.links.count - 1
+        let isLeaf = linkIndex == chain.links.count - 1 && chain.links.count > 1
         findings += lint(link, path: linkPath, isLeaf: isLeaf, anchors: anchors)
       }
     }
@@ -209,11 +232,31 @@ public enum CNConfigurationLinter: Sendable {
         )
       ]
     case .exact where !isLeaf:
+      // A name in which nothing is numbered (`Root YE`) has no next name to break at.
+      let scheme = SuggestedPins.NamingScheme(of: link.value)
+      guard scheme != .fixed, let suggested = try? scheme.link(for: link.value) else { return [] }
       return [
         CNLintFinding(
           severity: .warning, path: "\(path).type",
           message:
-            "exact \"\(link.value)\" on a CA certificate breaks at the CA's next rotation; prefer prefixWithNumber or prefix")
+            "exact \"\(link.value)\" on a CA certificate breaks at the CA's next rotation; \(suggested) accepts the CA's next names"
+        )
+      ]
+    case .exact where isLeaf:
+      return [
+        CNLintFinding(
+          severity: .warning, path: "\(path).type",
+          message:
+            "exact \"\(link.value)\" on the leaf's Common Name breaks when a renewal drops the CN (Let's Encrypt's tlsserver and shortlived profiles issue none) or names the certificate otherwise (a load balancer's name); write subjectAltName \"\(link.value)\" to pin the leaf by the names it is valid for"
+        )
+      ]
+    case .prefix where isLeaf, .suffix where isLeaf, .prefixWithNumber where isLeaf:
+      return [
+        CNLintFinding(
+          severity: .note, path: "\(path).type",
+          message:
+            "\(link.type.rawValue) on the leaf reads its Common Name, which 2026's certificate profiles drop; a subjectAltName link reads the names it is valid for"
+        )
       ]
     default:
       return []

@@ -95,6 +95,48 @@ public struct CNPinningDocument: Sendable, Equatable {
     self.source = source
   }
 
+  /// This document with `chains` added to `host`'s chainSet (a new entry with
+  /// `includesSubdomains` when the document does not pin `host` itself), everything else kept;
+  /// chains the entry already has are not added again. The indexes the added chains have in the
+  /// entry's chainSet. Throws `CNConfigurationError` for an invalid host, or one pinned only in
+  /// `NSPinnedDomains` (which holds no CN chains).
+  package func adding(_ chains: [CNChain], to host: String, includesSubdomains: Bool) throws(CNConfigurationError) -> (
+    document: CNPinningDocument, added: [Int]
+  ) {
+    let name: HostName
+    switch HostName.parse(host) {
+    case .success(let parsed): name = parsed
+    case .failure(let invalid): throw CNConfigurationError(.invalidHost(host, reason: invalid.reason))
+    }
+    var entries = self.entries
+    guard let index = entries.firstIndex(where: { $0.name == name && !$0.isAppTransportSecurity }) else {
+      if entries.contains(where: { $0.name == name }) {
+        throw CNConfigurationError(
+          .invalidValue(host, reason: "is pinned in NSPinnedDomains, which holds SPKI pins only, not CN chains"))
+      }
+      let configuration = try CNConfiguration(includesSubdomains: includesSubdomains, chains)
+      // Where the loader puts it: among the document's own hosts, sorted, before NSPinnedDomains'.
+      let position = entries.firstIndex { $0.isAppTransportSecurity || $0.host > host } ?? entries.endIndex
+      entries.insert(Entry(host: host, configuration: configuration, name: name, isAppTransportSecurity: false), at: position)
+      return (CNPinningDocument(entries: entries, warnings: warnings, source: source), Array(chains.indices))
+    }
+    let old = entries[index].configuration
+    let new = chains.filter { !old.chains.contains($0) }
+    let configuration = try CNConfiguration(
+      includesSubdomains: old.includesSubdomains, chains: old.chains + new, spkiPins: old.spkiPins,
+      certificatePins: old.certificatePins, expirationDate: old.expirationDate, enforce: old.enforce,
+      reportURI: old.reportURI, allowsSingleHashPin: true)
+    entries[index] = Entry(host: entries[index].host, configuration: configuration, name: name, isAppTransportSecurity: false)
+    let added = Array(old.chains.count..<(old.chains.count + new.count))
+    return (CNPinningDocument(entries: entries, warnings: warnings, source: source), added)
+  }
+
+  private init(entries: [Entry], warnings: [CNConfigurationWarning], source: String?) {
+    self.entries = entries
+    self.warnings = warnings
+    self.source = source
+  }
+
   private var own: [(host: String, configuration: CNConfiguration)] {
     entries.filter { !$0.isAppTransportSecurity }.map { ($0.host, $0.configuration) }
   }

@@ -1,8 +1,9 @@
-/// The seed's heuristic for turning a verified chain into pins: a Common Name ending in a run of
-/// ASCII digits becomes `prefixWithNumber` on the part before them; any other name is `exact`.
-/// Used by `cnpin pins` and the demonstration.
+/// How `cnpin pins` (and the demonstration) turns verified chains into pins: each CA's name into
+/// the link that accepts the CA's next name of the same naming scheme and refuses other names,
+/// the leaf into a `subjectAltName` link for the host, and the shapes a store may verify into one
+/// chain whose other roots may be the anchor.
 package enum SuggestedPins {
-  /// A certificate of the chain has no usable Common Name, so the chain cannot be pinned by CN.
+  /// A CA certificate of the chain has no usable Common Name, so it cannot be pinned by CN.
   package struct Unpinnable: Error, CustomStringConvertible {
     /// Its position, counted root → leaf.
     package let position: Int
@@ -10,56 +11,113 @@ package enum SuggestedPins {
     package var description: String { "certificate \(position) (root → leaf) cannot be pinned by CN: \(problem)" }
   }
 
-  /// The link for one Common Name.
-  package static func link(for commonName: String) throws(CNConfigurationError) -> CNChainLink {
-    let digits = commonName.utf8.reversed().prefix { $0 >= 0x30 && $0 <= 0x39 }.count
-    if digits > 0, digits < commonName.utf8.count {
-      return try CNChainLink(.prefixWithNumber, String(commonName.utf8.dropLast(digits))!)
+  /// How CAs name a family's next certificate, from the one home of the rule. The schemes seen
+  /// in 2026 (the table in `Tests/CNPinningTests/NamingSchemeTests.swift` holds real names of each):
+  package enum NamingScheme: Equatable {
+    /// The year and the quarter change (GlobalSign: `GlobalSign Atlas R46 DV TLS CA 2026 Q3`,
+    /// then `… 2026 Q4`, `… 2027 Q1`): `prefix` up to the year, the space included.
+    case yearAndQuarter(prefix: String)
+    /// The year and a counter change (DigiCert: `DigiCert Global G2 TLS RSA SHA256 2020 CA1`):
+    /// `prefix` up to the year, the space included.
+    case yearAndCounter(prefix: String)
+    /// A trailing number changes (Let's Encrypt `YR1` → `YR2`, GTS `WR1`, Sectigo `… DV R36`,
+    /// Amazon `M01` → `M04`, Apple `… CA 1 - G3` → `G4`, Microsoft `… Issuing CA 03` → `07`):
+    /// `prefixWithNumber` on the part before it.
+    case trailingNumber(stem: String)
+    /// No part of the name is known to change: `exact`.
+    case fixed
+
+    /// The scheme of `name`.
+    package init(of name: String) {
+      let words = name.split(separator: " ", omittingEmptySubsequences: false)
+      if words.count >= 3, Self.isYear(words[words.count - 2]) {
+        let prefix = words.dropLast(2).joined(separator: " ") + " "
+        if Self.isNumbered(words.last!, after: "Q") {
+          self = .yearAndQuarter(prefix: prefix)
+          return
+        }
+        if Self.isNumbered(words.last!, after: "CA") {
+          self = .yearAndCounter(prefix: prefix)
+          return
+        }
+      }
+      let digits = name.utf8.reversed().prefix { $0 >= 0x30 && $0 <= 0x39 }.count
+      self = digits > 0 && digits < name.utf8.count ? .trailingNumber(stem: String(name.utf8.dropLast(digits))!) : .fixed
     }
-    return try CNChainLink(.exact, commonName)
+
+    /// The link that accepts the names of this scheme, for a name of it.
+    package func link(for name: String) throws(CNConfigurationError) -> CNChainLink {
+      switch self {
+      case .yearAndQuarter(let prefix), .yearAndCounter(let prefix): return try CNChainLink(.prefix, prefix)
+      case .trailingNumber(let stem): return try CNChainLink(.prefixWithNumber, stem)
+      case .fixed: return try CNChainLink(.exact, name)
+      }
+    }
+
+    /// A four-digit year from 2000 to 2099.
+    private static func isYear(_ word: Substring) -> Bool {
+      word.utf8.count == 4 && word.hasPrefix("20") && word.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    /// `letters` followed by one or more ASCII digits.
+    private static func isNumbered(_ word: Substring, after letters: String) -> Bool {
+      word.hasPrefix(letters) && word.utf8.count > letters.utf8.count
+        && word.utf8.dropFirst(letters.utf8.count).allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
   }
 
-  /// The configuration for verified chains given root → leaf, one pinned chain each (the
-  /// chain, and its other shape across a cross-signed root when there is one). Throws
-  /// `Unpinnable` when a certificate has no usable Common Name, `CNConfigurationError` for a
-  /// chain the model refuses.
-  package static func configuration(rootToLeaf chains: [CNCertificate]..., includesSubdomains: Bool) throws
+  /// The link for a CA's Common Name.
+  package static func link(for commonName: String) throws(CNConfigurationError) -> CNChainLink {
+    try NamingScheme(of: commonName).link(for: commonName)
+  }
+
+  /// The pinned chain for the shapes a store may verify, each root → leaf and ending with the
+  /// same leaf: the longest one's CAs by name, its leaf by `host` (a `subjectAltName` link), the
+  /// first certificate of every shorter shape marked `mayBeAnchor`. Shapes that are not tails
+  /// of the longest are left out (`chains(for:host:)` makes one chain per family). Throws
+  /// `Unpinnable` for a CA without a usable Common Name, `CNConfigurationError` for a host that
+  /// is not a valid subjectAltName value.
+  package static func chain(shapes: [[CNCertificate]], host: String) throws -> CNChain {
+    guard let longest = shapes.max(by: { $0.count < $1.count }), !longest.isEmpty else {
+      throw CNConfigurationError(.emptyChain)
+    }
+    let anchors = Set(shapes.filter { isTail($0, of: longest) }.map { longest.count - $0.count })
+    var links: [CNChainLink] = []
+    for (position, certificate) in longest.dropLast().enumerated() {
+      guard let name = certificate.commonName else {
+        throw Unpinnable(position: position, problem: certificate.commonNameProblem.map { "\($0)" } ?? "no Common Name")
+      }
+      let link = try link(for: name)
+      links.append(try CNChainLink(link.type, link.value, mayBeAnchor: position > 0 && anchors.contains(position)))
+    }
+    links.append(try CNChainLink(.subjectAltName, HostName.unbracketed(host)))
+    return try CNChain(links)
+  }
+
+  /// One chain per family of shapes (shapes that are tails of one another), longest first.
+  package static func chains(for shapes: [[CNCertificate]], host: String) throws -> [CNChain] {
+    var remaining = shapes.sorted { $0.count > $1.count }
+    var chains: [CNChain] = []
+    while let longest = remaining.first {
+      let family = remaining.filter { isTail($0, of: longest) }
+      remaining.removeAll { isTail($0, of: longest) }
+      let chain = try chain(shapes: family, host: host)
+      if !chains.contains(chain) { chains.append(chain) }
+    }
+    return chains
+  }
+
+  /// The configuration `cnpin pins` suggests for the shapes of a host's verified chains.
+  package static func configuration(shapes: [[CNCertificate]], host: String, includesSubdomains: Bool) throws
     -> CNConfiguration
   {
-    let pinned = try chains.map { chain in
-      try CNChain(
-        chain.enumerated().map { position, certificate in
-          guard let name = certificate.commonName else {
-            throw Unpinnable(position: position, problem: certificate.commonNameProblem.map { "\($0)" } ?? "no Common Name")
-          }
-          return try link(for: name)
-        })
-    }
-    return try CNConfiguration(includesSubdomains: includesSubdomains, pinned)
+    try CNConfiguration(includesSubdomains: includesSubdomains, try chains(for: shapes, host: host))
   }
 
-  /// The verified chain's other shape across a cross-signed root, root → leaf, when `anchors`
-  /// (the trust store, or roots it is about to carry) or the certificates the server presented
-  /// tell: a CA in the chain whose self-signed twin (same name, same key) is among `anchors`
-  /// gives the shorter chain that twin anchors; an anchor the server also sent as signed by
-  /// another root in `anchors` gives the longer chain through that cross-sign. Nil otherwise.
-  package static func otherShape(
-    rootToLeaf chain: [CNCertificate], presented: [CNCertificate], anchors: [CNCertificate]
-  ) -> [CNCertificate]? {
-    guard chain.count >= 3 else { return nil }
-    // Through a cross-sign: a CA below the anchor whose self-signed twin is an anchor.
-    for index in 1..<(chain.count - 1) where !chain[index].isSelfIssued {
-      if let twin = anchors.first(where: { $0.isSelfIssued && $0.isSameCA(as: chain[index]) }) {
-        return [twin] + chain[(index + 1)...]
-      }
-    }
-    // Anchored at a root the server also sent cross-signed: the chain through that cross-sign.
-    let anchor = chain[0]
-    for crossSigned in presented where !crossSigned.isSelfIssued && crossSigned.isSameCA(as: anchor) {
-      if let issuer = anchors.first(where: { $0.isSelfIssued && crossSigned.isIssued(byNameOf: $0) }) {
-        return [issuer, crossSigned] + chain[1...]
-      }
-    }
-    return nil
+  /// Whether `shape` is `chain` without some of its first certificates: the same CAs (name and
+  /// key) from where it starts to the leaf.
+  private static func isTail(_ shape: [CNCertificate], of chain: [CNCertificate]) -> Bool {
+    guard shape.count <= chain.count, !shape.isEmpty else { return false }
+    return zip(shape, chain.suffix(shape.count)).allSatisfy { $0 == $1 || $0.isSameCA(as: $1) }
   }
 }

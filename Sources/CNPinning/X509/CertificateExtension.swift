@@ -103,6 +103,13 @@ extension CNCertificate {
     }
   }
 
+  /// The subjectAltName's DNS and IP entries as written, DNS names first; empty when the
+  /// certificate has none or they do not decode.
+  package var subjectAltNameEntries: [String] {
+    guard case .present(let names, _) = subjectAlternativeNames else { return [] }
+    return names.dnsNames + names.ipAddresses
+  }
+
   /// ExtKeyUsageSyntax ::= SEQUENCE SIZE (1..MAX) OF KeyPurposeId, as OID content bytes.
   package var extendedKeyUsage: Decoded<[[UInt8]]> {
     decode(Self.extendedKeyUsageOID) { (reader: inout DERReader) throws(CNCertificateError) in
