@@ -46,6 +46,48 @@ struct URLProtocolTests {
     #expect(rogueServer.requests.isEmpty)
   }
 
+  /// A leaf without a subject (Let's Encrypt's tlsserver profile) pinned by its subjectAltName
+  /// under a chain whose Generation Y root may be the anchor, through plain URLSession code; a
+  /// leaf of the same CA for another name is refused before the request is sent.
+  @Test func aCNLessLeafIsPinnedByItsNameThroughURLSession() async throws {
+    let pki = try LetsEncryptPKI()
+    let (identity, sent) = try pki.server("api.test", .generationYRSA, profile: .tlsServer)
+    var setup = LocalTLSServer.Configuration(identity: identity)
+    setup.chain = sent
+    let server = try LocalTLSServer.start(setup)
+    let pins = try CNPinningManager(configuration: [
+      "api.test": CNConfiguration([
+        CNChain([
+          CNChainLink(.prefixWithNumber, "ISRG Root X"), CNChainLink(.exact, "Root YR", mayBeAnchor: true),
+          CNChainLink(.prefixWithNumber, "YR"), CNChainLink(.subjectAltName, "api.test"),
+        ])
+      ])
+    ])
+    for store in [LetsEncryptPKI.Store.generationX, .generationY] {
+      let session = try Self.urlSession(pins, server, trust: .customAnchors(pki.anchors(store)))
+      #expect(String(try await session.data(from: server.url("/", hostName: "api.test")).0) == "hello", "\(store)")
+    }
+    let (other, _) = try pki.server("other.test", .generationYRSA, profile: .tlsServer)
+    var otherSetup = LocalTLSServer.Configuration(identity: other)
+    otherSetup.chain = sent
+    let otherServer = try LocalTLSServer.start(otherSetup)
+    let strict = try CNPinningManager(configuration: [
+      "other.test": CNConfiguration([
+        CNChain([
+          CNChainLink(.prefixWithNumber, "ISRG Root X"), CNChainLink(.exact, "Root YR", mayBeAnchor: true),
+          CNChainLink(.prefixWithNumber, "YR"), CNChainLink(.subjectAltName, "api.test"),
+        ])
+      ])
+    ])
+    let session = URLSession(
+      configuration: try .cnPinned(
+        manager: strict,
+        configuration: resolving(["other.test"], to: otherServer).trusting(.customAnchors(pki.anchors(.generationX)))))
+    let failure = await Self.urlError { _ = try await session.data(from: otherServer.url("/", hostName: "other.test")) }
+    #expect(failure?.code == .serverCertificateUntrusted)
+    #expect(otherServer.requests.isEmpty)
+  }
+
   /// The one line shared iOS/Linux code calls (issue 28, item 3) pins here as `.cnPinned` does.
   @Test func theCrossPlatformOneLinerPins() async throws {
     let (server, rogueServer, trust) = try Self.genuineAndRogue()

@@ -85,6 +85,16 @@ struct ReadmeExampleTests {
     }
   }
 
+  /// The README's chainSet covers every shape of the catalogued hierarchies it names (`cnpin
+  /// lint --rehearse`), and has no lint warning.
+  @Test func theReadmesChainsPassTheRehearsal() throws {
+    let manager = try Self.readmeManager()
+    let document = try CNPinningDocument(configuration: manager.pinnedDomains)
+    let findings = CNConfigurationLinter.lint(document, rehearse: true)
+    #expect(findings.filter { $0.severity != .note }.isEmpty, "\(findings)")
+    #expect(CACatalogue.hierarchies(namedBy: manager.pinnedDomains["api.example.com"]!.chains).count == 2)
+  }
+
   /// What the README shows a rejection to read like: a chain through another CA.
   @Test func aChainThroughAnotherCAIsRefusedSayingWhy() throws {
     let root = try TestIdentity.root("DigiCert Global Root G2")

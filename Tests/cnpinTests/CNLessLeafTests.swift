@@ -72,6 +72,23 @@ struct CNLessLeafTests {
     }
   }
 
+  /// A leaf named after a load balancer (its CN is not the host): the suggestion pins the host it
+  /// is valid for, not the name the next renewal changes.
+  @Test func aLeafWhoseCNIsNotTheHostIsPinnedByTheHost() async throws {
+    let pki = try TestPKI(leaf: "lb-7f3a.edge.example.net", dnsNames: ["api.test"])
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf))
+    let directory = try TemporaryDirectory()
+    let cafile = try directory.file("root.pem", pki.root.certificate.pemEncoded)
+    let run = try await cnpin([
+      "pins", "api.test:\(server.port)", "--cafile", cafile, "--resolve", "api.test:\(server.port):127.0.0.1", "--format",
+      "json",
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains(#"{"type": "subjectAltName", "value": "api.test"}"#), "\(run.stdout)")
+    #expect(!run.stdout.contains("lb-7f3a"), "\(run.stdout)")
+    #expect(run.stderr.contains("note: the leaf is valid for: api.test"), "\(run.stderr)")
+  }
+
   /// The next CA's chain file, its root given as about to be trusted, turned into pins and added
   /// to the configuration in force, which keeps everything it had; then the rehearsal passes.
   @Test(arguments: ["json", "plist"])
