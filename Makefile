@@ -5,6 +5,9 @@ STRICT := -Xswiftc -warnings-as-errors
 # -require-explicit-sendable turns on, as an error). For builds without tests only: SwiftPM's
 # generated test runner declares public classes that say neither.
 SENDABLE := -Xswiftc -Werror -Xswiftc ExplicitSendable
+# A target may import only what the manifest says it depends on (SwiftPM's own check): the
+# session cannot import libcurl or OpenSSL, only CNPinningCurl can.
+IMPORTS := --explicit-target-dependency-import-check error
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 # ld.gold prints one harmless line per sanitizer symbol; keep the output readable. Only the
@@ -20,7 +23,7 @@ deps:
 # Every product, strict (warnings as errors, explicit Sendable), in a build folder of its own so
 # that it does not undo make test's.
 build: deps
-	$(SWIFT) build --build-path .build/strict $(STRICT) $(SENDABLE)
+	$(SWIFT) build --build-path .build/strict $(IMPORTS) $(STRICT) $(SENDABLE)
 
 # The offline demonstration: a private PKI, TLS servers on loopback, real pins, an accepted and a
 # rejected connection, and a lint finding.
@@ -30,7 +33,7 @@ demo: deps
 
 test: deps
 	python3 scripts/check-snippets.py
-	$(SWIFT) build --build-tests $(STRICT)
+	$(SWIFT) build --build-tests $(IMPORTS) $(STRICT)
 	$(SWIFT) test --skip-build
 
 # The examples, each built from the repository as the separate package a user writes; the Linux

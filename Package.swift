@@ -7,36 +7,6 @@ let linuxOnly = TargetDependencyCondition.when(platforms: [Platform.linux])
 /// `make apple-check` compiles the sources on Linux without it, so they take their Apple branches.
 let linuxBackend: [SwiftSetting] = [.define("CNPINNING_LINUX_BACKEND", .when(platforms: [.linux]))]
 
-// The session is one tree, Sources/CNPinningSession, compiled as three targets (docs/ARCHITECTURE.md):
-// each top-level entry of the tree belongs to exactly one of these lists (`make lint` checks it).
-/// The platform-neutral core, which imports no C module: the public value types (re-exported by
-/// the session) and the rooms of the request, cookies, verdict, effects, streaming, the engine
-/// and the seam every transport implements.
-let sessionCore = [
-  "CNCertificateProfile.swift", "CNConnectionEvent.swift", "CNHostOverride.swift", "CNHTTPField.swift",
-  "CNHTTPRequest.swift", "CNPinnedSessionConfiguration.swift",
-  "CNPinnedSessionError.swift", "CNPinnedSessionError+Codes.swift", "CNProbeError.swift", "CNProxy.swift",
-  "CNProxyCredentials.swift",
-  "CNTransferProgress.swift", "CNTransportSecurity.swift", "CNTransportSecurityException.swift",
-  "CNTransportSecurityViolation.swift", "CNTrust.swift", "CNUnpinnedHostPolicy.swift",
-  "Cookies", "Effects", "Exchange", "Request", "Streaming", "Verdict", "Transports/HopTransport.swift",
-]
-/// The public API on top: the session and what extends it, choosing its transport; the URLSession
-/// transport (Apple-only, beside its shared parts, which compile and are tested on Linux too) and
-/// the Apple `URLSession.cnPinned` bridge; the documentation catalog.
-let sessionTop = [
-  "CNPinnedSession.swift", "CNPinnedSession+Streaming.swift", "CNPinnedSession+AsyncBytes.swift",
-  "CNPinnedSession+Exchange.swift", "CNHTTPResponse.swift",
-  "URLSession+CNPinned.swift", "URLSessionConfiguration+CNPinned.swift", "CNTrustEvaluator.swift", "CNTrust+Anchors.swift",
-  "Exports.swift", "Transports/URLSession",
-  "Bridges/SessionDelegate", "CNPinningSession.docc",
-]
-/// Linux only: libcurl and the OpenSSL hooks, and the Linux `URLSession.cnPinned` bridge, the only
-/// session code that may import a C module.
-let sessionLinux = ["Transports/Curl", "Bridges/URLProtocol"]
-/// The table scripts/generate-errors.py writes CNPinnedSessionError's shell from, in no target.
-let sessionTables = ["CNPinnedSessionError.codes"]
-
 let package = Package(
   name: "CNPinning",
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
@@ -81,35 +51,25 @@ let package = Package(
       ],
       swiftSettings: linuxBackend
     ),
+    // libcurl and OpenSSL for the session on Linux, behind plain values and closures: the only
+    // session code that imports a C module, with no public API of its own.
     .target(
-      name: "CNPinningSessionCore",
-      dependencies: ["CNPinning"],
-      path: "Sources/CNPinningSession",
-      exclude: sessionTop + sessionLinux + sessionTables
-    ),
-    .target(
-      name: "CNPinningSessionLinux",
+      name: "CNPinningCurl",
       dependencies: [
         "CNPinning",
-        "CNPinningSessionCore",
         .target(name: "COpenSSL", condition: linuxOnly),
         .target(name: "CCurl", condition: linuxOnly),
         .target(name: "CNPinningShims", condition: linuxOnly),
         .target(name: "CNPinningCurlShims", condition: linuxOnly),
       ],
-      path: "Sources/CNPinningSession",
-      exclude: sessionCore + sessionTop + sessionTables,
       swiftSettings: linuxBackend
     ),
+    // The pinned HTTPS client: the public session API, the engine, verdicts, cookies, streaming,
+    // the URLSession transport and bridges; libcurl on Linux.
     .target(
       name: "CNPinningSession",
-      dependencies: [
-        "CNPinning",
-        "CNPinningSessionCore",
-        .target(name: "CNPinningSessionLinux", condition: linuxOnly),
-      ],
-      path: "Sources/CNPinningSession",
-      exclude: sessionCore + sessionLinux + sessionTables,
+      dependencies: ["CNPinning", .target(name: "CNPinningCurl", condition: linuxOnly)],
+      exclude: ["CNPinnedSessionError.codes"],
       swiftSettings: linuxBackend
     ),
     .target(
@@ -144,8 +104,7 @@ let package = Package(
     .testTarget(
       name: "CNPinningSessionTests",
       dependencies: [
-        "CNPinning", "CNPinningSession", "CNPinningSessionCore",
-        .target(name: "CNPinningSessionLinux", condition: linuxOnly), "CNPinningTestKit",
+        "CNPinning", "CNPinningSession", .target(name: "CNPinningCurl", condition: linuxOnly), "CNPinningTestKit",
       ],
       swiftSettings: linuxBackend),
   ],

@@ -4,7 +4,7 @@ module (`swift-synthesize-interface`, what an editor shows as a module's generat
 with doc comments and blank lines left out and top-level declarations sorted, so that moving a
 declaration to another file changes nothing while any change to a signature, a conformance or
 an attribute is a line in a diff. `scripts/api-surface.sh` makes the interfaces: the Linux build
-of CNPinning, CNPinningSessionCore, CNPinningSession and CNPinningTestKit, and the Apple build
+of CNPinning, CNPinningSession and CNPinningTestKit, and the Apple build
 (`make apple-check`'s modules, against the SDK stubs) of the three libraries.
 
 Symbol graphs were used before; they dropped `CNPinningVersion` (swift-symbolgraph-extract leaves

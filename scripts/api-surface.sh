@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The public API's interfaces, for `make api-check` and `make api-baseline`: each library module
-# of the Linux build (CNPinning, CNPinningSessionCore, CNPinningSession, CNPinningTestKit) and of
+# product of the Linux build (CNPinning, CNPinningSession, CNPinningTestKit) and of
 # the Apple build (`make apple-check`'s modules, compiled against the SDK stubs), synthesized by
 # the toolchain's swift-synthesize-interface into .build/api/<platform>-<Module>.swiftinterface,
 # then compared with (or written to) docs/api/ by scripts/api-surface.py.
@@ -27,14 +27,14 @@ for map in Sources/COpenSSL/module.modulemap Sources/CCurl/module.modulemap "$pr
   c_modules+=(-Xcc "-fmodule-map-file=$map")
 done
 c_modules+=(-Xcc -I -Xcc Sources/CNPinningShims/include -Xcc -I -Xcc Sources/CNPinningCurlShims/include)
-for module in CNPinning CNPinningSessionCore CNPinningSession CNPinningTestKit; do
+for module in CNPinning CNPinningSession CNPinningTestKit; do
   "$synthesize" -module-name "$module" -I "$products/Modules" "${c_modules[@]}" -target "$target" \
     -o "$out/linux-$module.swiftinterface"
 done
 
 # Apple: the modules `make apple-check` emits without the Linux define, against the stubs.
 scripts/apple-check.sh >/dev/null
-for module in CNPinning CNPinningSessionCore CNPinningSession; do
+for module in CNPinning CNPinningSession; do
   "$synthesize" -module-name "$module" -I .build/apple-check -target "$target" -o "$out/apple-$module.swiftinterface"
 done
 

@@ -2,8 +2,7 @@
 # Type-checks CNPinning's Apple code on Linux (`make apple-check`): each target as a Mac builds it,
 # its sources as the package describes them (`swift package describe`), compiled without
 # Package.swift's CNPINNING_LINUX_BACKEND so that they take their Apple branches, and without the
-# Linux-only targets (CNPinningSessionLinux) or any C module: CNPinning, CNPinningSessionCore (the
-# session's platform-neutral core, which may import no C module: here an import of one fails),
+# Linux-only target (CNPinningCurl) or any C module (here an import of one fails): CNPinning,
 # CNPinningSession with the delegate conformance assertions and absences, the seed README's code,
 # the snippets the README and the DocC articles show (Snippets/), the SwiftUI example app, the
 # test targets as a Mac builds them, and the cnpin tool, against stub modules that declare Apple's
@@ -57,8 +56,6 @@ check() {
   "${swiftc[@]}" -typecheck -module-name CNPinning "${apple[@]}" "${explicit[@]}" $(sources CNPinning "$sources") || return 1
   "${swiftc[@]}" -emit-module -enable-testing -module-name CNPinning "${apple[@]}" \
     -emit-module-path "$out/CNPinning.swiftmodule" $(sources CNPinning "$sources") || return 1
-  "${swiftc[@]}" -emit-module -enable-testing -module-name CNPinningSessionCore "${apple[@]}" "${explicit[@]}" \
-    -emit-module-path "$out/CNPinningSessionCore.swiftmodule" $(sources CNPinningSessionCore "$sources") || return 1
   "${swiftc[@]}" -typecheck -module-name CNPinningSession "${apple[@]}" "${explicit[@]}" \
     $(sources CNPinningSession "$sources") "$sources/AppleCheck/DelegateConformances.swift" \
     "$sources/AppleCheck/DelegateAbsences.swift" ||
@@ -89,13 +86,13 @@ check() {
 
 build_stubs
 check "$root"
-echo "apple-check: the Apple code of CNPinning, CNPinningSessionCore and CNPinningSession, the delegate conformances, the seed README, the snippets, the example app, cnpin and the platform-neutral tests type-check"
+echo "apple-check: the Apple code of CNPinning and CNPinningSession, the delegate conformances, the seed README, the snippets, the example app, cnpin and the platform-neutral tests type-check"
 
 if [ "${1:-}" = --self-test ]; then
   # Each mistake must make the check fail: the stubs are only worth something if they refuse
   # what Apple's SDK refuses.
   mistakes=(
-    "Sources/CNPinningSession/Verdict/ConnectionVerdict.swift|import CNPinning\n|import CNPinning\nimport CCurl\n|an import of libcurl in the session's platform-neutral core"
+    "Sources/CNPinningSession/Verdict/ConnectionVerdict.swift|import CNPinning\n|import CNPinning\nimport CCurl\n|an import of libcurl in the session, outside CNPinningCurl"
     "Sources/CNPinningSession/Transports/URLSession/Apple/PinningTaskDelegate.swift|didReceive challenge: URLAuthenticationChallenge) async|didReceive challenge: URLAuthenticationChallenge, context: Int) async|a delegate method with an extra label"
     "Sources/CNPinning/Apple/CNPolicySigningKey+SecKey.swift|var error: Unmanaged<CFError>?|var error: Unmanaged<CFError>|a non-optional CFError out-parameter"
     "Sources/CNPinning/Apple/CNPinningManager+URLSession.swift|space.serverTrust.map|space.serverTrusts.map|a misspelled property"

@@ -4,8 +4,6 @@
 - every folder under Sources/ is one row of ARCHITECTURE's "Where to look" table, and every row
   names a folder that exists, with a decisions file that exists;
 - every decisions file opens with an "Applies to:" line whose paths exist;
-- every file of the session's tree (Sources/CNPinningSession) belongs to exactly one of the
-  target lists in Package.swift, and every entry of those lists exists;
 - every file in scripts/ is run by a make target (named in the Makefile, or by a script the
   Makefile runs);
 - every `@unchecked Sendable` in the package's own Swift (Sources, Tests, Benchmarks, Fuzz) has
@@ -71,32 +69,6 @@ def check_decisions():
                 problems.append(f"docs/decisions/{name} applies to {path}, which does not exist")
 
 
-def check_session_targets():
-    manifest = open(os.path.join(ROOT, "Package.swift")).read()
-    lists = {}
-    for name in ("sessionCore", "sessionTop", "sessionLinux", "sessionTables"):
-        match = re.search(r"let " + name + r" = \[(.*?)\]", manifest, re.S)
-        if not match:
-            problems.append(f"Package.swift has no list {name}")
-            continue
-        lists[name] = re.findall(r'"([^"]+)"', match.group(1))
-    tree = os.path.join(ROOT, "Sources/CNPinningSession")
-    for name, entries in lists.items():
-        for entry in entries:
-            if not os.path.exists(os.path.join(tree, entry)):
-                problems.append(f"Package.swift: {name} names {entry}, which is not in Sources/CNPinningSession")
-    for directory, _, files in os.walk(tree):
-        for file in files:
-            path = os.path.relpath(os.path.join(directory, file), tree)
-            owners = [
-                name for name, entries in lists.items() for entry in entries
-                if path == entry or path.startswith(entry + "/")
-            ]
-            if len(owners) != 1:
-                where = ", ".join(owners) if owners else "none"
-                problems.append(f"Sources/CNPinningSession/{path} belongs to {where} of Package.swift's session lists, not one")
-
-
 def check_scripts():
     makefile = open(os.path.join(ROOT, "Makefile")).read()
     run = {name for name in os.listdir(os.path.join(ROOT, "scripts")) if f"scripts/{name}" in makefile}
@@ -136,10 +108,9 @@ def check_unchecked_sendable():
 check_architecture_table()
 check_decisions()
 check_unchecked_sendable()
-check_session_targets()
 check_scripts()
 if problems:
     for problem in problems:
         print(f"check-tree: {problem}", file=sys.stderr)
     sys.exit(1)
-print("check-tree: the folders, ARCHITECTURE's table, the decisions, the session's targets, the scripts and the unchecked Sendables agree")
+print("check-tree: the folders, ARCHITECTURE's table, the decisions, the scripts and the unchecked Sendables agree")

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Builds the API documentation with the toolchain's docc alone (no plug-in package): symbol
-# graphs of CNPinning and CNPinningSession extracted from a debug build (CNPinningSession's with
-# the core it re-exports, CNPinningSessionCore, as its own: users see one module; their extensions
-# of Foundation's types as extension blocks, which DocC renders), a doc-comment check (every public
+# graphs of CNPinning and CNPinningSession extracted from a debug build (their extensions of
+# Foundation's types as extension blocks, which DocC renders), a doc-comment check (every public
 # symbol, extensions included, documented), then one .doccarchive per module in .build/docs,
 # warnings as errors, and a check that every extended type has its page.
 set -euo pipefail
@@ -21,14 +20,14 @@ for map in Sources/COpenSSL/module.modulemap Sources/CCurl/module.modulemap "$pr
   c_modules+=(-Xcc "-fmodule-map-file=$map")
 done
 c_modules+=(-Xcc -I -Xcc Sources/CNPinningShims/include -Xcc -I -Xcc Sources/CNPinningCurlShims/include)
-# extract MODULE [RE-EXPORTED]: MODULE's public symbols, and those of the modules it re-exports.
+# extract MODULE: MODULE's public symbols.
 extract() {
   swift-symbolgraph-extract -module-name "$1" -I "$products/Modules" "${c_modules[@]}" \
     -target "$(uname -m)-unknown-linux-gnu" -minimum-access-level public -emit-extension-block-symbols \
-    ${2:+-experimental-allowed-reexported-modules="$2"} -output-dir "$graphs"
+    -output-dir "$graphs"
 }
 extract CNPinning
-extract CNPinningSession CNPinningSessionCore
+extract CNPinningSession
 # Each module's graph and the graphs of its extensions to other modules' types (URLSession.cnPinned…).
 python3 scripts/doc-coverage.py "$graphs"/CNPinning*.symbols.json
 docc=$(command -v docc || echo "$(dirname "$(readlink -f "$(command -v swift)")")/docc")
@@ -70,11 +69,10 @@ rm -rf "$apple"
 mkdir -p "$apple/symbol-graphs"
 extract_apple() {
   swift-symbolgraph-extract -module-name "$1" -I .build/apple-check -target "$(uname -m)-unknown-linux-gnu" \
-    -minimum-access-level public -emit-extension-block-symbols \
-    ${2:+-experimental-allowed-reexported-modules="$2"} -output-dir "$apple/symbol-graphs"
+    -minimum-access-level public -emit-extension-block-symbols -output-dir "$apple/symbol-graphs"
 }
 extract_apple CNPinning
-extract_apple CNPinningSession CNPinningSessionCore
+extract_apple CNPinningSession
 python3 scripts/doc-coverage.py "$apple/symbol-graphs"/CNPinning*.symbols.json
 for module in CNPinning CNPinningSession; do
   mkdir -p "$apple/symbol-graphs/$module"

@@ -1,4 +1,3 @@
-import CNPinningSessionCore
 import Foundation
 
 extension CNPinnedSession {

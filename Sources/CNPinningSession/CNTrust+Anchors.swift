@@ -1,8 +1,7 @@
 import CNPinning
-import CNPinningSessionCore
 
 #if CNPINNING_LINUX_BACKEND
-import CNPinningSessionLinux
+import CNPinningCurl
 #endif
 
 extension CNTrust {

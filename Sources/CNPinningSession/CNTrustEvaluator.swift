@@ -1,7 +1,6 @@
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
-import CNPinningSessionCore
-import CNPinningSessionLinux
+import CNPinningCurl
 import Foundation
 
 /// Verifies a certificate chain for a host outside TLS, with exactly what a `CNPinnedSession`
@@ -44,7 +43,7 @@ public final class CNTrustEvaluator: Sendable {
       unpinnedHosts: .allow, rules: transportSecurity.rules(for: name), wantsPresentedChain: false)
     let result = ChainVerification.verify(
       chain, host: policy.host, isIPAddress: name.isIPAddress, store: trustStore,
-      securityLevel: TLSHooks.lowersSecurityLevel(for: policy) ? 0 : ChainVerification.defaultSecurityLevel, at: date)
+      securityLevel: policy.lowersSecurityLevel ? 0 : ChainVerification.defaultSecurityLevel, at: date)
     switch result {
     case .failure(let failure): throw ConnectionVerdict.error(for: failure, under: policy)
     case .success(let verified):

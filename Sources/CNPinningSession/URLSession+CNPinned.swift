@@ -1,13 +1,8 @@
 import CNPinning
-import CNPinningSessionCore
 import Foundation
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-#endif
-
-#if CNPINNING_LINUX_BACKEND
-import CNPinningSessionLinux
 #endif
 
 extension URLSession {

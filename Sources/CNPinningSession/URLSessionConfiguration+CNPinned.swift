@@ -1,7 +1,5 @@
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
-import CNPinningSessionCore
-import CNPinningSessionLinux
 import Foundation
 import FoundationNetworking
 

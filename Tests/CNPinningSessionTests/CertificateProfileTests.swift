@@ -6,8 +6,7 @@ import Foundation
 import Testing
 
 @testable import CNPinningSession
-@testable import CNPinningSessionCore
-@testable import CNPinningSessionLinux
+@testable import CNPinningCurl
 
 /// The Web-PKI profile, by default for the system's trust store only: a chain as public CAs
 /// issue them passes; a leaf whose CN is not among its SAN entries is refused in strict mode

@@ -2,8 +2,7 @@
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
 @testable import CNPinningSession
-@testable import CNPinningSessionCore
-@testable import CNPinningSessionLinux
+@testable import CNPinningCurl
 import CNPinningTestKit
 import Foundation
 import Testing

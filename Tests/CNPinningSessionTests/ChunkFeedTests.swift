@@ -2,7 +2,7 @@ import CNPinning
 import Foundation
 import Testing
 
-@testable import CNPinningSessionCore
+@testable import CNPinningSession
 
 /// How a streamed body on Apple platforms reaches the reader: each chunk a URLSession data
 /// delegate is handed goes on to the reader as it arrives, whole, and the task is suspended while

@@ -2,7 +2,7 @@ import CNPinning
 import Foundation
 import Testing
 
-@testable import CNPinningSessionCore
+@testable import CNPinningSession
 
 /// A request body taken from a sequence (`ChunkedUpload`), as both platforms' transports read
 /// it: held to its stated length, and keeping nothing alive once it has ended. Platform-neutral.

@@ -3,11 +3,10 @@ import Foundation
 import Testing
 
 @testable import CNPinningSession
-@testable import CNPinningSessionCore
 
 #if CNPINNING_LINUX_BACKEND
 import CNPinningTestKit
-@testable import CNPinningSessionLinux
+@testable import CNPinningCurl
 #endif
 
 /// The Apple transport's verdicts, bound to the connections they were made on, run through the

@@ -1,10 +1,9 @@
 import Testing
 
 @testable import CNPinningSession
-@testable import CNPinningSessionCore
 
 #if CNPINNING_LINUX_BACKEND
-@testable import CNPinningSessionLinux
+@testable import CNPinningCurl
 #endif
 
 /// Which proxy a request takes, read from settings and from the environment as curl reads it.

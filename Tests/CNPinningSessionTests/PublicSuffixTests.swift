@@ -1,10 +1,9 @@
 import Testing
 
 @testable import CNPinningSession
-@testable import CNPinningSessionCore
 
 #if CNPINNING_LINUX_BACKEND
-@testable import CNPinningSessionLinux
+@testable import CNPinningCurl
 #endif
 
 /// The public suffix list the cookie rules use, against the list's own published tests.

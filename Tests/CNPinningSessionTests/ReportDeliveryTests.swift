@@ -1,12 +1,11 @@
-// ReportDelivery belongs to the Linux transport.
+// CurlDelivery belongs to the Linux transport.
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
 import Dispatch
 import Testing
 
 @testable import CNPinningSession
-@testable import CNPinningSessionCore
-@testable import CNPinningSessionLinux
+@testable import CNPinningCurl
 
 /// The hand-off of a transfer's report from the network thread to the requesting task, with both
 /// sides racing: every round's task gets that round's report, exactly once.
@@ -19,23 +18,27 @@ import Testing
 /// file to see either.
 @Suite("report delivery", .tags(.concurrency))
 struct ReportDeliveryTests {
-  final class Transfer: Sendable {
-    let report = ReportDelivery()
-  }
+  /// A transfer's side of the hand-off, as `CurlTransfer` has it: the report is written by the
+  /// driver before the delivery and read by the task after it, with nothing else ordering them.
+  // Unchecked Sendable: `round` is ordered by the delivery alone, which is what the test checks.
+  final class Transfer: @unchecked Sendable {
+    let delivery = CurlDelivery()
+    var round = -1
 
-  /// Round `round`'s report; `networkTime` carries the round, so the task can tell whose it got.
-  static func report(_ round: UInt64) -> TransferReport {
-    TransferReport(
-      result: .failure(.connectionLost(host: "api.test", reason: "the connection ended in round \(round)")),
-      judgements: [], networkTime: round, mayBeSentAgain: false)
+    /// Writes the report and delivers it, unless delivered already (as `CurlTransfer.deliver`).
+    func deliver(_ round: Int) -> CurlDelivery.Resumption? {
+      guard !delivery.hasDelivered else { return nil }
+      self.round = round
+      return delivery.deliver()
+    }
   }
 
   /// Delivers the round's report, resumes the waiting task if there is one, and tries a second
   /// delivery; returns whether that second one did nothing, as it must.
   static func deliverTwice(to transfer: Transfer, round: Int) -> Bool {
-    transfer.report.deliver { report(UInt64(round)) }?.resume()
+    transfer.deliver(round)?.resume()
     // A late report no round has: were it to replace the first, the task would see it.
-    return transfer.report.deliver { report(.max) } == nil
+    return transfer.deliver(.max) == nil
   }
 
   @Test func aRacingDeliveryReachesTheTaskOnce() async {
@@ -48,8 +51,8 @@ struct ReportDeliveryTests {
         let ignored = Self.deliverTwice(to: transfer, round: round)
         secondDeliveriesIgnored.withLock { $0 += ignored ? 1 : 0 }
       }
-      let report = await transfer.report.take()
-      if report.networkTime != UInt64(round) { mismatches += 1 }
+      await transfer.delivery.take()
+      if transfer.round != round { mismatches += 1 }
     }
     #expect(mismatches == 0)
     // The last round's second delivery may still be on its way: wait for it, boundedly.

@@ -2,10 +2,9 @@ import Foundation
 import Testing
 
 @testable import CNPinningSession
-@testable import CNPinningSessionCore
 
 #if CNPINNING_LINUX_BACKEND
-@testable import CNPinningSessionLinux
+@testable import CNPinningCurl
 #endif
 
 /// The response head, parsed from the bytes libcurl hands over.

@@ -3,10 +3,9 @@ import Foundation
 import Testing
 
 @testable import CNPinningSession
-@testable import CNPinningSessionCore
 
 #if CNPINNING_LINUX_BACKEND
-@testable import CNPinningSessionLinux
+@testable import CNPinningCurl
 #endif
 
 #if canImport(FoundationNetworking)

@@ -27,21 +27,6 @@ package struct ConnectionFacts: Sendable {
   }
 }
 
-/// A cipher suite as far as the transport-security policy cares.
-package struct NegotiatedCipher: Sendable, Equatable {
-  var name: String
-  /// An AEAD cipher: AES-GCM or ChaCha20-Poly1305.
-  var isAuthenticatedEncryption: Bool
-  /// ECDHE key exchange (forward secrecy in TLS 1.2).
-  var isForwardSecret: Bool
-
-  package init(name: String, isAuthenticatedEncryption: Bool, isForwardSecret: Bool) {
-    self.name = name
-    self.isAuthenticatedEncryption = isAuthenticatedEncryption
-    self.isForwardSecret = isForwardSecret
-  }
-}
-
 /// A chain OpenSSL verified in a full handshake, kept with the TLS session so that a resumed
 /// session is judged on it. Immutable.
 package final class VerifiedChain: Sendable {
@@ -107,42 +92,5 @@ package enum CertificateWeakness: Sendable, Equatable {
       return
     }
     return nil
-  }
-}
-
-/// Why OpenSSL refused a chain, translated from its error code by the TLS hooks.
-package enum VerificationFailure: Error, Sendable, Equatable {
-  case hostnameMismatch
-  case expired
-  case notYetValid
-  /// The leaf's key is below OpenSSL's security level.
-  case leafKeyTooSmall(found: String)
-  /// A CA certificate's key is below OpenSSL's security level.
-  case caKeyTooSmall(certificate: String, found: String)
-  /// A CA certificate's signature uses a digest below OpenSSL's security level.
-  case weakSignatureHash(certificate: String, found: String)
-  /// Any other reason, in OpenSSL's words.
-  case untrusted(reason: String)
-}
-
-/// What the TLS hooks saw of a handshake that did not complete.
-package struct HandshakeFailureFacts: Sendable {
-  /// The protocol version of the server's ServerHello, when one arrived.
-  package var serverHelloVersion: Int?
-  /// Whether the server answered with a protocol_version alert (it shares no version with us).
-  package var serverRefusedVersions = false
-  /// OpenSSL's refusal of the chain, when verification ran and failed.
-  package var verificationFailure: VerificationFailure?
-  /// What the server sent, when an observer wanted it.
-  package var presented: [CNCertificate] = []
-
-  package init(
-    serverHelloVersion: Int? = nil, serverRefusedVersions: Bool = false, verificationFailure: VerificationFailure? = nil,
-    presented: [CNCertificate] = []
-  ) {
-    self.serverHelloVersion = serverHelloVersion
-    self.serverRefusedVersions = serverRefusedVersions
-    self.verificationFailure = verificationFailure
-    self.presented = presented
   }
 }

@@ -1,6 +1,5 @@
 #if !CNPINNING_LINUX_BACKEND
 import CNPinning
-import CNPinningSessionCore
 import Foundation
 import Security
 

@@ -1,5 +1,4 @@
 #if CNPINNING_LINUX_BACKEND
-import CNPinningSessionCore
 import Foundation
 
 /// The `URLError` a URLSession task fails with for a `CNPinnedSessionError`: the code URLSession

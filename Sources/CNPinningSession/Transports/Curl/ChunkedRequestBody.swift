@@ -1,6 +1,5 @@
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
-import CNPinningSessionCore
 import Foundation
 
 /// A caller's sequence of chunks (`CNHTTPRequest.Body`) sent as libcurl asks for it: a task

@@ -1,54 +1,36 @@
 #if CNPINNING_LINUX_BACKEND
-internal import CNPinningShims
 import CNPinning
-import CNPinningSessionCore
+import CNPinningCurl
 import Foundation
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// One request on its way through the session's libcurl multi handle: what to send, the rules to
-/// judge its connection by, and what came back. It owns no C object: the loop lends it an easy
-/// handle while it runs.
+/// The session's side of one request through libcurl (`CurlJob`): it judges the connection,
+/// takes the head and the body, feeds a streamed request body, and turns the end into the
+/// session's outcome. Every decision of a transfer is made here; the job only moves bytes and
+/// collects facts.
 ///
 /// Created on the caller's thread; from `CurlMultiLoop.perform` on, touched only by the
-/// session's driver (its network thread, or the requesting thread while it drives an idle
-/// session), except `report`, which hands the outcome over, and `cancellation`.
-// Unchecked Sendable: touched only by the driver, except `report` and `cancellation`, which are behind locks of their own.
-final class CurlTransfer: @unchecked Sendable {
+/// session's driver (inside the job's callbacks), except `report`, which the requesting task
+/// reads after the delivery (which orders the driver's writes before the task's reads).
+// Unchecked Sendable: touched only by the driver until the delivery, and read by the requesting task only after it.
+final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
   let plan: RequestPlan
   let policy: RequestPolicy
-  let trustStore: TrustStore
-  /// What an HTTPS proxy's certificate is verified against; nil without one.
-  let proxyTrustStore: TrustStore?
-  /// Whether the next TLS context libcurl sets up is the HTTPS proxy's: on a new connection
-  /// libcurl sets up the proxy's TLS first, then the origin's inside the tunnel. Set again
-  /// once a request is judged, for a fresh connection should libcurl retry.
-  private var proxyHandshakeIsNext: Bool
-  /// Whether the origin's TLS context was set up (a failure before it was the proxy's).
-  private var reachedOrigin = false
-  /// Whether libcurl was about to send the request (the judgement point was reached).
+  let delivery = CurlDelivery()
+  /// The report, written once before the delivery.
+  private(set) var report: TransferReport?
+  /// Whether the request was sent once already (libcurl sends it again on a fresh connection
+  /// after a reused one closed before any answer).
   private var requestSent = false
-  /// The idle clock: when bytes last moved (uptime nanoseconds), how many had (body bytes both
-  /// ways and header lines), and whether the transfer waits on the caller (a paused stream).
-  private var lastMovement: UInt64 = 0
-  private var moved: Int64 = -1
-  private var headerLines: Int64 = 0
-  private var waitsOnCaller = false
-  /// Whether libcurl ended the transfer with its HTTP/2 framing error (CURLE_HTTP2).
+  /// Whether libcurl ended the transfer with its HTTP/2 framing error.
   private var failedWithHTTP2Framing = false
   /// Whether the transfer was stopped before sending because its reused connection had been
   /// closed by the server.
   private var foundStaleConnection = false
-  /// The connection this request set up, when it made one (its handshake facts explain a failure).
-  private var createdConnection: TLSConnectionState?
-  /// The connection the request was sent on (new or reused), once judged.
-  private var servingConnection: TLSConnectionState?
-  /// Why this request's TLS context could not be set up.
-  private var setupFailure: TLSSetupFailure?
-  /// Every verdict on this request's connections, in order (libcurl may retry once on a fresh
-  /// connection when a reused one turns out dead).
+  /// Every verdict on this request's connections, in order.
   private(set) var judgements: [Judgement] = []
   private(set) var head = ResponseHead()
   private(set) var body = Data()
@@ -64,24 +46,16 @@ final class CurlTransfer: @unchecked Sendable {
   /// The streamed request body, held to its length as it is sent.
   private var sentBody: StatedLengthBody?
   private let destination: BodyDestination
-  /// The report, for the requesting task: delivered once, when the transfer ends or, for a
-  /// streamed body, when the body starts.
-  let report = ReportDelivery()
-  /// Set by `CurlMultiLoop.cancel`, read by the loop.
-  let cancellation = Locked(false)
-  /// When the request was handed to the loop (uptime nanoseconds), set by `CurlMultiLoop.perform`.
-  var queuedAt: UInt64 = 0
+  /// The judgement of a handshake whose chain OpenSSL refused, when that is how it ended.
+  private var refusedChain: Judgement?
+  /// Header lines received, and the protocol ALPN chose for the connection the request went on.
+  private var headerLines = 0
+  private var servingProtocol: String?
 
-  init(
-    plan: RequestPlan, policy: RequestPolicy, trustStore: TrustStore, proxyTrustStore: TrustStore?,
-    destination: BodyDestination, progress: CNTransferProgress? = nil
-  ) {
+  init(plan: RequestPlan, policy: RequestPolicy, destination: BodyDestination, progress: CNTransferProgress? = nil) {
     self.progress = progress
     self.plan = plan
     self.policy = policy
-    self.trustStore = trustStore
-    self.proxyTrustStore = proxyTrustStore
-    proxyHandshakeIsNext = proxyTrustStore != nil
     self.destination = destination
     sentBody = plan.streamedBody.map(StatedLengthBody.init)
   }
@@ -95,72 +69,39 @@ final class CurlTransfer: @unchecked Sendable {
     if case .channel(let channel) = destination { channel.connect(wake: wake, cancel: cancel) }
   }
 
-  // MARK: - Called from libcurl's callbacks (the driver)
+  // MARK: - The job's events (the driver)
 
-  /// Sets up the TLS context of a connection this request is opening.
-  func configureTLS(_ context: OpaquePointer) -> Bool {
-    if proxyHandshakeIsNext, let proxyTrustStore, let proxy = plan.proxy {
-      proxyHandshakeIsNext = false
-      if let failure = TLSHooks.configureProxy(context, host: proxy.host, trustStore: proxyTrustStore) {
-        setupFailure = failure
-        return false
-      }
-      return true
-    }
-    reachedOrigin = true
-    switch TLSHooks.configure(context, for: policy, trustStore: trustStore, at: plan.clock()) {
-    case .success(let state):
-      createdConnection = state
-      return true
-    case .failure(let failure):
-      setupFailure = failure
-      return false
-    }
-  }
-
-  /// Judges the connection just before the request is sent on it: the one judgement point for
-  /// new, reused and resumed connections and HTTP/2 streams. `ssl` is nil for plain http.
-  /// `connectionHasInput` says whether the connection has bytes waiting before the request is sent.
-  func judge(ssl: OpaquePointer?, at now: Date, connectionHasInput: () -> Bool) -> Bool {
+  func judge(_ facts: CurlConnectionFacts?, resend: Bool, connectionHasInput: () -> Bool) -> CurlJudgement {
     // A second judgement of one transfer is libcurl sending the request again on a fresh
     // connection, after a reused one closed before any answer (redirects are new transfers).
     // The first request may have reached the server, so only an idempotent one goes again.
-    if requestSent, !plan.method.isIdempotent {
+    if resend, !plan.method.isIdempotent {
       refusedResponse = .connectionLost(
         host: plan.host,
         reason: "the reused connection closed before an answer; the \(plan.method.name) is not sent again, "
           + "as the server may have acted on it")
-      return false
+      return .stop
     }
-    requestSent = true
-    lastMovement = DispatchTime.now().uptimeNanoseconds
-    proxyHandshakeIsNext = proxyTrustStore != nil
-    guard plan.isHTTPS else { return true }
-    if let ssl { servingConnection = TLSHooks.connectionState(of: ssl) }
-    let facts =
-      ssl.flatMap(TLSHooks.facts(of:))
-      ?? ConnectionFacts(use: .new, protocolVersion: 0, cipher: nil, verified: nil)
+    guard let facts else { return .proceed }
+    let connection = ConnectionFacts(
+      use: facts.use.kind, protocolVersion: facts.protocolVersion, cipher: facts.cipher,
+      verified: facts.verified as? VerifiedChain, applicationProtocol: facts.applicationProtocol)
     // libcurl takes an idle HTTP/1 connection for alive when its socket holds bytes (it peeks
     // for a FIN only), and a server that closed it properly has sent close_notify first. Sending
     // on it loses the request, which libcurl then sends again on a fresh connection; for a POST
     // that is refused above, so such a request is stopped here, before any of it is sent, and
     // the transport sends it on a fresh connection.
-    if facts.use == .reused, !plan.method.isIdempotent, facts.applicationProtocol != "h2", connectionHasInput() {
+    if connection.use == .reused, !plan.method.isIdempotent, connection.applicationProtocol != "h2", connectionHasInput() {
       foundStaleConnection = true
       refusedResponse = .connectionLost(host: plan.host, reason: "the server closed the idle connection; nothing was sent")
-      return false
+      return .stop
     }
-    let judgement = ConnectionVerdict.judge(facts, under: policy, at: now)
+    let judgement = ConnectionVerdict.judge(connection, under: policy, at: plan.clock())
     judgements.append(judgement)
-    guard judgement.rejection == nil else {
-      if let ssl { TLSHooks.forgetSession(of: ssl) }
-      return false
-    }
-    return true
+    return judgement.rejection == nil ? .proceed : .refuseConnection
   }
 
-  /// Takes body bytes (decoded by libcurl).
-  func receiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyReceipt {
+  func receiveBody(_ bytes: UnsafeRawBufferPointer) -> CurlBodyReceipt {
     guard bodyBytes + bytes.count <= plan.bodyLimit else {
       refusedResponse = .responseTooLarge(host: plan.host, limit: plan.bodyLimit)
       return .refused
@@ -178,12 +119,8 @@ final class CurlTransfer: @unchecked Sendable {
     case .channel(let channel):
       // The caller gets the response as the body starts, then the body as it comes.
       if bodyBytes == 0 { deliver(.success(CurlResponse(head: head, body: Data())))?.resume() }
-      if channel.offer(bytes) == .paused {
-        waitsOnCaller = true
-        return .paused
-      }
+      if channel.offer(bytes) == .paused { return .paused }
     }
-    waitsOnCaller = false
     bodyBytes += bytes.count
     if let progress {
       if !progressStarted {
@@ -195,36 +132,22 @@ final class CurlTransfer: @unchecked Sendable {
     return .taken
   }
 
-  /// Fills `buffer` with the next bytes of a streamed request body.
-  func sendBody(_ buffer: UnsafeMutableRawBufferPointer) -> BodyRead {
+  func sendBody(_ buffer: UnsafeMutableRawBufferPointer) -> CurlBodyRead {
     guard sentBody != nil else { return .end }
-    let read = sentBody!.read(into: buffer)
-    if case .failed(let failure) = read { uploadFailure = failure }
-    if case .paused = read { waitsOnCaller = true } else { waitsOnCaller = false }
-    return read
+    switch sentBody!.read(into: buffer) {
+    case .bytes(let count): return .bytes(count)
+    case .end: return .end
+    case .paused: return .paused
+    case .failed(let failure):
+      uploadFailure = failure
+      return .failed
+    }
   }
 
-  /// Starts a streamed request body over; false when it cannot be.
   func rewindBody() -> Bool { sentBody?.rewind() ?? false }
 
-  /// The request timeout as URLSession means it: once the request is sent, the longest wait for
-  /// the next byte either way. False (the transfer stops, timed out) when it has passed; a
-  /// transfer paused for the caller is not idle.
-  func watchIdleTime(moved bodyBytes: Int64) -> Bool {
-    guard requestSent, plan.timeout.isFinite, plan.timeout > 0 else { return true }
-    let now = DispatchTime.now().uptimeNanoseconds
-    let moved = bodyBytes + headerLines
-    if moved != self.moved || waitsOnCaller {
-      self.moved = moved
-      lastMovement = now
-      return true
-    }
-    guard Double(now - lastMovement) / 1e9 >= plan.timeout else { return true }
-    refusedResponse = .timedOut(host: plan.host, seconds: plan.timeout)
-    return false
-  }
+  func idleTimeoutPassed() { refusedResponse = .timedOut(host: plan.host, seconds: plan.timeout) }
 
-  /// Takes a header line; false stops the transfer.
   func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
     headerLines += 1
     guard head.consume(line: bytes) else {
@@ -235,48 +158,16 @@ final class CurlTransfer: @unchecked Sendable {
     return true
   }
 
-  // MARK: - Outcome (the driver)
-
-  /// What the request produced, given libcurl's result and what the hooks recorded.
-  func outcome(_ result: CurlResult) -> Result<CurlResponse, CNPinnedSessionError> {
-    failedWithHTTP2Framing = result.isHTTP2FramingError
-    if let rejection = judgements.last?.rejection { return .failure(rejection) }
-    if let refusedResponse { return .failure(refusedResponse) }
-    if let uploadFailure { return .failure(uploadFailure) }
-    guard result.isSuccess else {
-      if let refused = refusedChainJudgement?.rejection { return .failure(refused) }
-      return .failure(CurlErrorMapping.error(for: failureFacts(result), plan: plan, policy: policy))
+  /// Ends the request: a streamed request body is released, a streamed response body ends (with
+  /// the error, if any), and the outcome is delivered unless the task already has the response.
+  func end(_ end: CurlEnd) -> CurlDelivery.Resumption? {
+    let result: Result<CurlResponse, CNPinnedSessionError>
+    switch end {
+    case .finished(let completion): result = outcome(completion)
+    case .cancelled: result = .failure(.cancelled)
+    case .sessionStopped: result = .failure(.sessionInvalidated)
+    case .notStarted(let reason): result = .failure(.transferFailed(host: plan.host, reason: reason))
     }
-    if plan.isHTTPS, judgements.isEmpty {
-      return .failure(.untrustedChain(host: plan.host, reason: "the connection was not verified"))
-    }
-    if let truncation = truncatedBody() { return .failure(truncation) }
-    return .success(CurlResponse(head: head, body: body))
-  }
-
-  /// A body delimited by the connection's end that ended without the server's TLS close_notify:
-  /// the end may be an attacker's or a network's cut, so the body is refused rather than taken
-  /// for complete (libcurl, as browsers do, accepts it).
-  private func truncatedBody() -> CNPinnedSessionError? {
-    guard plan.isHTTPS, let connection = servingConnection, !connection.receivedCloseNotify,
-      connection.applicationProtocol != "h2", head.bodyIsDelimitedByClose(isHEAD: plan.method.isHEAD)
-    else { return nil }
-    return .connectionLost(
-      host: plan.host, reason: "the connection ended without TLS close_notify, so the body may be truncated")
-  }
-
-  /// What is known of the failure, as a value.
-  private func failureFacts(_ result: CurlResult) -> TransferFailureFacts {
-    TransferFailureFacts(
-      result: result, setupFailure: setupFailure, handshake: createdConnection?.failure ?? HandshakeFailureFacts(),
-      reachedOrigin: reachedOrigin, requestSent: requestSent, wasReadingHead: requestSent && bodyBytes == 0)
-  }
-
-  /// Ends the request: a streamed request body is released, a streamed response body ends
-  /// (with the error, if any), and the outcome is delivered unless the task already has the
-  /// response. Returns the waiting task's resumption, for the caller to resume. Touched by no
-  /// one afterwards.
-  func finish(_ result: Result<CurlResponse, CNPinnedSessionError>) -> ReportDelivery.Resumption? {
     plan.streamedBody?.close()
     if case .channel(let channel) = destination {
       if case .failure(let error) = result { channel.finish(error) } else { channel.finish(nil) }
@@ -284,14 +175,45 @@ final class CurlTransfer: @unchecked Sendable {
     return deliver(result)
   }
 
-  /// Hands the outcome and every judgement to the requesting task, as values: from here on the
-  /// task reads nothing of this object. Later calls do nothing.
-  private func deliver(_ result: Result<CurlResponse, CNPinnedSessionError>) -> ReportDelivery.Resumption? {
-    report.deliver {
-      TransferReport(
-        result: result, judgements: allJudgements, networkTime: DispatchTime.now().uptimeNanoseconds - queuedAt,
-        mayBeSentAgain: mayBeSentAgain(result))
+  // MARK: - Outcome (the driver)
+
+  /// What the request produced, given libcurl's completion and what was recorded.
+  private func outcome(_ completion: CurlCompletion) -> Result<CurlResponse, CNPinnedSessionError> {
+    let result = completion.result
+    failedWithHTTP2Framing = result.kind == .http2
+    servingProtocol = completion.serving?.applicationProtocol
+    refusedChain = ConnectionVerdict.judgeRefusedChain(completion.handshake, under: policy)
+    if let rejection = judgements.last?.rejection { return .failure(rejection) }
+    if let refusedResponse { return .failure(refusedResponse) }
+    if let uploadFailure { return .failure(uploadFailure) }
+    guard result.isSuccess else {
+      if let refused = refusedChain?.rejection { return .failure(refused) }
+      return .failure(CurlErrorMapping.error(for: completion, bodyBytes: bodyBytes, plan: plan, policy: policy))
     }
+    if plan.isHTTPS, judgements.isEmpty {
+      return .failure(.untrustedChain(host: plan.host, reason: "the connection was not verified"))
+    }
+    if let truncation = truncatedBody(completion) { return .failure(truncation) }
+    return .success(CurlResponse(head: head, body: body))
+  }
+
+  /// A body delimited by the connection's end that ended without the server's TLS close_notify:
+  /// the end may be an attacker's or a network's cut, so the body is refused rather than taken
+  /// for complete (libcurl, as browsers do, accepts it).
+  private func truncatedBody(_ completion: CurlCompletion) -> CNPinnedSessionError? {
+    guard plan.isHTTPS, let connection = completion.serving, !connection.receivedCloseNotify,
+      connection.applicationProtocol != "h2", head.bodyIsDelimitedByClose(isHEAD: plan.method.isHEAD)
+    else { return nil }
+    return .connectionLost(
+      host: plan.host, reason: "the connection ended without TLS close_notify, so the body may be truncated")
+  }
+
+  /// Hands the outcome and every judgement to the requesting task, as values: from here on the
+  /// task reads nothing else of this object. Later calls do nothing.
+  private func deliver(_ result: Result<CurlResponse, CNPinnedSessionError>) -> CurlDelivery.Resumption? {
+    guard !delivery.hasDelivered else { return nil }
+    report = TransferReport(result: result, judgements: allJudgements, mayBeSentAgain: mayBeSentAgain(result))
+    return delivery.deliver()
   }
 
   /// Whether the request can go again on a fresh connection: it was stopped before anything was
@@ -303,32 +225,29 @@ final class CurlTransfer: @unchecked Sendable {
   private func mayBeSentAgain(_ result: Result<CurlResponse, CNPinnedSessionError>) -> Bool {
     guard case .failure = result else { return false }
     if foundStaleConnection { return plan.streamedBody == nil && destination.holdsBody }
-    guard failedWithHTTP2Framing, headerLines == 0, bodyBytes == 0,
-      servingConnection?.applicationProtocol == "h2", judgements.count == 1, judgements[0].use == .reused,
-      judgements[0].rejection == nil, plan.method.isIdempotent, plan.streamedBody == nil, destination.holdsBody
+    guard failedWithHTTP2Framing, headerLines == 0, bodyBytes == 0, servingProtocol == "h2", judgements.count == 1,
+      judgements[0].use == .reused, judgements[0].rejection == nil,
+      plan.method.isIdempotent, plan.streamedBody == nil, destination.holdsBody
     else { return false }
     return true
   }
 
-  /// The judgement on a handshake that failed because OpenSSL refused the chain.
-  var refusedChainJudgement: Judgement? {
-    createdConnection.flatMap { ConnectionVerdict.judgeRefusedChain($0.failure, under: policy) }
-  }
-
   /// Every judgement made for this request, for observers and reports.
   private var allJudgements: [Judgement] {
-    guard let refused = refusedChainJudgement else { return judgements }
-    return judgements + [refused]
+    guard let refusedChain else { return judgements }
+    return judgements + [refusedChain]
   }
 }
 
-/// What `CurlTransfer.receiveBody` did with the bytes it was given.
-enum BodyReceipt {
-  case taken
-  /// Not taken yet: libcurl holds them and offers them again when woken.
-  case paused
-  /// The transfer must stop (the reason is recorded).
-  case refused
+extension CurlConnectionFacts.Use {
+  /// The event's kind for the connection's use.
+  var kind: CNConnectionEvent.Kind {
+    switch self {
+    case .new: .new
+    case .reused: .reused
+    case .resumed: .resumed
+    }
+  }
 }
 
 /// What a finished transfer tells the requesting task.
@@ -336,9 +255,6 @@ struct TransferReport: Sendable {
   let result: Result<CurlResponse, CNPinnedSessionError>
   /// Every verdict on the request's connections, for observer events and failure reports.
   let judgements: [Judgement]
-  /// Nanoseconds from handing the request to the multi handle to this report (the time the
-  /// request spent queued and in libcurl, without the requesting task's own scheduling).
-  let networkTime: UInt64
   /// Whether the transport may send the request again on a fresh connection (see
   /// `CurlTransfer.mayBeSentAgain`).
   let mayBeSentAgain: Bool

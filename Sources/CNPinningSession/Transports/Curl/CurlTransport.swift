@@ -1,15 +1,15 @@
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
-import CNPinningSessionCore
+import CNPinningCurl
 import Foundation
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// `CNPinnedSession`'s transport on Linux: each hop becomes a `RequestPlan` and a `CurlTransfer`
-/// through the session's multi handle (`CurlMultiLoop`: on its network thread, or on the
-/// requesting thread when the session is idle), with the session's trust store and proxies.
+/// `CNPinnedSession`'s transport on Linux: each hop becomes a `RequestPlan`, told to libcurl as
+/// a `CurlRequest` through the session's multi loop (`CNPinningCurl`), with a `CurlTransfer`
+/// making every decision on the way.
 package final class CurlTransport: HopTransport {
   private let configuration: CNPinnedSessionConfiguration
   private let trustStore: TrustStore
@@ -25,9 +25,13 @@ package final class CurlTransport: HopTransport {
       configuration.proxy, noProxy: configuration.noProxy, environment: ProxyRules.processEnvironment)
     self.proxies = proxies
     proxyTrustStores = try proxies.proxyTrusts.map { trust throws(CNPinnedSessionError) in (trust, try TrustStore(trust)) }
-    loop = try CurlMultiLoop(
-      resolve: configuration.resolve, maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
-      borrowBudget: configuration.borrowBudget)
+    do {
+      loop = try CurlMultiLoop(
+        resolve: configuration.resolve.map { ($0.host, $0.port, $0.address) },
+        maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost, borrowBudget: configuration.borrowBudget)
+    } catch {
+      throw .setupFailed(reason: error.reason)
+    }
   }
 
   /// The name of the network thread (`CNPSession-N`).
@@ -51,29 +55,100 @@ package final class CurlTransport: HopTransport {
       target: hop.target, trust: ObjectIdentifier(trustStore), manager: hop.manager, unpinnedHosts: configuration.unpinnedHosts,
       rules: hop.rules, wantsPresentedChain: hop.wantsPresentedChain,
       webPKIScope: configuration.certificateProfile.scope(under: configuration.trust))
-    let proxyTrustStore = plan.proxy.flatMap { route in
-      route.isHTTPS ? proxyTrustStores.first { $0.trust == route.trust }?.store : nil
+    let request = curlRequest(plan, policy)
+    func attempt() async -> (TransferReport, networkTime: UInt64) {
+      let transfer = CurlTransfer(plan: plan, policy: policy, destination: hop.destination, progress: hop.progress)
+      let job = CurlJob(request: request, events: transfer, delivery: transfer.delivery, streamsABody: transfer.streamsABody)
+      if transfer.streamsABody {
+        // The streamed bodies hold the loop and job weakly: neither keeps the other alive.
+        transfer.connect(
+          wake: { [weak loop, weak job] in
+            guard let loop, let job else { return }
+            loop.resume(job)
+          },
+          cancel: { [weak loop, weak job] in
+            guard let loop, let job else { return }
+            loop.cancel(job)
+          })
+      }
+      await loop.perform(job)
+      return (transfer.report!, job.networkTime)
     }
-    func attempt() async -> TransferReport {
-      await loop.perform(
-        CurlTransfer(
-          plan: plan, policy: policy, trustStore: trustStore, proxyTrustStore: proxyTrustStore,
-          destination: hop.destination, progress: hop.progress))
-    }
-    var report = await attempt()
+    var (report, networkTime) = await attempt()
     if report.mayBeSentAgain {
       // Once, on a fresh connection: the refused connection is closed and not reused.
       let first = report
-      report = await attempt()
-      report = TransferReport(
-        result: report.result, judgements: first.judgements + report.judgements,
-        networkTime: first.networkTime + report.networkTime, mayBeSentAgain: false)
+      let (second, time) = await attempt()
+      report = TransferReport(result: second.result, judgements: first.judgements + second.judgements, mayBeSentAgain: false)
+      networkTime += time
     }
     // The response object is made here, in the requesting task, not on the network thread.
     let outcome = report.result.flatMap { response in
       Result { () throws(CNPinnedSessionError) in try response.outcome(for: plan) }
     }
-    return HopReport(outcome: outcome, judgements: report.judgements, networkTime: report.networkTime)
+    return HopReport(outcome: outcome, judgements: report.judgements, networkTime: networkTime)
+  }
+
+  /// What libcurl is told of `plan` under `policy`.
+  private func curlRequest(_ plan: RequestPlan, _ policy: RequestPolicy) -> CurlRequest {
+    let proxy = plan.proxy.map { route in
+      CurlRequest.Proxy(
+        url: route.url, host: route.host, port: route.port, isHTTPS: route.isHTTPS,
+        credentials: route.credentials.map { ($0.user, $0.password) },
+        trustStore: route.isHTTPS ? proxyTrustStores.first { $0.trust == route.trust }?.store : nil)
+    }
+    let method: CurlRequest.Method
+    switch plan.method {
+    case .get: method = .get
+    case .head: method = .head
+    case .withBody(let name, .bytes(let bytes)): method = .withBody(name: name, body: .bytes(bytes))
+    case .withBody(let name, .streamed(let body)): method = .withBody(name: name, body: .streamed(length: body.length))
+    }
+    let (host, port, trust) = (policy.host, policy.port, policy.trust)
+    let tls = CurlRequest.TLS(
+      host: policy.host, hostIsIPAddress: policy.hostName.isIPAddress, port: policy.port, trustStore: trustStore,
+      minimumVersion: policy.minimumTLSVersion, lowersSecurityLevel: policy.lowersSecurityLevel,
+      recordsVersionMessages: policy.rules.isEnforced, wantsPresentedChain: policy.wantsPresentedChain,
+      keepVerifiedChain: { chain, presented in
+        VerifiedChain(host: host, port: port, trust: trust, certificates: chain, presented: presented)
+      })
+    return CurlRequest(
+      url: plan.target.connectionURL.absoluteString, isHTTPS: plan.isHTTPS, method: method, headerLines: plan.headerLines,
+      proxyHeaderLines: plan.proxyHeaderLines, timeout: plan.timeout, resourceTimeout: plan.resourceTimeout,
+      offersHTTP2: plan.offersHTTP2, connectOnly: plan.connectOnly, proxy: proxy, tls: tls, clock: plan.clock)
+  }
+}
+
+extension TrustStore {
+  /// The store for a session's trust.
+  convenience init(_ trust: CNTrust) throws(CNPinnedSessionError) {
+    do {
+      switch trust {
+      case .system: try self.init(system: true, customAnchors: [])
+      case .customAnchors(let anchors):
+        guard !anchors.isEmpty else {
+          throw CNPinnedSessionError.invalidArgument("custom trust needs at least one anchor certificate")
+        }
+        try self.init(system: false, customAnchors: anchors)
+      case .systemAndCustomAnchors(let anchors):
+        guard !anchors.isEmpty else {
+          throw CNPinnedSessionError.invalidArgument("custom trust needs at least one anchor certificate")
+        }
+        try self.init(system: true, customAnchors: anchors)
+      }
+    } catch let error as CNPinnedSessionError {
+      throw error
+    } catch {
+      throw .invalidArgument((error as? CurlSetupError)?.reason ?? "\(error)")
+    }
+  }
+}
+
+extension RequestPolicy {
+  /// Whether a connection under the policy runs at OpenSSL's security level 0 (versions below
+  /// TLS 1.2, or weak certificates allowed), rather than the default.
+  var lowersSecurityLevel: Bool {
+    minimumTLSVersion < .tls12 || (rules.isEnforced && rules.allowsWeakCertificates)
   }
 }
 #endif

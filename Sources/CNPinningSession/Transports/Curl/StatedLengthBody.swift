@@ -1,5 +1,4 @@
 #if CNPINNING_LINUX_BACKEND
-import CNPinningSessionCore
 import Foundation
 
 /// A streamed request body held to the length libcurl was told (its `Content-Length`): it may

@@ -1,5 +1,4 @@
 #if CNPINNING_LINUX_BACKEND
-import CNPinningSessionCore
 import Foundation
 
 #if canImport(Glibc)

@@ -1,6 +1,5 @@
 #if !CNPINNING_LINUX_BACKEND
 import CNPinning
-import CNPinningSessionCore
 import Foundation
 
 /// A `CNHTTPRequest`'s chunks as the `httpBodyStream` URLSession reads: the input of a bound

@@ -1,5 +1,4 @@
 import CNPinning
-import CNPinningSessionCore
 import Foundation
 
 #if canImport(FoundationNetworking)

@@ -1,5 +1,4 @@
 import CNPinning
-import CNPinningSessionCore
 import Foundation
 
 /// The verdicts a URLSession of the Apple transport has made, bound to the connections they were

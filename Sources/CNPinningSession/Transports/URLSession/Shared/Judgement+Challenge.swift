@@ -1,5 +1,4 @@
 import CNPinning
-import CNPinningSessionCore
 import Foundation
 
 /// How a URLSession task delegate answers a server-trust challenge, as a platform-neutral value.

@@ -1,5 +1,4 @@
 import CNPinning
-import CNPinningSessionCore
 import Foundation
 
 /// The one URLSession a transport uses, replaced when the pins in force change, as a small state

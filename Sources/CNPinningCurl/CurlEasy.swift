@@ -2,19 +2,18 @@
 internal import CCurl
 internal import CNPinningCurlShims
 import CNPinning
-import CNPinningSessionCore
 import Foundation
 
-/// One libcurl easy handle, owned by the session's loop and lent to one request at a time.
+/// One libcurl easy handle, owned by the session's loop and lent to one job at a time.
 ///
 /// libcurl's per-request callbacks point at this object, which owns the handle they belong to,
-/// so they can never outlive it. The request currently using the handle is set by `bind` when
-/// it starts and cleared by `unbind` when it ends; a callback that arrives with no request fails
-/// closed (and stops a debug build). Touched only by the session's driver (see `CurlMultiLoop`).
+/// so they can never outlive it. The job currently using the handle is set by `bind` when it
+/// starts and cleared by `unbind` when it ends; a callback that arrives with no job fails closed
+/// (and stops a debug build). Touched only by the session's driver (see `CurlMultiLoop`).
 final class CurlEasy {
   let handle: UnsafeMutableRawPointer
-  /// The request using the handle, between `bind` and `unbind`.
-  private(set) var transfer: CurlTransfer?
+  /// The job using the handle, between `bind` and `unbind`.
+  private(set) var job: CurlJob?
   /// The string lists the bound request's options point at (header lines, connect-to), freed
   /// when it is unbound.
   private var lists: [UnsafeMutablePointer<curl_slist>] = []
@@ -26,15 +25,15 @@ final class CurlEasy {
 
   /// A handle that keeps TLS sessions and DNS answers in `share` (the session's) and opens its
   /// sockets through `sockets`.
-  init(share: UnsafeMutableRawPointer, sockets: OpaquePointer) throws(CNPinnedSessionError) {
-    guard let handle = curl_easy_init() else { throw .setupFailed(reason: "curl_easy_init failed") }
+  init(share: UnsafeMutableRawPointer, sockets: OpaquePointer) throws(CurlSetupError) {
+    guard let handle = curl_easy_init() else { throw CurlSetupError("curl_easy_init failed") }
     self.handle = handle
     self.sockets = sockets
     errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     // The share survives curl_easy_reset, so it is set once.
     guard cnp_curl_setopt_pointer(handle, CURLOPT_SHARE, share) == CURLE_OK else {
       curl_easy_cleanup(handle)
-      throw .setupFailed(reason: "libcurl refused the session's share")
+      throw CurlSetupError("libcurl refused the session's share")
     }
   }
 
@@ -48,25 +47,25 @@ final class CurlEasy {
     Unmanaged<CurlEasy>.fromOpaque(pointer).takeUnretainedValue()
   }
 
-  /// The request using the handle, for a callback; nil (and a stop in debug builds) when a
-  /// callback arrives while no request is bound.
-  static func transfer(for context: UnsafeMutableRawPointer?) -> CurlTransfer? {
-    guard let context, let transfer = from(context).transfer else {
-      assertionFailure("a libcurl callback arrived for a handle no request is using")
+  /// The job using the handle, for a callback; nil (and a stop in debug builds) when a callback
+  /// arrives while no job is bound.
+  static func job(for context: UnsafeMutableRawPointer?) -> CurlJob? {
+    guard let context, let job = from(context).job else {
+      assertionFailure("a libcurl callback arrived for a handle no job is using")
       return nil
     }
-    return transfer
+    return job
   }
 
-  /// Lends the handle to `transfer`: every option is set from its plan.
-  func bind(_ transfer: CurlTransfer, resolve: UnsafeMutablePointer<curl_slist>?) throws(CNPinnedSessionError) {
-    self.transfer = transfer
+  /// Lends the handle to `job`: every option is set from its request.
+  func bind(_ job: CurlJob, resolve: UnsafeMutablePointer<curl_slist>?) throws(CurlSetupError) {
+    self.job = job
     errorBuffer[0] = 0
-    try Options(handle: handle, host: transfer.plan.host).apply(
-      transfer.plan, minimumTLSVersion: transfer.policy.minimumTLSVersion, context: Unmanaged.passUnretained(self).toOpaque(),
-      errorBuffer: errorBuffer, resolve: resolve, lists: &lists)
+    try Options(handle: handle).apply(
+      job.request, context: Unmanaged.passUnretained(self).toOpaque(), errorBuffer: errorBuffer, resolve: resolve,
+      lists: &lists)
     guard cnp_curl_setopt_socket_registry(handle, sockets) == CURLE_OK else {
-      throw .transferFailed(host: transfer.plan.host, reason: "libcurl refused the socket callbacks")
+      throw CurlSetupError("libcurl refused the socket callbacks")
     }
   }
 
@@ -81,32 +80,30 @@ final class CurlEasy {
     return CurlResult(code: code, message: message, osError: osError, connectCode: connectCode)
   }
 
-  /// Takes the handle back: no request, no options, no lists.
+  /// Takes the handle back: no job, no options, no lists.
   func unbind() {
-    transfer = nil
+    job = nil
     curl_easy_reset(handle)
     for list in lists { curl_slist_free_all(list) }
     lists.removeAll(keepingCapacity: true)
   }
 }
 
-/// Sets a plan's options on a handle.
+/// Sets a request's options on a handle.
 private struct Options {
   let handle: UnsafeMutableRawPointer
-  let host: String
 
   func apply(
-    _ plan: RequestPlan, minimumTLSVersion: CNTLSVersion, context: UnsafeMutableRawPointer,
-    errorBuffer: UnsafeMutablePointer<CChar>, resolve: UnsafeMutablePointer<curl_slist>?,
-    lists: inout [UnsafeMutablePointer<curl_slist>]
-  ) throws(CNPinnedSessionError) {
-    try set(CURLOPT_URL, plan.target.connectionURL.absoluteString)
+    _ request: CurlRequest, context: UnsafeMutableRawPointer, errorBuffer: UnsafeMutablePointer<CChar>,
+    resolve: UnsafeMutablePointer<curl_slist>?, lists: inout [UnsafeMutablePointer<curl_slist>]
+  ) throws(CurlSetupError) {
+    try set(CURLOPT_URL, request.url)
     try set(CURLOPT_PROTOCOLS_STR, "http,https")
     try set(CURLOPT_NOSIGNAL, 1)
-    try setProxy(plan.proxy, tunnels: plan.isHTTPS)
+    try setProxy(request.proxy, tunnels: request.isHTTPS)
     try set(CURLOPT_FOLLOWLOCATION, 0)
     try set(CURLOPT_ACCEPT_ENCODING, "")
-    try set(CURLOPT_HTTP_VERSION, plan.offersHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
+    try set(CURLOPT_HTTP_VERSION, request.offersHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
     try check(cnp_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
     try check(cnp_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, receiveBody))
     try check(cnp_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
@@ -127,8 +124,8 @@ private struct Options {
     // the highest version OpenSSL 3.0 has, as the maximum, which libcurl counts as another TLS
     // configuration: libcurl 7.88, once it has an HTTP/2 connection to a host, takes any busy
     // connection to that host for multiplexing, an HTTP/1.1 one in the middle of a body included.
-    let maximum = plan.offersHTTP2 ? Int(CURL_SSLVERSION_MAX_DEFAULT) : Int(CURL_SSLVERSION_MAX_TLSv1_3)
-    try set(CURLOPT_SSLVERSION, Self.curlVersion(minimumTLSVersion) | maximum)
+    let maximum = request.offersHTTP2 ? Int(CURL_SSLVERSION_MAX_DEFAULT) : Int(CURL_SSLVERSION_MAX_TLSv1_3)
+    try set(CURLOPT_SSLVERSION, Self.curlVersion(request.tls.minimumVersion) | maximum)
     // The session's store replaces curl's; without these libcurl would parse the whole system
     // bundle for every connection only to have it thrown away.
     try check(cnp_curl_setopt_pointer(handle, CURLOPT_CAINFO, nil))
@@ -143,10 +140,10 @@ private struct Options {
     try check(cnp_curl_setopt_ssl_ctx_callback(handle, configureTLS))
     try check(cnp_curl_setopt_pointer(handle, CURLOPT_SSL_CTX_DATA, context))
 
-    try setTimeouts(plan)
+    try setTimeouts(request)
     if let resolve { try check(cnp_curl_setopt_pointer(handle, CURLOPT_RESOLVE, resolve)) }
 
-    if plan.connectOnly {
+    if request.connectOnly {
       // A probe shows the certificates the server presents: a fresh connection, a full handshake.
       try set(CURLOPT_CONNECT_ONLY, 1)
       try set(CURLOPT_FORBID_REUSE, 1)
@@ -154,23 +151,23 @@ private struct Options {
       try set(CURLOPT_SSL_SESSIONID_CACHE, 0)
       return
     }
-    try setMethod(plan.method, context: context)
-    try setList(CURLOPT_HTTPHEADER, plan.headerLines, lists: &lists)
+    try setMethod(request.method, context: context)
+    try setList(CURLOPT_HTTPHEADER, request.headerLines, lists: &lists)
     // The proxy's own fields go to it alone (libcurl's CURLHEADER_SEPARATE, said explicitly):
     // in the CONNECT of a tunnel, or with a plain-http request sent to the proxy.
     try set(CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE))
-    try setList(CURLOPT_PROXYHEADER, plan.proxyHeaderLines, lists: &lists)
+    try setList(CURLOPT_PROXYHEADER, request.proxyHeaderLines, lists: &lists)
   }
 
   /// Sets a string-list option; the list is kept in `lists` until the request is unbound.
   private func setList(_ option: CURLoption, _ lines: [String], lists: inout [UnsafeMutablePointer<curl_slist>])
-    throws(CNPinnedSessionError)
+    throws(CurlSetupError)
   {
     var list: UnsafeMutablePointer<curl_slist>?
     for line in lines {
       guard let longer = curl_slist_append(list, line) else {
         curl_slist_free_all(list)
-        throw .transferFailed(host: host, reason: "out of memory for the request's options")
+        throw CurlSetupError("out of memory for the request's options")
       }
       list = longer
     }
@@ -182,7 +179,7 @@ private struct Options {
   /// The session's proxy for this request, or none: libcurl reads no proxy variable itself
   /// (the rules were read when the session was made). An HTTPS proxy is verified against its
   /// own store, which the TLS hook sets on its context.
-  private func setProxy(_ proxy: ProxyRoute?, tunnels: Bool) throws(CNPinnedSessionError) {
+  private func setProxy(_ proxy: CurlRequest.Proxy?, tunnels: Bool) throws(CurlSetupError) {
     try set(CURLOPT_PROXY, proxy?.url ?? "")
     try set(CURLOPT_NOPROXY, "")
     guard let proxy else { return }
@@ -213,10 +210,10 @@ private struct Options {
   /// byte once the request is sent (URLSession's idle timeout: `CurlTransfer.watchIdleTime`);
   /// the whole exchange the resource timeout. Timeouts beyond a year are a year (and
   /// non-positive ones none), which keeps the conversions to integers from overflowing.
-  private func setTimeouts(_ plan: RequestPlan) throws(CNPinnedSessionError) {
+  private func setTimeouts(_ request: CurlRequest) throws(CurlSetupError) {
     let year: TimeInterval = 365 * 24 * 3600
-    if plan.timeout.isFinite, plan.timeout > 0 {
-      let seconds = min(plan.timeout, year)
+    if request.timeout.isFinite, request.timeout > 0 {
+      let seconds = min(request.timeout, year)
       try set(CURLOPT_CONNECTTIMEOUT_MS, Int(seconds * 1000))
       // libcurl's own speed check never fires (a year); with a limit set, libcurl looks at the
       // transfer every second, which is when the progress callback judges the idle time.
@@ -225,12 +222,12 @@ private struct Options {
     } else {
       try set(CURLOPT_LOW_SPEED_LIMIT, 0)
     }
-    if plan.resourceTimeout.isFinite, plan.resourceTimeout > 0 {
-      try set(CURLOPT_TIMEOUT_MS, Int(min(plan.resourceTimeout, year) * 1000))
+    if request.resourceTimeout.isFinite, request.resourceTimeout > 0 {
+      try set(CURLOPT_TIMEOUT_MS, Int(min(request.resourceTimeout, year) * 1000))
     }
   }
 
-  private func setMethod(_ method: RequestPlan.Method, context: UnsafeMutableRawPointer) throws(CNPinnedSessionError) {
+  private func setMethod(_ method: CurlRequest.Method, context: UnsafeMutableRawPointer) throws(CurlSetupError) {
     switch method {
     case .get:
       try set(CURLOPT_HTTPGET, 1)
@@ -249,9 +246,9 @@ private struct Options {
           )
         }
         try check(copied)
-      case .streamed(let streamed):
+      case .streamed(let length):
         // Read as it is sent; an unknown length goes chunked on HTTP/1.1.
-        try check(cnp_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(streamed.length ?? -1)))
+        try check(cnp_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(length ?? -1)))
         try check(cnp_curl_setopt_data_callback(handle, CURLOPT_READFUNCTION, sendBody))
         try check(cnp_curl_setopt_pointer(handle, CURLOPT_READDATA, context))
         try check(cnp_curl_setopt_seek_callback(handle, rewindBody))
@@ -260,26 +257,26 @@ private struct Options {
     }
   }
 
-  private func set(_ option: CURLoption, _ value: Int) throws(CNPinnedSessionError) {
+  private func set(_ option: CURLoption, _ value: Int) throws(CurlSetupError) {
     try check(cnp_curl_setopt_long(handle, option, value))
   }
 
-  private func set(_ option: CURLoption, _ value: String) throws(CNPinnedSessionError) {
+  private func set(_ option: CURLoption, _ value: String) throws(CurlSetupError) {
     try check(cnp_curl_setopt_string(handle, option, value))
   }
 
-  private func check(_ code: CURLcode) throws(CNPinnedSessionError) {
+  private func check(_ code: CURLcode) throws(CurlSetupError) {
     guard code == CURLE_OK else {
-      throw .transferFailed(host: host, reason: "libcurl refused an option: \(String(cString: curl_easy_strerror(code)))")
+      throw CurlSetupError("libcurl refused an option: \(String(cString: curl_easy_strerror(code)))")
     }
   }
 }
 
-// MARK: - libcurl callbacks: they capture nothing, find their request through the easy handle's
+// MARK: - libcurl callbacks: they capture nothing, find their job through the easy handle's
 // object, only hand facts to it, and fail closed when there is none.
 
 private let receiveBody: cnp_curl_data_callback = { data, size, count, context in
-  guard let transfer = CurlEasy.transfer(for: context) else { return 0 }
+  guard let transfer = CurlEasy.job(for: context) else { return 0 }
   switch transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) {
   case .taken: return size * count
   case .paused: return Int(CURL_WRITEFUNC_PAUSE)
@@ -288,7 +285,7 @@ private let receiveBody: cnp_curl_data_callback = { data, size, count, context i
 }
 
 private let sendBody: cnp_curl_data_callback = { buffer, size, count, context in
-  guard let buffer, let transfer = CurlEasy.transfer(for: context) else { return Int(CURL_READFUNC_ABORT) }
+  guard let buffer, let transfer = CurlEasy.job(for: context) else { return Int(CURL_READFUNC_ABORT) }
   switch transfer.sendBody(UnsafeMutableRawBufferPointer(start: buffer, count: size * count)) {
   case .bytes(let sent): return sent
   case .end: return 0
@@ -299,32 +296,32 @@ private let sendBody: cnp_curl_data_callback = { buffer, size, count, context in
 
 /// libcurl rewinds a body only to send it again from the start (on a fresh connection).
 private let rewindBody: cnp_curl_seek_callback = { context, offset, origin in
-  guard offset == 0, origin == SEEK_SET, let transfer = CurlEasy.transfer(for: context), transfer.rewindBody() else {
+  guard offset == 0, origin == SEEK_SET, let transfer = CurlEasy.job(for: context), transfer.rewindBody() else {
     return CURL_SEEKFUNC_CANTSEEK
   }
   return CURL_SEEKFUNC_OK
 }
 
 private let receiveHeader: cnp_curl_data_callback = { data, size, count, context in
-  guard let transfer = CurlEasy.transfer(for: context) else { return 0 }
+  guard let transfer = CurlEasy.job(for: context) else { return 0 }
   return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
 }
 
 private let configureTLS: cnp_curl_ssl_ctx_callback = { _, sslContext, context in
-  guard let sslContext, let transfer = CurlEasy.transfer(for: context) else { return CURLE_ABORTED_BY_CALLBACK }
+  guard let sslContext, let transfer = CurlEasy.job(for: context) else { return CURLE_ABORTED_BY_CALLBACK }
   return transfer.configureTLS(OpaquePointer(sslContext)) ? CURLE_OK : CURLE_SSL_CERTPROBLEM
 }
 
 private let watchIdleTime: cnp_curl_xferinfo_callback = { context, _, downloaded, _, uploaded in
-  guard let context, let transfer = CurlEasy.transfer(for: context) else { return 1 }
+  guard let context, let transfer = CurlEasy.job(for: context) else { return 1 }
   return transfer.watchIdleTime(moved: Int64(downloaded) + Int64(uploaded)) ? 0 : 1
 }
 
 private let judgeBeforeRequest: cnp_curl_prereq_callback = { context, _, _, remotePort, localPort in
-  guard let context, let transfer = CurlEasy.transfer(for: context) else { return Int32(CURL_PREREQFUNC_ABORT) }
+  guard let context, let transfer = CurlEasy.job(for: context) else { return Int32(CURL_PREREQFUNC_ABORT) }
   let easy = CurlEasy.from(context)
   let ssl = cnp_curl_ssl_pointer(easy.handle)
-  let judged = transfer.judge(ssl: ssl, at: transfer.plan.clock()) {
+  let judged = transfer.judge(ssl: ssl) {
     cnp_socket_registry_has_input(easy.sockets, localPort, remotePort) == 1
   }
   return judged ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)

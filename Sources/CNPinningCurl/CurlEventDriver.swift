@@ -2,7 +2,6 @@
 internal import CCurl
 internal import CNPinningCurlShims
 import CNPinning
-import CNPinningSessionCore
 import Foundation
 
 #if canImport(Glibc)
@@ -35,8 +34,8 @@ final class CurlEventDriver {
   /// A multi handle keeping at most `maximumConnections` connections open (idle ones), and at
   /// most `maximumConnectionsPerHost` to one host at once, and an epoll set that also watches
   /// `wakeDescriptor`.
-  init(maximumConnections: Int, maximumConnectionsPerHost: Int, wakeDescriptor: Int32) throws(CNPinnedSessionError) {
-    guard let multi = curl_multi_init() else { throw .setupFailed(reason: "libcurl cannot be initialised") }
+  init(maximumConnections: Int, maximumConnectionsPerHost: Int, wakeDescriptor: Int32) throws(CurlSetupError) {
+    guard let multi = curl_multi_init() else { throw CurlSetupError("libcurl cannot be initialised") }
     let epoll = cnp_epoll_create()
     guard epoll >= 0, cnp_epoll_watch(epoll, wakeDescriptor, CURL_POLL_IN) == 0,
       cnp_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maximumConnections) == CURLM_OK,
@@ -44,7 +43,7 @@ final class CurlEventDriver {
     else {
       if epoll >= 0 { Glibc.close(epoll) }
       curl_multi_cleanup(multi)
-      throw .setupFailed(reason: "cannot set up the network thread's event set")
+      throw CurlSetupError("cannot set up the network thread's event set")
     }
     self.multi = multi
     self.epoll = epoll
@@ -54,7 +53,7 @@ final class CurlEventDriver {
     else {
       Glibc.close(epoll)
       curl_multi_cleanup(multi)
-      throw .setupFailed(reason: "libcurl refused the event callbacks")
+      throw CurlSetupError("libcurl refused the event callbacks")
     }
   }
 

@@ -2,15 +2,15 @@
 internal import COpenSSL
 internal import CNPinningShims
 import CNPinning
-import CNPinningSessionCore
 import Foundation
 
 // Ownership, by construction:
 // - every OpenSSL callback finds its Swift object through ex_data of the OpenSSL object that
 //   owns it: a connection's `TLSConnectionState` is held by the connection's SSL_CTX and
-//   released by OpenSSL's free callback when the SSL_CTX goes; a `VerifiedChain` is held by
-//   each SSL_SESSION it was verified for (retained again when OpenSSL duplicates the session
-//   for a TLS 1.3 ticket) and released when the session goes;
+//   released by OpenSSL's free callback when the SSL_CTX goes; what the session keeps of a
+//   verified chain (`CurlRequest.TLS.keepVerifiedChain`) is held by each SSL_SESSION it was
+//   verified for (retained again when OpenSSL duplicates the session for a TLS 1.3 ticket) and
+//   released when the session goes;
 // - no OpenSSL object ever points at a request. Requests point at connection state (strongly),
 //   never the other way round.
 // - renegotiation is refused, so a connection is verified by exactly one handshake.
@@ -19,13 +19,11 @@ import Foundation
 /// only by the session's driver (inside libcurl and OpenSSL calls it makes; see `CurlMultiLoop`).
 // Unchecked Sendable: touched only by the session's driver, one thread at a time (inside libcurl and OpenSSL calls it makes).
 final class TLSConnectionState: @unchecked Sendable {
-  /// Who the connection was made for; a verified chain is recorded for exactly these.
-  let host: String
-  let port: Int
-  let trust: ObjectIdentifier
   /// The store the connection's chain is verified against, and how (`ChainVerification.run`).
   let trustStore: TrustStore
   let wantsPresentedChain: Bool
+  /// Makes what the session keeps of the chain verified for this connection.
+  let keepVerifiedChain: @Sendable ([CNCertificate], [CNCertificate]) -> AnyObject
   /// Facts about a handshake that fails (the ServerHello's version, an alert, OpenSSL's refusal).
   var failure = HandshakeFailureFacts()
   /// How many requests were judged on this connection.
@@ -44,17 +42,15 @@ final class TLSConnectionState: @unchecked Sendable {
   /// tells a body delimited by the connection's end from one cut short.
   var receivedCloseNotify = false
 
-  init(host: String, port: Int, trust: ObjectIdentifier, trustStore: TrustStore, wantsPresentedChain: Bool) {
-    self.host = host
-    self.port = port
-    self.trust = trust
-    self.trustStore = trustStore
-    self.wantsPresentedChain = wantsPresentedChain
+  init(_ tls: CurlRequest.TLS) {
+    trustStore = tls.trustStore
+    wantsPresentedChain = tls.wantsPresentedChain
+    keepVerifiedChain = tls.keepVerifiedChain
   }
 }
 
 /// The OpenSSL side of the session: sets up each new connection's SSL_CTX and collects facts.
-package enum TLSHooks {
+enum TLSHooks {
   /// ex_data slots: the SSL_CTX's connection state, the SSL_SESSION's verified chain.
   private static let connectionIndex = cnp_SSL_CTX_new_ex_index(releaseConnectionState)
   private static let sessionIndex = cnp_SSL_SESSION_new_ex_index(retainVerifiedChain, releaseVerifiedChain)
@@ -62,36 +58,32 @@ package enum TLSHooks {
   /// Prepares a new connection's SSL_CTX: the session's trust store, the host name to verify
   /// and the time to verify at, the lowest version, no renegotiation, session tickets, and the
   /// hooks. Returns the connection's state, or why the context cannot be used.
-  static func configure(
-    _ context: OpaquePointer, for policy: RequestPolicy, trustStore: TrustStore, at date: Date
-  ) -> Result<TLSConnectionState, TLSSetupFailure> {
-    let host = policy.host
+  static func configure(_ context: OpaquePointer, for tls: CurlRequest.TLS, at date: Date) -> Result<
+    TLSConnectionState, TLSSetupFailure
+  > {
     guard connectionIndex >= 0, sessionIndex >= 0 else { return .failure(.init("OpenSSL has no ex_data slot left")) }
     // libcurl makes one SSL_CTX per connection; a shared one would mix connections' facts.
     guard SSL_CTX_get_ex_data(context, connectionIndex) == nil else {
       return .failure(.init("libcurl reused a TLS context across connections"))
     }
-    SSL_CTX_set1_cert_store(context, trustStore.store)
+    SSL_CTX_set1_cert_store(context, tls.trustStore.store)
     // Hosts excepted from transport security may need OpenSSL's legacy algorithms; the rules
-    // that still apply are judged by `ConnectionVerdict`.
-    let minimumTLSVersion = policy.minimumTLSVersion
-    if lowersSecurityLevel(for: policy) { SSL_CTX_set_security_level(context, 0) }
-    guard cnp_SSL_CTX_set_min_proto_version(context, Int32(minimumTLSVersion.rawValue)) == 1,
+    // that still apply are judged by the session.
+    if tls.lowersSecurityLevel { SSL_CTX_set_security_level(context, 0) }
+    guard cnp_SSL_CTX_set_min_proto_version(context, Int32(tls.minimumVersion.rawValue)) == 1,
       let parameters = SSL_CTX_get0_param(context)
-    else { return .failure(.init("OpenSSL refused TLS version \(minimumTLSVersion)")) }
+    else { return .failure(.init("OpenSSL refused TLS version \(tls.minimumVersion)")) }
     cnp_SSL_CTX_refuse_renegotiation(context)
     cnp_SSL_CTX_accept_session_tickets(context)
-    guard ChainVerification.requireHost(host, isIPAddress: policy.hostName.isIPAddress, in: parameters) else {
-      return .failure(.init("\"\(host)\" is not a host name or IP address that OpenSSL can verify"))
+    guard ChainVerification.requireHost(tls.host, isIPAddress: tls.hostIsIPAddress, in: parameters) else {
+      return .failure(.init("\"\(tls.host)\" is not a host name or IP address that OpenSSL can verify"))
     }
     X509_VERIFY_PARAM_set_time(parameters, time_t(date.timeIntervalSince1970.rounded(.down)))
     SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
     SSL_CTX_set_cert_verify_callback(context, verifyChain, nil)
-    if policy.rules.isEnforced { cnp_SSL_CTX_set_message_callback(context, recordMessage, nil) }
+    if tls.recordsVersionMessages { cnp_SSL_CTX_set_message_callback(context, recordMessage, nil) }
     SSL_CTX_set_info_callback(context, recordAlert)
-    let state = TLSConnectionState(
-      host: host, port: policy.port, trust: policy.trust, trustStore: trustStore,
-      wantsPresentedChain: policy.wantsPresentedChain)
+    let state = TLSConnectionState(tls)
     state.storeSession = SSL_CTX_sess_get_new_cb(context)
     SSL_CTX_sess_set_new_cb(context, keepSession)
     guard SSL_CTX_set_ex_data(context, connectionIndex, Unmanaged.passRetained(state).toOpaque()) == 1 else {
@@ -99,12 +91,6 @@ package enum TLSHooks {
       return .failure(.init("OpenSSL cannot attach the connection's state"))
     }
     return .success(state)
-  }
-
-  /// Whether a connection under `policy` runs at OpenSSL's security level 0 (versions below
-  /// TLS 1.2, or weak certificates allowed), rather than the default.
-  package static func lowersSecurityLevel(for policy: RequestPolicy) -> Bool {
-    policy.minimumTLSVersion < .tls12 || (policy.rules.isEnforced && policy.rules.allowsWeakCertificates)
   }
 
   /// Prepares an HTTPS proxy's SSL_CTX: the proxy's own trust store and host name, TLS 1.2 or
@@ -130,10 +116,10 @@ package enum TLSHooks {
 
   /// The facts a request's verdict needs, read from the connection's SSL just before the request
   /// is sent. Also stops the per-record message hook: the handshake is over.
-  static func facts(of ssl: OpaquePointer) -> ConnectionFacts? {
+  static func facts(of ssl: OpaquePointer) -> CurlConnectionFacts? {
     guard let state = connectionState(of: ssl) else { return nil }
     state.requestsJudged += 1
-    let use: ConnectionFacts.Use
+    let use: CurlConnectionFacts.Use
     if state.requestsJudged > 1 {
       use = .reused
     } else {
@@ -142,15 +128,15 @@ package enum TLSHooks {
       state.cipher = negotiatedCipher(ssl)
       state.applicationProtocol = selectedApplicationProtocol(ssl)
     }
-    var verified: VerifiedChain?
+    var verified: AnyObject?
     if SSL_get_verify_result(ssl) == X509_V_OK, let session = SSL_get_session(ssl),
       let pointer = SSL_SESSION_get_ex_data(session, sessionIndex)
     {
-      verified = Unmanaged<VerifiedChain>.fromOpaque(pointer).takeUnretainedValue()
+      verified = Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue()
     }
-    return ConnectionFacts(
-      use: use, protocolVersion: Int(SSL_version(ssl)), cipher: state.cipher, verified: verified,
-      applicationProtocol: state.applicationProtocol)
+    return CurlConnectionFacts(
+      use: use, protocolVersion: Int(SSL_version(ssl)), cipher: state.cipher, applicationProtocol: state.applicationProtocol,
+      verified: verified)
   }
 
   private static func selectedApplicationProtocol(_ ssl: OpaquePointer) -> String? {
@@ -177,14 +163,15 @@ package enum TLSHooks {
     return Unmanaged<TLSConnectionState>.fromOpaque(pointer).takeUnretainedValue()
   }
 
-  /// Keeps `chain` with `session`, replacing whatever it held.
-  fileprivate static func record(_ chain: VerifiedChain, in session: OpaquePointer) -> Bool {
+  /// Keeps `chain` (what the session made of a verified chain) with `session`, replacing
+  /// whatever it held.
+  fileprivate static func record(_ chain: AnyObject, in session: OpaquePointer) -> Bool {
     let previous = SSL_SESSION_get_ex_data(session, sessionIndex)
     guard SSL_SESSION_set_ex_data(session, sessionIndex, Unmanaged.passRetained(chain).toOpaque()) == 1 else {
       Unmanaged.passUnretained(chain).release()
       return false
     }
-    if let previous { Unmanaged<VerifiedChain>.fromOpaque(previous).release() }
+    if let previous { Unmanaged<AnyObject>.fromOpaque(previous).release() }
     return true
   }
 
@@ -261,7 +248,7 @@ extension TLSHooks {
 
 /// Runs OpenSSL's own verification (chain, dates, host name) and records the outcome: the
 /// verified chain goes with the TLS session, a refusal with the connection. OpenSSL's verdict
-/// on trust stands; everything else is judged before each request by `ConnectionVerdict`.
+/// on trust stands; everything else is judged before each request by the session.
 private let verifyChain: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { storeContext, _ in
   guard let storeContext else { return 0 }
   guard let ssl = cnp_X509_STORE_CTX_get_ssl(storeContext), let state = TLSHooks.connectionState(of: ssl) else {
@@ -280,11 +267,7 @@ private let verifyChain: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer
     }
     return 0
   }
-  guard let session = SSL_get_session(ssl),
-    TLSHooks.record(
-      VerifiedChain(host: state.host, port: state.port, trust: state.trust, certificates: chain, presented: presented),
-      in: session)
-  else {
+  guard let session = SSL_get_session(ssl), TLSHooks.record(state.keepVerifiedChain(chain, presented), in: session) else {
     state.failure.verificationFailure = .untrusted(reason: "the verified chain cannot be read")
     state.failure.presented = presented
     X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
@@ -330,12 +313,12 @@ private let releaseConnectionState: cnp_ex_free_callback = { _, pointer, _, _, _
 }
 
 private let retainVerifiedChain: cnp_ex_dup_callback = { _, _, pointer, _, _, _ in
-  if let value = pointer?.pointee { _ = Unmanaged<VerifiedChain>.fromOpaque(value).retain() }
+  if let value = pointer?.pointee { _ = Unmanaged<AnyObject>.fromOpaque(value).retain() }
   return 1
 }
 
 private let releaseVerifiedChain: cnp_ex_free_callback = { _, pointer, _, _, _, _ in
   guard let pointer else { return }
-  Unmanaged<VerifiedChain>.fromOpaque(pointer).release()
+  Unmanaged<AnyObject>.fromOpaque(pointer).release()
 }
 #endif

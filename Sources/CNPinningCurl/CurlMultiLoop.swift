@@ -2,14 +2,13 @@
 internal import CCurl
 internal import CNPinningCurlShims
 import CNPinning
-import CNPinningSessionCore
 import Foundation
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The libcurl multi handle of a session and the thread that drives it: every transfer of a
+/// The libcurl multi handle of a session and the thread that drives it: every job of a
 /// session runs through it, so many concurrent requests share one connection cache and one TLS
 /// session cache.
 ///
@@ -48,13 +47,13 @@ import Glibc
 /// when nothing runs, under the same lock, so nothing can be left without a driver.
 /// There is no other timeout: a wake-up missed would show as a hang, not as a slow request.
 // Unchecked Sendable: the multi handle, easy handles and transfers are touched only by the driver, one thread at a time, handed over under the loop's lock (above).
-final class CurlMultiLoop: @unchecked Sendable {
+package final class CurlMultiLoop: @unchecked Sendable {
   private static let counter = Locked(0)
   private enum Command {
-    case start(CurlTransfer)
-    case cancel(CurlTransfer)
-    /// A streamed body can go on: unpause the transfer.
-    case resume(CurlTransfer)
+    case start(CurlJob)
+    case cancel(CurlJob)
+    /// A streamed body can go on: unpause the job.
+    case resume(CurlJob)
   }
 
   /// Who may touch libcurl now.
@@ -112,20 +111,25 @@ final class CurlMultiLoop: @unchecked Sendable {
   private let control = Locked(Control())
   private let finished = DispatchSemaphore(value: 0)
   /// The network thread's name.
-  let name: String
-  /// How many transfers ran on their caller's thread (`borrow`).
-  var borrowedTransfers: Int { control.withLock { $0.borrowed } }
+  package let name: String
+  /// How many jobs ran on their caller's thread (`borrow`).
+  package var borrowedTransfers: Int { control.withLock { $0.borrowed } }
   // Touched only by the driver:
   /// Running transfers, by the easy handle lent to each.
   private var active: [UnsafeMutableRawPointer: CurlEasy] = [:]
   private var idle: [CurlEasy] = []
-  /// Tasks whose transfers ended, to be resumed once the driver has decided to wait or park
+  /// Tasks whose jobs ended, to be resumed once the driver has decided to wait or park
   /// (`takeEndedTransfers`).
-  private var endedTransfers: [ReportDelivery.Resumption] = []
+  private var endedTransfers: [CurlDelivery.Resumption] = []
 
-  init(resolve: [CNHostOverride], maximumConnectionsPerHost: Int, borrowBudget: Duration) throws(CNPinnedSessionError) {
+  /// A loop whose requests connect to `resolve`'s addresses for their hosts and ports
+  /// (`CURLOPT_RESOLVE`), at most `maximumConnectionsPerHost` at once to one host, and that
+  /// drives an idle session's request on its caller's thread for at most `borrowBudget`.
+  package init(
+    resolve: [(host: String, port: Int, address: String)], maximumConnectionsPerHost: Int, borrowBudget: Duration
+  ) throws(CurlSetupError) {
     guard Self.globalInitialisation == CURLE_OK else {
-      throw .setupFailed(reason: "libcurl cannot be initialised")
+      throw CurlSetupError("libcurl cannot be initialised")
     }
     let wakeDescriptor = cnp_eventfd_create()
     let parkDescriptor = cnp_eventfd_create()
@@ -134,10 +138,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
     guard wakeDescriptor >= 0, parkDescriptor >= 0 else {
       closeDescriptors()
-      throw .setupFailed(reason: "cannot create the network thread's wake-ups")
+      throw CurlSetupError("cannot create the network thread's wake-ups")
     }
     let driver: CurlEventDriver
-    do throws(CNPinnedSessionError) {
+    do throws(CurlSetupError) {
       driver = try CurlEventDriver(
         maximumConnections: Self.maximumConnections, maximumConnectionsPerHost: maximumConnectionsPerHost,
         wakeDescriptor: wakeDescriptor)
@@ -151,13 +155,13 @@ final class CurlMultiLoop: @unchecked Sendable {
     else {
       driver.close()
       closeDescriptors()
-      throw .setupFailed(reason: "libcurl cannot share TLS sessions")
+      throw CurlSetupError("libcurl cannot share TLS sessions")
     }
     guard let sockets = cnp_socket_registry_create() else {
       driver.close()
       curl_share_cleanup(share)
       closeDescriptors()
-      throw .setupFailed(reason: "cannot allocate the socket registry")
+      throw CurlSetupError("cannot allocate the socket registry")
     }
     self.sockets = sockets
     self.driver = driver
@@ -167,7 +171,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     let (seconds, attoseconds) = min(max(borrowBudget, .zero), .seconds(3600)).components
     self.borrowBudget = UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
     var list: UnsafeMutablePointer<curl_slist>?
-    for override in resolve { list = curl_slist_append(list, "\(override.host):\(override.port):\(override.address)") }
+    for entry in resolve { list = curl_slist_append(list, "\(entry.host):\(entry.port):\(entry.address)") }
     resolveList = list
     // A per-process number, so that tests can tell this session's thread from others'.
     let number = Self.counter.withLock { value -> Int in
@@ -188,41 +192,32 @@ final class CurlMultiLoop: @unchecked Sendable {
     Glibc.close(parkDescriptor)
   }
 
-  /// Runs `transfer` to completion (or, with a streamed response body, until the body starts;
-  /// the rest follows through its channel). Cancelling the calling task cancels the transfer.
-  func perform(_ transfer: CurlTransfer) async -> TransferReport {
-    if transfer.streamsABody {
-      // The streamed bodies hold the loop and transfer weakly: neither keeps the other alive.
-      transfer.connect(
-        wake: { [weak self, weak transfer] in
-          guard let self, let transfer else { return }
-          enqueue(.resume(transfer))
-        },
-        cancel: { [weak self, weak transfer] in
-          guard let self, let transfer else { return }
-          cancel(transfer)
-        })
-    }
-    transfer.queuedAt = DispatchTime.now().uptimeNanoseconds
-    let report = await withTaskCancellationHandler {
-      if !borrow(for: transfer) { enqueue(.start(transfer)) }
-      return await transfer.report.take()
+  /// Runs `job` until it is delivered: at its end or, with a streamed response body, when the
+  /// session delivers it as the body starts (the rest follows through the session's channel).
+  /// Cancelling the calling task cancels the job.
+  package func perform(_ job: CurlJob) async {
+    job.queuedAt = DispatchTime.now().uptimeNanoseconds
+    await withTaskCancellationHandler {
+      if !borrow(for: job) { enqueue(.start(job)) }
+      await job.delivery.take()
     } onCancel: {
-      cancel(transfer)
+      cancel(job)
     }
-    let quick = report.networkTime < borrowBudget
+    let quick = job.networkTime < borrowBudget
     control.withLock { $0.lastRequestWasQuick = quick }
-    return report
   }
 
-  /// Stops `transfer` with `cancelled`, whether it is queued or running.
-  private func cancel(_ transfer: CurlTransfer) {
-    transfer.cancellation.withLock { $0 = true }
-    enqueue(.cancel(transfer))
+  /// Unpauses `job`, whose streamed body (either way) can go on.
+  package func resume(_ job: CurlJob) { enqueue(.resume(job)) }
+
+  /// Stops `job` (its end: `cancelled`), whether it is queued or running.
+  package func cancel(_ job: CurlJob) {
+    job.cancellation.withLock { $0 = true }
+    enqueue(.cancel(job))
   }
 
-  /// Fails every transfer with `sessionInvalidated` and stops the thread.
-  func shutdown() {
+  /// Ends every job (`sessionStopped`) and stops the thread.
+  package func shutdown() {
     let wakeUp = control.withLock { state -> WakeUp? in
       guard !state.shuttingDown else { return nil }
       state.shuttingDown = true
@@ -241,8 +236,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
     if let wakeUp {
       send(wakeUp)
-    } else if case .start(let transfer) = command {
-      transfer.finish(.failure(.sessionInvalidated))?.resume()
+    } else if case .start(let job) = command {
+      job.end(.sessionStopped)?.resume()
     }
   }
 
@@ -316,10 +311,10 @@ final class CurlMultiLoop: @unchecked Sendable {
       }
     }
     for easy in active.values {
-      if let transfer = easy.transfer { finish(transfer, easy, .failure(.sessionInvalidated)) }
+      if let job = easy.job { finish(job, easy, .sessionStopped) }
     }
     control.withLock { state in
-      for case .start(let transfer) in state.queue { end(transfer, .failure(.sessionInvalidated)) }
+      for case .start(let job) in state.queue { end(job, .sessionStopped) }
       state.queue = []
     }
     for resumption in takeEndedTransfers() { resumption.resume() }
@@ -336,7 +331,7 @@ final class CurlMultiLoop: @unchecked Sendable {
   /// Runs `transfer` on the calling thread if the session is idle and its latest request was
   /// quick (see the type's comment); returns false, having done nothing, when it is not.
   /// Otherwise returns once the transfer has reported or the role is handed on.
-  private func borrow(for transfer: CurlTransfer) -> Bool {
+  private func borrow(for transfer: CurlJob) -> Bool {
     let deadline = DispatchTime.now().uptimeNanoseconds &+ borrowBudget
     let borrowed = control.withLock { state -> Bool in
       guard case .nobody = state.driver, state.queue.isEmpty, !state.shuttingDown, state.lastRequestWasQuick
@@ -354,7 +349,7 @@ final class CurlMultiLoop: @unchecked Sendable {
       let ended = takeEndedTransfers()
       enum Next { case wait, release, handOver }
       let next = control.withLock { state -> Next in
-        let done = transfer.report.hasDelivered || DispatchTime.now().uptimeNanoseconds >= deadline
+        let done = transfer.delivery.hasDelivered || DispatchTime.now().uptimeNanoseconds >= deadline
         guard done || !state.queue.isEmpty || state.shuttingDown else {
           state.driverIsWaiting = true
           return .wait
@@ -382,86 +377,86 @@ final class CurlMultiLoop: @unchecked Sendable {
 
   private func handle(_ command: Command) {
     switch command {
-    case .start(let transfer):
-      if transfer.cancellation.withLock({ $0 }) {
-        end(transfer, .failure(.cancelled))
+    case .start(let job):
+      if job.cancellation.withLock({ $0 }) {
+        end(job, .cancelled)
         return
       }
-      start(transfer)
-    case .cancel(let transfer):
-      guard let easy = activeHandle(of: transfer) else { return }
-      finish(transfer, easy, .failure(.cancelled))
-    case .resume(let transfer):
+      start(job)
+    case .cancel(let job):
+      guard let easy = activeHandle(of: job) else { return }
+      finish(job, easy, .cancelled)
+    case .resume(let job):
       // Both directions: the side still not ready pauses again at its next callback. libcurl
-      // sets its timer to run the transfer at once.
-      guard let easy = activeHandle(of: transfer) else { return }
+      // sets its timer to run the job at once.
+      guard let easy = activeHandle(of: job) else { return }
       _ = curl_easy_pause(easy.handle, CURLPAUSE_CONT)
     }
   }
 
-  private func activeHandle(of transfer: CurlTransfer) -> CurlEasy? {
-    active.values.first { $0.transfer === transfer }
+  private func activeHandle(of job: CurlJob) -> CurlEasy? {
+    active.values.first { $0.job === job }
   }
 
-  private func start(_ transfer: CurlTransfer) {
+  private func start(_ job: CurlJob) {
     let easy: CurlEasy
-    do throws(CNPinnedSessionError) {
+    do throws(CurlSetupError) {
       if let reused = idle.popLast() { easy = reused } else { easy = try CurlEasy(share: share, sockets: sockets) }
     } catch {
-      end(transfer, .failure(error))
+      end(job, .notStarted(reason: error.reason))
       return
     }
-    do throws(CNPinnedSessionError) {
-      try easy.bind(transfer, resolve: resolveList)
+    do throws(CurlSetupError) {
+      try easy.bind(job, resolve: resolveList)
     } catch {
       release(easy)
-      end(transfer, .failure(error))
+      end(job, .notStarted(reason: error.reason))
       return
     }
-    // Adding sets libcurl's timer to now: the transfer starts on the loop's next turn.
+    // Adding sets libcurl's timer to now: the job starts on the loop's next turn.
     guard curl_multi_add_handle(driver.multi, easy.handle) == CURLM_OK else {
       release(easy)
-      end(transfer, .failure(.transferFailed(host: transfer.plan.host, reason: "curl_multi_add_handle failed")))
+      end(job, .notStarted(reason: "curl_multi_add_handle failed"))
       return
     }
     active[easy.handle] = easy
   }
 
-  /// Finishes every transfer libcurl is done with.
+  /// Finishes every job libcurl is done with.
   private func collectFinishedTransfers() {
     var remaining: Int32 = 0
     while let message = curl_multi_info_read(driver.multi, &remaining) {
       guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle, let easy = active[handle],
-        let transfer = easy.transfer
+        let job = easy.job
       else { continue }
-      let result = easy.result(cnp_curl_message_result(message))
-      finish(transfer, easy, transfer.outcome(result))
+      let completion = job.completion(easy.result(cnp_curl_message_result(message)))
+      finish(job, easy, .finished(completion))
     }
   }
 
-  private func finish(_ transfer: CurlTransfer, _ easy: CurlEasy, _ result: Result<CurlResponse, CNPinnedSessionError>) {
+  private func finish(_ job: CurlJob, _ easy: CurlEasy, _ result: CurlEnd) {
     curl_multi_remove_handle(driver.multi, easy.handle)
     active[easy.handle] = nil
     easy.unbind()
-    end(transfer, result)
+    end(job, result)
     keep(easy)
   }
 
-  /// Ends `transfer` with `result`; the task waiting for it is resumed from `takeEndedTransfers`.
-  private func end(_ transfer: CurlTransfer, _ result: Result<CurlResponse, CNPinnedSessionError>) {
-    if let resumption = transfer.finish(result) { endedTransfers.append(resumption) }
+  /// Ends `job`; the task waiting for it is resumed from `takeEndedTransfers`.
+  private func end(_ job: CurlJob, _ result: CurlEnd) {
+    if let resumption = job.end(result) { endedTransfers.append(resumption) }
   }
 
-  /// The tasks whose transfers ended, to resume. The driver takes them before it decides whether
-  /// to wait, park or hand over, and resumes them after: a task that sends its next request at
+  /// The tasks whose jobs ended, to resume. The driver takes them before it decides whether to
+  /// wait, park or hand over, and resumes them after: a task that sends its next request at
   /// once then finds an idle session idle (resuming touches nothing of libcurl's).
-  private func takeEndedTransfers() -> [ReportDelivery.Resumption] {
+  private func takeEndedTransfers() -> [CurlDelivery.Resumption] {
     guard !endedTransfers.isEmpty else { return [] }
     defer { endedTransfers.removeAll(keepingCapacity: true) }
     return endedTransfers
   }
 
-  /// Takes a handle back from its request and keeps it for the next one.
+  /// Takes a handle back from its job and keeps it for the next one.
   private func release(_ easy: CurlEasy) {
     easy.unbind()
     keep(easy)

@@ -2,7 +2,6 @@
 internal import COpenSSL
 internal import CNPinningShims
 import CNPinning
-import CNPinningSessionCore
 import Foundation
 
 /// OpenSSL's verification of a server's chain, in one place for the TLS handshake (the session's

@@ -2,7 +2,6 @@
 internal import COpenSSL
 internal import CNPinningShims
 import CNPinning
-import CNPinningSessionCore
 
 /// The OpenSSL certificate store a session verifies chains against, built once per session and
 /// shared (by reference count) with every TLS connection it makes.
@@ -22,18 +21,19 @@ package final class TrustStore: @unchecked Sendable {
   /// what a chain the whole store does not verify is tried against. Nil otherwise.
   let customAnchorsAsGiven: OpaquePointer?
 
-  package init(_ trust: CNTrust) throws(CNPinnedSessionError) {
-    switch trust {
-    case .system:
+  /// The system's anchors, the custom ones, or both (at least one of them).
+  package init(system: Bool, customAnchors: [CNCertificate]) throws(CurlSetupError) {
+    switch (system, customAnchors.isEmpty) {
+    case (true, true):
       store = try Self.systemStore()
       trustsStoreAsGiven = false
       customAnchorsAsGiven = nil
-    case .customAnchors(let custom):
-      store = try Self.store(of: custom)
+    case (false, _):
+      store = try Self.store(of: customAnchors)
       trustsStoreAsGiven = true
       customAnchorsAsGiven = nil
-    case .systemAndCustomAnchors(let custom):
-      let custom = try Self.store(of: custom)
+    case (true, false):
+      let custom = try Self.store(of: customAnchors)
       let system: OpaquePointer
       do {
         system = try Self.systemStore()
@@ -53,30 +53,30 @@ package final class TrustStore: @unchecked Sendable {
     }
   }
 
-  private static func systemStore() throws(CNPinnedSessionError) -> OpaquePointer {
-    guard let store = X509_STORE_new() else { throw .invalidArgument("cannot allocate an OpenSSL store") }
+  private static func systemStore() throws(CurlSetupError) -> OpaquePointer {
+    guard let store = X509_STORE_new() else { throw CurlSetupError("cannot allocate an OpenSSL store") }
     guard X509_STORE_set_default_paths(store) == 1 else {
       ERR_clear_error()
       X509_STORE_free(store)
-      throw .invalidArgument("OpenSSL cannot load the system trust store")
+      throw CurlSetupError("OpenSSL cannot load the system trust store")
     }
     return store
   }
 
-  private static func store(of anchors: [CNCertificate]) throws(CNPinnedSessionError) -> OpaquePointer {
-    guard !anchors.isEmpty else { throw .invalidArgument("custom trust needs at least one anchor certificate") }
-    guard let store = X509_STORE_new() else { throw .invalidArgument("cannot allocate an OpenSSL store") }
+  private static func store(of anchors: [CNCertificate]) throws(CurlSetupError) -> OpaquePointer {
+    guard !anchors.isEmpty else { throw CurlSetupError("custom trust needs at least one anchor certificate") }
+    guard let store = X509_STORE_new() else { throw CurlSetupError("cannot allocate an OpenSSL store") }
     for anchor in anchors {
       guard let x509 = x509(anchor.derEncoded) else {
         ERR_clear_error()
         X509_STORE_free(store)
-        throw .invalidArgument("OpenSSL cannot use the anchor \(anchor)")
+        throw CurlSetupError("OpenSSL cannot use the anchor \(anchor)")
       }
       defer { X509_free(x509) }
       guard X509_STORE_add_cert(store, x509) == 1 else {
         ERR_clear_error()
         X509_STORE_free(store)
-        throw .invalidArgument("OpenSSL cannot use the anchor \(anchor)")
+        throw CurlSetupError("OpenSSL cannot use the anchor \(anchor)")
       }
     }
     return store

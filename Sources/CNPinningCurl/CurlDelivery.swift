@@ -1,0 +1,88 @@
+#if CNPINNING_LINUX_BACKEND
+import CNPinning
+import Dispatch
+
+/// How the end of a job reaches the requesting task: the one part of a job that two threads
+/// touch. The session's driver delivers once (the report itself is the session's: written before
+/// the delivery, read after it); the task goes on at once when it is already delivered (a request
+/// that drove itself, `CurlMultiLoop.borrow`, never suspends), or waits for it.
+package final class CurlDelivery: Sendable {
+  private enum State {
+    case pending
+    case waiting(UnsafeContinuation<Void, Never>)
+    case delivered
+    case taken
+  }
+  /// `Locked` (a pthread mutex underneath), not `Synchronization.Mutex`: on Linux the Mutex waits
+  /// in the kernel when contended, where ThreadSanitizer cannot see the ordering it gives, so
+  /// `make tsan` reported this hand-off as a race (see docs/decisions/testing.md).
+  private let state = Locked(State.pending)
+  /// When the delivery was made (uptime nanoseconds; 0 before).
+  private let time = Locked<UInt64>(0)
+
+  package init() {}
+
+  /// When the delivery was made (uptime nanoseconds; 0 before).
+  package var deliveredAt: UInt64 { time.withLock { $0 } }
+
+  /// Whether the job has been delivered (taken or not).
+  package var hasDelivered: Bool {
+    state.withLock { state in
+      switch state {
+      case .pending, .waiting: false
+      case .delivered, .taken: true
+      }
+    }
+  }
+
+  /// The task that already waits for the delivery: whoever delivered resumes it, when it chooses
+  /// to (`CurlMultiLoop` does once it has decided whether to park).
+  package struct Resumption {
+    let continuation: UnsafeContinuation<Void, Never>
+    package func resume() { continuation.resume() }
+  }
+
+  /// Delivers, unless delivered already (later deliveries do nothing); returns the waiting
+  /// task's resumption, if a task waits.
+  package func deliver() -> Resumption? {
+    guard !hasDelivered else { return nil }
+    time.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
+    let waiting = state.withLock { state -> UnsafeContinuation<Void, Never>? in
+      switch state {
+      case .pending:
+        state = .delivered
+        return nil
+      case .waiting(let continuation):
+        state = .taken
+        return continuation
+      case .delivered, .taken:
+        return nil
+      }
+    }
+    return waiting.map { Resumption(continuation: $0) }
+  }
+
+  /// Returns at once if delivered, else when it is. Called once.
+  package func take() async {
+    let delivered = state.withLock { state -> Bool in
+      guard case .delivered = state else { return false }
+      state = .taken
+      return true
+    }
+    if delivered { return }
+    // Resumed exactly once: here when the delivery came meanwhile, or through the one Resumption
+    // `deliver` returns, which it makes only from `.waiting` and leaves `.taken` behind.
+    await withUnsafeContinuation { continuation in
+      let delivered = state.withLock { state -> Bool in
+        if case .delivered = state {
+          state = .taken
+          return true
+        }
+        state = .waiting(continuation)
+        return false
+      }
+      if delivered { continuation.resume() }
+    }
+  }
+}
+#endif
