@@ -62,7 +62,10 @@ package final class CurlDelivery: Sendable {
     return waiting.map { Resumption(continuation: $0) }
   }
 
-  /// Returns at once if delivered, else when it is. Called once.
+  /// Returns at once if delivered, else when it is. Called once. Either way the state's lock is
+  /// taken after the delivery, so what the deliverer wrote before delivering is ordered before
+  /// what the task reads next through the lock, which ThreadSanitizer sees (it cannot see the
+  /// ordering a continuation's resumption gives).
   package func take() async {
     let delivered = state.withLock { state -> Bool in
       guard case .delivered = state else { return false }
@@ -70,6 +73,7 @@ package final class CurlDelivery: Sendable {
       return true
     }
     if delivered { return }
+    defer { state.withLock { _ in } }
     // Resumed exactly once: here when the delivery came meanwhile, or through the one Resumption
     // `deliver` returns, which it makes only from `.waiting` and leaves `.taken` behind.
     await withUnsafeContinuation { continuation in

@@ -8,8 +8,9 @@ public struct CNHTTPRequest: Sendable {
   public var method: String
   /// An absolute http or https URL.
   public var url: URL
-  /// The header fields, in order. Fields with the same name are sent as one, their values
-  /// joined by ", " (RFC 9110 §5.3), as `URLRequest` sends them.
+  /// The header fields, sent in this order, each repeat as a field of its own (on Apple
+  /// platforms URLSession joins a repeated name's values with ","). A `Content-Length` field
+  /// must be a plain decimal that agrees with the body.
   public var headerFields: [CNHTTPField]
   /// The body to send, if any.
   public var body: Body?
@@ -57,7 +58,9 @@ public struct CNHTTPRequest: Sendable {
 
     /// The chunks of `sequence`, read once, as they are sent. `length`, when given, must be the
     /// sum of the chunks' sizes: a sequence that ends short of it or goes on past it fails the
-    /// request with `invalidArgument` naming the length, before its last bytes are sent.
+    /// request with `invalidArgument` naming the length, before its last bytes are sent. A
+    /// negative length (`URLResponse.expectedContentLength`'s -1 for "unknown") is refused with
+    /// `invalidArgument` before anything is sent: give nil for a length not known.
     /// A redirect that keeps the body (307, 308) fails with `unsupportedRequest`, since a
     /// sequence is read only once. An error the sequence throws cuts the request off (never
     /// ending it as if whole) and fails it with `transferFailed` naming the error, or

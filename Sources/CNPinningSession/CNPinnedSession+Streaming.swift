@@ -15,7 +15,7 @@ extension CNPinnedSession {
   /// more than the socket buffers; on Apple platforms through `URLSession.bytes(for:delegate:)`,
   /// read only as the reader makes room. Both stop at `maximumDownloadSize`.
   public func bytes(for request: URLRequest) async throws -> (AsyncBytes, HTTPURLResponse) {
-    let (outcome, body) = try await engine.exchange(request, into: ResponseBodyChannel.self)
+    let (outcome, body) = try await engine.exchange(SessionRequest(request), into: ResponseBodyChannel.self)
     let response = outcome.response
     return (AsyncBytes(body), response)
   }
@@ -28,7 +28,9 @@ extension CNPinnedSession {
   /// Sends `request` with the contents of `fileURL` as its body, read from disk as it is sent
   /// (never held whole in memory). A redirect that keeps the body sends the file again.
   public func upload(for request: URLRequest, fromFile fileURL: URL) async throws -> (Data, HTTPURLResponse) {
-    let (outcome, _) = try await engine.exchange(request, upload: .file(fileURL), into: BodyInMemory.self)
+    var sent = SessionRequest(request)
+    sent.body = .upload(.file(fileURL))
+    let (outcome, _) = try await engine.exchange(sent, into: BodyInMemory.self)
     return (outcome.body, outcome.response)
   }
 

@@ -69,12 +69,12 @@ public final class CNPinnedSession: Sendable {
   /// Loads `request`, following redirects (each hop is judged by its own host's pins).
   /// Throws `CNPinnedSessionError`.
   public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    try await load(request, progress: nil)
+    try await data(for: SessionRequest(request), progress: nil)
   }
 
   /// Loads `request` as `data(for:)` does, updating `progress` as the body arrives.
   public func data(for request: URLRequest, progress: CNTransferProgress) async throws -> (Data, HTTPURLResponse) {
-    try await load(request, progress: progress)
+    try await data(for: SessionRequest(request), progress: progress)
   }
 
   /// Loads `url` with a GET request.
@@ -85,12 +85,12 @@ public final class CNPinnedSession: Sendable {
   /// Loads `request` into a temporary file, for bodies too large to hold in memory. The caller
   /// owns the file and should move or delete it.
   public func download(for request: URLRequest) async throws -> (URL, HTTPURLResponse) {
-    try await downloadFile(request, progress: nil)
+    try await download(for: SessionRequest(request), progress: nil)
   }
 
   /// Downloads `request` as `download(for:)` does, updating `progress` as the body arrives.
   public func download(for request: URLRequest, progress: CNTransferProgress) async throws -> (URL, HTTPURLResponse) {
-    try await downloadFile(request, progress: progress)
+    try await download(for: SessionRequest(request), progress: progress)
   }
 
   /// Downloads `url` with a GET request into a temporary file.
@@ -114,7 +114,7 @@ public final class CNPinnedSession: Sendable {
       outer?(event)
     }
     do {
-      _ = try await engine.perform(URLRequest(url: url), destination: .memory, observer: observer, connectOnly: true)
+      _ = try await engine.perform(SessionRequest(url: url), destination: .memory, observer: observer, connectOnly: true)
     } catch {
       throw CNProbeError(error: error, event: events.withLock { $0.last })
     }
@@ -136,14 +136,17 @@ public final class CNPinnedSession: Sendable {
     engine.invalidate()
   }
 
-  private func load(_ request: URLRequest, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
+  /// `data(for:)` for a request in the session's own form, whose fields keep their order and
+  /// repeats (what `cnpin get -H` sends).
+  package func data(for request: SessionRequest, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
     -> (Data, HTTPURLResponse)
   {
     let (outcome, _) = try await engine.exchange(request, into: BodyInMemory.self, progress: progress)
     return (outcome.body, outcome.response)
   }
 
-  private func downloadFile(_ request: URLRequest, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
+  /// `download(for:)` for a request in the session's own form.
+  package func download(for request: SessionRequest, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
     -> (URL, HTTPURLResponse)
   {
     let (outcome, file) = try await engine.exchange(request, into: DownloadFile.self, progress: progress)

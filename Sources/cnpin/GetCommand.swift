@@ -129,7 +129,7 @@ enum GetCommand {
         bodyBytes = progress.receivedBytes
         try place(file, at: output, clobber: clobber)
       } else {
-        (data, response) = try await session.data(for: request)
+        (data, response) = try await session.data(for: request, progress: nil)
         bodyBytes = data.count
       }
     } catch let error as CNPinnedSessionError {
@@ -241,30 +241,34 @@ enum GetCommand {
     }
   }
 
-  private static func makeRequest(_ url: URL, _ arguments: Arguments) throws(CLIError) -> URLRequest {
-    var request = URLRequest(url: url)
-    if let body = arguments.value("-d") {
-      if body.hasPrefix("@") {
-        do {
-          request.httpBody = try Data(contentsOf: URL(fileURLWithPath: String(body.dropFirst())))
-        } catch {
-          throw .usage("cannot read -d \(body): \(error.localizedDescription)")
-        }
-      } else {
-        request.httpBody = Data(body.utf8)
-      }
-      request.httpMethod = "POST"
-      request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-    }
-    if let method = arguments.value("-X") { request.httpMethod = method }
+  /// The request, its `-H` fields in the order given, each repeat sent (as curl sends them).
+  private static func makeRequest(_ url: URL, _ arguments: Arguments) throws(CLIError) -> SessionRequest {
+    var request = SessionRequest(url: url)
     for header in arguments.values("-H") {
       guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
         throw .usage("-H needs 'Name: value', not \"\(header)\"")
       }
-      request.setValue(
-        header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces),
-        forHTTPHeaderField: String(header[..<colon]))
+      request.fields.append(
+        CNHTTPField(
+          name: String(header[..<colon]), value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
     }
+    if let body = arguments.value("-d") {
+      if body.hasPrefix("@") {
+        do {
+          request.body = .data(try Data(contentsOf: URL(fileURLWithPath: String(body.dropFirst()))))
+        } catch {
+          throw .usage("cannot read -d \(body): \(error.localizedDescription)")
+        }
+      } else {
+        request.body = .data(Data(body.utf8))
+      }
+      request.method = "POST"
+      // As curl: the form type unless a -H gives the type.
+      if request.value(forField: "Content-Type") == nil {
+        request.fields.append(CNHTTPField(name: "Content-Type", value: "application/x-www-form-urlencoded"))
+      }
+    }
+    if let method = arguments.value("-X") { request.method = method }
     return request
   }
 }

@@ -322,8 +322,12 @@ struct CookieRuleTests {
     let response = try #require(
       HTTPURLResponse(
         url: URL(string: setter)!, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Set-Cookie": "a=1; Path=/"]))
-    Cookies.store(from: TransferOutcome(response: response, body: Data()), of: URLRequest(url: URL(string: setter)!), in: storage)
-    #expect(Cookies.header(for: URLRequest(url: URL(string: reader)!), from: storage) == "a=1")
+    Cookies.store(
+      from: TransferOutcome(response: response, body: Data()), of: SessionRequest(url: URL(string: setter)!),
+      at: try RequestTarget(URL(string: setter)!), in: storage)
+    #expect(
+      Cookies.header(for: SessionRequest(url: URL(string: reader)!), at: try RequestTarget(URL(string: reader)!), from: storage)
+        == "a=1")
   }
 
   /// Stores what `url` sets with these `Set-Cookie` lines, as a response would.
@@ -331,7 +335,9 @@ struct CookieRuleTests {
     let url = try #require(URL(string: url))
     let fields = Dictionary(uniqueKeysWithValues: [("Set-Cookie", lines.joined(separator: ", "))])
     let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields))
-    Cookies.store(from: TransferOutcome(response: response, body: Data()), of: URLRequest(url: url), in: storage)
+    Cookies.store(
+      from: TransferOutcome(response: response, body: Data()), of: SessionRequest(url: url), at: try RequestTarget(url),
+      in: storage)
   }
 
   /// 60 host names under one registrable domain, 50 cookies each, cannot fill the jar: the cap
@@ -382,7 +388,8 @@ struct CookieRuleTests {
       HTTPCookie(properties: [.name: "sid", .value: "FIXED", .domain: ".test", .path: "/"]))
     storage.setCookie(planted)
     #expect(storage.cookies(for: URL(string: "https://api.test/")!)?.count == 1, "FoundationNetworking would send it")
-    #expect(Cookies.header(for: URLRequest(url: URL(string: "https://api.test/")!), from: storage) == nil)
+    let url = URL(string: "https://api.test/")!
+    #expect(Cookies.header(for: SessionRequest(url: url), at: try RequestTarget(url), from: storage) == nil)
   }
 }
 

@@ -65,6 +65,52 @@ struct HTTPBehaviourTests {
     #expect(String(data) == (method == "HEAD" ? "" : "hello"))
   }
 
+  /// A caller's `Content-Length` that is not a plain decimal, that two fields state
+  /// differently, or that contradicts the body (a GET without one, a body of another length) is
+  /// refused with `invalidArgument` before anything is sent, through `data(for:)` as through
+  /// `exchange(_:)`: sent as it was, it desynchronised a kept-alive connection.
+  @Test(
+    arguments: [
+      (nil, ["+10"]), (nil, ["5"]), ("four", ["3"]), ("four", ["4", "5"]), ("four", [" 4"]), ("four", ["0x4"]),
+    ] as [(String?, [String])])
+  func aContentLengthThatIsNotTheBodysIsRefusedOnEveryPath(_ body: String?, _ stated: [String]) async throws {
+    let (server, session) = try Self.fixture()
+    var request = URLRequest(url: server.url("/", hostName: "api.test"))
+    if let body {
+      request.httpMethod = "POST"
+      request.httpBody = Data(body.utf8)
+    }
+    for value in stated { request.addValue(value, forHTTPHeaderField: "Content-Length") }
+    let failure = await error { _ = try await session.data(for: request) }
+    #expect(failure?.code == .invalidArgument, "\(stated): \(String(describing: failure))")
+    let exchange = CNHTTPRequest(
+      method: body == nil ? "GET" : "POST", url: server.url("/", hostName: "api.test"),
+      headerFields: stated.map { CNHTTPField(name: "Content-Length", value: $0) }, body: body.map { .init(Data($0.utf8)) })
+    let exchanged = await error { _ = try await session.exchange(exchange) }
+    #expect(exchanged?.code == .invalidArgument, "\(stated): \(String(describing: exchanged))")
+    #expect(server.requests.isEmpty)
+  }
+
+  /// A negative stated length is refused before any byte is sent: -1 (what
+  /// `URLResponse.expectedContentLength` holds when the length is not known) used to leave the
+  /// sequence unread and send a complete, empty chunked body that the server answered 200.
+  @Test func aNegativeLengthIsRefusedBeforeAnythingIsSent() async throws {
+    let (server, session) = try Self.fixture()
+    let asked = Locked(0)
+    let chunks = AsyncStream<Data> { continuation in
+      asked.withLock { $0 += 1 }
+      continuation.yield(Data("body".utf8))
+      continuation.finish()
+    }
+    for length in [-1, -5] {
+      let request = CNHTTPRequest(method: "PUT", url: server.url("/", hostName: "api.test"), body: .init(chunks, length: length))
+      let failure = await error { _ = try await session.exchange(request) }
+      let reason = try #require(failure?.reason(ifCode: .invalidArgument), "\(String(describing: failure))")
+      #expect(reason.contains("length is \(length)"), "\(reason)")
+    }
+    #expect(server.requests.isEmpty)
+  }
+
   @Test func errorStatusesAreResponsesNotErrors() async throws {
     let (server, session) = try Self.fixture { _ in .text("missing", status: 404) }
     let (data, response) = try await session.data(from: server.url("/nope", hostName: "api.test"))

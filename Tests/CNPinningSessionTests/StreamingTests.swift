@@ -51,6 +51,32 @@ struct StreamingTests {
     return received
   }
 
+  /// A streamed request refused before any transport writes its body (an unpinned host under
+  /// `.deny`, a method that is no token) fails at once: the body it would have streamed into
+  /// is ended with the refusal (it used to be waited on for an end no transport would write, and
+  /// the request hung).
+  @Test func aStreamedRequestRefusedBeforeTheNetworkFailsAtOnce() async throws {
+    var configuration = CNPinnedSessionConfiguration()
+    configuration.unpinnedHosts = .deny
+    let session = try CNPinnedSession(manager: nil, configuration: configuration)
+    var badMethod = URLRequest(url: URL(string: "https://127.0.0.1:1/")!)
+    badMethod.httpMethod = "NOT A TOKEN"
+    let lenient = try CNPinnedSession(manager: nil)
+    let refusals = Locked<[CNPinnedSessionError.Code]>([])
+    let finished = Task {
+      for (session, request) in [(session, URLRequest(url: URL(string: "https://127.0.0.1:1/")!)), (lenient, badMethod)] {
+        do {
+          _ = try await session.bytes(for: request)
+        } catch let error as CNPinnedSessionError {
+          refusals.withLock { $0.append(error.code) }
+        }
+      }
+    }
+    #expect(await eventually(within: 20) { refusals.withLock { $0.count } == 2 }, "a streamed request hung")
+    #expect(refusals.withLock { $0 } == [.hostNotPinned, .invalidArgument])
+    finished.cancel()
+  }
+
   @Test func aBodyLargerThanTheBufferArrivesWholeThroughASlowReader() async throws {
     // 12 MiB through a 1 MiB buffer: the transfer must pause and be woken many times.
     let pki = try TestPKI()

@@ -88,6 +88,29 @@ struct OtherCommandTests {
     #expect(rogue.stderr.contains("api.test"), "\(rogue.stderr)")
   }
 
+  /// `-H` fields go out as given: in order, each repeat sent (curl sends both `X-A`s); they used
+  /// to go out sorted by name with a repeated name's first value dropped. A Content-Length that
+  /// is not a plain decimal, or that a GET without a body contradicts, is refused before anything
+  /// is sent.
+  @Test func headerFieldsGoOutAsWritten() async throws {
+    let fixture = try Fixture()
+    let base = ["get", "--config", try fixture.configuration(), "--cafile", fixture.caFile] + fixture.resolve(fixture.genuine)
+    let url = "https://api.test:\(fixture.genuine.port)/"
+    let run = try await cnpin(base + [url, "-H", "Zeta: 1", "-H", "Alpha: 2", "-H", "X-A: 1", "-H", "X-A: 2"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let sent = try #require(fixture.genuine.requests.last).headers.filter {
+      ["zeta", "alpha", "x-a"].contains($0.name.lowercased())
+    }
+    #expect(sent.map { "\($0.name): \($0.value)" } == ["Zeta: 1", "Alpha: 2", "X-A: 1", "X-A: 2"])
+    let requestsBefore = fixture.genuine.requests.count
+    for length in ["+10", "5", "1 0", "-1"] {
+      let refused = try await cnpin(base + [url, "-H", "Content-Length: \(length)"])
+      #expect(refused.status == 2, "Content-Length: \(length): \(refused.stderr)")
+      #expect(refused.stderr.contains("Content-Length"), "\(refused.stderr)")
+    }
+    #expect(fixture.genuine.requests.count == requestsBefore)
+  }
+
   /// curl's spellings where the meaning is the same (issue 28, item 6): --cacert, -i, -s,
   /// --max-redirs, -L; -k is refused with the reason.
   @Test func curlSpellingsWork() async throws {

@@ -33,10 +33,11 @@ package enum Cookies {
 
   /// The `Cookie` header value for `request` from `storage`: nil when there is no storage, the
   /// request opts out or sets its own `Cookie`, or nothing is stored for its URL.
-  package static func header(for request: URLRequest, from storage: HTTPCookieStorage?) -> String? {
-    guard let storage, request.httpShouldHandleCookies, request.value(forHTTPHeaderField: "Cookie") == nil,
-      let url = request.url, let target = try? RequestTarget(url)
-    else { return nil }
+  package static func header(for request: SessionRequest, at target: RequestTarget, from storage: HTTPCookieStorage?)
+    -> String?
+  {
+    guard let storage, request.handlesCookies, request.value(forField: "Cookie") == nil else { return nil }
+    let url = request.url
     let path = url.path.isEmpty ? "/" : url.path
     let now = Date()
     // Looked up, as kept, under the canonical host.
@@ -49,10 +50,10 @@ package enum Cookies {
   }
 
   /// Keeps the cookies `response` sets, for the URL `request` was sent to, under the rules above.
-  static func store(from response: TransferOutcome, of request: URLRequest, in storage: HTTPCookieStorage?) {
-    guard let storage, request.httpShouldHandleCookies, let url = request.url,
-      let setCookie = response.value(forField: "Set-Cookie"), let target = try? RequestTarget(url)
-    else { return }
+  static func store(
+    from response: TransferOutcome, of request: SessionRequest, at target: RequestTarget, in storage: HTTPCookieStorage?
+  ) {
+    guard let storage, request.handlesCookies, let setCookie = response.value(forField: "Set-Cookie") else { return }
     // Foundation reads only this field (its repeats joined, as URLSession reports them).
     let fields = ["Set-Cookie": setCookie]
     // Read for the canonical host, so that a host-only cookie belongs to it however the URL

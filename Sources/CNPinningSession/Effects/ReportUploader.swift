@@ -49,11 +49,9 @@ package final class ReportUploader: Sendable {
     Task.detached { [self] in
       defer { uploadEnded() }
       guard let session = try? uploadingSession() else { return }
-      var request = URLRequest(url: url)
-      request.httpMethod = "POST"
-      request.httpBody = report.jsonData()
-      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-      request.timeoutInterval = 30
+      let request = SessionRequest(
+        method: "POST", url: url, fields: [CNHTTPField(name: "Content-Type", value: "application/json")],
+        body: .data(report.jsonData()), timeout: 30)
       _ = try? await session.exchange(request, into: BodyInMemory.self)
     }
   }

@@ -85,12 +85,11 @@ package final class SessionEngine: Sendable {
   /// download's file, or a channel read as it arrives), and returns the last hop's outcome with
   /// its body; the bodies of redirects, and of a hop that fails, are discarded. The one redirect
   /// loop: every API of the session and the URLSession protocol goes through it.
-  /// `label`: the `CNHTTPRequest`'s, carried by its observer events.
   package func exchange<Body: HopBody>(
-    _ original: URLRequest, upload: UploadSource? = nil, into _: Body.Type, progress: CNTransferProgress? = nil,
-    cookies: CookieSource = .configuration, label: String? = nil
+    _ original: SessionRequest, into _: Body.Type, progress: CNTransferProgress? = nil,
+    cookies: CookieSource = .configuration
   ) async throws(CNPinnedSessionError) -> (TransferOutcome, Body) {
-    var hops = RedirectChain(original, upload: upload, configuration: configuration, cookies: cookies)
+    var hops = try RedirectChain(original, configuration: configuration, cookies: cookies)
     while true {
       try Task.checkCancellation(or: .cancelled)
       let body = try Body.make()
@@ -98,12 +97,12 @@ package final class SessionEngine: Sendable {
       let outcome: TransferOutcome
       do {
         outcome = try await perform(
-          hops.request, upload: hops.upload, destination: body.destination, withheld: hops.withheld,
-          cookies: hops.cookies, progress: progress, label: label)
-        try body.complete(host: hops.request.url?.host ?? "")
+          hops.request, target: hops.target, destination: body.destination, withheld: hops.withheld,
+          cookies: hops.cookies, progress: progress)
+        try body.complete(host: hops.target.host)
         follows = try hops.followRedirect(after: outcome)
       } catch {
-        await body.discard()
+        await body.discard(after: error)
         throw error
       }
       guard follows else { return (outcome, body) }
@@ -114,11 +113,12 @@ package final class SessionEngine: Sendable {
   /// One HTTP exchange, after the checks that need no network.
   /// `withheld`: credential headers that must not be sent (the configuration's included).
   /// `cookies`: where the hop's cookies come from and its response's go.
+  /// `target`: the request's URL, checked (nil: checked here).
   package func perform(
-    _ request: URLRequest, upload: UploadSource? = nil, destination: BodyDestination, withheld: CredentialHeaders? = nil,
+    _ request: SessionRequest, target checked: RequestTarget? = nil, destination: BodyDestination,
+    withheld: CredentialHeaders? = nil,
     cookies: HTTPCookieStorage? = nil, progress: CNTransferProgress? = nil,
-    observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil,
-    connectOnly: Bool = false, label: String? = nil
+    observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil, connectOnly: Bool = false
   ) async throws(CNPinnedSessionError) -> TransferOutcome {
     let (manager, sessionObserver, networkTimeObserver, invalidated) = state.withLock {
       ($0.manager, $0.observer, $0.networkTimeObserver, $0.invalidated)
@@ -128,7 +128,10 @@ package final class SessionEngine: Sendable {
     // Checked and canonicalised once: the pins, the exceptions, the unpinned-host rule, TLS and
     // the transport all see the same host. One that cannot be parsed (127.1, 2130706433, …) is
     // refused here, saying why, not left to fail somewhere in OpenSSL.
-    let target = try RequestTarget(request.url)
+    let target: RequestTarget
+    if let checked { target = checked } else { target = try RequestTarget(request.url) }
+    // A stated length that is not a number, or contradicts the body, is refused on every path.
+    _ = try request.statedLength()
     let name = target.hostName
     let host = target.host
     let isPinned = manager?.configuration(for: name) != nil
@@ -139,16 +142,15 @@ package final class SessionEngine: Sendable {
     let rules = transportSecurity.rules(for: name)
     if !target.isHTTPS, let refusal = rules.refusal(forPlainHTTPTo: host, isPinned: isPinned) { throw refusal }
     let hop = Hop(
-      request: request, target: target, manager: manager, rules: rules, upload: upload,
-      destination: destination, withheld: withheld, cookies: cookies, progress: progress,
-      wantsPresentedChain: observer != nil, connectOnly: connectOnly)
+      request: request, target: target, manager: manager, rules: rules, destination: destination, withheld: withheld,
+      cookies: cookies, progress: progress, wantsPresentedChain: observer != nil, connectOnly: connectOnly)
     let report = await transport.exchange(hop)
     if let networkTime = report.networkTime { networkTimeObserver?(networkTime) }
     effects.emit(
       report.judgements, host: target.host, port: target.port, hostName: target.hostName, manager: manager,
-      observer: observer, label: label)
+      observer: observer, label: request.label)
     let outcome = try report.outcome.get()
-    Cookies.store(from: outcome, of: request, in: cookies)
+    Cookies.store(from: outcome, of: request, at: target, in: cookies)
     return outcome
   }
 }

@@ -17,6 +17,10 @@ package struct CredentialHeaders: Sendable {
   package func contains(_ name: String) -> Bool { names.contains(name.lowercased()) }
 
   /// `request` without any credential header.
+  package func removed(from request: SessionRequest) -> SessionRequest { request.removingFields(names) }
+
+  /// `request` without any credential header: for the one edge that redirects `URLRequest`s
+  /// (an app's URLSession on Apple platforms, `URLSession.cnPinned`).
   package func removed(from request: URLRequest) -> URLRequest {
     var stripped = request
     for name in (request.allHTTPHeaderFields ?? [:]).keys where contains(name) {

@@ -12,10 +12,10 @@ import FoundationNetworking
 /// keeps the method (307, 308) and is dropped where the request becomes a GET; a streamed body
 /// that cannot be read twice makes such a redirect an error rather than an empty request.
 struct RedirectChain {
-  private(set) var request: URLRequest
-  /// The body to stream: the caller's file, or the original request's `httpBodyStream` (taken out
-  /// of the request, so that only the session reads it).
-  private(set) var upload: UploadSource?
+  /// The request to send next, its body included, and its URL checked and canonicalised (once a
+  /// hop).
+  private(set) var request: SessionRequest
+  private(set) var target: RequestTarget
   /// Credential headers not to send; nil until a hop leaves the original origin.
   private(set) var withheld: CredentialHeaders?
   /// Where each hop's cookies come from and go to.
@@ -23,25 +23,19 @@ struct RedirectChain {
   /// The configuration's own credential headers, and the URL whose origin credentials stay with:
   /// kept as given and read only when a redirect happens, which most requests never do.
   private let additionalCredentialHeaders: [String]
-  private let originalURL: URL?
+  private let originalOrigin: String
   private let follows: Bool
   private let maximum: Int
   private var redirects = 0
 
-  init(
-    _ original: URLRequest, upload: UploadSource?, configuration: CNPinnedSessionConfiguration,
-    cookies: CookieSource = .configuration
-  ) {
+  init(_ original: SessionRequest, configuration: CNPinnedSessionConfiguration, cookies: CookieSource = .configuration)
+    throws(CNPinnedSessionError)
+  {
     request = original
+    target = try RequestTarget(original.url)
+    originalOrigin = target.origin
     self.cookies = cookies.storage(under: configuration)
-    if let upload {
-      self.upload = upload
-    } else if let stream = original.httpBodyStream {
-      self.upload = .stream(UploadSource.BodyStream(stream: stream))
-      request.httpBodyStream = nil
-    }
     additionalCredentialHeaders = configuration.credentialHeaders
-    originalURL = original.url
     follows = configuration.followsRedirects
     maximum = configuration.maximumRedirects
   }
@@ -50,20 +44,19 @@ struct RedirectChain {
   /// session follows.
   mutating func followRedirect(after response: TransferOutcome) throws(CNPinnedSessionError) -> Bool {
     guard follows, RedirectPolicy.isRedirect(response.statusCode),
-      let next = try RedirectPolicy.nextRequest(
+      let (next, nextTarget) = try RedirectPolicy.nextRequest(
         status: response.statusCode, location: response.value(forField: "Location"), for: request)
     else { return false }
     redirects += 1
     guard redirects <= maximum else { throw .tooManyRedirects(maximum) }
-    if (next.httpMethod ?? "GET") != (request.httpMethod ?? "GET") {
-      upload = nil
-    } else if let upload, !upload.canBeResent {
+    if next.method == request.method, case .upload(let upload) = next.body, !upload.canBeResent {
       throw .streamedBodyAskedForAgain(by: "the server's redirect (\(response.statusCode))")
     }
-    if withheld == nil, next.url.map(RedirectPolicy.origin(of:)) != originalURL.map(RedirectPolicy.origin(of:)) {
+    if withheld == nil, nextTarget.origin != originalOrigin {
       withheld = CredentialHeaders(additional: additionalCredentialHeaders)
     }
     request = withheld.map { $0.removed(from: next) } ?? next
+    target = nextTarget
     return true
   }
 }

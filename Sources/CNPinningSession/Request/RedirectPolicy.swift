@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// The request that follows a redirect response, with the rules browsers and URLSession apply.
 /// Credentials are the exchange's business (`CredentialHeaders`): they depend on the original
 /// origin, not on one hop.
@@ -17,30 +13,29 @@ package enum RedirectPolicy {
     }
   }
 
-  /// The next request, or nil when a response with `status` and `location` (its Location
-  /// field) is not a redirect to follow.
-  static func nextRequest(status: Int, location: String?, for request: URLRequest) throws(CNPinnedSessionError)
-    -> URLRequest?
+  /// The next request and its target (parsed here, once), or nil when a response with `status`
+  /// and `location` (its Location field) is not a redirect to follow.
+  static func nextRequest(status: Int, location: String?, for request: SessionRequest) throws(CNPinnedSessionError)
+    -> (SessionRequest, RequestTarget)?
   {
     guard isRedirect(status), let location, !location.isEmpty else { return nil }
-    guard let base = request.url, let target = URL(string: location, relativeTo: base)?.absoluteURL else {
+    guard let url = URL(string: location, relativeTo: request.url)?.absoluteURL else {
       throw .invalidURL(location)
     }
     // Checked here as every hop is (an http or https URL with a host that parses).
-    _ = try RequestTarget(target)
+    let target = try RequestTarget(url)
 
     var next = request
-    next.url = target
-    let method = request.httpMethod ?? "GET"
+    next.url = url
+    let method = request.method
     let becomesGet =
       (status == 303 && method != "HEAD") || ([301, 302].contains(status) && method == "POST")
     if becomesGet {
-      next.httpMethod = "GET"
-      next.httpBody = nil
-      next.setValue(nil, forHTTPHeaderField: "Content-Type")
-      next.setValue(nil, forHTTPHeaderField: "Content-Length")
+      next = next.removingFields(["content-type", "content-length"])
+      next.method = "GET"
+      next.body = .none
     }
-    return next
+    return (next, target)
   }
 
   /// Scheme, canonical host and port (`RequestTarget.origin`): where credentials may go. A URL

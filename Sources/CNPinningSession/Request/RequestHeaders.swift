@@ -1,64 +1,40 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// The one rule by which headers from a configuration join a request, on both platforms and in
-/// the URLSession protocol: the request's own fields win over the added ones (names compared
-/// without regard to ASCII case), and `withheld` credential names are sent by neither. Fields
-/// meant for a proxy (`proxyOnly`) are the proxy's: the transport sends them to the proxy (in
-/// the CONNECT of a tunnel) and never to an origin.
+/// The one rule by which a request's fields and a configuration's join, on both platforms and in
+/// the URLSession protocol: the request's own fields go first, in the order written and with
+/// their repeats; then the configuration's (`httpAdditionalHeaders`, by name) that the request
+/// does not set (names compared without regard to ASCII case); `withheld` credential names are
+/// sent by neither. Fields meant for a proxy (`proxyOnly`) are the proxy's: the transport sends
+/// them to the proxy (in the CONNECT of a tunnel) and never to an origin.
 package enum RequestHeaders {
   /// Lower-case names of the fields that only a proxy may receive.
   static let proxyOnly: Set<String> = ["proxy-authorization"]
 
-  /// A field to send, with its name as written and in ASCII lower case.
-  package struct Field {
-    let key: String
-    package let name: String
-    package let value: String
+  /// The request's fields, then `additional`'s it does not set, without the `withheld` names.
+  static func merged(_ fields: [CNHTTPField], additional: [String: String], withheld: CredentialHeaders?)
+    -> [CNHTTPField]
+  {
+    guard !additional.isEmpty || withheld != nil else { return fields }
+    var merged = fields
+    if !additional.isEmpty {
+      let own = Set(fields.map { lowercasedASCII($0.name) })
+      for (name, value) in additional.sorted(by: { $0.key < $1.key }) where !own.contains(lowercasedASCII(name)) {
+        merged.append(CNHTTPField(name: name, value: value))
+      }
+    }
+    if let withheld { merged.removeAll { withheld.contains($0.name) } }
+    return merged
   }
 
-  /// The fields of `request` over `additional`, without the `withheld` names, by lower-case name.
-  static func merged(_ request: URLRequest, additional: [String: String], withheld: CredentialHeaders?) -> [String: Field] {
-    let own = request.allHTTPHeaderFields ?? [:]
-    guard !own.isEmpty || !additional.isEmpty else { return [:] }
-    var fields: [String: Field] = [:]
-    for (name, value) in additional.sorted(by: { $0.key < $1.key }) {
-      let key = lowercasedASCII(name)
-      fields[key] = Field(key: key, name: name, value: value)
-    }
-    for (name, value) in own {
-      let key = lowercasedASCII(name)
-      fields[key] = Field(key: key, name: name, value: value)
-    }
-    if let withheld { fields = fields.filter { !withheld.contains($0.key) } }
-    return fields
-  }
-
-  /// `merged`'s fields split into those for the origin and those for a proxy only.
-  package static func split(_ request: URLRequest, additional: [String: String], withheld: CredentialHeaders?) -> (
-    origin: [String: Field], proxy: [String: Field]
+  /// `merged`'s fields split into those for the origin and those for a proxy only, each in order.
+  package static func split(_ fields: [CNHTTPField], additional: [String: String], withheld: CredentialHeaders?) -> (
+    origin: [CNHTTPField], proxy: [CNHTTPField]
   ) {
-    var origin = merged(request, additional: additional, withheld: withheld)
-    var proxy: [String: Field] = [:]
-    for key in proxyOnly { proxy[key] = origin.removeValue(forKey: key) }
-    return (origin, proxy)
-  }
-
-  /// `request` with the fields `merged` gives it; with `forOrigin`, without the proxy's.
-  package static func adding(
-    _ additional: [String: String], to request: URLRequest, withheld: CredentialHeaders? = nil, forOrigin: Bool = false
-  ) -> URLRequest {
-    guard !additional.isEmpty || withheld != nil || forOrigin else { return request }
-    var result = request
-    result.allHTTPHeaderFields = [:]
-    let fields = merged(request, additional: additional, withheld: withheld)
-    for field in fields.values where !(forOrigin && proxyOnly.contains(field.key)) {
-      result.setValue(field.value, forHTTPHeaderField: field.name)
-    }
-    return result
+    let all = merged(fields, additional: additional, withheld: withheld)
+    guard all.contains(where: { proxyOnly.contains(lowercasedASCII($0.name)) }) else { return (all, []) }
+    return (
+      all.filter { !proxyOnly.contains(lowercasedASCII($0.name)) }, all.filter { proxyOnly.contains(lowercasedASCII($0.name)) }
+    )
   }
 
   package static func lowercasedASCII(_ name: String) -> String {

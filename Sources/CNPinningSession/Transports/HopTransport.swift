@@ -9,19 +9,23 @@ import FoundationNetworking
 /// about it before the network: its checked target, the pins in force when it started, the
 /// transport-security rules for its host and where its body goes.
 package struct Hop {
-  package let request: URLRequest
+  /// The request, its fields and body as they go out (before the configuration's fields join).
+  package let request: SessionRequest
   package let target: RequestTarget
   package let manager: CNPinningManager?
   /// The transport-security rules for the host, its TLS floor included.
   package let rules: TransportRules
-  /// A body to stream instead of the request's `httpBody`.
-  package let upload: UploadSource?
   package let destination: BodyDestination
   /// Credential headers that must not be sent (the configuration's included).
   package let withheld: CredentialHeaders?
   /// Where the hop's cookies come from and its response's go.
   package let cookies: HTTPCookieStorage?
   package let progress: CNTransferProgress?
+  /// The body to stream, when the request's is read as it is sent.
+  package var upload: UploadSource? {
+    if case .upload(let upload) = request.body { return upload }
+    return nil
+  }
   /// Whether an observer wants the certificates the server presented.
   package let wantsPresentedChain: Bool
   /// A handshake without a request (`probe`).

@@ -42,12 +42,11 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
       return
     }
     let internals: TaskInternals.Reading
-    var request: URLRequest
-    let upload: UploadSource?
+    var request: SessionRequest
     do throws(URLError) {
       guard let reading = try TaskInternals.reading(of: task) else { throw unreadable }
       internals = reading
-      (request, upload) = try Self.request(for: task, body: reading.body, self.request)
+      request = try Self.request(for: task, body: reading.body, self.request)
     } catch {
       client.urlProtocol(self, didFailWithError: error)
       return
@@ -57,7 +56,7 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
     let settings = internals.session.configuration
     var sessionHeaders: [String: String] = [:]
     for case (let name as String, let value as String) in settings.httpAdditionalHeaders ?? [:] { sessionHeaders[name] = value }
-    request = RequestHeaders.adding(sessionHeaders, to: request)
+    request.fields = RequestHeaders.merged(request.fields, additional: sessionHeaders, withheld: nil)
     let cookies = settings.httpShouldSetCookies ? settings.httpCookieStorage : nil
     // With a storage in use, FoundationNetworking copied the storage's cookies into the request
     // when the task was made (Secure ones, ones planted on a public suffix, whatever the request's
@@ -65,7 +64,7 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
     // longer be told apart, and the storage may have changed since, so that header is never
     // sent: the pinned session derives Cookie from the storage as each hop goes, under its rules.
     // Without a storage in use, a Cookie the app set is its own and goes as set.
-    if cookies != nil { request.setValue(nil, forHTTPHeaderField: "Cookie") }
+    if cookies != nil { request = request.removingFields(["cookie"]) }
     // A task whose data goes to a delegate gets the body as it arrives; a completion-handler
     // task keeps only the last piece it is given, so it gets the body whole, in one report
     // (without a delegate, no task can be the delegate's).
@@ -77,13 +76,11 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
     loading.transfer = Task { [request] in
       do {
         guard streams else {
-          let (outcome, _) = try await session.exchange(
-            request, upload: upload, into: BodyInMemory.self, cookies: .storage(cookies))
+          let (outcome, _) = try await session.exchange(request, into: BodyInMemory.self, cookies: .storage(cookies))
           loading.deliver(outcome.response, outcome.body)
           return
         }
-        let (outcome, body) = try await session.exchange(
-          request, upload: upload, into: ResponseBodyChannel.self, cookies: .storage(cookies))
+        let (outcome, body) = try await session.exchange(request, into: ResponseBodyChannel.self, cookies: .storage(cookies))
         let response = outcome.response
         loading.respond(response)
         while let chunk = try await body.next() { await loading.load(chunk) }
@@ -98,23 +95,19 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
   /// streamed when it is a file or a stream. Download tasks are refused: FoundationNetworking
   /// finishes them only for its own protocols.
   private static func request(for task: URLSessionTask, body: TaskInternals.Body?, _ request: URLRequest) throws(URLError)
-    -> (URLRequest, UploadSource?)
+    -> SessionRequest
   {
     if task is URLSessionDownloadTask {
       throw unsupported("download tasks are not pinned yet: use data(for:) (or CNPinnedSession.download(for:))", request)
     }
-    var request = request
+    var sent = SessionRequest(request)
     switch body {
-    case nil:
-      return (request, nil)
-    case .data(let data):
-      request.httpBody = data
-      return (request, nil)
-    case .file(let url):
-      return (request, .file(url))
-    case .stream(let stream):
-      return (request, .stream(UploadSource.BodyStream(stream: stream)))
+    case nil: break
+    case .data(let data): sent.body = .data(data)
+    case .file(let url): sent.body = .upload(.file(url))
+    case .stream(let stream): sent.body = .upload(.stream(UploadSource.BodyStream(stream: stream)))
     }
+    return sent
   }
 
   private static func unsupported(_ reason: String, _ request: URLRequest) -> URLError {

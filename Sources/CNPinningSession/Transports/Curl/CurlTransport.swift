@@ -46,7 +46,7 @@ package final class CurlTransport: HopTransport {
     do throws(CNPinnedSessionError) {
       plan = try RequestPlan(
         request: hop.request, target: hop.target, configuration: configuration, withheld: hop.withheld,
-        cookies: Cookies.header(for: hop.request, from: hop.cookies), upload: hop.upload, destination: hop.destination,
+        cookies: Cookies.header(for: hop.request, at: hop.target, from: hop.cookies), destination: hop.destination,
         connectOnly: hop.connectOnly, proxies: proxies)
     } catch {
       return HopReport(outcome: .failure(error), judgements: [], networkTime: nil)

@@ -51,7 +51,8 @@ struct RequestPlan: Sendable {
   var port: Int { target.port }
   var isHTTPS: Bool { target.isHTTPS }
   let method: Method
-  /// Header lines in curl's form ("Name: value", or "Name;" for an empty value), for the origin.
+  /// Header lines in curl's form ("Name: value", or "Name;" for an empty value), for the origin,
+  /// in the order written, repeats kept.
   let headerLines: [String]
   /// Header lines for the proxy alone (`Proxy-Authorization`); none without a proxy, so that
   /// they never reach an origin.
@@ -76,13 +77,13 @@ struct RequestPlan: Sendable {
 
   /// `withheld`: credential headers not to send, from the request or the configuration.
   /// `cookies`: the stored cookies for this hop's URL (never withheld: they are its own).
-  /// `upload`: a body to stream instead of the request's `httpBody` (opened last, so that a
-  /// plan that fails leaves nothing open). `destination`: where the response body goes.
-  /// `target`: the request's URL, checked (nil: checked here).
+  /// A streamed body is opened last, so that a plan that fails leaves nothing open.
+  /// `destination`: where the response body goes. `target`: the request's URL, checked (nil:
+  /// checked here).
   init(
-    request: URLRequest, target: RequestTarget? = nil, configuration: CNPinnedSessionConfiguration,
-    withheld: CredentialHeaders? = nil, cookies: String? = nil, upload: UploadSource? = nil,
-    destination: BodyDestination = .memory, connectOnly: Bool = false, proxies: ProxyRules? = nil
+    request: SessionRequest, target: RequestTarget? = nil, configuration: CNPinnedSessionConfiguration,
+    withheld: CredentialHeaders? = nil, cookies: String? = nil, destination: BodyDestination = .memory,
+    connectOnly: Bool = false, proxies: ProxyRules? = nil
   ) throws(CNPinnedSessionError) {
     let checked: RequestTarget
     if let target { checked = target } else { checked = try RequestTarget(request.url) }
@@ -92,8 +93,7 @@ struct RequestPlan: Sendable {
     self.connectOnly = connectOnly
     bodyLimit = destination.holdsBody ? configuration.maximumResponseBodySize : configuration.maximumDownloadSize
     offersHTTP2 = !destination.isStreamed
-    let requested = request.timeoutInterval > 0 ? request.timeoutInterval : .infinity
-    timeout = min(requested, configuration.timeoutIntervalForRequest)
+    timeout = min(request.timeout ?? .infinity, configuration.timeoutIntervalForRequest)
     resourceTimeout = configuration.timeoutIntervalForResource
     clock = configuration.clock
     if connectOnly {
@@ -101,10 +101,10 @@ struct RequestPlan: Sendable {
       headerLines = []
       proxyHeaderLines = []
     } else {
-      let fields = RequestHeaders.split(request, additional: configuration.httpAdditionalHeaders, withheld: withheld)
+      let fields = RequestHeaders.split(request.fields, additional: configuration.httpAdditionalHeaders, withheld: withheld)
       headerLines = try Self.headerLines(fields.origin, cookies: cookies)
       proxyHeaderLines = proxy == nil ? [] : try Self.lines(fields.proxy)
-      method = try Self.method(of: request, upload: upload, host: target.host)
+      method = try Self.method(of: request, host: target.host)
     }
   }
 
@@ -114,49 +114,44 @@ struct RequestPlan: Sendable {
     return body
   }
 
-  /// The method and body: `upload` when given, else the request's `httpBody`.
-  private static func method(of request: URLRequest, upload: UploadSource?, host: String) throws(CNPinnedSessionError)
-    -> Method
-  {
-    let name = request.httpMethod ?? "GET"
+  /// The method and body: the request's bytes, or its upload, read as it is sent.
+  private static func method(of request: SessionRequest, host: String) throws(CNPinnedSessionError) -> Method {
+    let name = request.method
     guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter) else {
       throw .invalidArgument("\"\(name)\" is not a valid HTTP method")
     }
     if name == "HEAD" { return .head }
-    switch upload {
-    case .file(let url):
+    switch request.body {
+    case .upload(.file(let url)):
       return .withBody(name: name, body: .streamed(try FileRequestBody(url: url, host: host)))
-    case .stream(let stream):
-      let length = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+    case .upload(.stream(let stream)):
+      let length = try request.statedLength()
       return .withBody(name: name, body: .streamed(InputStreamRequestBody(stream: stream, length: length, host: host)))
-    case .chunks(let upload):
+    case .upload(.chunks(let upload)):
       return .withBody(name: name, body: .streamed(ChunkedRequestBody(upload: upload, host: host)))
-    case nil:
-      guard let body = request.httpBody else { return name == "GET" ? .get : .withBody(name: name, body: .bytes(Data())) }
-      return .withBody(name: name, body: .bytes(body))
+    case .data(let bytes):
+      return .withBody(name: name, body: .bytes(bytes))
+    case .none:
+      return name == "GET" ? .get : .withBody(name: name, body: .bytes(Data()))
     }
   }
 
-  /// The request's headers over the configuration's (`RequestHeaders.split`), sorted by name,
-  /// then the hop's cookies (unless the request sets `Cookie`) and an empty `Expect` (unless it
-  /// sets one), so that libcurl never waits for a `100 Continue`.
-  private static func headerLines(_ merged: [String: RequestHeaders.Field], cookies: String?) throws(CNPinnedSessionError)
-    -> [String]
-  {
-    var lines = try lines(merged)
-    if let cookies, merged["cookie"] == nil { lines.append(try line(name: "Cookie", value: cookies)) }
-    if merged["expect"] == nil { lines.append("Expect: ") }
+  /// The request's fields and the configuration's (`RequestHeaders.split`), in order, then the
+  /// hop's cookies (unless the request sets `Cookie`) and an empty `Expect` (unless it sets
+  /// one), so that libcurl never waits for a `100 Continue`.
+  private static func headerLines(_ fields: [CNHTTPField], cookies: String?) throws(CNPinnedSessionError) -> [String] {
+    var lines = try lines(fields)
+    let names = Set(fields.map { RequestHeaders.lowercasedASCII($0.name) })
+    if let cookies, !names.contains("cookie") { lines.append(try line(name: "Cookie", value: cookies)) }
+    if !names.contains("expect") { lines.append("Expect: ") }
     return lines
   }
 
-  /// Fields in curl's form, sorted by name.
-  private static func lines(_ fields: [String: RequestHeaders.Field]) throws(CNPinnedSessionError) -> [String] {
-    guard !fields.isEmpty else { return [] }
+  /// Fields in curl's form, in order, repeats kept (libcurl sends each line as given).
+  private static func lines(_ fields: [CNHTTPField]) throws(CNPinnedSessionError) -> [String] {
     var lines: [String] = []
     lines.reserveCapacity(fields.count)
-    for (_, field) in fields.sorted(by: { $0.key < $1.key }) {
-      lines.append(try line(name: field.name, value: field.value))
-    }
+    for field in fields { lines.append(try line(name: field.name, value: field.value)) }
     return lines
   }
 

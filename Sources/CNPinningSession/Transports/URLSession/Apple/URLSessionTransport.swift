@@ -48,10 +48,16 @@ final class URLSessionTransport: HopTransport {
       judgements: judgements)
     // The configuration's headers are added here, per hop, so that withheld credentials stay out.
     // URLSession answers proxies itself: a Proxy-Authorization the app set never reaches an origin.
-    var merged = RequestHeaders.adding(
-      configuration.httpAdditionalHeaders, to: hop.request, withheld: hop.withheld, forOrigin: true)
+    var sent = hop.request
+    sent.fields =
+      RequestHeaders.split(hop.request.fields, additional: configuration.httpAdditionalHeaders, withheld: hop.withheld).origin
     // The URLSession underneath keeps no cookies: the hop's come from `cookies`, as on Linux.
-    if let cookie = Cookies.header(for: merged, from: hop.cookies) { merged.setValue(cookie, forHTTPHeaderField: "Cookie") }
+    if let cookie = Cookies.header(for: sent, at: hop.target, from: hop.cookies) {
+      sent.fields.append(CNHTTPField(name: "Cookie", value: cookie))
+    }
+    // The edge where the request becomes a URLRequest: URLSession keeps one value per field name
+    // (repeats joined by ",") and no order of its own.
+    var merged = sent.urlRequest
     // A streamed body is URLSession's to read.
     switch hop.upload {
     case .file(let file):
