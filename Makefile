@@ -15,7 +15,7 @@ SHELL := /bin/bash
 # build still fails the recipe (`make check-makefile` proves it).
 QUIET_LINKER := { grep -v "Cannot export local symbol" || true; }
 
-.PHONY: errors deps build demo test examples bench bench-build bench-peers bench-instructions bench-profile limbo-vs-pyca bench-load leaks soak asan tsan apple-check openapi-check docs api-check api-baseline format lint fuzz fuzz-long public-suffixes check-makefile clean
+.PHONY: deps build demo test examples bench bench-build bench-peers bench-instructions bench-profile limbo-vs-pyca bench-load leaks soak asan tsan apple-check openapi-check docs api-check api-baseline format lint fuzz fuzz-long public-suffixes check-makefile clean
 
 deps:
 	@scripts/deps.sh
@@ -163,12 +163,7 @@ lint:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format $(FORMAT_PATHS)
 	@if grep -rnE '\bMutex *[(<]' $(FORMAT_PATHS); then \
 	  echo "lint: Synchronization.Mutex above; TSan cannot see it (docs/decisions/testing.md): use Locked" >&2; exit 1; fi
-	python3 scripts/generate-errors.py --check
 	python3 scripts/check-tree.py
-
-# The public errors' shells (struct, codes, factories, kinds) from their tables (`*.codes`).
-errors:
-	python3 scripts/generate-errors.py
 
 # API documentation: a .doccarchive per module in .build/docs, from symbol graphs with the
 # toolchain's docc (warnings are errors; every public symbol needs a doc comment), for the Linux

@@ -44,11 +44,6 @@ let package = Package(
     .target(
       name: "CNPinning",
       dependencies: [.target(name: "COpenSSL", condition: linuxOnly)],
-      // The error tables scripts/generate-errors.py writes the errors' shells from.
-      exclude: [
-        "Configuration/CNConfigurationError.codes", "Enterprise/CNPolicyError.codes", "Evaluation/CNPinningError.codes",
-        "X509/CNCertificateError.codes",
-      ],
       swiftSettings: linuxBackend
     ),
     // libcurl and OpenSSL for the session on Linux, behind plain values and closures: the only
@@ -69,7 +64,6 @@ let package = Package(
     .target(
       name: "CNPinningSession",
       dependencies: ["CNPinning", .target(name: "CNPinningCurl", condition: linuxOnly)],
-      exclude: ["CNPinnedSessionError.codes"],
       swiftSettings: linuxBackend
     ),
     .target(

@@ -101,7 +101,8 @@ public final class CNPinnedSession: Sendable {
   /// Connects to `host` and `port`, runs the TLS handshake with all of the session's checks, and
   /// disconnects without sending a request. Returns what was decided about the connection: the
   /// verified and presented chains and the pin result. Throws when the connection is refused,
-  /// with the event (when the handshake got that far) in `CNProbeError`.
+  /// `CNPinnedSessionError`, with what was seen of the connection (when the handshake got that
+  /// far) in its `connection`.
   public func probe(host: String, port: Int = 443) async throws -> CNConnectionEvent {
     let authority = HostName.authority(host)
     guard (1...65535).contains(port), let url = URL(string: "https://\(authority):\(port)/") else {
@@ -116,10 +117,10 @@ public final class CNPinnedSession: Sendable {
     do {
       _ = try await engine.perform(SessionRequest(url: url), destination: .memory, observer: observer, connectOnly: true)
     } catch {
-      throw CNProbeError(error: error, event: events.withLock { $0.last })
+      throw CNPinnedSessionError(error.kind, connection: events.withLock { $0.last })
     }
     guard let event = events.withLock({ $0.last }) else {
-      throw CNProbeError(error: .untrustedChain(host: host, reason: "no TLS handshake took place"), event: nil)
+      throw CNPinnedSessionError.untrustedChain(host: host, reason: "no TLS handshake took place")
     }
     return event
   }

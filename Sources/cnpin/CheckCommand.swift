@@ -125,9 +125,9 @@ enum CheckCommand {
       var result = judged(event.pinning, chain: event.verifiedChain, target: target.description)
       result.expiring = horizon.map { $0.certificates(event.verifiedChain) + $0.pins(of: target.host, configuration) }
       return result
-    } catch let failure as CNProbeError {
-      let status = CLIError.from(failure.error).status == ExitStatus.failed ? "FAIL" : "ERROR"
-      return Result(target: target.description, status: status, detail: failure.error.description)
+    } catch let failure as CNPinnedSessionError {
+      let status = CLIError.from(failure).status == ExitStatus.failed ? "FAIL" : "ERROR"
+      return Result(target: target.description, status: status, detail: failure.description)
     } catch {
       return Result(target: target.description, status: "ERROR", detail: "\(error)")
     }

@@ -157,17 +157,17 @@ enum PinsCommand {
     do {
       let event = try await session.probe(host: target.host, port: target.port)
       return Verified(host: target.host, port: target.port, sent: event.presentedChain, chain: event.verifiedChain)
-    } catch let failure as CNProbeError {
-      let presented = failure.event?.presentedChain ?? []
+    } catch let failure as CNPinnedSessionError {
+      let presented = failure.connection?.presentedChain ?? []
       if arguments.has("--json") {
         Output.print(
           Output.json(
             Report(
               host: target.host, port: target.port, verified: false, verifiedChain: [],
-              presentedChain: presented.map(CertificateReport.init), error: failure.error.description)))
+              presentedChain: presented.map(CertificateReport.init), error: failure.description)))
         // The report is the JSON document; the error line still goes to standard error.
-        Output.error("cnpin: \(failure.error.description)")
-        throw CLIError.exit(CLIError.from(failure.error).status)
+        Output.error("cnpin: \(failure.description)")
+        throw CLIError.exit(CLIError.from(failure).status)
       } else if !presented.isEmpty {
         Output.print("The server presented (leaf first, as sent):")
         for (index, certificate) in presented.enumerated() {
@@ -176,11 +176,11 @@ enum PinsCommand {
           )
         }
       }
-      if failure.error.code == .untrustedChain, network.trust == .system {
+      if failure.code == .untrustedChain, network.trust == .system {
         Output.error(
           "hint: the chain is not trusted by the system's store; for a private CA, give its root with --cafile ROOT.pem")
       }
-      throw CLIError.from(failure.error)
+      throw CLIError.from(failure)
     } catch {
       throw .network("\(error)")
     }

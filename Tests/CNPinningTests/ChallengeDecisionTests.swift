@@ -141,11 +141,11 @@ struct ChallengeDecisionTests {
     ] {
       let decision = manager.decide(authenticationMethod: method, host: "api.test", port: 443) { .trusted(Self.pki.genuine) }
       #expect(try decision.seedAnswer() == .performDefaultHandling)
-      #expect(throws: CNPinningError.notServerTrust) { try decision.serverTrustAnswer() }
+      #expect(throws: CNPolicyError.notServerTrust) { try decision.serverTrustAnswer() }
     }
     let unpinned = manager.decide(authenticationMethod: Self.method, host: "other.test", port: 443) { nil }
-    #expect(throws: CNPinningError.notPinned) { try unpinned.seedAnswer() }
-    #expect(throws: CNPinningError.notPinned) { try unpinned.serverTrustAnswer() }
+    #expect(throws: CNPolicyError.notPinned) { try unpinned.seedAnswer() }
+    #expect(throws: CNPolicyError.notPinned) { try unpinned.serverTrustAnswer() }
     let genuine = manager.decide(authenticationMethod: Self.method, host: "api.test", port: 443) { .trusted(Self.pki.genuine) }
     #expect(try genuine.seedAnswer() == .performDefaultHandling)
     let rogue = manager.decide(authenticationMethod: Self.method, host: "api.test", port: 443) { .trusted(Self.pki.rogue) }

@@ -57,7 +57,7 @@ func caseName(_ kind: Any) -> String {
     #expect(Set(Self.parseErrors.map(\.code)).count == Self.parseErrors.count, "two cases share a code")
     #expect(Set(Self.policyErrors.map(\.code)).count == Self.policyErrors.count, "two cases share a code")
     #expect(Set(Self.certificateErrors.map(\.code)).count == Self.certificateErrors.count, "two cases share a code")
-    #expect(CNPinningError.notPinned.code == .notPinned && CNPinningError.notServerTrust.code == .notServerTrust)
+    #expect(CNPolicyError.notPinned.code == .notPinned && CNPolicyError.notServerTrust.code == .notServerTrust)
   }
 
   /// What a caller needs is a field away, without matching on cases.
@@ -78,7 +78,7 @@ func caseName(_ kind: Any) -> String {
   }
 
   /// The seed's spellings compile and mean what they did: values with the seed's names, equal
-  /// when their details are, and `catch CNPinningError.notPinned`.
+  /// when their details are, and `catch CNPolicyError.notPinned`.
   @Test func theSeedsSpellingsStillWork() {
     #expect(CNConfigurationError.Problem.missingValue("includesSubdomains") == .missingValue("includesSubdomains"))
     #expect(CNConfigurationError.Problem.missingValue("includesSubdomains") != .missingValue("chainSet"))
@@ -86,10 +86,10 @@ func caseName(_ kind: Any) -> String {
     #expect(throws: CNConfigurationError(.noChainsDefined)) { _ = try CNConfiguration([]) }
     var caught = false
     do {
-      throw CNPinningError.notPinned
-    } catch CNPinningError.notServerTrust {
+      throw CNPolicyError.notPinned
+    } catch CNPolicyError.notServerTrust {
       Issue.record("notPinned caught as notServerTrust")
-    } catch CNPinningError.notPinned {
+    } catch CNPolicyError.notPinned {
       caught = true
     } catch {
       Issue.record("notPinned not caught by name: \(error)")

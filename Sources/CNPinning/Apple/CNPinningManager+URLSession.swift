@@ -59,7 +59,7 @@ extension CNPinningManager {
 
   /// `(.performDefaultHandling, nil)` when the pins match and for every challenge other than
   /// server trust, `(.cancelAuthenticationChallenge, nil)` when the pins do not match or trust
-  /// fails; throws `CNPinningError.notPinned` for an unpinned host (the seed's pattern catches
+  /// fails; throws `CNPolicyError.notPinned` for an unpinned host (the seed's pattern catches
   /// just that). The trust is evaluated with `SecTrustEvaluateAsyncWithError`, off the caller's
   /// threads. Pin failures and expiries go to `reporter` when one is given.
   public func validate(challenge: URLAuthenticationChallenge, reporter: CNPinningReporter? = nil) async throws -> (
@@ -68,7 +68,7 @@ extension CNPinningManager {
     Self.disposition(try await evaluatedDecision(for: challenge, reporter: reporter).seedAnswer())
   }
 
-  /// As `validate(challenge:)`, but throws `CNPinningError.notServerTrust` for every challenge
+  /// As `validate(challenge:)`, but throws `CNPolicyError.notServerTrust` for every challenge
   /// other than server trust, which the app answers itself.
   public func validateServerTrust(challenge: URLAuthenticationChallenge, reporter: CNPinningReporter? = nil) async throws
     -> (URLSession.AuthChallengeDisposition, URLCredential?)

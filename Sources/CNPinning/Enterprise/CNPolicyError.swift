@@ -40,11 +40,24 @@ extension CNPolicyError: CustomStringConvertible {
       return
         "a different policy with the same issue time (\(Self.format(issuedAt))) was already accepted; a new policy needs a later iat"
     case .noSigningKey: return "this manager has no policy-signing key"
+    case .notPinned: return "the host has no pins; the app decides what to do"
+    case .notServerTrust: return "not a server-trust challenge; the app answers it"
     }
   }
 
   private static func format(_ date: Date) -> String { ISO8601.string(from: date) }
+
+  /// Matches a thrown error against a value, so that seed code can `catch CNPolicyError.notPinned`
+  /// (the seed's `catch CNPinningError.notPinned`).
+  public static func ~= (pattern: CNPolicyError, error: any Error) -> Bool {
+    (error as? CNPolicyError) == pattern
+  }
 }
+
+/// The seed library's name for the error its async `validate(challenge:)` throws: the policy
+/// error's `notPinned` and `notServerTrust`. Kept so that seed code builds unchanged.
+@available(*, deprecated, renamed: "CNPolicyError")
+public typealias CNPinningError = CNPolicyError
 
 extension CNPolicyError {
   /// Why the key or token was refused, when the code alone does not say: the key's or header's

@@ -36,7 +36,7 @@ extension CNChallengeDecision {
   /// handling for every challenge other than server trust (NTLM, Negotiate, HTTP authentication,
   /// a server's optional request for a client certificate, which the system answers as it would
   /// without a delegate); throws `notPinned` for a host without pins, which the app decides.
-  package func seedAnswer() throws(CNPinningError) -> CNSeedAnswer {
+  package func seedAnswer() throws(CNPolicyError) -> CNSeedAnswer {
     switch self {
     case .notPinned: throw .notPinned
     case .notServerTrust, .performDefaultHandling: return .performDefaultHandling
@@ -47,7 +47,7 @@ extension CNChallengeDecision {
   /// The stricter answer (`validateServerTrust(challenge:)`): as `seedAnswer`, but every
   /// challenge other than server trust is left to the app (throws `notServerTrust`), for an app
   /// that answers client-certificate or NTLM challenges itself.
-  package func serverTrustAnswer() throws(CNPinningError) -> CNSeedAnswer {
+  package func serverTrustAnswer() throws(CNPolicyError) -> CNSeedAnswer {
     if case .notServerTrust = self { throw .notServerTrust }
     return try seedAnswer()
   }

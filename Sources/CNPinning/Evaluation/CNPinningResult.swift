@@ -75,8 +75,9 @@ public struct CNPinningMatch: Sendable, Equatable {
   }
 }
 
-/// Why a pinned host's chain was rejected, with everything needed to act on it.
-public struct CNPinningFailure: Error, Sendable, Equatable {
+/// Why a pinned host's chain was rejected, with everything needed to act on it: a result value
+/// (`CNPinningResult.rejected`), carried by `CNPinnedSessionError.pinMismatch`, never thrown.
+public struct CNPinningFailure: Sendable, Equatable {
   /// What went wrong.
   public enum Reason: Sendable, Equatable {
     /// The host name cannot be pinned or looked up (why).
