@@ -65,7 +65,6 @@ package final class CurlMultiLoop: @unchecked Sendable {
     case nobody
   }
 
-  private static let globalInitialisation: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
   /// Idle easy handles kept for reuse: enough for a full fan-out on one HTTP/2 connection (128
   /// streams, nginx's default limit), so that repeated bursts reuse their handles instead of
   /// freeing and making most of them again each time. An idle handle that has been used holds
@@ -86,9 +85,8 @@ package final class CurlMultiLoop: @unchecked Sendable {
   /// The sockets of the session's connections, for the check of an idle connection before a
   /// request that must not be sent twice. Freed after the multi handle and the share.
   private let sockets: OpaquePointer
-  /// Eventfds: `wakeDescriptor` ends the driver's wait (it is in the epoll set);
-  /// `parkDescriptor` wakes the parked network thread. Closed when the loop is released, after
-  /// its thread has ended, so that a producer can never write to a closed (or reused) one.
+  /// The wake-up eventfds (`CurlLoopResources`), closed when the loop is released, after its
+  /// thread has ended, so that a producer can never write to a closed (or reused) one.
   private let wakeDescriptor: Int32
   private let parkDescriptor: Int32
   /// `CURLOPT_RESOLVE` entries, the same for every request of the session.
@@ -128,46 +126,13 @@ package final class CurlMultiLoop: @unchecked Sendable {
   package init(
     resolve: [(host: String, port: Int, address: String)], maximumConnectionsPerHost: Int, borrowBudget: Duration
   ) throws(CurlSetupError) {
-    guard Self.globalInitialisation == CURLE_OK else {
-      throw CurlSetupError("libcurl cannot be initialised")
-    }
-    let wakeDescriptor = cnp_eventfd_create()
-    let parkDescriptor = cnp_eventfd_create()
-    func closeDescriptors() {
-      for descriptor in [wakeDescriptor, parkDescriptor] where descriptor >= 0 { Glibc.close(descriptor) }
-    }
-    guard wakeDescriptor >= 0, parkDescriptor >= 0 else {
-      closeDescriptors()
-      throw CurlSetupError("cannot create the network thread's wake-ups")
-    }
-    let driver: CurlEventDriver
-    do throws(CurlSetupError) {
-      driver = try CurlEventDriver(
-        maximumConnections: Self.maximumConnections, maximumConnectionsPerHost: maximumConnectionsPerHost,
-        wakeDescriptor: wakeDescriptor)
-    } catch {
-      closeDescriptors()
-      throw error
-    }
-    guard let share = curl_share_init(),
-      cnp_curl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue)) == CURLSHE_OK,
-      cnp_curl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue)) == CURLSHE_OK
-    else {
-      driver.close()
-      closeDescriptors()
-      throw CurlSetupError("libcurl cannot share TLS sessions")
-    }
-    guard let sockets = cnp_socket_registry_create() else {
-      driver.close()
-      curl_share_cleanup(share)
-      closeDescriptors()
-      throw CurlSetupError("cannot allocate the socket registry")
-    }
-    self.sockets = sockets
-    self.driver = driver
-    self.share = share
-    self.wakeDescriptor = wakeDescriptor
-    self.parkDescriptor = parkDescriptor
+    let resources = try CurlLoopResources(
+      maximumConnections: Self.maximumConnections, maximumConnectionsPerHost: maximumConnectionsPerHost)
+    driver = resources.driver
+    share = resources.share
+    sockets = resources.sockets
+    wakeDescriptor = resources.wakeDescriptor
+    parkDescriptor = resources.parkDescriptor
     let (seconds, attoseconds) = min(max(borrowBudget, .zero), .seconds(3600)).components
     self.borrowBudget = UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
     var list: UnsafeMutablePointer<curl_slist>?

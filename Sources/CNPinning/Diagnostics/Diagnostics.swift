@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where CNPinning sends its warnings (for example a link without a `type`).
 ///
 /// By default warnings go to standard error in debug builds and nowhere in release builds. An app
@@ -29,4 +31,17 @@ public enum CNPinningLog: Sendable {
     StandardError.write("CNPinning warning: \(message)\n")
     #endif
   }
+}
+
+enum StandardError {
+  static func write(_ text: String) {
+    FileHandle.standardError.write(Data(text.utf8))
+  }
+}
+
+/// The version of the CNPinning package (semantic versioning; before 1.0 a minor release may
+/// change the API, as CHANGELOG.md says).
+public enum CNPinningVersion: Sendable {
+  /// This release, as in CHANGELOG.md and `cnpin --version`.
+  public static let current = "0.1.0"
 }

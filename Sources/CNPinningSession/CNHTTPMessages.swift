@@ -71,3 +71,39 @@ public struct CNHTTPRequest: Sendable {
     }
   }
 }
+
+/// One HTTP header field, as sent or received: fields keep their order and their repeats in a
+/// `CNHTTPRequest` and a `CNHTTPResponse`, where a dictionary would lose both.
+public struct CNHTTPField: Sendable, Hashable {
+  /// The field's name, as written (HTTP/2 sends names in lower case).
+  public var name: String
+  /// The field's value, without surrounding white space.
+  public var value: String
+
+  /// A field named `name` with `value`.
+  public init(name: String, value: String) {
+    self.name = name
+    self.value = value
+  }
+}
+
+/// The answer to `CNPinnedSession.exchange(_:)`, returned when its head has arrived: the body
+/// follows as it arrives, read a chunk at a time (`body.chunks`) or a byte at a time.
+public struct CNHTTPResponse: Sendable {
+  /// The status code of the last response (redirects the session followed are not returned).
+  public let statusCode: Int
+  /// The header fields in the order received, with their repeats (on Apple platforms,
+  /// URLSession's, which joins repeats and keeps no order: sorted by name).
+  public let headerFields: [CNHTTPField]
+  /// The URL that answered, after the redirects the session followed.
+  public let url: URL
+  /// The body, read as it arrives; the transfer waits while the reader does, and dropping it
+  /// stops the transfer.
+  public let body: CNPinnedSession.AsyncBytes
+
+  /// The value of the first field named `name`, in any case, or nil.
+  public func value(forHeaderField name: String) -> String? {
+    let wanted = name.lowercased()
+    return headerFields.first { $0.name.lowercased() == wanted }?.value
+  }
+}

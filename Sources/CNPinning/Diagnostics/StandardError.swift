@@ -1,7 +1,0 @@
-import Foundation
-
-enum StandardError {
-  static func write(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
-  }
-}
