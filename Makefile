@@ -5,17 +5,17 @@ STRICT := -Xswiftc -warnings-as-errors
 # -require-explicit-sendable turns on, as an error). For builds without tests only: SwiftPM's
 # generated test runner declares public classes that say neither.
 SENDABLE := -Xswiftc -Werror -Xswiftc ExplicitSendable
-# A target may import only what the manifest says it depends on (SwiftPM's own check): the
-# session cannot import libcurl or OpenSSL, only CNPinningCurl can.
+# A target may import only modules of its dependency closure (SwiftPM's own check); that it
+# imports only its direct dependencies (the session no libcurl, only CNPinningCurl) is make lint's.
 IMPORTS := --explicit-target-dependency-import-check error
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 # ld.gold prints one harmless line per sanitizer symbol; keep the output readable. Only the
 # filter's own status is forgiven (grep fails when it keeps no line): with pipefail, a failed
-# build still fails the recipe (`make check-makefile` proves it).
+# build still fails the recipe (`make lint` shows it).
 QUIET_LINKER := { grep -v "Cannot export local symbol" || true; }
 
-.PHONY: deps build demo test examples bench bench-build bench-peers bench-instructions bench-profile limbo-vs-pyca bench-load leaks soak asan tsan apple-check openapi-check docs api-check api-baseline format lint fuzz fuzz-long public-suffixes check-makefile clean
+.PHONY: deps build demo test examples bench bench-build bench-peers bench-instructions bench-load leaks soak asan tsan apple-check openapi-check docs api-check api-baseline format lint fuzz
 
 deps:
 	@scripts/deps.sh
@@ -86,18 +86,6 @@ bench-instructions: bench-peers
 	@command -v valgrind >/dev/null || { echo "bench-instructions: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
 	python3 scripts/instructions-per-request.py
 
-# Where one whole process spends its CPU, ours against the curl CLI, under perf (after bench-peers;
-# needs Debian's linux-perf). PROFILE_RUNS processes of PROFILE_REQUESTS requests each.
-PROFILE_RUNS ?= 30
-PROFILE_REQUESTS ?= 1
-bench-profile: bench-peers
-	scripts/profile-peers.sh $(PROFILE_RUNS) $(PROFILE_REQUESTS)
-
-# x509-limbo's server cases through pyca/cryptography's verifier, beside this package's ratchets
-# (a measurement: the figure depends on the cryptography release installed).
-limbo-vs-pyca: deps
-	python3 scripts/limbo-vs-pyca.py
-
 # Every benchmark executable (debug, warnings as errors) and the libcurl-from-C client, so that
 # CI sees a change that breaks them: the benchmarks are a package of their own, which make test
 # never builds.
@@ -151,15 +139,12 @@ FORMAT_PATHS := Sources Tests Benchmarks/Sources Benchmarks/Package.swift Fuzz/S
 format:
 	$(SWIFT) format format --in-place --recursive --configuration .swift-format $(FORMAT_PATHS)
 
-# The recipes' own plumbing: a command that fails behind the linker filter fails its recipe.
-check-makefile:
-	@if (false 2>&1 | $(QUIET_LINKER)); then echo "check-makefile: QUIET_LINKER hides a failed build" >&2; exit 1; fi
-	@(echo "Cannot export local symbol x"; echo kept) | $(QUIET_LINKER) | grep -qx kept
-	@echo "check-makefile: a failed build behind QUIET_LINKER fails its recipe"
-
 # Also refuses Synchronization.Mutex: ThreadSanitizer cannot see its contended path on Linux, so
-# `make tsan` would check nothing it guards (docs/decisions/testing.md); use Locked.
+# `make tsan` would check nothing it guards (docs/decisions/testing.md); use Locked. And shows that
+# a command failing behind QUIET_LINKER still fails its recipe.
 lint:
+	@if (false 2>&1 | $(QUIET_LINKER)); then echo "lint: QUIET_LINKER hides a failed build" >&2; exit 1; fi
+	@(echo "Cannot export local symbol x"; echo kept) | $(QUIET_LINKER) | grep -qx kept
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format $(FORMAT_PATHS)
 	@if grep -rnE '\bMutex *[(<]' $(FORMAT_PATHS); then \
 	  echo "lint: Synchronization.Mutex above; TSan cannot see it (docs/decisions/testing.md): use Locked" >&2; exit 1; fi
@@ -183,20 +168,8 @@ api-baseline: deps
 
 # Coverage-guided fuzzing of the certificate reader, configuration loaders, JWS verifier and
 # host-name handling (Fuzz/), raw and structure-aware: SECONDS per target, then the budget check.
+# With RUNS=N, each target for N executions instead (10 million: hours on two cores), then each
+# target's line coverage (scripts/fuzz-coverage.sh).
 SECONDS ?= 60
 fuzz: deps
-	scripts/fuzz.sh $(SECONDS)
-
-# Every fuzz target for RUNS executions (10 million by default; hours on two cores), then the
-# budget check and each target's line coverage (scripts/fuzz-coverage.sh).
-RUNS ?= 10000000
-fuzz-long: deps
-	scripts/fuzz.sh long $(RUNS)
-
-# The public suffix list the cookie rules use, and its tests, regenerated from Debian's
-# publicsuffix package (MPL-2.0; the tests CC0) into Swift: run when Debian updates the list.
-public-suffixes: deps
-	python3 scripts/generate-public-suffixes.py
-
-clean:
-	rm -rf .build Fuzz/.build
+	scripts/fuzz.sh $(if $(RUNS),long $(RUNS),$(SECONDS))

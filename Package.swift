@@ -98,7 +98,8 @@ let package = Package(
     .testTarget(
       name: "CNPinningSessionTests",
       dependencies: [
-        "CNPinning", "CNPinningSession", .target(name: "CNPinningCurl", condition: linuxOnly), "CNPinningTestKit",
+        "CNPinning", "CNPinningSession", .target(name: "CNPinningCurl", condition: linuxOnly),
+        .target(name: "CCurl", condition: linuxOnly), "CNPinningTestKit",
       ],
       swiftSettings: linuxBackend),
   ],

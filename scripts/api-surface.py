@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""The public API as text: each module's interface, synthesized by the toolchain from the built
+"""Which public API changes are deliberate: the compiler accepts any.
+
+The public API as text: each module's interface, synthesized by the toolchain from the built
 module (`swift-synthesize-interface`, what an editor shows as a module's generated interface),
 with doc comments and blank lines left out and top-level declarations sorted, so that moving a
 declaration to another file changes nothing while any change to a signature, a conformance or
 an attribute is a line in a diff. `scripts/api-surface.sh` makes the interfaces: the Linux build
 of CNPinning, CNPinningSession and CNPinningTestKit, and the Apple build
-(`make apple-check`'s modules, against the SDK stubs) of the three libraries.
+(`make apple-check`'s modules, against the SDK stubs) of CNPinning and CNPinningSession. An Apple
+list holds only how it differs from the Linux list of its module (`+` Apple only, `-` Linux only),
+so a change to the shared API is one line in one list.
 
 Symbol graphs were used before; they dropped `CNPinningVersion` (swift-symbolgraph-extract leaves
 out every symbol whose name is the module's name followed by `Version`, as it does Clang's
@@ -14,7 +18,8 @@ API or the test kit.
 
 Usage: api-surface.py --check DIR INTERFACE...   fail (1) and print each difference from DIR
        api-surface.py --write DIR INTERFACE...   write DIR/<name>.txt for each INTERFACE
-An INTERFACE is a file named <platform>-<Module>.swiftinterface; its list is <platform>-<Module>.txt.
+An INTERFACE is a file named <platform>-<Module>.swiftinterface; its list is <platform>-<Module>.txt,
+or for an Apple interface given with its module's Linux one, apple-<Module>-delta.txt.
 """
 import difflib
 import os
@@ -54,15 +59,25 @@ def normalized(text):
     return [line for block in blocks for line in block]
 
 
+def delta(linux, apple):
+    """The lines only the Apple list has (`+`) and only the Linux list has (`-`), in order."""
+    return [
+        line for line in difflib.unified_diff(linux, apple, lineterm="", n=0)
+        if not line.startswith(("---", "+++", "@@"))
+    ]
+
+
 def main():
     if len(sys.argv) < 4 or sys.argv[1] not in ("--check", "--write"):
         print(__doc__, file=sys.stderr)
         return 2
     mode, directory, interfaces = sys.argv[1], sys.argv[2], sys.argv[3:]
     different = []
-    for interface in interfaces:
+    lists = {}
+    for interface in sorted(interfaces, key=lambda path: not os.path.basename(path).startswith("linux-")):
         name = os.path.basename(interface).removesuffix(".swiftinterface")
         current = normalized(open(interface).read())
+        lists[name] = current
         stray = [line for line in current if not LINE_START.match(line)]
         if stray:
             print(f"api-surface: {interface} holds text that is no declaration ({stray[0].strip()!r}): its module is "
@@ -71,6 +86,10 @@ def main():
         if len(current) < 3:
             print(f"api-surface: the interface {interface} declares nothing", file=sys.stderr)
             return 1
+        linux = lists.get(name.replace("apple-", "linux-", 1)) if name.startswith("apple-") else None
+        if linux is not None:
+            current = delta(linux, current)
+            name += "-delta"
         path = os.path.join(directory, name + ".txt")
         if mode == "--write":
             with open(path, "w") as handle:

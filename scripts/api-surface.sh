@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Which public API changes are deliberate, which the compiler cannot know: the interfaces to compare.
 # The public API's interfaces, for `make api-check` and `make api-baseline`: each library module
 # product of the Linux build (CNPinning, CNPinningSession, CNPinningTestKit) and of
 # the Apple build (`make apple-check`'s modules, compiled against the SDK stubs), synthesized by

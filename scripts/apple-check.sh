@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Whether the Apple-only code compiles for Apple platforms, which this Linux compiler never builds.
 # Type-checks CNPinning's Apple code on Linux (`make apple-check`): each target as a Mac builds it,
 # its sources as the package describes them (`swift package describe`), compiled without
 # Package.swift's CNPINNING_LINUX_BACKEND so that they take their Apple branches, and without the

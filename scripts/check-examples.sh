@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Whether the examples build as the separate packages users write and the service runs: the package build never compiles them.
 # Builds the examples in Examples/ from the repository, each as the separate package a user would
 # write, and runs the Linux service against a real TLS server on loopback (`make examples`):
 #   - PinnedService, depending on this repository by path, calls `openssl s_server` on 127.0.0.1

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Every Swift block in the README, the DocC articles and the doc comments of Sources/ is a snippet
+"""Whether the Swift in prose compiles: the compiler never reads Markdown or doc comments.
+Every Swift block in the README, the DocC articles and the doc comments of Sources/ is a snippet
 that the build compiles.
 
 Each ```swift block must follow a line `<!-- snippet: Snippets/NAME.swift -->` and equal that

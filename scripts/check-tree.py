@@ -1,18 +1,25 @@
 #!/usr/bin/env python3
-"""Checks that the tree, the documents that describe it and its written rules agree (`make lint`):
+"""What the compiler cannot check about the tree: its prose, its scripts and whom a file imports.
+
+Checks that the tree, the documents that describe it and its written rules agree (`make lint`):
 
 - every folder under Sources/ is one row of ARCHITECTURE's "Where to look" table, and every row
   names a folder that exists, with a decisions file that exists;
 - every decisions file opens with an "Applies to:" line whose paths exist;
 - every file in scripts/ is run by a make target (named in the Makefile, or by a script the
-  Makefile runs);
+  Makefile runs) or named in CONTRIBUTING.md;
+- a Swift file imports a target of the package only when its own target depends on it directly
+  (SwiftPM's import check accepts the whole dependency closure, so `internal import CCurl` in the
+  session would build);
 - every `@unchecked Sendable` in the package's own Swift (Sources, Tests, Benchmarks, Fuzz) has
   its reason on the line above, `// Unchecked Sendable: why the compiler may trust it.`
 
 Exits 1 naming each disagreement.
 """
+import json
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -70,7 +77,8 @@ def check_decisions():
 
 
 def check_scripts():
-    makefile = open(os.path.join(ROOT, "Makefile")).read()
+    # Run by a make target, or an occasional tool CONTRIBUTING.md names.
+    makefile = open(os.path.join(ROOT, "Makefile")).read() + open(os.path.join(ROOT, "CONTRIBUTING.md")).read()
     run = {name for name in os.listdir(os.path.join(ROOT, "scripts")) if f"scripts/{name}" in makefile}
     # Scripts that the scripts run by the Makefile run in turn.
     changed = True
@@ -83,7 +91,7 @@ def check_scripts():
                     run.add(other)
                     changed = True
     for name in sorted(set(os.listdir(os.path.join(ROOT, "scripts"))) - run):
-        problems.append(f"scripts/{name} is run by no make target: give it one or delete it")
+        problems.append(f"scripts/{name} is run by no make target and named by no line of CONTRIBUTING.md: give it one or delete it")
 
 
 def check_unchecked_sendable():
@@ -105,12 +113,36 @@ def check_unchecked_sendable():
                             "`// Unchecked Sendable: <reason>` on the line above")
 
 
+def check_direct_imports():
+    """A file imports only its target's own dependencies. SwiftPM's
+    --explicit-target-dependency-import-check lets through any module of the dependency closure:
+    `internal import CCurl` in a session file builds, since CNPinningCurl depends on CCurl."""
+    described = subprocess.run(["swift", "package", "describe", "--type", "json"], cwd=ROOT, capture_output=True,
+                               text=True, check=True).stdout
+    targets = json.loads(described)["targets"]
+    names = {target["name"] for target in targets}
+    import_line = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:internal|package|public|private|fileprivate)\s+)?import\s+(\w+)")
+    for target in targets:
+        allowed = set(target.get("target_dependencies") or []) | {target["name"]}
+        if target.get("type") == "snippet" or not os.path.isdir(os.path.join(ROOT, target["path"])):
+            continue
+        for directory, _, files in os.walk(os.path.join(ROOT, target["path"])):
+            for file in (name for name in files if name.endswith(".swift")):
+                path = os.path.join(directory, file)
+                for number, line in enumerate(open(path).read().splitlines(), 1):
+                    match = import_line.match(line)
+                    if match and match.group(1) in names and match.group(1) not in allowed:
+                        problems.append(f"{os.path.relpath(path, ROOT)}:{number}: {target['name']} imports "
+                                        f"{match.group(1)}, which Package.swift does not make its dependency")
+
+
 check_architecture_table()
 check_decisions()
 check_unchecked_sendable()
 check_scripts()
+check_direct_imports()
 if problems:
     for problem in problems:
         print(f"check-tree: {problem}", file=sys.stderr)
     sys.exit(1)
-print("check-tree: the folders, ARCHITECTURE's table, the decisions, the scripts and the unchecked Sendables agree")
+print("check-tree: the folders, ARCHITECTURE's table, the decisions, the scripts, the imports and the unchecked Sendables agree")

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# The system packages a build and its peers need, which SwiftPM cannot install.
 # Installs what CNPinning needs beyond the Swift toolchain, when it is missing.
 # As root it installs; otherwise it prints the exact command to run and fails.
 set -euo pipefail
@@ -10,7 +11,7 @@ debian_packages=(libssl-dev libcurl4-openssl-dev pkg-config openssl ca-certifica
 debian_packages+=(nginx-light curl gcc libc6-dev)
 # Real proxies for the proxy tests: tinyproxy (HTTP CONNECT) and socat (TLS in front of it).
 debian_packages+=(tinyproxy-bin socat)
-# The public suffix list, from which `make public-suffixes` regenerates the cookie rules' copy.
+# The public suffix list, from which `scripts/generate-public-suffixes.py` regenerates the cookie rules' copy.
 debian_packages+=(publicsuffix)
 # Independent JOSE signers for the enterprise-policy interoperability tests.
 python_packages=("PyJWT[crypto]>=2.6")

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Lists the public symbols of the given symbol graphs that have no doc comment of their own.
+"""Which public symbols lack a doc comment: the compiler does not require one.
+Lists the public symbols of the given symbol graphs that have no doc comment of their own.
 
 Synthesized members and the implementations of standard protocol requirements (==, <,
 description, hash(into:), Codable, RawRepresentable) are left out: DocC shows the protocol's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Whether the DocC articles, links and doc comments are whole: the compiler checks none of them.
 # Builds the API documentation with the toolchain's docc alone (no plug-in package): symbol
 # graphs of CNPinning and CNPinningSession extracted from a debug build (their extensions of
 # Foundation's types as extension blocks, which DocC renders), a doc-comment check (every public

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Which source lines the fuzz corpora reach: a runtime fact no compiler sees.
 # Line coverage of CNPinning's sources reached by each fuzz target's corpus (the committed seeds
 # and regressions plus what `scripts/fuzz.sh long` grew in Fuzz/.build/fuzz-corpus), measured with
 # the toolchain's llvm-cov on a build instrumented for source coverage (no sanitizer).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Inputs no test wrote: crashes, hangs and memory errors the compiler cannot find.
 # Coverage-guided fuzzing of CNPinning's input readers (Fuzz/), in a release build with the
 # address sanitizer and libFuzzer's coverage instrumentation.
 #

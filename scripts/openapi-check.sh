@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Whether CNPinningOpenAPI compiles against its outside packages' declarations, which SwiftPM here cannot fetch.
 # Type-checks CNPinningOpenAPI (the package beside Examples/) without its outside dependencies,
 # which this machine cannot fetch (`make openapi-check`): stub modules declare the signatures of
 # swift-http-types and swift-openapi-runtime that the transport uses (CNPinningOpenAPI/Stubs,

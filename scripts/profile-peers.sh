@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Where a whole process spends its CPU: a runtime profile, no compile-time fact.
 # Where one whole process spends its CPU: the peer benchmark's CNPinnedSession client against the
 # curl CLI with --pinnedpubkey, each making REQUESTS requests (default 1) to the same nginx, each
 # run RUNS times (default 30) under `perf record`. Prints milliseconds of CPU per process by

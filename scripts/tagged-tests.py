@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Prints a --filter pattern selecting the tests and suites that carry a Swift Testing tag.
+"""Which tests carry a Swift Testing tag (for make tsan): swift test selects by name only.
+Prints a --filter pattern selecting the tests and suites that carry a Swift Testing tag.
 
 This toolchain's `swift test --filter` matches test IDs only (no `tag:` prefix yet), so the tag
 is read from the test binary's own listing: its event stream names each test's and suite's tags.
