@@ -34,7 +34,7 @@ demo: deps
 test: deps
 	python3 scripts/check-snippets.py
 	$(SWIFT) build --build-tests $(IMPORTS) $(STRICT)
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-xctest --quiet
 
 # The examples, each built from the repository as the separate package a user writes; the Linux
 # service is run against openssl s_server on loopback (the SwiftUI app: make apple-check).
@@ -113,14 +113,14 @@ soak: deps leaks
 # The whole suite under AddressSanitizer (LeakSanitizer included; see scripts/lsan.supp).
 asan: deps
 	$(SWIFT) build --build-tests --build-path .build/asan --sanitize=address 2>&1 | $(QUIET_LINKER)
-	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp $(SWIFT) test --skip-build --build-path .build/asan --sanitize=address
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp $(SWIFT) test --skip-build --disable-xctest --build-path .build/asan --sanitize=address
 
 # The concurrency tests under ThreadSanitizer: the tests and suites tagged `.concurrency`
 # (concurrent evaluations and requests, cancellation, enterprise races, connection reuse,
 # resumption, HTTP/2 streams, proxies). Tag a new test of that kind and it runs here.
 tsan: deps
 	$(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
-	filter="$$(scripts/tagged-tests.py .build/tsan concurrency)" && TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/scripts/tsan.supp" $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread --filter "$$filter"
+	filter="$$(scripts/tagged-tests.py .build/tsan concurrency)" && TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/scripts/tsan.supp" $(SWIFT) test --skip-build --disable-xctest --build-path .build/tsan --sanitize=thread --filter "$$filter"
 
 # The Apple code (Security, CryptoKit and URLSession glue, the seed README's code) type-checked on
 # Linux against stubs of Apple's SDK (AppleCheck/), then a self-test that deliberate mistakes fail.

@@ -9,8 +9,3 @@ let manager = try CNPinningManager(contentsOf: URL(fileURLWithPath: "pins.json")
 let session = try CNPinnedSession(manager: manager)
 let (data, response) = try await session.data(from: URL(string: "https://api.example.com/v1/items")!)
 print(response.statusCode, data.count)
-
-// Session policy lives in its configuration, as URLSession's does:
-var configuration = CNPinnedSessionConfiguration()
-configuration.unpinnedHosts = .deny  // refuse hosts without pins
-let strict = try CNPinnedSession(manager: manager, configuration: configuration)
