@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Whether the Swift in prose compiles: the compiler never reads Markdown or doc comments.
+
 Every Swift block in the README, the DocC articles and the doc comments of Sources/ is a snippet
 that the build compiles.
 

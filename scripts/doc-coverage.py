@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Which public symbols lack a doc comment: the compiler does not require one.
+
 Lists the public symbols of the given symbol graphs that have no doc comment of their own.
 
 Synthesized members and the implementations of standard protocol requirements (==, <,

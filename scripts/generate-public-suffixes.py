@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """The public suffix list as Swift: data from Debian that the compiler cannot fetch.
+
 Writes the public suffix list the cookie rules use, and its published test vectors, as Swift.
 
 Reads Debian's publicsuffix package (`make deps` installs it):

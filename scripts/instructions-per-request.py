@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
-"""Where each request's instructions go: a runtime count no compiler makes.
-Where each request's instructions go, counted rather than timed.
+"""Where each request's instructions go, counted rather than timed: a runtime count no compiler makes.
 
 Runs the peer benchmark's clients under valgrind's callgrind against the benchmark's nginx:
 CNPinnedSession, libcurl's multi interface driven from C (Benchmarks/PeerC/multi-client.c) and

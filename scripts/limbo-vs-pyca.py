@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """How another verifier judges x509-limbo's cases: a comparison no compiler makes.
+
 x509-limbo's server cases through pyca/cryptography's verifier, beside this package's ratchets.
 
 Prints pyca's score and, case by case, where pyca and the package's strict mode differ, so that

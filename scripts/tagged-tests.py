@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Which tests carry a Swift Testing tag (for make tsan): swift test selects by name only.
+
 Prints a --filter pattern selecting the tests and suites that carry a Swift Testing tag.
 
 This toolchain's `swift test --filter` matches test IDs only (no `tag:` prefix yet), so the tag
