@@ -172,9 +172,20 @@ struct PropertyListReaderTests {
   /// Objects that each reference the next twice: 22 levels make 4 million values from a file
   /// of 130 bytes. Shared references are legitimate (Foundation's writer shares equal strings),
   /// so what is bounded is what the file expands to.
+  /// `levels` arrays that each hold the next object twice, then one value.
+  static func doublingObjects(levels: Int) -> [[UInt8]] {
+    var objects: [[UInt8]] = []
+    for level in 0..<levels {
+      let next = UInt8(level + 1)
+      objects.append([0xA2, next, next])
+    }
+    objects.append([0x09])
+    return objects
+  }
+
   @Test func sharedReferencesCannotExpandWithoutBound() throws {
     let levels = 22
-    let objects = (0..<levels).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] } + [[0x09]]
+    let objects: [[UInt8]] = Self.doublingObjects(levels: levels)
     let data = Self.binary(objects)
     #expect(data.count < 140)
     #expect(throws: BinaryPropertyList.FormatError.self) { _ = try BinaryPropertyList.parse(data) }
@@ -187,7 +198,7 @@ struct PropertyListReaderTests {
 
   @Test func theManagerRefusesThemWithAnErrorNotACrash() {
     let allOnes = Self.binary([[0xA1] + [UInt8](repeating: 0xFF, count: 8)], referenceSize: 8)
-    let doubling = Self.binary((0..<22).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] } + [[0x09]])
+    let doubling = Self.binary(Self.doublingObjects(levels: 22))
     for data in [allOnes, doubling] {
       #expect(throws: CNConfigurationError.self) {
         _ = try CNPinningManager(document: CNPinningDocument(data: data, source: "hostile.plist"))
