@@ -10,10 +10,14 @@ import Testing
 /// `URLSession.AsyncBytes` and handed on 64 KiB at a time: a stream of 200 B/s reached the reader
 /// after five minutes. Platform-neutral: these run on Apple platforms too.
 @Suite struct ChunkFeedTests {
-  /// A source as URLSession is one: it pushes chunks, and pauses and resumes when told.
+  /// A source as URLSession's task is one: it pushes chunks, and suspends and resumes when told,
+  /// nestably (`-suspend` and `-resume` are nestable, NSURLSession.h: two suspends need two
+  /// resumes), and it may still deliver data received while suspending.
   final class Source: Sendable {
-    private let state = Locked<(paused: Bool, cancelled: Bool, pauses: Int)>((false, false, 0))
-    var paused: Bool { state.withLock { $0.paused } }
+    private let state = Locked<(suspends: Int, cancelled: Bool, pauses: Int)>((0, false, 0))
+    var paused: Bool { state.withLock { $0.suspends > 0 } }
+    /// Suspends not yet resumed.
+    var suspends: Int { state.withLock { $0.suspends } }
     var cancelled: Bool { state.withLock { $0.cancelled } }
     var pauses: Int { state.withLock { $0.pauses } }
 
@@ -22,11 +26,12 @@ import Testing
         into: channel, limit: limit, host: "h", progress: nil,
         pause: {
           self.state.withLock {
-            $0.paused = true
+            $0.suspends += 1
             $0.pauses += 1
           }
         },
-        resume: { self.state.withLock { $0.paused = false } }, cancel: { self.state.withLock { $0.cancelled = true } })
+        resume: { self.state.withLock { $0.suspends = max(0, $0.suspends - 1) } },
+        cancel: { self.state.withLock { $0.cancelled = true } })
     }
   }
 
@@ -81,6 +86,44 @@ import Testing
       received += try await channel.next()?.count ?? 0
     }
     #expect(!source.paused, "resumed once half was taken")
+    feed.finish(nil)
+    while let next = try await channel.next() { received += next.count }
+    #expect(received == sent * chunk.count)
+  }
+
+  /// Two chunks that were on their way arrive after each suspend, as URLSession may deliver data
+  /// received while suspending (review H2): the task is suspended once, so the one resume at half
+  /// lets it go on and the whole body arrives. Before, each chunk that found the channel full
+  /// suspended again, and one resume left the task suspended for ever (no timeout applies to a
+  /// suspended task).
+  @Test func chunksArrivingWhileSuspendedDoNotNestTheSuspend() async throws {
+    let channel = ResponseBodyChannel()
+    let source = Source()
+    let feed = source.feed(into: channel)
+    let chunk = Data(repeating: 3, count: 64 << 10)
+    let total = 64  // 4 MiB: the channel fills four times over
+    var (sent, received) = (0, 0)
+    // One task plays both sides, so the order is the same every run: the source sends while the
+    // task is not suspended, and two more after a suspend, as URLSession may; the reader reads
+    // only while it is suspended, and stops when nothing is left to read.
+    for _ in 0..<(4 * total) where sent < total {
+      if !source.paused {
+        feed.receive(chunk)
+        sent += 1
+        if source.paused {
+          for _ in 0..<2 where sent < total {
+            feed.receive(chunk)
+            sent += 1
+          }
+        }
+      } else if received < sent * chunk.count {
+        received += try await channel.next()?.count ?? 0
+      } else {
+        break  // suspended with nothing left to read: nobody will resume it
+      }
+    }
+    #expect(sent == total, "the task stayed suspended after \(sent) chunks: \(source.suspends) suspends not resumed")
+    #expect(source.pauses >= 4, "the channel filled \(source.pauses) times")
     feed.finish(nil)
     while let next = try await channel.next() { received += next.count }
     #expect(received == sent * chunk.count)

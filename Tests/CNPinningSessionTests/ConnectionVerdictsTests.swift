@@ -105,6 +105,56 @@ import CNPinningTestKit
     #expect(Self.complete(verdicts, task: 3, facts: Self.facts(Self.second, reused: false)).refusal != nil)
   }
 
+  /// A stream after a finished opener, the order `data(for:)` then `bytes(for:)` or two
+  /// sequential `exchange(_:)` calls make (review H1): accepted at its response, when its
+  /// connection is not known yet, by the verdict bound for its host and port, and at its end by its
+  /// connection's. Before, the response check never consulted bound verdicts: refused after the
+  /// request was sent, and the session flushed.
+  @Test func aStreamAfterAFinishedOpenerIsAcceptedAtItsResponseAndItsEnd() {
+    let verdicts = ConnectionVerdicts()
+    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443)
+    #expect(Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false)).refusal == nil)
+    let head = Self.complete(verdicts, task: 2, facts: nil, final: false)
+    #expect(head.refusal == nil && !head.retire, "\(String(describing: head.refusal))")
+    #expect(Self.complete(verdicts, task: 2, facts: Self.facts(Self.first, reused: true)).refusal == nil)
+    // Another host's verdict stands for nobody else's stream.
+    #expect(Self.complete(verdicts, task: 3, host: "other.test", facts: nil, final: false).refusal != nil)
+  }
+
+  /// A new connection that gets a closed connection's local port again (review M3): URLSession
+  /// opened it for this task without a challenge, so the old verdict on the same four-tuple does
+  /// not judge it.
+  @Test func aNewConnectionOnAClosedConnectionsAddressesIsNotJudgedByItsVerdict() {
+    let verdicts = ConnectionVerdicts()
+    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443)
+    _ = Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false))
+    let again = Self.complete(verdicts, task: 2, facts: Self.facts(Self.first, reused: false))
+    #expect(again.refusal?.code == .connectionNotJudged && again.retire)
+  }
+
+  /// One connection opened early and kept busy while more than `capacity` others are bound
+  /// (review M4): the verdicts are dropped least recently used first, so its next task is still
+  /// judged. Before, the bound dropped in bind order and refused it after it was sent.
+  @Test func aBusyConnectionStaysJudgedWhileManyNewerAreBound() {
+    let verdicts = ConnectionVerdicts()
+    verdicts.challenged(Self.accepted, task: 0, host: "api.test", port: 443)
+    _ = Self.complete(verdicts, task: 0, facts: Self.facts(Self.first, reused: false))
+    var task = 1
+    for other in 0..<(ConnectionVerdicts.capacity + 300) {
+      verdicts.challenged(Self.accepted, task: task, host: "h\(other).test", port: 443)
+      let connection = ConnectionID(local: "10.0.1.2", localPort: other, remote: "192.0.2.9", remotePort: 443)
+      _ = Self.complete(verdicts, task: task, host: "h\(other).test", facts: Self.facts(connection, reused: false))
+      task += 1
+      if other % 100 == 0 {
+        let busy = Self.complete(verdicts, task: task, facts: Self.facts(Self.first, reused: true))
+        #expect(busy.refusal == nil, "the busy connection was dropped after \(other) others")
+        task += 1
+      }
+    }
+    #expect(Self.complete(verdicts, task: task, facts: Self.facts(Self.first, reused: true)).refusal == nil)
+    #expect(verdicts.counts.bound == ConnectionVerdicts.capacity)
+  }
+
   @Test func theVerdictsKeptAreBounded() {
     let verdicts = ConnectionVerdicts()
     for task in 0..<(ConnectionVerdicts.capacity + 100) {
@@ -115,6 +165,12 @@ import CNPinningTestKit
         facts: Self.facts(connection, reused: false), mustBeJudged: true)
     }
     #expect(verdicts.counts.bound == ConnectionVerdicts.capacity && verdicts.counts.running == 0)
+    // Refused connections are bounded too (review L5).
+    for port in 0..<(ConnectionVerdicts.capacity + 100) {
+      let connection = ConnectionID(local: "10.0.2.2", localPort: port, remote: "192.0.2.7", remotePort: 443)
+      _ = Self.complete(verdicts, task: 100_000 + port, host: "unjudged.test", facts: Self.facts(connection, reused: true))
+    }
+    #expect(verdicts.counts.refused == ConnectionVerdicts.capacity)
   }
 
   #if CNPINNING_LINUX_BACKEND

@@ -4,7 +4,7 @@ import Foundation
 /// A body that its source pushes a chunk at a time (a URLSession data delegate's
 /// `didReceive(data:)` on Apple platforms) on its way into a `ResponseBodyChannel`: each chunk is
 /// handed to the reader as it arrives, whole, and once the reader has `capacity` bytes unread the
-/// source is paused (a data task suspended) until the reader has taken half. The limit is counted
+/// source is paused (a data task suspended, once: suspends nest) until the reader has taken half. The limit is counted
 /// as chunks arrive. Platform-neutral, tested on Linux with a source of its own.
 package final class ChunkFeed: Sendable {
   private let channel: ResponseBodyChannel
@@ -60,10 +60,12 @@ package final class ChunkFeed: Sendable {
     case .room: return true
     case .ended: return false
     case .full:
+      // Suspended once, however many chunks arrive while it is: a URLSession task's suspends
+      // nest and it may still deliver data received while suspending, and one resume follows.
       state.withLock { state in
         if state.roomMade {
           state.roomMade = false
-        } else {
+        } else if !state.paused {
           state.paused = true
           pause()
         }

@@ -15,14 +15,19 @@ import Foundation
 ///   opener for the same host and port still running (its connection not known yet), or, when the
 ///   metrics name no connection, by the last verdict for the host and port. A task for another
 ///   host on a bound connection (HTTP/2 coalescing) has its own pins judged on that connection's
-///   verified chain.
+///   verified chain. A task whose metrics say URLSession opened its connection for it, without a
+///   challenge, is judged by nothing (a closed connection's addresses and ports may come again).
+/// - A stream's response comes before its metrics: it stands on a running opener's verdict or one
+///   bound to a connection of this URLSession for its host and port, and is judged by its own
+///   connection at its end.
 /// - Anything else that must be judged (a pinned host, custom anchors, `unpinnedHosts: .deny`) is
 ///   refused with `connectionNotJudged`, and the transport retires the URLSession's connections.
 ///
-/// Bounded: at most `capacity` connections and host-and-port verdicts are kept, oldest dropped.
+/// Bounded: at most `capacity` connections, host-and-port verdicts and refused connections are
+/// kept, the least recently used dropped (a busy connection opened early stays judged).
 /// Platform-neutral, tested on Linux with sequences of challenges and metrics.
 final class ConnectionVerdicts: Sendable {
-  static let capacity = 256
+  static let capacity = 1024
 
   fileprivate struct Verdict {
     let host: String
@@ -34,14 +39,15 @@ final class ConnectionVerdicts: Sendable {
   fileprivate struct State {
     /// Every judgement of each running task's challenges, by task.
     var challenged: [Int: [Verdict]] = [:]
-    /// Verdicts bound to the connection they were made on, with the order they were bound in.
+    /// Verdicts bound to the connection they were made on, least recently used first.
     var bound: [ConnectionID: Verdict] = [:]
     var boundOrder: [ConnectionID] = []
     /// Accepted verdicts whose task ended without naming its connection, by host and port.
     var unbound: [String: Verdict] = [:]
     var unboundOrder: [String] = []
-    /// Connections refused as unjudged: every later task on one is refused too.
+    /// Connections refused as unjudged, oldest first: every later task on one is refused too.
     var refused: Set<ConnectionID> = []
+    var refusedOrder: [ConnectionID] = []
   }
   private let state = Locked(State())
 
@@ -94,7 +100,7 @@ final class ConnectionVerdicts: Sendable {
                 Judgement(use: use, verifiedChain: [], presentedChain: [], pinning: nil, rejection: nil), facts)
             ], refusal: nil, retire: false)
         }
-        if let connection = facts?.connection { state.refused.insert(connection) }
+        if let connection = facts?.connection { state.refuse(connection) }
         let reason =
           facts == nil
           ? "its task's metrics, which name the connection, never came"
@@ -164,16 +170,32 @@ final class ConnectionVerdicts: Sendable {
   }
 
   /// How many verdicts are kept, for tests of the bound.
-  var counts: (bound: Int, unbound: Int, running: Int) {
-    state.withLock { ($0.bound.count, $0.unbound.count, $0.challenged.count) }
+  var counts: (bound: Int, unbound: Int, running: Int, refused: Int) {
+    state.withLock { ($0.bound.count, $0.unbound.count, $0.challenged.count, $0.refused.count) }
   }
 }
 
 extension ConnectionVerdicts.State {
   fileprivate mutating func bind(_ verdict: ConnectionVerdicts.Verdict, to connection: ConnectionID) {
-    if bound.updateValue(verdict, forKey: connection) == nil { boundOrder.append(connection) }
+    if bound.updateValue(verdict, forKey: connection) != nil { boundOrder.removeAll { $0 == connection } }
+    boundOrder.append(connection)
     while boundOrder.count > ConnectionVerdicts.capacity { bound[boundOrder.removeFirst()] = nil }
-    refused.remove(connection)
+    if refused.remove(connection) != nil { refusedOrder.removeAll { $0 == connection } }
+  }
+
+  fileprivate mutating func refuse(_ connection: ConnectionID) {
+    if refused.insert(connection).inserted { refusedOrder.append(connection) }
+    while refusedOrder.count > ConnectionVerdicts.capacity { refused.remove(refusedOrder.removeFirst()) }
+  }
+
+  /// The verdict bound to `connection`, now its most recently used.
+  fileprivate mutating func use(_ connection: ConnectionID) -> ConnectionVerdicts.Verdict? {
+    guard let verdict = bound[connection] else { return nil }
+    if boundOrder.last != connection {
+      boundOrder.removeAll { $0 == connection }
+      boundOrder.append(connection)
+    }
+    return verdict
   }
 
   fileprivate mutating func remember(_ verdict: ConnectionVerdicts.Verdict, for hostPort: String) {
@@ -182,17 +204,24 @@ extension ConnectionVerdicts.State {
   }
 
   /// The verdict a task without a challenge of its own is judged by.
-  fileprivate func verdict(for facts: TransactionFacts?, hostPort: String, final: Bool) -> ConnectionVerdicts.Verdict? {
-    if let connection = facts?.connection {
-      if let verdict = bound[connection] { return verdict }
-    }
-    // A connection URLSession opened for this task without asking is never judged by another's.
+  fileprivate mutating func verdict(for facts: TransactionFacts?, hostPort: String, final: Bool)
+    -> ConnectionVerdicts.Verdict?
+  {
+    // A connection URLSession opened for this task without asking is never judged by another's,
+    // not even by a closed connection's that had the same addresses and ports.
     if facts?.isReusedConnection == false { return nil }
+    if let connection = facts?.connection, let verdict = use(connection) { return verdict }
     // Final metrics that name no connection at all cannot be matched: fail closed, unless the
     // metrics are still to come (a stream's response) or were given without addresses.
     if facts == nil && final { return nil }
     let running = challenged.values.lazy.compactMap { $0.last(where: { $0.judgement.rejection == nil }) }
       .first { $0.hostPort == hostPort }
-    return running ?? unbound[hostPort]
+    if let running { return running }
+    // A stream's response, its connection not known until its end: a connection of this
+    // URLSession judged for its host and port (the opener finished) stands for it until then.
+    if facts == nil, let connection = boundOrder.last(where: { bound[$0]?.hostPort == hostPort }) {
+      return bound[connection]
+    }
+    return unbound[hostPort]
   }
 }
