@@ -47,7 +47,8 @@ extension CNPinnedSessionError: CustomStringConvertible {
     case .transferFailed(let host, let reason): return "\(host): transfer failed: \(reason)"
     case .setupFailed(let reason): return "the session cannot make requests: \(reason)"
     case .connectionNotJudged(let host, let reason):
-      return "\(host): the request was sent over a connection the pins never judged (\(reason)); nothing more of its response is delivered"
+      return "\(host): the request was sent over a connection the pins never judged (\(reason)); "
+        + "nothing more of its response is delivered"
     }
   }
 }
