@@ -155,6 +155,32 @@ import CNPinningTestKit
     #expect(verdicts.counts.bound == ConnectionVerdicts.capacity)
   }
 
+  /// Metrics delivered after the task completed (Apple states no order; review M7): the task is
+  /// judged on them once they come, within `FactsArrival.patience`. Before, the facts were read at
+  /// completion: a task without its own challenge was refused after it was sent.
+  @Test func metricsAfterCompletionStillJudgeTheTask() async {
+    let verdicts = ConnectionVerdicts()
+    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443)
+    _ = Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false))
+    let arrival = FactsArrival()
+    let late = Task {
+      try? await Task.sleep(for: .milliseconds(100))
+      arrival.deliver(Self.facts(Self.first, reused: true))
+    }
+    // didCompleteWithError has come: the transport judges the task now.
+    let done = Self.complete(verdicts, task: 2, facts: await arrival.facts())
+    #expect(done.refusal == nil, "\(String(describing: done.refusal))")
+    await late.value
+    // Metrics that never come: after the wait, judged without them (refused: fail closed).
+    let never = FactsArrival()
+    #expect(await never.facts(waitingUpTo: .milliseconds(50)) == nil)
+    #expect(Self.complete(verdicts, task: 3, facts: nil).refusal?.code == .connectionNotJudged)
+    // Metrics that came first are there at once.
+    let early = FactsArrival()
+    early.deliver(Self.facts(Self.first, reused: true))
+    #expect(await early.facts(waitingUpTo: .zero) == Self.facts(Self.first, reused: true))
+  }
+
   @Test func theVerdictsKeptAreBounded() {
     let verdicts = ConnectionVerdicts()
     for task in 0..<(ConnectionVerdicts.capacity + 100) {

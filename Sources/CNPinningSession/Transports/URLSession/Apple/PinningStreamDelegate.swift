@@ -27,9 +27,9 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     var done: CheckedContinuation<Void, Never>?
     var ended = false
     var failure: CNPinnedSessionError?
-    var facts: TransactionFacts?
   }
   private let state = Locked(State())
+  private let facts = FactsArrival()
 
   init(
     challenges: PinningChallenges, upload: UploadSource?, channel: ResponseBodyChannel, limit: Int,
@@ -45,8 +45,9 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     self.respond = respond
   }
 
-  /// What the task's metrics say about the connection it used, once they arrived.
-  var transactionFacts: TransactionFacts? { state.withLock { $0.facts } }
+  /// What the task's metrics say about the connection it used, waiting a bounded time for them
+  /// once the task has ended.
+  func transactionFacts() async -> TransactionFacts? { await facts.facts() }
 
   /// Runs `request` as a data task of `session` and returns when its body has ended, with why it
   /// failed (nil: whole) and the task's identifier; the caller ends the channel (after judging the
@@ -105,8 +106,7 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-    let facts = TransactionFacts(metrics)
-    state.withLock { $0.facts = facts }
+    facts.deliver(TransactionFacts(metrics))
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {

@@ -96,7 +96,7 @@ final class URLSessionTransport: HopTransport {
       challenges.attach(pinned.verdicts)
       let (outcome, task) = await delegate.run(request, in: pinned.session)
       // Judged whatever the outcome: an opener that failed still binds its verdict.
-      try await check(pinned, task, delegate.transactionFacts, true)
+      try await check(pinned, task, await delegate.transactionFacts(), true)
       return try outcome.get(translate)
     }
   }
@@ -163,7 +163,7 @@ final class URLSessionTransport: HopTransport {
           }
           let (failure, task) = await delegate.run(request, in: pinned.session)
           do throws(CNPinnedSessionError) {
-            try await check(pinned, task, delegate.transactionFacts, true)
+            try await check(pinned, task, await delegate.transactionFacts(), true)
             channel.finish(failure)
           } catch {
             channel.finish(error)

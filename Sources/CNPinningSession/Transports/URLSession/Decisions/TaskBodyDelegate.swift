@@ -8,9 +8,9 @@ import FoundationNetworking
 /// One URLSession data task's response, taken as it arrives: the size limit is counted as bytes
 /// arrive (a body, or a decompressed bomb, never grows past it), and a download is written to its
 /// file chunk by chunk. Redirects come back to the caller; a file upload is reopened when
-/// URLSession must send it again. (A stream, read as it arrives, goes through
-/// `URLSession.bytes(for:delegate:)` and `ResponseBodyChannel.fill(from:)` instead: suspending a
-/// data task is not flow control swift-corelibs-foundation can resume from.)
+/// URLSession must send it again. (A stream, read as it arrives, has a delegate of its own on
+/// Apple platforms, `PinningStreamDelegate`, feeding `ChunkFeed`: suspending a data task is not
+/// flow control swift-corelibs-foundation can resume from.)
 ///
 /// The Apple transport's task delegate is a subclass (it adds the server-trust challenge).
 /// Platform-neutral: tested on Linux with swift-corelibs-foundation's URLSession.
@@ -28,6 +28,7 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
 
   private let plan: Plan
   private let state = Locked(State())
+  private let facts = FactsArrival()
 
   private struct State {
     var task: URLSessionDataTask?
@@ -40,7 +41,6 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     var caller: CheckedContinuation<TransferOutcome, Error>?
     /// The outcome, when the task ended before the caller waited (cancelled before it started).
     var ended: Result<TransferOutcome, Error>?
-    var facts: TransactionFacts?
     /// The caller was cancelled: the task is not started, or is cancelled.
     var cancelled = false
   }
@@ -158,14 +158,13 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   }
 
   /// What the task's metrics say about the connection it used (reused or not, TLS and HTTP
-  /// versions); URLSession reports them before the task completes.
+  /// versions), before or after the task completes.
   func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-    let facts = TransactionFacts(metrics)
-    state.withLock { $0.facts = facts }
+    facts.deliver(TransactionFacts(metrics))
   }
 
-  /// The facts from the task's metrics, once they arrived.
-  var transactionFacts: TransactionFacts? { state.withLock { $0.facts } }
+  /// The facts from the task's metrics, waiting a bounded time for them once the task has ended.
+  func transactionFacts() async -> TransactionFacts? { await facts.facts() }
 
   /// Redirects come back to the caller, which judges and follows each hop itself.
   func urlSession(

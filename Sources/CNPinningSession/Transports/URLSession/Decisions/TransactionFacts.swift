@@ -48,3 +48,51 @@ struct ConnectionID: Hashable, Sendable {
     self.remote = "\(remote)|\(remotePort)"
   }
 }
+
+/// A task's transaction facts as URLSession delivers them. Apple states no order between
+/// `didFinishCollecting` and `didCompleteWithError`, and on some systems the metrics never come
+/// (watchOS: Alamofire #3106), so whoever judges a task that has ended waits a bounded time for
+/// its facts (issue 53, M7): reading them at completion refused every task without a challenge of
+/// its own whenever they came second.
+final class FactsArrival: Sendable {
+  /// How long a task that has ended waits for its metrics.
+  static let patience: Duration = .seconds(1)
+
+  private struct State {
+    var facts: TransactionFacts?
+    var arrived = false
+    var waiter: CheckedContinuation<TransactionFacts?, Never>?
+  }
+  private let state = Locked(State())
+
+  /// The metrics arrived (`didFinishCollecting`); nil facts: they named no transaction.
+  func deliver(_ facts: TransactionFacts?) {
+    let waiter = state.withLock { state -> CheckedContinuation<TransactionFacts?, Never>? in
+      state.facts = facts
+      state.arrived = true
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume(returning: facts)
+  }
+
+  /// The facts, once they have arrived or `patience` has passed (then nil). One caller at a time.
+  func facts(waitingUpTo patience: Duration = FactsArrival.patience) async -> TransactionFacts? {
+    await withCheckedContinuation { continuation in
+      let arrived = state.withLock { state -> TransactionFacts?? in
+        if state.arrived { return .some(state.facts) }
+        state.waiter = continuation
+        return nil
+      }
+      if let arrived { return continuation.resume(returning: arrived) }
+      Task {
+        try? await Task.sleep(for: patience)
+        let waiter = state.withLock { state -> CheckedContinuation<TransactionFacts?, Never>? in
+          defer { state.waiter = nil }
+          return state.waiter
+        }
+        waiter?.resume(returning: nil)
+      }
+    }
+  }
+}
