@@ -21,6 +21,37 @@ import Testing
     Judgement.challenge(host: host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, evaluation: evaluation)
   }
 
+  /// Where a delegate sends a challenge before anything is evaluated. A server-trust challenge
+  /// without a trust object for a host that must be judged is refused there (review L6: it was
+  /// given default handling, and refused only after the request was sent).
+  @Test func challengesAreRoutedBeforeAnythingIsEvaluated() {
+    let serverTrust = CNPinningManager.serverTrustAuthenticationMethod
+    func route(
+      _ method: String = serverTrust, hasTrust: Bool = true, _ host: String = "api.test", trust: CNTrust = .system,
+      unpinnedHosts: CNUnpinnedHostPolicy = .allow
+    ) -> ChallengeRoute {
+      Judgement.route(
+        authenticationMethod: method, hasTrust: hasTrust, host: host, manager: Self.manager, trust: trust,
+        unpinnedHosts: unpinnedHosts)
+    }
+    #expect(route("NSURLAuthenticationMethodNTLM") == .notServerTrust)
+    #expect(route("NSURLAuthenticationMethodClientCertificate", hasTrust: false) == .notServerTrust)
+    #expect(route() == .judge(evaluating: true))
+    #expect(route("NSURLAuthenticationMethodServerTrust", "other.test") == .judge(evaluating: false))
+    #expect(route("NSURLAuthenticationMethodServerTrust", "other.test", trust: .customAnchors([])) == .judge(evaluating: true))
+    #expect(route(hasTrust: false, "other.test") == .leaveToTheSystem)
+    for refused in [
+      route(hasTrust: false), route(hasTrust: false, "other.test", trust: .customAnchors([])),
+      route(hasTrust: false, "other.test", unpinnedHosts: .deny),
+    ] {
+      guard case .refuse(let error) = refused else {
+        Issue.record("a challenge without a trust object for a host that must be judged was \(refused)")
+        continue
+      }
+      #expect(error.code == .untrustedChain)
+    }
+  }
+
   @Test func aTrustedChainIsJudgedByThePinsInForce() throws {
     let chain = try TestIdentity.root("Rogue Root").issueLeaf("api.test").chain
     let (answer, judgement) = Self.challenge(evaluation: .trusted(chain))

@@ -23,12 +23,20 @@ final class PinningChallenges: Sendable {
     -> (URLSession.AuthChallengeDisposition, URLCredential?)
   {
     let space = challenge.protectionSpace
-    guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust, let trust = space.serverTrust else {
-      return (.performDefaultHandling, nil)
+    let route = Judgement.route(
+      authenticationMethod: space.authenticationMethod, hasTrust: space.serverTrust != nil, host: space.host,
+      manager: settings.manager, trust: settings.trust, unpinnedHosts: settings.unpinnedHosts)
+    let trust: SecTrust
+    let needsEvaluation: Bool
+    switch (route, space.serverTrust) {
+    case (.judge(let evaluating), let serverTrust?): (trust, needsEvaluation) = (serverTrust, evaluating)
+    case (.refuse(let refusal), _):
+      recorded.withLock { $0.rejection = refusal }
+      return (.cancelAuthenticationChallenge, nil)
+    default: return (.performDefaultHandling, nil)
     }
     // Evaluated once, off the caller's threads (it may fetch revocation data), and only when
-    // something will use it: pinned hosts, and unpinned ones under custom anchors.
-    let needsEvaluation = settings.manager?.configuration(for: space.host) != nil || settings.trust != .system
+    // something will use it.
     let evaluation: CNTrustEvaluation? = needsEvaluation ? await evaluate(trust, host: space.host) : nil
     let (answer, judgement) = Judgement.challenge(
       host: space.host, manager: settings.manager, trust: settings.trust, unpinnedHosts: settings.unpinnedHosts,

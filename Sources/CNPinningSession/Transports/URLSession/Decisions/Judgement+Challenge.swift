@@ -12,6 +12,20 @@ enum ChallengeAnswer: Sendable, Equatable {
   case cancel
 }
 
+/// What a URLSession task delegate does with a challenge before anything is evaluated.
+enum ChallengeRoute: Sendable, Equatable {
+  /// Not server trust (HTTP authentication, a client certificate): default handling.
+  case notServerTrust
+  /// Server trust without a trust object for a host that must be judged: the connection is
+  /// refused (issue 53, L6: default handling let it go on, to be refused only after sending).
+  case refuse(CNPinnedSessionError)
+  /// Server trust without a trust object for a host nobody judges: default handling.
+  case leaveToTheSystem
+  /// Server trust to judge; `evaluating`: whether the platform's trust evaluation is needed
+  /// (pinned hosts, and unpinned ones under custom anchors).
+  case judge(evaluating: Bool)
+}
+
 /// A server-trust challenge answered by a transport that hands challenges to a delegate (Apple's
 /// URLSession), as the same `Judgement` the Linux transport makes, so that observer events and
 /// failure reports follow from one piece of code on every platform (`ConnectionEffects`, which
@@ -39,6 +53,22 @@ extension Judgement {
       Judgement(
         use: .new, verifiedChain: verified, presentedChain: [], pinning: pinning ?? .notPinned, rejection: rejection)
     )
+  }
+
+  /// Where a challenge for `host` goes, by its method and whether it carries a trust object.
+  static func route(
+    authenticationMethod: String, hasTrust: Bool, host: String, manager: CNPinningManager?, trust: CNTrust,
+    unpinnedHosts: CNUnpinnedHostPolicy
+  ) -> ChallengeRoute {
+    guard authenticationMethod == CNPinningManager.serverTrustAuthenticationMethod else { return .notServerTrust }
+    let pinned = manager?.configuration(for: host) != nil
+    guard hasTrust else {
+      let mustBeJudged = pinned || trust != .system || unpinnedHosts.refusal(host: host) != nil
+      return mustBeJudged
+        ? .refuse(.untrustedChain(host: host, reason: "the server-trust challenge carried no trust to judge"))
+        : .leaveToTheSystem
+    }
+    return .judge(evaluating: pinned || trust != .system)
   }
 
   /// The answer for the shared decision, and why the connection is refused (nil: accepted).
