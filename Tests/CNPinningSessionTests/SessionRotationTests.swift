@@ -82,6 +82,39 @@ import Testing
     #expect(rotation.sessionCounts == (made: 3, ended: 2))
   }
 
+  /// A URLSession that sent a request over a connection nobody judged is taken out of service
+  /// while requests still hold it (review M5): the next request gets a new URLSession, with TLS
+  /// caches of its own, and the old one is retired when its last request ends. Before, the
+  /// transport flushed it and went on using it: a new TCP connection, perhaps the same TLS session.
+  @Test func aRetiredSessionIsReplacedAndEndsAfterItsLastLease() async throws {
+    let rotation = Self.rotation()
+    let owner = Owner()
+    let (held, release) = AsyncStream<Void>.makeStream()
+    let (retired, retiring) = AsyncStream<ObjectIdentifier>.makeStream()
+    let holder = Task {
+      try await rotation.withSession(owner: owner, generation: 1) { session in
+        retiring.yield(ObjectIdentifier(session))
+        rotation.retire(session)
+        for await _ in held {}  // held until the test lets go
+      }
+    }
+    var iterator = retired.makeAsyncIterator()
+    let old = await iterator.next()
+    let next = try await rotation.withSession(owner: owner, generation: 1) { ObjectIdentifier($0) }
+    #expect(next != old, "the retired URLSession served the next request")
+    #expect(rotation.sessionCounts == (made: 2, ended: 0), "retired while a request still held it")
+    release.finish()
+    try await holder.value
+    #expect(rotation.sessionCounts == (made: 2, ended: 1))
+    // Retiring a session already out of service changes nothing.
+    let current = try await rotation.withSession(owner: owner, generation: 1) { session in
+      rotation.retire(session)
+      rotation.retire(session)
+      return ObjectIdentifier(session)
+    }
+    #expect(current == next && rotation.sessionCounts == (made: 2, ended: 2))
+  }
+
   /// `close` cancels the work of running leases, refuses new ones, and cancels every session.
   @Test func closeCancelsRunningRequestsAndRefusesNewOnes() async throws {
     let rotation = Self.rotation()

@@ -102,28 +102,24 @@ final class URLSessionTransport: HopTransport {
   }
 
   /// Judges a hop's task on the connection it used (`ConnectionVerdicts`, shared): throws when
-  /// URLSession sent it over a connection nobody judged, after retiring the URLSession's
-  /// connections (`flush`) so that the next request gets a fresh handshake. `final` false: a
-  /// stream's response, whose metrics come at its end.
+  /// URLSession sent it over a connection nobody judged, after taking that URLSession out of
+  /// service (`SessionRotation.retire`), so that the next request goes through a new URLSession
+  /// with caches of its own. `final` false: a stream's response, whose metrics come at its end.
   private func verdictCheck(for hop: Hop, judgements: JudgementLog)
     -> @Sendable (PinnedURLSession, Int, TransactionFacts?, Bool) async throws(CNPinnedSessionError) -> Void
   {
     let mustBeJudged =
       hop.manager?.configuration(for: hop.target.hostName) != nil || configuration.trust != .system
       || configuration.unpinnedHosts.refusal(host: hop.target.host) != nil
-    let (host, port, manager, unpinnedHosts) = (
-      hop.target.host, hop.target.port, hop.manager, configuration.unpinnedHosts
+    let (host, port, manager, unpinnedHosts, sessions) = (
+      hop.target.host, hop.target.port, hop.manager, configuration.unpinnedHosts, sessions
     )
     return { pinned, task, facts, final throws(CNPinnedSessionError) in
       let completion = pinned.verdicts.complete(
         task: task, host: host, port: port, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts,
         mustBeJudged: mustBeJudged, final: final)
       judgements.replace(with: completion.judgements)
-      if completion.retire {
-        await withCheckedContinuation { (flushed: CheckedContinuation<Void, Never>) in
-          pinned.session.flush { flushed.resume() }
-        }
-      }
+      if completion.retire { sessions.retire(pinned) }
       if let refusal = completion.refusal { throw refusal }
     }
   }

@@ -10,7 +10,8 @@ import Foundation
 /// - A lease for another owner (manager), or for a newer generation of the same owner, replaces
 ///   the current session; a lease for an older generation of the current owner uses the current
 ///   session, so generations never go backwards when stale readers arrive late.
-/// - A replaced session is retired (`retire`: `finishTasksAndInvalidate`) once it has no lease.
+/// - A replaced session, or one taken out of service (`retire(_:)`), is retired
+///   (`finishTasksAndInvalidate`) once it has no lease.
 /// - `close` refuses new leases, cancels every running lease's work, and cancels (`cancel`:
 ///   `invalidateAndCancel`) each session once its last lease ends.
 /// Platform-neutral: tested on Linux with swift-corelibs-foundation's URLSession.
@@ -74,6 +75,23 @@ final class SessionRotation<Owner: AnyObject & Sendable, Generation: Comparable 
     } onCancel: {
       task.cancel()
     }
+  }
+
+  /// Takes `session` out of service: the next lease makes a new one, and `session` is retired
+  /// once its last lease ends. For a URLSession that sent a request over a connection nobody
+  /// judged (issue 53, M5): `flush` promises a new TCP connection, not a new TLS session, so the
+  /// next connection could resume the unjudged one; a new URLSession has caches of its own.
+  func retire(_ session: Session) {
+    let ended = state.withLock { state -> [Session] in
+      guard let current = state.current, current.session === session else { return [] }
+      state.current = nil
+      guard current.leases.isEmpty else {
+        state.replaced.append(current)
+        return []
+      }
+      return [session]
+    }
+    end(ended, closing: false)
   }
 
   /// Refuses new leases, cancels running ones, and cancels each session once its last lease ends.
