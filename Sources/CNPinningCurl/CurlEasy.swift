@@ -69,15 +69,21 @@ final class CurlEasy {
     }
   }
 
-  /// libcurl's result, read before the handle is unbound; a success carries no details.
+  /// libcurl's result, read before the handle is unbound: how it framed the response's body, and
+  /// for a failure, the details.
   func result(_ code: CURLcode) -> CurlResult {
-    guard code != CURLE_OK else { return CurlResult(code: code, message: "", osError: 0, connectCode: 0) }
+    var responseCode = 0
+    _ = cnp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &responseCode)
+    var statedLength: curl_off_t = -1
+    _ = cnp_curl_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &statedLength)
+    let framing = CurlResult.Framing(responseCode: responseCode, statedLength: Int64(statedLength))
+    guard code != CURLE_OK else { return CurlResult(code: code, message: "", osError: 0, connectCode: 0, framing: framing) }
     let message = errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
     var osError = 0
     if code == CURLE_COULDNT_CONNECT { _ = cnp_curl_getinfo_long(handle, CURLINFO_OS_ERRNO, &osError) }
     var connectCode = 0
     _ = cnp_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectCode)
-    return CurlResult(code: code, message: message, osError: osError, connectCode: connectCode)
+    return CurlResult(code: code, message: message, osError: osError, connectCode: connectCode, framing: framing)
   }
 
   /// Takes the handle back: no job, no options, no lists.

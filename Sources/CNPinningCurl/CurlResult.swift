@@ -42,14 +42,32 @@ package struct CurlResult: Sendable {
   /// The proxy's answer to CONNECT, 0 when there was none.
   package let connectCode: Int
 
+  /// How libcurl framed the last response's body.
+  package let framing: Framing
+
   package var isSuccess: Bool { kind == .ok }
 
-  init(code: CURLcode, message: String, osError: Int, connectCode: Int) {
+  /// What libcurl made of the last response's head, which decides where its body ends.
+  package struct Framing: Sendable, Equatable {
+    /// The status code libcurl read from the status line (`CURLINFO_RESPONSE_CODE`), 0 without one.
+    package let responseCode: Int
+    /// The body length libcurl framed the body by (`CURLINFO_CONTENT_LENGTH_DOWNLOAD_T`): -1 when
+    /// it framed it otherwise (chunks, a Transfer-Encoding, the connection's end) or had no head.
+    package let statedLength: Int64
+
+    package init(responseCode: Int, statedLength: Int64) {
+      self.responseCode = responseCode
+      self.statedLength = statedLength
+    }
+  }
+
+  init(code: CURLcode, message: String, osError: Int, connectCode: Int, framing: Framing) {
     self.kind = Self.kind(of: code)
     self.code = Int(code.rawValue)
     self.message = message
     self.connectionRefused = osError == Int(ECONNREFUSED)
     self.connectCode = connectCode
+    self.framing = framing
   }
 
   private static func kind(of code: CURLcode) -> Kind {

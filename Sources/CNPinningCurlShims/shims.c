@@ -38,6 +38,9 @@ CURLcode cnp_curl_setopt_xferinfo_callback(CURL *handle, cnp_curl_xferinfo_callb
 CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
   return curl_easy_getinfo(handle, info, value);
 }
+CURLcode cnp_curl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+  return curl_easy_getinfo(handle, info, value);
+}
 CURLMcode cnp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
   return curl_multi_setopt(multi, option, value);
 }

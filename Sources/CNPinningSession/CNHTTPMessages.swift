@@ -106,4 +106,30 @@ public struct CNHTTPResponse: Sendable {
     let wanted = name.lowercased()
     return headerFields.first { $0.name.lowercased() == wanted }?.value
   }
+
+  /// The body's length as the head states it, in bytes; nil when it is not known (see
+  /// `statedLength(of:)`).
+  public var expectedContentLength: Int64? { Self.statedLength(of: headerFields) }
+
+  /// The body length `fields` state: the value of their `Content-Length` fields (a list of one
+  /// value repeated is that value; the session refuses a response whose values differ, RFC 9110
+  /// §8.6); nil when they state none or no plain decimal, when a `Transfer-Encoding` overrides
+  /// it (RFC 9112 §6.3), or when the body is content-coded (what arrives is the decoded body).
+  static func statedLength(of fields: [CNHTTPField]) -> Int64? {
+    var values: Set<String> = []
+    for field in fields {
+      switch field.name.lowercased() {
+      case "transfer-encoding": return nil
+      case "content-encoding" where field.value.lowercased() != "identity": return nil
+      case "content-length":
+        for value in field.value.split(separator: ",", omittingEmptySubsequences: false) {
+          values.insert(value.trimmingCharacters(in: .whitespaces))
+        }
+      default: continue
+      }
+    }
+    guard values.count == 1, let value = values.first, !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+    else { return nil }
+    return Int64(value)
+  }
 }

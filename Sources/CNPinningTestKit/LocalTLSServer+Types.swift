@@ -49,6 +49,9 @@ extension LocalTLSServer {
     /// each piece's index from 1 on before sending it, on the connection's thread: a test can
     /// hold a piece back until its reader has had the ones before. nil: all at once.
     public var pacing: (pieceSize: Int, beforePiece: @Sendable (_ index: Int) -> Void)?
+    /// Bytes sent as they are in place of the head and body, after which the connection ends,
+    /// with TLS close_notify or without (a FIN alone): for heads no well-behaved server writes.
+    public var verbatim: (bytes: [UInt8], closeNotify: Bool)?
 
     public init(
       status: Int = 200, headers: [Header] = [], body: Data = Data(), delay: TimeInterval = 0,
@@ -59,6 +62,13 @@ extension LocalTLSServer {
       self.body = body
       self.delay = delay
       self.pacing = pacing
+    }
+
+    /// `text` sent as it is, then the end of the connection (see `verbatim`).
+    public static func verbatim(_ text: String, closeNotify: Bool) -> Response {
+      var response = Response()
+      response.verbatim = (Array(text.utf8), closeNotify)
+      return response
     }
 
     /// A `text/plain` response.

@@ -400,6 +400,10 @@ final class LocalTLSServerCore: @unchecked Sendable {
       }
       let response = configuration.handler(request)  // runs on this server's thread
       if response.delay > 0 { sleepUnlessStopped(response.delay) }
+      if let verbatim = response.verbatim {
+        _ = connection.write(bytes: verbatim.bytes)
+        return verbatim.closeNotify ? .clean : .withoutCloseNotify
+      }
       let keepAlive = configuration.keepAlive && request.header("Connection")?.lowercased() != "close"
       guard connection.write(response, keepAlive: keepAlive), keepAlive else { break }
       afterResponse()

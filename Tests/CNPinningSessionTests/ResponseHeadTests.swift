@@ -19,24 +19,39 @@ struct ResponseHeadTests {
     return head
   }
 
-  /// RFC 9112 §6.3: a body is framed by Content-Length, or by Transfer-Encoding whose last coding
-  /// is chunked; otherwise (a Transfer-Encoding such as gzip alone, or neither) it ends with the
-  /// connection, and only TLS close_notify tells it whole. HEAD, 1xx, 204 and 304 have no body.
-  @Test func aBodyEndsWithTheConnectionUnlessLengthOrChunkingFramesIt() {
-    func delimitedByClose(_ fields: [String], status: String = "200 OK", isHEAD: Bool = false) -> Bool {
-      Self.head(["HTTP/1.1 \(status)\r\n"] + fields.map { $0 + "\r\n" } + ["\r\n"]).bodyIsDelimitedByClose(isHEAD: isHEAD)
+  /// RFC 9112 §6.3: chunks frame a body only when chunked is the last coding of the last
+  /// Transfer-Encoding field (what libcurl frames by is read from libcurl: BodyFramingTests).
+  @Test func chunkingIsTheLastCodingOfTheLastTransferEncoding() {
+    func chunked(_ fields: [String]) -> Bool {
+      Self.head(["HTTP/1.1 200 OK\r\n"] + fields.map { $0 + "\r\n" } + ["\r\n"]).endsChunked
     }
-    #expect(delimitedByClose([]))
-    #expect(delimitedByClose(["Connection: close"]))
-    #expect(delimitedByClose(["Transfer-Encoding: gzip"]))
-    #expect(delimitedByClose(["TRANSFER-ENCODING: chunked, gzip"]))
-    #expect(!delimitedByClose(["Content-Length: 5"]))
-    #expect(!delimitedByClose(["content-length:5"]))
-    #expect(!delimitedByClose(["Transfer-Encoding: chunked"]))
-    #expect(!delimitedByClose(["Transfer-Encoding: gzip, Chunked "]))
-    #expect(!delimitedByClose([], isHEAD: true))
-    #expect(!delimitedByClose([], status: "204 No Content"))
-    #expect(!delimitedByClose([], status: "304 Not Modified"))
+    #expect(chunked(["Transfer-Encoding: chunked"]))
+    #expect(chunked(["Transfer-Encoding: gzip, Chunked "]))
+    #expect(chunked(["Transfer-Encoding: gzip", "transfer-encoding:chunked"]))
+    #expect(!chunked([]))
+    #expect(!chunked(["Transfer-Encoding: gzip"]))
+    #expect(!chunked(["TRANSFER-ENCODING: chunked, gzip"]))
+    #expect(!chunked(["Transfer-Encoding: chunked", "Transfer-Encoding: identity"]))
+    #expect(!chunked(["Transfer-Encoding: chunked;x=1"]))
+  }
+
+  /// RFC 9110 §8.6: a list of one value repeated is one length; any other value is a conflict,
+  /// noted with the first two that differ, as written.
+  @Test func differingContentLengthsAreNotedAsWritten() {
+    func conflict(_ fields: [String]) -> [String]? {
+      let head = Self.head(["HTTP/1.1 200 OK\r\n"] + fields.map { $0 + "\r\n" } + ["\r\n"])
+      return head.conflictingContentLengths.map { [$0.first, $0.other] }
+    }
+    #expect(conflict(["Content-Length: 5"]) == nil)
+    #expect(conflict(["Content-Length: 5, 5", "content-length:5 "]) == nil)
+    #expect(conflict(["Content-Length: 5", "Content-Length: 7"]) == ["5", "7"])
+    #expect(conflict(["Content-Length: 5,7,9"]) == ["5", "7"])
+    #expect(conflict(["Content-Length: 5", "Content-Length: 05"]) == ["5", "05"])
+    #expect(conflict(["Content-Length: 5", "Content-Length:"]) == ["5", ""])
+    // A new status line (after 100 Continue) starts over.
+    #expect(
+      Self.head(["HTTP/1.1 100 Continue\r\n", "Content-Length: 1\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "Content-Length: 2\r\n"])
+        .conflictingContentLengths == nil)
   }
 
   @Test func fieldsAreTrimmedAndRepeatsJoinedUnderTheFirstSpelling() throws {

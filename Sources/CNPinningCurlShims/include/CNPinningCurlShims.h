@@ -31,6 +31,7 @@ CURLcode cnp_curl_setopt_seek_callback(CURL *handle, cnp_curl_seek_callback call
 /// Sets the progress callback (CURLOPT_XFERINFOFUNCTION) and its data, and turns progress on.
 CURLcode cnp_curl_setopt_xferinfo_callback(CURL *handle, cnp_curl_xferinfo_callback callback, void *context);
 CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode cnp_curl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLMcode cnp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 /// Sets the multi handle's socket callback (NULL removes it) and the context it is given.
 CURLMcode cnp_curl_multi_setopt_socket_callback(CURLM *multi, cnp_curl_socket_callback callback, void *context);

@@ -9,11 +9,15 @@ import FoundationNetworking
 /// say) starts over.
 package struct ResponseHead {
   private var bytes: [UInt8] = []
-  /// What frames the body, noted as lines arrive so that finding a body delimited by the
-  /// connection's end needs no parse: a `Content-Length` field, and whether the last coding of
-  /// the last `Transfer-Encoding` field is `chunked` (RFC 9112 §6.3).
-  private var hasContentLength = false
-  private var endsChunked = false
+  /// Whether the last coding of the last `Transfer-Encoding` field is `chunked` (RFC 9112 §6.3),
+  /// noted as lines arrive: libcurl reports how long a body is, not whether it came in chunks.
+  /// Where libcurl sees chunks (a `chunked` anywhere in the field) and this does not, the body
+  /// is only held to more (its end must be a close_notify); the reverse cannot happen.
+  package private(set) var endsChunked = false
+  /// The first `Content-Length` value, and the first value that differs from it (RFC 9110 §8.6:
+  /// a list of identical values is one length; differing ones make the framing invalid).
+  private var contentLength: String?
+  package private(set) var conflictingContentLengths: (first: String, other: String)?
 
   /// The most bytes a response head may have (status line and fields).
   package static let maximumSize = 256 * 1024
@@ -26,10 +30,11 @@ package struct ResponseHead {
   package mutating func consume(line: UnsafeRawBufferPointer) -> Bool {
     if line.starts(with: Self.statusPrefix) {
       bytes.removeAll(keepingCapacity: true)
-      hasContentLength = false
       endsChunked = false
+      contentLength = nil
+      conflictingContentLengths = nil
     } else if Self.starts(line, with: Self.contentLengthName) {
-      hasContentLength = true
+      noteContentLength(line.dropFirst(Self.contentLengthName.count))
     } else if Self.starts(line, with: Self.transferEncodingName) {
       endsChunked = Self.lastCodingIsChunked(line.dropFirst(Self.transferEncodingName.count))
     }
@@ -39,7 +44,6 @@ package struct ResponseHead {
   }
 
   private static let statusPrefix = Array("HTTP/".utf8)
-  private static let http1Prefix = Array("HTTP/1.".utf8)
   private static let contentLengthName = Array("content-length:".utf8)
   private static let transferEncodingName = Array("transfer-encoding:".utf8)
   private static let chunked = Array("chunked".utf8)
@@ -57,18 +61,18 @@ package struct ResponseHead {
     return coding.count == chunked.count && zip(coding, chunked).allSatisfy { $0 | 0x20 == $1 }
   }
 
-  /// Whether the body ends only where the connection does (RFC 9112 §6.3: an HTTP/1 response
-  /// that may have a body, without Content-Length or Transfer-Encoding), so that only a TLS
-  /// close_notify tells a complete body from a cut one.
-  package func bodyIsDelimitedByClose(isHEAD: Bool) -> Bool {
-    guard !hasContentLength, !endsChunked, !isHEAD, bytes.starts(with: Self.http1Prefix), bytes.count >= 12 else {
-      return false
+  /// Notes the values of one `Content-Length` field (comma-separated, trimmed), and the first
+  /// that differs from the first value seen. Values are compared as written ("05" differs from "5").
+  private mutating func noteContentLength(_ value: Slice<UnsafeRawBufferPointer>) {
+    for element in value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+      let trimmed = String(
+        decoding: element.drop { Self.isSpace($0) }.reversed().drop { Self.isSpace($0) }.reversed(), as: UTF8.self)
+      guard let first = contentLength else {
+        contentLength = trimmed
+        continue
+      }
+      if trimmed != first, conflictingContentLengths == nil { conflictingContentLengths = (first, trimmed) }
     }
-    let digits = bytes[9..<12]
-    guard digits.allSatisfy({ (0x30...0x39).contains($0) }), let status = Int(String(decoding: digits, as: UTF8.self)) else {
-      return false
-    }
-    return status >= 200 && status != 204 && status != 304
   }
 
   /// The status code, HTTP version and header fields, or nil without a status line. Repeated
@@ -205,13 +209,9 @@ package struct ResponseHead {
     }
   }
 
-  /// The body length the head announces (`Content-Length`); nil when it announces none, or when
-  /// the body is content-encoded (its decoded length, which is what arrives, is unknown).
+  /// The body length the head states (`CNHTTPResponse.statedLength(of:)`).
   package var expectedBodyLength: Int? {
-    guard let fields = parsed()?.fields else { return nil }
-    let lowered = Dictionary(fields.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
-    guard lowered["content-encoding"].map({ $0.lowercased() == "identity" }) ?? true else { return nil }
-    return lowered["content-length"].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+    orderedFields().flatMap(CNHTTPResponse.statedLength(of:)).flatMap { Int(exactly: $0) }
   }
 
   /// The response for `url`, or nil without a status line.

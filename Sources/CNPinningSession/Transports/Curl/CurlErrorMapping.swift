@@ -20,6 +20,7 @@ import Foundation
 /// | `receiveError` on malformed chunked encoding | `invalidResponse` |
 /// | `sendError`, `receiveError`, `gotNothing`, `partialFile` | `connectionLost` |
 /// | `weirdServerReply`, `badContentEncoding`, `http2`, `http2Stream` | `invalidResponse` |
+/// | `unsupportedProtocol` once the request was sent (an invalid status line) | `invalidResponse` |
 /// | `unsupportedProtocol`, `malformedURL` | `invalidURL` |
 /// | `writeError` | `transferFailed` (the body could not be written) |
 /// | anything else | `transferFailed`, with libcurl's message and code |
@@ -61,6 +62,10 @@ enum CurlErrorMapping {
       return .connectionLost(host: host, reason: message)
     case .weirdServerReply, .badContentEncoding, .http2, .http2Stream:
       return .invalidResponse(host: host, reason: message)
+    case .unsupportedProtocol where facts.requestSent:
+      // Once the request is out, libcurl's "unsupported protocol" is a status line it refused
+      // (a four-digit or zero-led code, an unknown HTTP version).
+      return .invalidResponse(host: host, reason: "the status line is not valid HTTP: \(message)")
     case .unsupportedProtocol, .malformedURL:
       return .invalidURL(plan.url.absoluteString)
     case .writeError:

@@ -155,7 +155,20 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
         host: plan.host, reason: "the response headers exceed \(ResponseHead.maximumSize / 1024) KiB")
       return false
     }
+    // RFC 9112 §6.3: differing lengths make the framing invalid, and libcurl would frame the
+    // body by the last while the head's readers see the first; the response is refused.
+    if let (first, other) = head.conflictingContentLengths {
+      refusedResponse = .invalidResponse(
+        host: plan.host,
+        reason: "the response has Content-Length fields that differ (\(Self.shown(first)) and \(Self.shown(other)))")
+      return false
+    }
     return true
+  }
+
+  /// A server's value in an error: escaped, and cut at 40 characters.
+  private static func shown(_ value: String) -> String {
+    VisibleText.quoted(value.count > 40 ? String(value.prefix(40)) + "…" : value)
   }
 
   /// Ends the request: a streamed request body is released, a streamed response body ends (with
@@ -202,10 +215,21 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
   /// for complete (libcurl, as browsers do, accepts it).
   private func truncatedBody(_ completion: CurlCompletion) -> CNPinnedSessionError? {
     guard plan.isHTTPS, let connection = completion.serving, !connection.receivedCloseNotify,
-      connection.applicationProtocol != "h2", head.bodyIsDelimitedByClose(isHEAD: plan.method.isHEAD)
+      connection.applicationProtocol != "h2",
+      Self.bodyEndsWithConnection(completion.result.framing, endsChunked: head.endsChunked, isHEAD: plan.method.isHEAD)
     else { return nil }
     return .connectionLost(
       host: plan.host, reason: "the connection ended without TLS close_notify, so the body may be truncated")
+  }
+
+  /// Whether an HTTP/1 response's body ends only where the connection does (RFC 9112 §6.3), as
+  /// libcurl framed it: a status that may have a body (libcurl's code, however the status line
+  /// was spaced or versioned), no length libcurl framed it by (none, one it could not read, or
+  /// one a Transfer-Encoding overrides), and no chunks. libcurl reports an unfinished chunked or
+  /// length-framed body as an error; only this shape ends "successfully" when cut.
+  static func bodyEndsWithConnection(_ framing: CurlResult.Framing, endsChunked: Bool, isHEAD: Bool) -> Bool {
+    let code = framing.responseCode
+    return !isHEAD && code >= 200 && code != 204 && code != 304 && framing.statedLength < 0 && !endsChunked
   }
 
   /// Hands the outcome and every judgement to the requesting task, as values: from here on the
