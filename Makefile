@@ -131,15 +131,17 @@ tsan: deps
 apple-check: deps
 	scripts/apple-check.sh --self-test
 
-# CNPinningOpenAPI (the OpenAPI transport package beside Examples/) type-checked against stubs of
-# swift-http-types and swift-openapi-runtime (CNPinningOpenAPI/Stubs), with a self-test that a
-# wrong signature fails; and the root package's dependencies checked to be none.
+# CNPinningOpenAPI (the OpenAPI transport package beside Examples/) type-checked against
+# swift-http-types' and swift-openapi-runtime's declarations recorded from 1.0.0
+# (CNPinningOpenAPI/Interfaces), with a self-test that mistakes fail; and the root package's
+# dependencies checked to be none. With local clones of the two packages,
+# `scripts/openapi-check.sh --real RUNTIME HTTP_TYPES` builds and tests against the real ones.
 openapi-check: deps
 	scripts/openapi-check.sh --self-test
 
 # Formatting with the toolchain's swift-format and .swift-format. AppleCheck's and CNPinningOpenAPI's stubs keep their SDKs'
 # names and AppleCheck's seed copy the seed's text, so they are left as they are.
-FORMAT_PATHS := Sources Tests Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift Package.swift Examples/PinnedService/Sources Examples/PinnedService/Package.swift Examples/TestCNPinningApp/Sources Examples/TestCNPinningApp/Package.swift Examples/LintAtBuildTime/Sources Examples/LintAtBuildTime/Package.swift CNPinningOpenAPI/Sources CNPinningOpenAPI/Snippets CNPinningOpenAPI/Package.swift Plugins AppleCheck/DelegateConformances.swift AppleCheck/DelegateAbsences.swift
+FORMAT_PATHS := Sources Tests Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift Package.swift Examples/PinnedService/Sources Examples/PinnedService/Package.swift Examples/TestCNPinningApp/Sources Examples/TestCNPinningApp/Package.swift Examples/LintAtBuildTime/Sources Examples/LintAtBuildTime/Package.swift CNPinningOpenAPI/Sources CNPinningOpenAPI/Snippets CNPinningOpenAPI/Tests CNPinningOpenAPI/Package.swift Plugins AppleCheck/DelegateConformances.swift AppleCheck/DelegateAbsences.swift
 format:
 	$(SWIFT) format format --in-place --recursive --configuration .swift-format $(FORMAT_PATHS)
 

@@ -6,9 +6,9 @@ import PackageDescription
 // CNPinning or CNPinningSession resolves nothing new. The two outside packages are named by URL
 // from the lowest 1.x whose API the transport uses (ClientTransport and HTTPBody's
 // sequence initializer: swift-openapi-runtime 1.0.0; HTTPRequest, HTTPResponse and HTTPFields:
-// swift-http-types 1.0.0). CI cannot fetch them: it type-checks Sources against stubs of their
-// declarations (Stubs/, scripts/openapi-check.sh); everything the transport does at run time
-// lives in CNPinningSession (`CNPinnedSession.exchange(_:)`) and is tested there.
+// swift-http-types 1.0.0). Built and tested against them with local clones
+// (scripts/openapi-check.sh --real); CI, which cannot fetch them, type-checks Sources, Tests and
+// the article's snippet against their public declarations recorded from 1.0.0 (Interfaces/).
 let package = Package(
   name: "CNPinningOpenAPI",
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
@@ -25,6 +25,9 @@ let package = Package(
         .product(name: "CNPinningSession", package: "CNPinning"),
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
-      ])
+      ]),
+    .testTarget(
+      name: "CNPinningOpenAPITests",
+      dependencies: ["CNPinningOpenAPI", .product(name: "CNPinningTestKit", package: "CNPinning")]),
   ]
 )

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Whether the Swift in prose compiles: the compiler never reads Markdown or doc comments.
 
-Every Swift block in the README, the DocC articles and the doc comments of Sources/ is a snippet
-that the build compiles.
+Every Swift block in the README, the DocC articles and the doc comments of Sources/ (and of the
+OpenAPI transport's package, CNPinningOpenAPI/) is a snippet that a build compiles.
 
 Each ```swift block must follow a line `<!-- snippet: Snippets/NAME.swift -->` and equal that
 file with its `// snippet.hide` … `// snippet.show` regions left out (set-up the reader does not
 need, such as a placeholder for a value the text talks about). `swift build` compiles every file
 in Snippets/ (SwiftPM builds a package's snippets), and `make apple-check` type-checks them as an
-Apple platform, so a stale block is a red build. A block that cannot be a snippet (a
+Apple platform (CNPinningOpenAPI/Snippets: `make openapi-check`), so a stale block is a red build. A block that cannot be a snippet (a
 Package.swift fragment) follows `<!-- not a snippet: REASON -->`. In a doc comment the block and
 its marker are `///` lines (DocC renders no HTML comment). Every snippet must be used.
 Exits 1 naming each problem.
@@ -19,7 +19,8 @@ import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(root)
-documents = ["README.md"] + sorted(glob.glob("Sources/*/*.docc/*.md"))
+documents = ["README.md"] + sorted(glob.glob("Sources/*/*.docc/*.md") + glob.glob("CNPinningOpenAPI/Sources/*/*.docc/*.md"))
+snippet_folders = ("Snippets/", "CNPinningOpenAPI/Snippets/")
 problems = []
 used = set()
 
@@ -46,7 +47,7 @@ def doc_comment_lines(path):
     return out
 
 
-sources = sorted(glob.glob("Sources/**/*.swift", recursive=True))
+sources = sorted(glob.glob("Sources/**/*.swift", recursive=True) + glob.glob("CNPinningOpenAPI/Sources/**/*.swift", recursive=True))
 for document in documents + sources:
     lines = doc_comment_lines(document) if document.endswith(".swift") else open(document).read().split("\n")
     for index, line in enumerate(lines):
@@ -64,14 +65,14 @@ for document in documents + sources:
             problems.append(f"{document}:{index + 1}: a Swift block without a <!-- snippet: Snippets/NAME.swift --> line")
             continue
         path = marker[len("<!-- snippet: "):-len(" -->")]
-        if not (path.startswith("Snippets/") and os.path.isfile(path)):
+        if not (path.startswith(snippet_folders) and os.path.isfile(path)):
             problems.append(f"{document}:{index + 1}: no snippet file {path}")
             continue
         used.add(path)
         if visible(path) != text:
             problems.append(f"{document}:{index + 1}: the block differs from {path} (what compiles)")
 
-for path in sorted(glob.glob("Snippets/*.swift")):
+for path in sorted(glob.glob("Snippets/*.swift") + glob.glob("CNPinningOpenAPI/Snippets/*.swift")):
     if path not in used:
         problems.append(f"{path}: used by no README or DocC block")
 

@@ -1,5 +1,7 @@
+// snippet.hide
 // The DocC article's example (CNPinningOpenAPI.docc), type-checked by scripts/openapi-check.sh
-// against the stubs' stand-in for a generated client.
+// against the recorded interfaces and the stand-in for a generated client.
+// snippet.show
 import CNPinning
 import CNPinningOpenAPI
 import CNPinningSession

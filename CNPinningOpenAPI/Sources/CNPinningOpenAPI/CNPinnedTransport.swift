@@ -26,7 +26,7 @@ public struct CNPinnedTransport: ClientTransport {
     let exchange = CNHTTPRequest(
       method: request.method.rawValue, url: try Self.url(of: request, under: baseURL),
       headerFields: request.headerFields.map { CNHTTPField(name: $0.name.rawName, value: $0.value) },
-      body: body.map(Self.body), label: operationID)
+      body: try body.map(Self.body), label: operationID)
     let response: CNHTTPResponse
     do {
       response = try await session.exchange(exchange)
@@ -53,11 +53,16 @@ public struct CNPinnedTransport: ClientTransport {
     return url
   }
 
-  /// The request body as the session reads it: each chunk as the body yields it.
-  static func body(_ body: HTTPBody) -> CNHTTPRequest.Body {
+  /// The request body as the session reads it: each chunk as the body yields it. A length this
+  /// platform's `Int` cannot hold (on a 32-bit watch) is refused with `invalidArgument`.
+  static func body(_ body: HTTPBody) throws -> CNHTTPRequest.Body {
     let length: Int?
     switch body.length {
-    case .known(let count): length = count
+    case .known(let count):
+      guard let count = Int(exactly: count) else {
+        throw CNPinnedSessionError.invalidArgument("the request body's length \(count) does not fit this platform's Int")
+      }
+      length = count
     case .unknown: length = nil
     }
     return CNHTTPRequest.Body(RequestChunks(body: body), length: length)
@@ -77,13 +82,12 @@ public struct CNPinnedTransport: ClientTransport {
     return HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
   }
 
-  /// The response body as the client reads it, once: its length from `Content-Length` when the
-  /// body is not content-coded (then what arrives is the decoded body, of unknown length).
+  /// The response body as the client reads it, once, with the length the session framed it by
+  /// (`expectedContentLength`: none when content-coded, chunked or not stated).
   static func body(of response: CNHTTPResponse) -> HTTPBody {
-    let coded = response.value(forHeaderField: "Content-Encoding").map { $0.lowercased() != "identity" } ?? false
-    let length = coded ? nil : response.value(forHeaderField: "Content-Length").flatMap(Int.init)
-    return HTTPBody(
-      ResponseChunks(body: response.body), length: length.map { .known($0) } ?? .unknown, iterationBehavior: .single)
+    HTTPBody(
+      ResponseChunks(body: response.body), length: response.expectedContentLength.map { .known($0) } ?? .unknown,
+      iterationBehavior: .single)
   }
 }
 
