@@ -50,6 +50,11 @@ package struct CurlRequest: Sendable {
 
   /// How a new connection to the origin is set up and verified.
   package struct TLS: Sendable {
+    /// The most bytes the server's certificate list (and any one handshake message) may have:
+    /// 1 MiB, the size of one certificate `CNCertificate` reads. OpenSSL's default, 100 KB,
+    /// refused badssl.com's `10000-sans` leaf (about 300 KB), which browsers accept.
+    package static let maximumCertificateListSize = 1 << 20
+
     /// What OpenSSL verifies the certificate for, and where the connection goes.
     package let host: String
     package let hostIsIPAddress: Bool

@@ -75,6 +75,7 @@ enum TLSHooks {
     else { return .failure(.init("OpenSSL refused TLS version \(tls.minimumVersion)")) }
     cnp_SSL_CTX_refuse_renegotiation(context)
     cnp_SSL_CTX_accept_session_tickets(context)
+    cnp_SSL_CTX_set_max_cert_list(context, CurlRequest.TLS.maximumCertificateListSize)
     guard ChainVerification.requireHost(tls.host, isIPAddress: tls.hostIsIPAddress, in: parameters) else {
       return .failure(.init("\"\(tls.host)\" is not a host name or IP address that OpenSSL can verify"))
     }
@@ -102,6 +103,7 @@ enum TLSHooks {
       let parameters = SSL_CTX_get0_param(context)
     else { return .init("OpenSSL refused TLS 1.2 for the proxy") }
     cnp_SSL_CTX_refuse_renegotiation(context)
+    cnp_SSL_CTX_set_max_cert_list(context, CurlRequest.TLS.maximumCertificateListSize)
     // Custom anchors alone are trusted as given; the system's store never is (libcurl is told
     // not to switch that on). With both, a proxy's chain must reach an anchor of the whole
     // store: OpenSSL verifies it without a callback of ours, so there is no second try.

@@ -45,6 +45,9 @@ void cnp_X509V3_set_ctx_nodb(X509V3_CTX *context) { X509V3_set_ctx_nodb(context)
 int cnp_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version) {
   return (int)SSL_CTX_set_min_proto_version(context, version);
 }
+void cnp_SSL_CTX_set_max_cert_list(SSL_CTX *context, long bytes) {
+  SSL_CTX_set_max_cert_list(context, bytes);
+}
 int cnp_SSL_CTX_set_max_proto_version(SSL_CTX *context, int version) {
   return (int)SSL_CTX_set_max_proto_version(context, version);
 }

@@ -134,6 +134,35 @@ struct HostileServerTests {
     }
   }
 
+  /// badssl.com's `10000-sans` (issue 56, item 8): a leaf with 10,000 subjectAltName entries,
+  /// about 300 KB, which browsers accept and OpenSSL's default 100 KB bound on the certificate
+  /// list refused. The session's bound is 1 MiB (`CurlRequest.TLS.maximumCertificateListSize`).
+  @Test func aLeafWithTenThousandNamesIsAccepted() async throws {
+    let root = try TestIdentity.root("Test Root X1")
+    let names = ["api.test"] + (1..<10_000).map { "name-\($0).ten-thousand-sans.example" }
+    let leaf = try root.issueIntermediate("R11").issueLeaf("api.test", dnsNames: names)
+    #expect(leaf.certificate.derEncoded.count > 300_000)
+    let server = try LocalTLSServer.start(.init(identity: leaf))
+    defer { server.stop() }
+    let session = try CNPinnedSession(
+      manager: try matchingPins(), configuration: resolving(to: server).trusting(.customAnchors([root.certificate])))
+    let (body, _) = try await session.data(from: server.url("/", hostName: "api.test"))
+    #expect(body == Data("hello".utf8))
+  }
+
+  /// Above the bound (an intermediate and a leaf of about 660 KB each), a clear error that names it.
+  @Test func aCertificateListOverTheBoundIsRefusedNamingIt() async throws {
+    let root = try TestIdentity.root("Test Root X1")
+    let names = (1..<14_000).map { "name-\($0).fourteen-thousand-sans.example" }
+    let intermediate = try root.issue(TestCertificateSpec(subject: [.commonName("R11")], isCA: true, dnsNames: names))
+    let leaf = try intermediate.issueLeaf("api.test", dnsNames: ["api.test"] + names)
+    #expect(leaf.certificate.derEncoded.count + intermediate.certificate.derEncoded.count > 1 << 20)
+    try await Self.expectCleanFailure(.init(identity: leaf), trust: root, manager: try matchingPins()) {
+      if case .tlsHandshakeFailed(host: "api.test", let reason) = $0.kind { return reason.contains("1 MiB") }
+      return false
+    }
+  }
+
   @Test func aCertificateWithA64KiBCommonNameIsJudgedNotCrashedOn() async throws {
     let root = try TestIdentity.root("Big Root")
     let leaf = try root.issue(

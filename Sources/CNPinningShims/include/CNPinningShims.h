@@ -38,6 +38,8 @@ void cnp_X509V3_set_ctx_nodb(X509V3_CTX *context);
 
 // ---- OpenSSL macros used by the session ----
 int cnp_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version);
+/// The most bytes a handshake message from the peer may have (SSL_CTX_set_max_cert_list).
+void cnp_SSL_CTX_set_max_cert_list(SSL_CTX *context, long bytes);
 int cnp_SSL_CTX_set_max_proto_version(SSL_CTX *context, int version);
 /// Refuses renegotiation (SSL_OP_NO_RENEGOTIATION): a connection is verified once, by one handshake.
 void cnp_SSL_CTX_refuse_renegotiation(SSL_CTX *context);

@@ -14,7 +14,7 @@ import Foundation
 /// | `couldNotResolveHost` | `cannotResolveHost` |
 /// | `couldNotConnect` (refused, else any) | `connectionRefused`, `cannotConnect` |
 /// | `timedOut` | `timedOut` (the resource timeout once the request was sent) |
-/// | `tlsHandshake` (the server chose or offered only a version below the minimum, else any) | `transportSecurity`, `tlsHandshakeFailed` |
+/// | `tlsHandshake` (the server chose or offered only a version below the minimum; a certificate list over the bound; else any) | `transportSecurity`, `tlsHandshakeFailed` |
 /// | `certificateRefused` | `untrustedChain` |
 /// | `outOfMemory` while the head was read (libcurl's 100 KiB limit on one header line) | `invalidResponse` |
 /// | `receiveError` on malformed chunked encoding | `invalidResponse` |
@@ -49,6 +49,12 @@ enum CurlErrorMapping {
     case .tlsHandshake:
       if let violation = ConnectionVerdict.versionViolation(facts.handshake, under: policy, offered: policy.minimumTLSVersion) {
         return .transportSecurity(violation)
+      }
+      if message.hasSuffix("excessive message size") {
+        let bound = CurlRequest.TLS.maximumCertificateListSize >> 20
+        return .tlsHandshakeFailed(
+          host: host,
+          reason: "the server sent a handshake message (its certificates) over the \(bound) MiB the session accepts: \(message)")
       }
       return .tlsHandshakeFailed(host: host, reason: message)
     case .certificateRefused:
