@@ -46,8 +46,9 @@ public enum CNCertificateProfile: Sendable, Equatable {
   /// anchors, where a private PKI's leaf CN may be a description rather than a host name. The
   /// default.
   case automatic
-  /// The Web-PKI profile whatever the trust, and the root rules every root of Debian's trust
-  /// store meets for the trust anchor too: the strict mode.
+  /// The Web-PKI profile whatever the trust, and for the trust anchor too: an anchor the app
+  /// gave by every Web-PKI rule for anchors (as pyca/cryptography), a root of the system's store
+  /// by the root rules every root of Debian's trust store meets. The strict mode.
   case webPKI
   /// OpenSSL's verification alone.
   case openSSL
@@ -55,7 +56,11 @@ public enum CNCertificateProfile: Sendable, Equatable {
   /// How much of a chain verified against `trust` the profile judges; nil: none of it.
   package func scope(under trust: CNTrust) -> WebPKIProfile.Scope? {
     switch self {
-    case .webPKI: return .wholeChain
+    case .webPKI:
+      switch trust {
+      case .system: return .wholeChain(chosenAnchors: [])
+      case .customAnchors(let anchors), .systemAndCustomAnchors(let anchors): return .wholeChain(chosenAnchors: anchors)
+      }
     case .openSSL: return nil
     case .automatic:
       if case .system = trust { return .belowAnchor }

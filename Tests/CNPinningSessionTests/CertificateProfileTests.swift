@@ -25,7 +25,7 @@ struct CertificateProfileTests {
     let verified = try Self.evaluator(pki.root, .webPKI).verify(
       [pki.leaf.certificate, pki.intermediate.certificate], for: "api.test")
     #expect(verified == pki.leaf.chain)
-    #expect(WebPKIProfile.violation(pki.leaf.chain, scope: .wholeChain) == nil)
+    #expect(WebPKIProfile.violation(pki.leaf.chain, scope: .wholeChain(chosenAnchors: [])) == nil)
   }
 
   @Test func aLeafCNOutsideItsSANsIsRefusedStrictlyAndKeptWithCustomAnchors() throws {
@@ -59,8 +59,8 @@ struct CertificateProfileTests {
     #expect(CNCertificateProfile.automatic.scope(under: .system) == .belowAnchor)
     #expect(CNCertificateProfile.automatic.scope(under: .customAnchors([])) == nil)
     #expect(CNCertificateProfile.automatic.scope(under: .systemAndCustomAnchors([])) == nil)
-    #expect(CNCertificateProfile.webPKI.scope(under: .customAnchors([])) == .wholeChain)
-    #expect(CNCertificateProfile.webPKI.scope(under: .system) == .wholeChain)
+    #expect(CNCertificateProfile.webPKI.scope(under: .customAnchors([])) == .wholeChain(chosenAnchors: []))
+    #expect(CNCertificateProfile.webPKI.scope(under: .system) == .wholeChain(chosenAnchors: []))
     #expect(CNCertificateProfile.openSSL.scope(under: .system) == nil)
   }
 
@@ -74,6 +74,20 @@ struct CertificateProfileTests {
     let refused = roots.compactMap { root in WebPKIProfile.anchorViolation(root) }
     #expect(refused.isEmpty, "\(refused)")
     print("strict root rules: \(roots.count) roots of the system trust store, \(refused.count) refused")
+  }
+
+  /// The rules strict mode applies to an anchor the app chose and not to the system's roots,
+  /// measured on the system's store: the roots that break them, named in the decisions.
+  @Test func theSystemRootsThatBreakTheChosenAnchorRulesAreTheOnesNamed() throws {
+    let bundle = try String(contentsOfFile: "/etc/ssl/certs/ca-certificates.crt", encoding: .utf8)
+    let roots = try CNCertificate.certificates(pemEncoded: bundle)
+    let breaking = roots.compactMap { root in WebPKIProfile.chosenAnchorViolation(root).map { _ in root.commonName ?? "?" } }
+    print("chosen-anchor rules: \(breaking.count) of \(roots.count) system roots break them: \(breaking.sorted())")
+    for root in roots where WebPKIProfile.chosenAnchorViolation(root) != nil {
+      let chain = [root, root]
+      #expect(WebPKIProfile.violation(anchorOf: chain, chosenAnchors: []) == nil, "a system root is judged by the system's rules")
+      #expect(WebPKIProfile.violation(anchorOf: chain, chosenAnchors: [root]) != nil, "the same root given by the app is not")
+    }
   }
 
   /// An IP address in a CN must be spelled as the SAN's canonical text (RFC 5952 for IPv6).

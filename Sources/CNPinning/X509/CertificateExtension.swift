@@ -32,6 +32,8 @@ extension CNCertificate {
   package struct AuthorityKeyIdentifier: Sendable, Equatable {
     /// keyIdentifier [0], when present.
     package var keyIdentifier: [UInt8]?
+    /// Whether authorityCertIssuer [1] or authorityCertSerialNumber [2] is present.
+    package var namesIssuerOrSerial = false
   }
 
   static let subjectAltNameOID: [UInt8] = [0x55, 0x1D, 0x11]
@@ -190,9 +192,10 @@ extension CNCertificate {
       if let key = try fields.readOptional(0x80, "authorityKeyIdentifier.keyIdentifier") {
         result.keyIdentifier = Array(reader.bytes[key.content])
       }
-      // authorityCertIssuer [1] and authorityCertSerialNumber [2] are read only to be skipped.
-      _ = try fields.readOptional(0xA1, "authorityKeyIdentifier.authorityCertIssuer")
-      _ = try fields.readOptional(0x82, "authorityKeyIdentifier.authorityCertSerialNumber")
+      // authorityCertIssuer [1] and authorityCertSerialNumber [2]: only whether they are there.
+      let issuer = try fields.readOptional(0xA1, "authorityKeyIdentifier.authorityCertIssuer")
+      let serial = try fields.readOptional(0x82, "authorityKeyIdentifier.authorityCertSerialNumber")
+      result.namesIssuerOrSerial = issuer != nil || serial != nil
       try fields.expectEnd("authorityKeyIdentifier")
       return result
     }

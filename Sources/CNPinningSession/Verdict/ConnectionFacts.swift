@@ -49,8 +49,10 @@ package final class VerifiedChain: Sendable {
     profileVerdicts.withLock { verdicts in
       if verdicts.belowAnchor == nil { verdicts.belowAnchor = .some(WebPKIProfile.violation(belowAnchorOf: certificates)) }
       if let problem = verdicts.belowAnchor ?? nil { return problem }
-      guard scope == .wholeChain else { return nil }
-      if verdicts.anchor == nil { verdicts.anchor = .some(WebPKIProfile.violation(anchorOf: certificates)) }
+      guard case .wholeChain(let chosen) = scope else { return nil }
+      if verdicts.anchor == nil {
+        verdicts.anchor = .some(WebPKIProfile.violation(anchorOf: certificates, chosenAnchors: chosen))
+      }
       return verdicts.anchor ?? nil
     }
   }

@@ -8,22 +8,46 @@ package enum WebPKIProfile {
     /// The leaf and the CAs below the anchor; the anchor is trusted as it is (the default with
     /// the system's trust store, whatever roots it holds).
     case belowAnchor
-    /// The anchor as well, by the root rules that every root of Debian's trust store meets (the
-    /// strict mode).
-    case wholeChain
+    /// The anchor as well (the strict mode): an anchor the app chose (one of `chosenAnchors`)
+    /// by every Web-PKI rule for a trust anchor, as pyca/cryptography judges anchors; a root of
+    /// the system's store by the root rules every root of Debian's trust store meets, since the
+    /// app cannot change what the system ships.
+    case wholeChain(chosenAnchors: [CNCertificate])
   }
 
   /// The first rule the chain breaks within `scope`, in words, or nil.
   package static func violation(_ chain: [CNCertificate], scope: Scope) -> String? {
     if let problem = violation(belowAnchorOf: chain) { return problem }
-    return scope == .wholeChain ? violation(anchorOf: chain) : nil
+    guard case .wholeChain(let chosen) = scope else { return nil }
+    return violation(anchorOf: chain, chosenAnchors: chosen)
   }
 
-  /// The first root rule the chain's trust anchor breaks (`anchorViolation`), or nil; a chain
-  /// of one certificate, trusted as itself, is not judged.
-  static func violation(anchorOf chain: [CNCertificate]) -> String? {
+  /// The first rule the chain's trust anchor breaks (`anchorViolation`, and for an anchor among
+  /// `chosenAnchors` `chosenAnchorViolation` too), or nil; a chain of one certificate, trusted
+  /// as itself, is not judged.
+  static func violation(anchorOf chain: [CNCertificate], chosenAnchors: [CNCertificate]) -> String? {
     guard chain.count >= 2, let anchor = chain.last else { return nil }
-    return anchorViolation(anchor)
+    if let problem = anchorViolation(anchor) { return problem }
+    guard chosenAnchors.contains(where: { $0.derEncoded == anchor.derEncoded }) else { return nil }
+    return chosenAnchorViolation(anchor)
+  }
+
+  /// The rules for a trust anchor that some roots of Debian's store break (measured on Debian
+  /// 12's 139 roots: 8 break them; docs/decisions/verdict.md names them), applied to the anchors
+  /// an app chose, as pyca/cryptography applies them.
+  static func chosenAnchorViolation(_ anchor: CNCertificate) -> String? {
+    let name = VisibleText.quoted(anchor.commonName ?? "the trust anchor")
+    // RFC 5280 4.2.1.9: conforming CAs mark basicConstraints critical.
+    if case .present(_, isCritical: false) = anchor.basicConstraints {
+      return "the trust anchor \(name)'s basicConstraints is not critical (RFC 5280 4.2.1.9)"
+    }
+    // RFC 5280 4.2.1.2: a CA certificate has a subjectKeyIdentifier.
+    if !anchor.hasSubjectKeyIdentifier { return "the trust anchor \(name) has no subjectKeyIdentifier (RFC 5280 4.2.1.2)" }
+    // CABF BR 7.1.2.1.3: a root's authorityKeyIdentifier has no issuer or serial number.
+    if case .present(let identifier, _) = anchor.authorityKeyIdentifier, identifier.namesIssuerOrSerial {
+      return "the trust anchor \(name)'s authorityKeyIdentifier names an issuer or serial number (CABF BR 7.1.2.1.3)"
+    }
+    return nil
   }
 
   /// The first rule the leaf or a CA below the anchor breaks, or nil.
@@ -65,9 +89,9 @@ package enum WebPKIProfile {
 
   /// The rules for a trust anchor that every root in Debian's trust store meets: the strict
   /// mode's. Any anchor is a CA; a root has no extKeyUsage, an RSA key a multiple of 8 bits
-  /// long and, if any, an authorityKeyIdentifier that is its own keyIdentifier. (Not among them, since some of
-  /// Debian's roots break them: a critical basicConstraints, a subjectKeyIdentifier, a positive
-  /// serial number, and no issuer or serial number in the authorityKeyIdentifier.)
+  /// long and, if any, an authorityKeyIdentifier that is its own keyIdentifier. (Some of Debian's
+  /// roots break the others, which `chosenAnchorViolation` applies to anchors the app chose; none
+  /// checks a root's serial number.)
   static func anchorViolation(_ anchor: CNCertificate) -> String? {
     let name = VisibleText.quoted(anchor.commonName ?? "the trust anchor")
     // RFC 5280 4.2.1.9: a trust anchor is a CA.
