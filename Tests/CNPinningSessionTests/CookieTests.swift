@@ -361,8 +361,8 @@ struct CookieRuleTests {
     #expect(storage.cookies(for: URL(string: "https://www.bank.test/")!)?.map(\.name) == ["session"])
   }
 
-  /// The jar's total cap evicts from the registrable domain that holds the most, oldest first,
-  /// so a new site's cookie always finds room.
+  /// The jar's total cap evicts from a site over its fair share (here every site holds 50 of a
+  /// share of 49), the least recently used first, so a new site's cookie always finds room.
   @Test func aFullJarMakesRoomFromTheLargestSite() throws {
     let storage = CookieTests.storage()
     for site in 0..<(Cookies.total / Cookies.perSite) {
@@ -373,6 +373,64 @@ struct CookieRuleTests {
     #expect(storage.cookies?.count == Cookies.total)
     #expect(storage.cookies(for: URL(string: "https://www.newcomer.test/")!)?.map(\.name) == ["new"])
     #expect(storage.cookies(for: URL(string: "https://www.site0.test/")!)?.count == 49, "site0's oldest made room")
+  }
+
+  /// Sends a request to `url` with `storage`, as a hop would: the site's cookies are used.
+  static func send(to url: String, with storage: HTTPCookieStorage) throws -> String? {
+    let url = try #require(URL(string: url))
+    return Cookies.header(for: SessionRequest(url: url), at: try RequestTarget(url), from: storage)
+  }
+
+  /// Issue 56, item 4: a crowd of one-cookie sites (3,010, some under a private suffix, where a
+  /// site costs nothing) fills the jar while a bank's site is in use. The crowd evicts its own
+  /// least recently used members; the bank's three Secure cookies stay (the site that held the
+  /// most lost them all before).
+  @Test(arguments: ["www.crowd%d.test", "s%d.github.io"])
+  func aCrowdOfOneCookieSitesEvictsItsOwnBeforeARecentlyUsedSite(_ hostPattern: String) throws {
+    let storage = CookieTests.storage()
+    let crowd = { (site: Int) in "https://" + hostPattern.replacingOccurrences(of: "%d", with: "\(site)") + "/" }
+    try Self.store(
+      ["a=1; Path=/; Secure", "b=2; Path=/; Secure", "c=3; Path=/; Secure"], from: "https://www.bank.test/", in: storage)
+    for site in 0..<3_010 {
+      if site == 1_500 { #expect(try Self.send(to: "https://www.bank.test/", with: storage) != nil, "the bank is used") }
+      try Self.store(["t=\(site); Path=/"], from: crowd(site), in: storage)
+    }
+    #expect(storage.cookies?.count == Cookies.total)
+    #expect(storage.cookies(for: URL(string: "https://www.bank.test/")!)?.map(\.name).sorted() == ["a", "b", "c"])
+    #expect(storage.cookies(for: URL(string: crowd(0))!)?.isEmpty ?? true, "the least recently used went")
+    #expect(storage.cookies(for: URL(string: crowd(3_009))!)?.count == 1)
+  }
+
+  /// The same with 340 sites of nine cookies each against a bank's ten: within the fair share
+  /// (`Cookies.fairShareFloor`), a recently used site loses none.
+  @Test func sitesWithinTheirFairShareLoseCookiesLeastRecentlyUsedFirst() throws {
+    let storage = CookieTests.storage()
+    try Self.store((0..<10).map { "k\($0)=v; Path=/; Secure" }, from: "https://www.bank.test/", in: storage)
+    for site in 0..<340 {
+      if site == 170 { #expect(try Self.send(to: "https://www.bank.test/", with: storage) != nil) }
+      try Self.store((0..<9).map { "c\($0)=\(site); Path=/" }, from: "https://www.site\(site).test/", in: storage)
+    }
+    #expect(storage.cookies?.count == Cookies.total)
+    #expect(storage.cookies(for: URL(string: "https://www.bank.test/")!)?.count == 10)
+    #expect(storage.cookies(for: URL(string: "https://www.site0.test/")!)?.isEmpty ?? true)
+  }
+
+  /// A site over its fair share gives cookies up first, even when it was used last.
+  @Test func aSiteOverItsFairShareGivesUpCookiesFirst() throws {
+    let storage = CookieTests.storage()
+    for site in 0..<59 {
+      try Self.store((0..<50).map { "s\(site)c\($0)=v; Path=/" }, from: "https://www.site\(site).test/", in: storage)
+    }
+    try Self.store((0..<50).map { "big\($0)=v; Path=/" }, from: "https://www.big.test/", in: storage)
+    for site in 0..<200 {
+      #expect(try Self.send(to: "https://www.big.test/", with: storage) != nil)  // the big site, always used last
+      try Self.store(["t=1; Path=/"], from: "https://small\(site).test/", in: storage)
+    }
+    // 260 sites share 3,000 (11 each): the 50-cookie sites are over it and made the room.
+    #expect(storage.cookies?.count == Cookies.total)
+    #expect(storage.cookies(for: URL(string: "https://www.big.test/")!)?.count ?? 0 < 50)
+    let smallKept = (0..<200).filter { storage.cookies(for: URL(string: "https://small\($0).test/")!)?.count == 1 }
+    #expect(smallKept.count == 200)
   }
 
   /// A plain-http response does not push a Secure cookie out: it is dropped instead.

@@ -17,10 +17,17 @@ import FoundationNetworking
 ///   plain-http response cannot replace one; a `Domain` that is a public suffix is refused (or,
 ///   when it is the host itself, the cookie is kept for that host alone); `__Host-` cookies carry
 ///   no `Domain` and have the path `/`. When the cookie's site (its registrable domain: every
-///   host under `example.co.uk` counts together) already holds `perSite` cookies, the site's
-///   oldest goes to make room; when the storage holds `total`, the oldest of the site that holds
-///   the most goes. Expired cookies go first, a plain-http response never pushes out a `Secure`
-///   cookie, and no site can push out another's (RFC 6265bis §5.7).
+///   host under `example.co.uk` counts together, and each under a private suffix such as
+///   `github.io` is a site of its own) already holds `perSite` cookies, the site's oldest goes
+///   to make room. When the storage holds `total`, room is made in a site over its fair share
+///   (`max(fairShareFloor, total / sites)`, the sites in the jar counted), the one holding the
+///   most; when no site is over it, in the site least recently used (a site is used when a
+///   response sets its cookies or a request sends them); in either, its oldest cookie goes.
+///   Expired cookies go first, and a plain-http response never pushes out a `Secure` cookie.
+///   **The promise** (RFC 6265bis §5.7's intent): the total cap never takes a site's cookies up
+///   to its fair share while a site used less recently holds any, so a crowd of one-cookie
+///   sites evicts its own members before a recently used site's session cookies; memory stays
+///   within `total` cookies of at most `maximumSize` bytes.
 package enum Cookies {
   /// The most cookies kept from one response (RFC 6265 asks for at least 50 per domain).
   static let perResponse = 50
@@ -28,6 +35,8 @@ package enum Cookies {
   static let perSite = 50
   /// The most cookies a storage is made to hold (RFC 6265's minimum for user agents: 3000).
   static let total = 3000
+  /// The fewest cookies a site's fair share of a full jar holds, however many sites share it.
+  static let fairShareFloor = 10
   /// The largest cookie kept: name, value and attributes (RFC 6265's minimum: 4096 bytes).
   static let maximumSize = 4096
 
@@ -46,6 +55,7 @@ package enum Cookies {
         && domainMatches(cookie, host: target.host) && pathMatches(cookie.path, path)
     }
     guard !cookies.isEmpty else { return nil }
+    CookieAges.shared.used(site: site(of: cookies[0]), in: storage)
     return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
   }
 
@@ -63,9 +73,13 @@ package enum Cookies {
     guard !kept.isEmpty else { return }
     let stored = storage.cookies ?? []
     let ages = CookieAges.shared
-    ages.keepOnly(stored, in: storage)
     // The jar by site, worked out once per response.
-    var bySite = Dictionary(grouping: stored, by: site(of:))
+    var bySite: [String: [HTTPCookie]] = [:]
+    let domains = stored.map(bareDomain)
+    for (cookie, site) in zip(stored, ages.sites(of: domains, in: storage, placing: site(ofDomain:))) {
+      bySite[site, default: []].append(cookie)
+    }
+    ages.keepOnly(stored, sites: Set(bySite.keys), domains: Set(domains), in: storage)
     var count = stored.count
     let now = Date()
     for cookie in kept {
@@ -84,20 +98,21 @@ package enum Cookies {
           continue
         }
         // Room is made in the new cookie's own site when that is full, else, when the jar is,
-        // in the sites that hold the most: so no site crowds out another's cookies.
-        let crowded: [HTTPCookie]
+        // in the sites that give it up first (`sitesInEvictionOrder`).
+        let sites: [String]
         if bySite[site, default: []].count >= perSite {
-          crowded = bySite[site, default: []]
+          sites = [site]
         } else if count >= total {
-          let most = bySite.values.map(\.count).max() ?? 0
-          crowded = bySite.values.filter { $0.count == most }.flatMap { $0 }
+          sites = sitesInEvictionOrder(bySite, adding: site, uses: ages.siteUses(in: storage))
         } else {
-          crowded = []
+          sites = []
         }
-        if bySite[site, default: []].count >= perSite || count >= total {
+        if !sites.isEmpty {
           // RFC 6265bis: a cookie from plain http never pushes out a Secure one.
-          let candidates = ages.oldestFirst(crowded.filter { target.isHTTPS || !$0.isSecure }, in: storage, now: now)
-          guard let evicted = candidates.first else { continue }
+          let evictable = sites.lazy.compactMap { site in
+            ages.oldestFirst(bySite[site, default: []].filter { target.isHTTPS || !$0.isSecure }, in: storage, now: now).first
+          }
+          guard let evicted = evictable.first else { continue }
           storage.deleteCookie(evicted)
           bySite[self.site(of: evicted)]?.removeAll { $0 === evicted }
           count -= 1
@@ -105,16 +120,32 @@ package enum Cookies {
       }
       storage.setCookie(cookie)
       ages.stored(cookie, in: storage)
+      ages.used(site: site, in: storage)
       bySite[site, default: []].append(cookie)
       count += 1
     }
   }
 
+  /// The order in which the sites of a full jar give up a cookie for one of `newSite`'s: those
+  /// over their fair share (`max(fairShareFloor, total / sites)`), holding the most first; then
+  /// the others, least recently used first (by `uses`; ties: holding the most, then by name).
+  static func sitesInEvictionOrder(_ bySite: [String: [HTTPCookie]], adding newSite: String, uses: [String: UInt64])
+    -> [String]
+  {
+    let siteCount = bySite.count + (bySite[newSite] == nil ? 1 : 0)
+    let share = max(fairShareFloor, total / siteCount)
+    let held = bySite.filter { !$0.value.isEmpty }.map { (site: $0.key, count: $0.value.count, used: uses[$0.key] ?? 0) }
+    let over = held.filter { $0.count > share }.sorted { ($1.count, $0.used, $0.site) < ($0.count, $1.used, $1.site) }
+    let within = held.filter { $0.count <= share }.sorted { ($0.used, $1.count, $0.site) < ($1.used, $0.count, $1.site) }
+    return (over + within).map(\.site)
+  }
+
   /// The site a cookie belongs to, for the caps: the registrable domain of its domain
   /// (`example.co.uk` for `.www.example.co.uk`), or the domain itself when it has none (an IP
   /// address, a public suffix kept for its own host).
-  private static func site(of cookie: HTTPCookie) -> String {
-    let domain = bareDomain(cookie)
+  private static func site(of cookie: HTTPCookie) -> String { site(ofDomain: bareDomain(cookie)) }
+
+  private static func site(ofDomain domain: String) -> String {
     if domain.last.map({ $0.isNumber }) == true || domain.contains(":") { return domain }
     return PublicSuffixList.registrableDomain(of: domain) ?? domain
   }
