@@ -199,6 +199,31 @@ import CNPinningTestKit
     #expect(verdicts.counts.refused == ConnectionVerdicts.capacity)
   }
 
+  /// Through a relay (iCloud Private Relay), tasks to different hosts share one transport
+  /// connection: its addresses and ports alone would let host A's verdict judge host B, on A's
+  /// chain (a false pinMismatch, reported as an attack), and a TLS session to B nobody judged
+  /// pass (issue 53, M2). With the origin in the identity each host stands on its own verdict.
+  @Test func hostsSharingAProxiedConnectionAreEachJudgedByTheirOwnVerdict() {
+    let relay = { (origin: String) in
+      ConnectionID(local: "10.0.0.2", localPort: 50_100, remote: "172.16.0.1", remotePort: 443, proxiedTo: origin)!
+    }
+    #expect(relay("a.test:443") != relay("b.test:443"))
+    #expect(ConnectionID(local: "10.0.0.2", localPort: 1, remote: "172.16.0.1", remotePort: 443, proxiedTo: .some(nil)) == nil)
+    let verdicts = ConnectionVerdicts()
+    verdicts.challenged(Self.accepted, task: 1, host: "a.test", port: 443)
+    #expect(
+      Self.complete(verdicts, task: 1, host: "a.test", facts: Self.facts(relay("a.test:443"), reused: false)).refusal == nil)
+    // B, reusing the relay's connection without a challenge for B: not judged by A's verdict.
+    let b = Self.complete(verdicts, task: 2, host: "b.test", facts: Self.facts(relay("b.test:443"), reused: true))
+    #expect(b.refusal?.code == .connectionNotJudged, "\(b)")
+    // B's own opener binds B's verdict; each host's next task stands on its own.
+    verdicts.challenged(Self.accepted, task: 3, host: "b.test", port: 443)
+    #expect(
+      Self.complete(verdicts, task: 3, host: "b.test", facts: Self.facts(relay("b.test:443"), reused: false)).refusal == nil)
+    #expect(Self.complete(verdicts, task: 4, host: "b.test", facts: Self.facts(relay("b.test:443"), reused: true)).refusal == nil)
+    #expect(Self.complete(verdicts, task: 5, host: "a.test", facts: Self.facts(relay("a.test:443"), reused: true)).refusal == nil)
+  }
+
   #if CNPINNING_LINUX_BACKEND
   /// A second host URLSession puts on the first's connection (HTTP/2 coalescing) is judged by its
   /// own pins on that connection's verified chain.

@@ -18,11 +18,18 @@ struct TransactionFacts: Sendable, Equatable {
   /// The facts of the last transaction (the one that produced the response); nil when there was none.
   init?(_ metrics: URLSessionTaskMetrics) {
     guard let last = metrics.transactionMetrics.last else { return nil }
+    // Through a proxy or relay (iCloud Private Relay among them) the addresses are the proxy's,
+    // and tasks to different hosts may share its transport connection: the origin is part of
+    // the identity there (issue 53, M2). Without a host, the connection is not known.
+    let origin = last.request.url.flatMap { url in
+      url.host.map { HostName.authority($0, port: url.port ?? (url.scheme == "http" ? 80 : 443)) }
+    }
     self.init(
       isReusedConnection: last.isReusedConnection, tlsVersion: last.negotiatedTLSProtocolVersion?.rawValue,
       applicationProtocol: last.networkProtocolName,
       connection: ConnectionID(
-        local: last.localAddress, localPort: last.localPort, remote: last.remoteAddress, remotePort: last.remotePort))
+        local: last.localAddress, localPort: last.localPort, remote: last.remoteAddress, remotePort: last.remotePort,
+        proxiedTo: last.isProxyConnection ? .some(origin) : .none))
   }
 
   init(isReusedConnection: Bool, tlsVersion: UInt16?, applicationProtocol: String?, connection: ConnectionID? = nil) {
@@ -33,19 +40,27 @@ struct TransactionFacts: Sendable, Equatable {
   }
 }
 
-/// One connection, told apart by its two ends as the transaction metrics give them.
+/// One connection, told apart by its two ends as the transaction metrics give them, and through
+/// a proxy by the origin too: a relay's one transport connection carries a TLS session per
+/// origin, so that one origin's verdict never stands for another's (issue 53, M2).
 struct ConnectionID: Hashable, Sendable {
   let local: String
   let remote: String
+  /// The origin's host and port when the connection is a proxy's; nil when direct.
+  let origin: String?
 
-  /// Nil unless all four parts are known. Ports are numbers on Apple platforms and text in
-  /// swift-corelibs-foundation's metrics; either is taken.
+  /// Nil unless all four parts are known, and through a proxy (`proxiedTo` given) the origin
+  /// too. Ports are numbers on Apple platforms and text in swift-corelibs-foundation's metrics;
+  /// either is taken.
   init?(
-    local: String?, localPort: (any CustomStringConvertible)?, remote: String?, remotePort: (any CustomStringConvertible)?
+    local: String?, localPort: (any CustomStringConvertible)?, remote: String?, remotePort: (any CustomStringConvertible)?,
+    proxiedTo origin: String?? = .none
   ) {
     guard let local, let localPort, let remote, let remotePort else { return nil }
+    if case .some(nil) = origin { return nil }
     self.local = "\(local)|\(localPort)"
     self.remote = "\(remote)|\(remotePort)"
+    self.origin = origin ?? nil
   }
 }
 
