@@ -42,4 +42,7 @@ private final class PinningStreamDelegateSignatures: PinningStreamDelegate, @unc
   override func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {}
   override func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {}
   override func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {}
+  override func urlSession(
+    _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+  ) {}
 }

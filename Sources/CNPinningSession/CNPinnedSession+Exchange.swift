@@ -13,7 +13,9 @@ extension CNPinnedSession {
   /// (`maximumDownloadSize` for the body), errors and events as `bytes(for:)`: a server that
   /// fails the pins is refused before any byte of the request is sent. A body given as a
   /// sequence is read only as it is sent. Throws `CNPinnedSessionError`; cancelling the task
-  /// cancels the exchange, and reading the body afterwards reads it as `bytes(for:)` does.
+  /// cancels the exchange, and reading the body afterwards reads it as `bytes(for:)` does. On
+  /// Apple platforms, as for `bytes(for:)`, experimental: the stream's connection is judged at
+  /// its end.
   public func exchange(_ request: CNHTTPRequest) async throws -> CNHTTPResponse {
     let sent = try SessionRequest(request)
     if case .upload(.chunks(let chunks)) = sent.body, chunks.length == 0 {

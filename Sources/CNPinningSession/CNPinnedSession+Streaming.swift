@@ -14,6 +14,13 @@ extension CNPinnedSession {
   /// body comes over HTTP/1.1 on a connection of its own, so that a reader that stops holds no
   /// more than the socket buffers; on Apple platforms through `URLSession.bytes(for:delegate:)`,
   /// read only as the reader makes room. Both stop at `maximumDownloadSize`.
+  ///
+  /// On Apple platforms streams are **experimental**: URLSession names a task's connection only
+  /// when the task ends, so the response and body go out on the verdict for the host's judged
+  /// connection, and the stream's own connection is judged at its end (a refusal then ends the
+  /// body with `connectionNotJudged` and is reported). Where the verdict must come before any
+  /// byte, use `data(for:)`; for an app's own URLSession, the delegate API
+  /// (`validate(challenge:)`) stays the recommended path.
   public func bytes(for request: URLRequest) async throws -> (AsyncBytes, HTTPURLResponse) {
     let (outcome, body) = try await engine.exchange(SessionRequest(request), into: ResponseBodyChannel.self)
     let response = outcome.response

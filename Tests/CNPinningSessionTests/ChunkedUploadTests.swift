@@ -108,4 +108,21 @@ import Testing
     #expect(await Self.drain(upload) == .success([10, 10]))
     #expect(released == nil, "the upload kept its waiter after the sequence ended whole")
   }
+
+  /// What the Apple transport keeps (the write end of a failed body's stream pair, which
+  /// releasing would close, ending the body as if whole: issue 53, M6) lives as long as the
+  /// upload, which lives as long as its request.
+  @Test func whatIsKeptLivesAsLongAsTheUpload() {
+    final class Held: Sendable {}
+    weak var kept: Held?
+    var upload: ChunkedUpload? = ChunkedUpload(AsyncStream<Data> { $0.finish() }, length: nil)
+    do {
+      let held = Held()
+      kept = held
+      upload?.keep(held)
+    }
+    #expect(kept != nil, "kept by the upload")
+    upload = nil
+    #expect(kept == nil, "released with it")
+  }
 }

@@ -224,6 +224,21 @@ import CNPinningTestKit
     #expect(Self.complete(verdicts, task: 5, host: "a.test", facts: Self.facts(relay("a.test:443"), reused: true)).refusal == nil)
   }
 
+  /// A pinned host URLSession coalesced onto a connection whose chain was left to the system (an
+  /// unpinned host's) is refused, and the URLSession retired so that its next request is
+  /// challenged on a connection of its own (issue 53, L4: before, it stayed refused while the
+  /// shared connection lived).
+  @Test func aPinnedHostOnAnUnjudgedChainIsRefusedAndTheSessionRetired() throws {
+    let verdicts = ConnectionVerdicts()
+    verdicts.challenged(Self.accepted, task: 1, host: "open.test", port: 443)
+    _ = Self.complete(verdicts, task: 1, host: "open.test", facts: Self.facts(Self.first, reused: false))
+    let pins = try CNPinningManager(configuration: [
+      "api.test": CNConfiguration([try CNChain([CNChainLink(.exact, "Some Root"), CNChainLink(.exact, "api.test")])])
+    ])
+    let refused = Self.complete(verdicts, task: 2, facts: Self.facts(Self.first, reused: true), manager: pins)
+    #expect(refused.refusal?.code == .connectionNotJudged && refused.retire)
+  }
+
   #if CNPINNING_LINUX_BACKEND
   /// A second host URLSession puts on the first's connection (HTTP/2 coalescing) is judged by its
   /// own pins on that connection's verified chain.
@@ -247,6 +262,8 @@ import CNPinningTestKit
     ])
     let refused = Self.complete(verdicts, task: 3, host: "cdn.test", facts: Self.facts(Self.first, reused: true), manager: other)
     #expect(refused.refusal?.code == .pinMismatch)
+    #expect(refused.retire, "the host's next request gets a connection of its own (L4)")
+    #expect(!accepted.retire)
   }
   #endif
 }

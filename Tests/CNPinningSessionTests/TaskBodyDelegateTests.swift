@@ -114,17 +114,15 @@ import Testing
     let file = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
     try Data("the upload".utf8).write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
-    let fromFile = TaskBodyDelegate(
-      plan: .init(host: "h", destination: .memory, limit: 1, upload: .file(file), progress: nil))
-    let stream = try #require(fromFile.newBodyStream())
+    let stream = try #require(UploadSource.file(file).reopened())
     stream.open()
     defer { stream.close() }
     var buffer = [UInt8](repeating: 0, count: 64)
     #expect(String(decoding: buffer[..<stream.read(&buffer, maxLength: 64)], as: UTF8.self) == "the upload")
-    let fromStream = TaskBodyDelegate(
-      plan: .init(
-        host: "h", destination: .memory, limit: 1, upload: .stream(.init(stream: InputStream(data: Data()))), progress: nil))
-    #expect(fromStream.newBodyStream() == nil, "a caller's stream cannot be read twice")
+    #expect(
+      UploadSource.stream(.init(stream: InputStream(data: Data()))).reopened() == nil, "a caller's stream cannot be read twice")
+    let sequence = ChunkedUpload(AsyncStream<Data> { $0.finish() }, length: nil)
+    #expect(UploadSource.chunks(sequence).reopened() == nil, "nor a sequence")
   }
 
   /// URLSession asks for the body again to answer a 401 or 407, or to retry on a new

@@ -85,6 +85,24 @@ import Testing
     #expect(flushes.withLock { $0 } == 2)
   }
 
+  /// A tracker seeded when the session starts pinning flushes at its first call after a change
+  /// (issue 53, L12: before, that first call only took note, and connections accepted under the
+  /// older pins stayed in use).
+  @Test func aSeededTrackerFlushesAtItsFirstCallAfterAChange() async throws {
+    let manager = try CNPinningManager(
+      configuration: ["api.test": CNConfiguration([Self.chain])],
+      enterprise: CNEnterpriseOptions(authenticationHost: "auth.test", policySigningKey: Self.keys.publicKey))
+    let tracker = PinsRevisionTracker()
+    tracker.seed(manager.pinsRevision)
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-60))))
+    let flushes = Locked(0)
+    await tracker.startAfresh(at: manager.pinsRevision) { flushes.withLock { $0 += 1 } }
+    #expect(flushes.withLock { $0 } == 1)
+    tracker.seed(manager.pinsRevision)
+    await tracker.startAfresh(at: manager.pinsRevision) { flushes.withLock { $0 += 1 } }
+    #expect(flushes.withLock { $0 } == 1, "a later seed changes nothing")
+  }
+
   /// A caller that arrives while the flush runs waits for it: before, the revision was recorded
   /// before the flush ended, and a concurrent caller went on over an old connection.
   @Test(.tags(.concurrency))

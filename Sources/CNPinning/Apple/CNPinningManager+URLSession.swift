@@ -129,6 +129,8 @@ extension URLSession {
           "cnPinningManager set on a URLSession without a delegate pins nothing: its delegate must call validate(challenge:)")
       }
       objc_setAssociatedObject(self, managerKey, newValue, .OBJC_ASSOCIATION_RETAIN)
+      // Connections from here on are accepted under the pins in force now.
+      if let newValue { revisionTracker.seed(newValue.pinsRevision) }
     }
   }
 

@@ -27,6 +27,13 @@ package final class PinsRevisionTracker: Sendable {
 
   package init() {}
 
+  /// Takes `current` as seen, unless a revision was seen already: called when a session starts
+  /// pinning with a manager, so that the first `startAfresh` after the pins change flushes the
+  /// connections accepted before it (issue 53, L12: before, the first call only took note).
+  package func seed(_ current: CNPinsRevision) {
+    state.withLock { state in state.seen = state.seen ?? current }
+  }
+
   /// Runs `flush` once when `current` is newer than the last revision seen (the first call: not,
   /// as nothing was accepted under older pins yet), and returns when the last flush started has
   /// ended.

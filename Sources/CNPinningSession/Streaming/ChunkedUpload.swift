@@ -23,6 +23,8 @@ package final class ChunkedUpload: @unchecked Sendable {
     var onFailure: [@Sendable (CNPinnedSessionError) -> Void] = []
     /// The sequence ended whole: no failure can follow.
     var whole = false
+    /// What must outlive the writer (`keep`).
+    var kept: [any Sendable] = []
   }
 
   package init<Chunks: AsyncSequence>(_ sequence: Chunks, length: Int?) where Chunks.Element == Data {
@@ -52,6 +54,13 @@ package final class ChunkedUpload: @unchecked Sendable {
       if goesOn { throw fail(.requestBodyRanPast(length: length)) }
     }
     return chunk
+  }
+
+  /// Keeps `object` for as long as the upload lives, which is as long as its request: the Apple
+  /// transport's write end of a failed body's stream pair, which releasing would close, ending
+  /// the body as if whole before URLSession handles the cancel (issue 53, M6).
+  package func keep(_ object: any Sendable) {
+    state.withLock { $0.kept.append(object) }
   }
 
   /// Why the sequence failed, if it did.

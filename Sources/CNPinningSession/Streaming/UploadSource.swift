@@ -24,6 +24,19 @@ package enum UploadSource: Sendable {
     if case .file = self { return true }
     return false
   }
+
+  /// The answer to URLSession's `needNewBodyStream` (to answer a 401 or 407, or to retry on a new
+  /// connection): a file's body opened again; nil for a body that is read once (the caller's
+  /// stream, a sequence), whose task then fails with `askedAgain`.
+  package func reopened() -> InputStream? {
+    guard case .file(let file) = self else { return nil }
+    return InputStream(url: file)
+  }
+
+  /// Why a task whose body URLSession asked for again, and could not have, failed: URLSession's
+  /// own error would name neither.
+  package static let askedAgain = CNPinnedSessionError.streamedBodyAskedForAgain(
+    by: "URLSession (answering a challenge or retrying on a new connection)")
 }
 
 extension CNPinnedSessionError {

@@ -30,6 +30,10 @@ package struct Hop {
   package let wantsPresentedChain: Bool
   /// A handshake without a request (`probe`).
   package let connectOnly: Bool
+  /// Emits judgements made after the hop's report, as the report's are (observer events,
+  /// failure reports): on Apple platforms a stream's connection is judged again at its end,
+  /// when its metrics name it (issue 53, M1: a refusal there was never emitted or reported).
+  package let emitLate: @Sendable ([Judgement]) -> Void
 }
 
 /// What a transport reports of one hop: the outcome, every verdict on its connections (for the

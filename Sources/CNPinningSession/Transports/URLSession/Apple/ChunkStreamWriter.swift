@@ -5,7 +5,8 @@ import Foundation
 /// A `CNHTTPRequest`'s chunks as the `httpBodyStream` URLSession reads: the input of a bound
 /// stream pair whose output a thread of its own writes, a chunk at a time, as URLSession reads
 /// (a write blocks while the pair's buffer is full, so the producer waits for the network). A
-/// failed sequence leaves the output open and is reported through `ChunkedUpload.onFailure`,
+/// failed sequence leaves the output open, held by the upload until its request has ended
+/// (releasing the stream would close it), and is reported through `ChunkedUpload.onFailure`,
 /// where the transport cancels the task: a body cut short is never ended as if whole.
 enum ChunkStreamWriter {
   /// The pair's buffer, and so the most bytes written ahead of URLSession.
@@ -19,16 +20,20 @@ enum ChunkStreamWriter {
     Stream.getBoundStreams(withBufferSize: bufferSize, inputStream: &input, outputStream: &output)
     guard let input, let output else { return nil }
     let writer = UncheckedOutput(stream: output)
-    let thread = Thread { write(upload, host: host, to: writer.stream) }
+    let thread = Thread {
+      // Left open, and kept open past this thread, when the sequence failed.
+      if !write(upload, host: host, to: writer.stream) { upload.keep(writer) }
+    }
     thread.name = "CNPChunkStream"
     thread.start()
     return input
   }
 
-  private static func write(_ upload: ChunkedUpload, host: String, to output: OutputStream) {
+  /// Writes the body; false when the sequence failed (the output is left open).
+  private static func write(_ upload: ChunkedUpload, host: String, to output: OutputStream) -> Bool {
     output.open()
     while true {
-      guard case .success(let pulled) = nextChunk(of: upload, host: host) else { return }  // left open: the task is cancelled
+      guard case .success(let pulled) = nextChunk(of: upload, host: host) else { return false }  // the task is cancelled
       guard let chunk = pulled else { break }
       let written = chunk.withUnsafeBytes { bytes -> Bool in
         var offset = 0
@@ -43,6 +48,7 @@ enum ChunkStreamWriter {
       guard written else { break }  // URLSession closed its end: the task is over
     }
     output.close()
+    return true
   }
 
   /// The next chunk, waited for on this thread (never a thread of Swift's cooperative pool).

@@ -27,6 +27,8 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     var done: CheckedContinuation<Void, Never>?
     var ended = false
     var failure: CNPinnedSessionError?
+    /// Why the task was stopped here (its outcome, whatever URLSession reports).
+    var stopped: CNPinnedSessionError?
   }
   private let state = Locked(State())
   private let facts = FactsArrival()
@@ -110,12 +112,13 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-    let failure = error.map { challenges.rejection ?? translate($0) }
-    let (responded, done) = state.withLock { state in
+    let translated = error.map { challenges.rejection ?? translate($0) }
+    let (responded, done, failure) = state.withLock { state in
+      let failure = translated.map { state.stopped ?? $0 }
       state.ended = true
       state.failure = failure ?? (state.responded ? nil : .invalidResponse(host: challenges.settings.host, reason: "no response"))
       defer { state.done = nil }
-      return (state.responded, state.done)
+      return (state.responded, state.done, failure)
     }
     guard responded else {
       let (respond, failure, task) = (respond, failure, task.taskIdentifier)
@@ -127,6 +130,20 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
       return
     }
     done?.resume()
+  }
+
+  /// The body again, for a resend (a 401 or 407 answered, a stale connection retried), as
+  /// `TaskBodyDelegate` answers it (issue 53, L3: before, the task failed with URLSession's own
+  /// error, naming neither).
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+  ) {
+    let stream = upload?.reopened()
+    if stream == nil, upload != nil {
+      state.withLock { $0.stopped = $0.stopped ?? UploadSource.askedAgain }
+      task.cancel()
+    }
+    completionHandler(stream)
   }
 
   /// Redirects come back to the session, which judges and follows each hop.

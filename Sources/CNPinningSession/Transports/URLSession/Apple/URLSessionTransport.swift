@@ -162,6 +162,9 @@ final class URLSessionTransport: HopTransport {
             try await check(pinned, task, await delegate.transactionFacts(), true)
             channel.finish(failure)
           } catch {
+            // Judged by its own connection only now: the refusal is emitted and reported here,
+            // the response having gone out with the judgement made at its head.
+            hop.emitLate(judgements.all)
             channel.finish(error)
           }
         }

@@ -115,6 +115,9 @@ final class ConnectionVerdicts: Sendable {
 
   /// `verdict`, judged for a task on its connection: the same host reuses it; another host
   /// (coalesced onto the connection) has its own pins judged on the connection's verified chain.
+  /// A refusal there retires the URLSession (issue 53, L4), so that the host's next request gets
+  /// a connection of its own, challenged for it, rather than being refused while the shared one
+  /// lives.
   private static func reuse(
     _ verdict: Verdict, for host: String, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
     facts: TransactionFacts?
@@ -134,7 +137,7 @@ final class ConnectionVerdicts: Sendable {
       guard manager?.configuration(for: host) == nil else {
         return refusal(
           host: host, "URLSession put it on a connection opened for \(verdict.host), whose chain was not judged", facts,
-          retire: false)
+          retire: true)
       }
       pinning = .notPinned
     } else {
@@ -148,7 +151,7 @@ final class ConnectionVerdicts: Sendable {
     }
     let judgement = negotiated(
       Judgement(use: .reused, verifiedChain: chain, presentedChain: [], pinning: pinning, rejection: rejection), facts)
-    return Completion(judgements: [judgement], refusal: rejection, retire: false)
+    return Completion(judgements: [judgement], refusal: rejection, retire: rejection != nil)
   }
 
   private static func refusal(host: String, _ reason: String, _ facts: TransactionFacts?, retire: Bool) -> Completion {

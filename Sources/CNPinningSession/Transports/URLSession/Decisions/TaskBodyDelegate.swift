@@ -174,23 +174,14 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     completionHandler(nil)
   }
 
-  /// The body again, for a resend (a 401 or 407 answered, a stale connection retried): a file is
-  /// reopened; a caller's stream cannot be read twice, so the task fails with
-  /// `unsupportedRequest` saying so (URLSession's own error would name neither).
+  /// The body again, for a resend (a 401 or 407 answered, a stale connection retried):
+  /// `UploadSource.reopened()`, or the task fails with `UploadSource.askedAgain`.
   func urlSession(
     _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
   ) {
-    let stream = newBodyStream()
-    if stream == nil, let upload = plan.upload, !upload.canBeResent {
-      stop(.streamedBodyAskedForAgain(by: "URLSession (answering a challenge or retrying on a new connection)"))
-    }
+    let stream = plan.upload?.reopened()
+    if stream == nil, plan.upload != nil { stop(UploadSource.askedAgain) }
     completionHandler(stream)
-  }
-
-  /// A fresh stream of the upload's body, if it can be sent again.
-  func newBodyStream() -> InputStream? {
-    guard case .file(let file)? = plan.upload else { return nil }
-    return InputStream(url: file)
   }
 
   // MARK: - Inside
