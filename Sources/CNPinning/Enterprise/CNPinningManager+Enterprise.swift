@@ -10,7 +10,7 @@ extension CNPinningManager {
     let (support, policy) = try verify(signedPolicy, at: date)
     try support.state.withLock { state in
       guard state.policy == nil else { throw CNPolicyError.policyAlreadyApplied }
-      try state.accept(policy)
+      try state.accept(policy, token: signedPolicy)
     }
   }
 
@@ -24,15 +24,24 @@ extension CNPinningManager {
       guard policy.issuedAt >= applied.issuedAt else {
         throw CNPolicyError.olderThanAppliedPolicy(applied: applied.issuedAt, offered: policy.issuedAt)
       }
-      try state.accept(policy)
+      try state.accept(policy, token: signedPolicy)
     }
   }
 
   /// Drops the applied policy (on logout); evaluation falls back to the app's own pins. The
   /// anti-rollback mark stays.
   public func signOut() {
-    enterprise?.state.withLock { $0.policy = nil }
+    enterprise?.state.withLock { state in
+      state.policy = nil
+      state.token = nil
+    }
   }
+
+  /// Whether this manager was given a policy-signing key, and so can accept policies.
+  package var acceptsPolicies: Bool { enterprise != nil }
+
+  /// The applied policy as signed (whitespace around it trimmed); nil when none is applied.
+  package var enterprisePolicyToken: Data? { enterprise?.state.withLock { $0.token } }
 
   /// The applied policy, if any (whether or not its window includes now).
   public var enterprisePolicy: CNEnterprisePolicy? { enterprise?.state.withLock { $0.policy } }
@@ -63,10 +72,11 @@ extension CNPinningManager {
 }
 
 extension CNPinningManager.EnterpriseState {
-  /// Applies `policy` unless the mark refuses it, and raises the mark.
-  mutating func accept(_ policy: CNEnterprisePolicy) throws(CNPolicyError) {
+  /// Applies `policy` (signed as `token`) unless the mark refuses it, and raises the mark.
+  mutating func accept(_ policy: CNEnterprisePolicy, token: Data) throws(CNPolicyError) {
     if let refusal = highWaterMark?.refusal(of: policy) { throw refusal }
     self.policy = policy
+    self.token = Data(String(decoding: token, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).utf8)
     highWaterMark = CNPolicyHighWaterMark(issuedAt: policy.issuedAt, contentSHA256: policy.contentSHA256)
   }
 }

@@ -69,6 +69,8 @@ public struct CNPolicyError: Error, Sendable, Hashable {
     public static let olderThanAcceptedPolicy = Code("olderThanAcceptedPolicy")
     /// A policy with the same `iat` as one already accepted, but other content.
     public static let reissuedWithDifferentContent = Code("reissuedWithDifferentContent")
+    /// The policy store's file cannot be read, is not one, or cannot be written (where and why).
+    public static let policyStoreUnusable = Code("policyStoreUnusable")
     /// The manager was created without a policy-signing key.
     public static let noSigningKey = Code("noSigningKey")
     /// The async `validate(challenge:)` leaves a challenge for a host without pins to the app (the
@@ -145,6 +147,10 @@ public struct CNPolicyError: Error, Sendable, Hashable {
   public static func reissuedWithDifferentContent(issuedAt: Date) -> CNPolicyError {
     CNPolicyError(.reissuedWithDifferentContent(issuedAt: issuedAt))
   }
+  /// The policy store's file cannot be used (where and why).
+  public static func policyStoreUnusable(path: String, reason: String) -> CNPolicyError {
+    CNPolicyError(.policyStoreUnusable(path: path, reason: reason))
+  }
   /// The manager was created without a policy-signing key.
   public static let noSigningKey = CNPolicyError(.noSigningKey)
   /// The async `validate(challenge:)` leaves a challenge for a host without pins to the app (the
@@ -208,6 +214,7 @@ public struct CNPolicyError: Error, Sendable, Hashable {
     case olderThanAcceptedPolicy(accepted: Date, offered: Date)
     /// A policy with the same `iat` as one already accepted, but other content.
     case reissuedWithDifferentContent(issuedAt: Date)
+    case policyStoreUnusable(path: String, reason: String)
     /// The manager was created without a policy-signing key.
     case noSigningKey
     /// The async `validate(challenge:)` leaves a challenge for a host without pins to the app (the
@@ -245,6 +252,7 @@ public struct CNPolicyError: Error, Sendable, Hashable {
       case .olderThanAppliedPolicy: .olderThanAppliedPolicy
       case .olderThanAcceptedPolicy: .olderThanAcceptedPolicy
       case .reissuedWithDifferentContent: .reissuedWithDifferentContent
+      case .policyStoreUnusable: .policyStoreUnusable
       case .noSigningKey: .noSigningKey
       case .notPinned: .notPinned
       case .notServerTrust: .notServerTrust

@@ -39,6 +39,8 @@ extension CNPolicyError: CustomStringConvertible {
     case .reissuedWithDifferentContent(let issuedAt):
       return
         "a different policy with the same issue time (\(Self.format(issuedAt))) was already accepted; a new policy needs a later iat"
+    case .policyStoreUnusable(let path, let reason):
+      return "the policy store \(VisibleText.quoted(path)) cannot be used: \(reason)"
     case .noSigningKey: return "this manager has no policy-signing key"
     case .notPinned: return "the host has no pins; the app decides what to do"
     case .notServerTrust: return "not a server-trust challenge; the app answers it"
@@ -70,6 +72,7 @@ extension CNPolicyError {
     case .algorithmNotAllowedByKey(let algorithm, let allowed): "\(algorithm), the key allows \(allowed)"
     case .keyDoesNotFitAlgorithm(let algorithm, let key): "\(algorithm) with a \(key) key"
     case .unsupportedCriticalHeaders(let names): names.joined(separator: ", ")
+    case .policyStoreUnusable(_, let reason): reason
     default: nil
     }
   }

@@ -40,6 +40,8 @@ public final class CNPinningManager: Sendable {
       didSet { changes += 1 }
     }
     var highWaterMark: CNPolicyHighWaterMark?
+    /// The applied policy as signed (whitespace around it trimmed), to keep on disk.
+    var token: Data?
     /// How many times `policy` was set (see `PolicyGeneration`).
     var changes: UInt64 = 0
   }

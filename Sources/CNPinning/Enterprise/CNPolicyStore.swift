@@ -1,0 +1,104 @@
+import Foundation
+
+/// Where a manager keeps its last good enterprise policy and its anti-rollback mark across
+/// launches, so that an app rescued from a lockout by a policy stays rescued when it restarts,
+/// before it can fetch again: one file, written whole or not at all (a new file renamed over the
+/// old), at most `maximumSize` bytes. The policy is kept as signed and verified again when it is
+/// restored; the file holds nothing secret.
+///
+/// The file is JSON: `{"format": "cnpinning-policy-store-1", "policy": "<compact JWS>" or null,
+/// "highWaterMark": {"issuedAt": <seconds since 1970>, "contentSHA256": "<base64>"} or null}`.
+public struct CNPolicyStore: Sendable, Equatable {
+  /// The file the store reads and writes.
+  public let fileURL: URL
+
+  /// The largest file read: a policy of the largest size accepted, and its mark.
+  public static let maximumSize = CNEnterprisePolicy.maximumTokenSize + 4096
+  static let format = "cnpinning-policy-store-1"
+
+  /// A store in `fileURL` (its folder must exist; the file need not).
+  public init(fileURL: URL) {
+    self.fileURL = fileURL
+  }
+
+  /// What the file holds.
+  struct Contents: Codable, Equatable {
+    var format = CNPolicyStore.format
+    var policy: String?
+    var highWaterMark: CNPolicyHighWaterMark?
+  }
+
+  /// The file's contents; nil when there is no file. Throws `policyStoreUnusable` for a file that
+  /// cannot be read, is larger than `maximumSize`, or is not a store of this format.
+  func read() throws(CNPolicyError) -> Contents? {
+    let path = fileURL.path
+    guard FileManager.default.fileExists(atPath: path) else { return nil }
+    let data: Data
+    do {
+      let handle = try FileHandle(forReadingFrom: fileURL)
+      defer { try? handle.close() }
+      data = try handle.read(upToCount: Self.maximumSize + 1) ?? Data()
+    } catch {
+      throw .policyStoreUnusable(path: path, reason: "it cannot be read (\(error.localizedDescription))")
+    }
+    guard data.count <= Self.maximumSize else {
+      throw .policyStoreUnusable(path: path, reason: "it is larger than \(Self.maximumSize) bytes")
+    }
+    do {
+      _ = try StrictJSON.parse(Array(data))
+    } catch {
+      throw .policyStoreUnusable(path: path, reason: "it is not JSON: \(error.description)")
+    }
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .secondsSince1970
+    guard let contents = try? decoder.decode(Contents.self, from: data) else {
+      throw .policyStoreUnusable(path: path, reason: "it is not a policy store (format, policy, highWaterMark)")
+    }
+    guard contents.format == Self.format else {
+      throw .policyStoreUnusable(
+        path: path, reason: "its format is \(VisibleText.quoted(contents.format)), not \(Self.format)")
+    }
+    return contents
+  }
+
+  /// Writes `contents` whole, or leaves the file as it was.
+  func write(_ contents: Contents) throws(CNPolicyError) {
+    do {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      encoder.dateEncodingStrategy = .secondsSince1970
+      try encoder.encode(contents).write(to: fileURL, options: .atomic)
+    } catch {
+      throw .policyStoreUnusable(path: fileURL.path, reason: "it cannot be written (\(error.localizedDescription))")
+    }
+  }
+}
+
+extension CNPinningManager {
+  /// Restores what `store` keeps, at launch and before the first request: the anti-rollback mark
+  /// is raised, and the policy, verified again, applied while its window lasts (one that expired
+  /// is dropped from the file, the mark kept). No file: nothing happens. Throws
+  /// `policyStoreUnusable` for a file that is not a store (the pins stay the app's own), and the
+  /// policy's own refusal (`invalidSignature` for a policy the key does not verify, say).
+  public func restoreEnterprisePolicy(from store: CNPolicyStore, at date: Date = Date()) throws {
+    guard let contents = try store.read() else { return }
+    if let mark = contents.highWaterMark { raisePolicyHighWaterMark(to: mark) }
+    guard let token = contents.policy else { return }
+    do {
+      if enterprisePolicy == nil {
+        try applyEnterprisePolicy(with: Data(token.utf8), at: date)
+      } else {
+        try refreshEnterprisePolicy(with: Data(token.utf8), at: date)
+      }
+    } catch let error as CNPolicyError where error.code == .expired {
+      try store.write(CNPolicyStore.Contents(policy: nil, highWaterMark: policyHighWaterMark))
+    }
+  }
+
+  /// Keeps the applied policy (none after `signOut`) and the anti-rollback mark in `store`,
+  /// replacing what it held. Throws `policyStoreUnusable` when the file cannot be written.
+  public func saveEnterprisePolicy(to store: CNPolicyStore) throws {
+    let policy = enterprisePolicyToken.map { String(decoding: $0, as: UTF8.self) }
+    try store.write(CNPolicyStore.Contents(policy: policy, highWaterMark: policyHighWaterMark))
+  }
+}
