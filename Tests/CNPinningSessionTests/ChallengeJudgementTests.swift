@@ -100,7 +100,7 @@ import Testing
     let (_, judgement) = Self.challenge(manager: manager, evaluation: .trusted(chain))
     let effects = ConnectionEffects(
       reporter: reporter,
-      uploader: ReportUploader(manager: manager, configuration: .init(), makeTransport: CNPinnedSession.platformTransport))
+      uploader: ReportUploader(configuration: .init(), makeTransport: CNPinnedSession.platformTransport))
     let target = try RequestTarget(URL(string: "https://api.test/"))
     effects.emit([judgement], host: target.host, port: target.port, hostName: target.hostName, manager: manager, observer: nil)
     // Reports are delivered in order on one queue: a later one, on another port, marks the end.

@@ -9,7 +9,6 @@ import FoundationNetworking
 /// an upload never delays or fails the connection it reports on, and the uploads' own failures
 /// are never reported (the uploading session does not report).
 package final class ReportUploader: Sendable {
-  private let manager: CNPinningManager?
   private let configuration: CNPinnedSessionConfiguration
   private let makeTransport: TransportMaker
   private let session = Locked<SessionEngine?>(nil)
@@ -21,17 +20,18 @@ package final class ReportUploader: Sendable {
     var waiting: [CheckedContinuation<Void, Never>] = []
   }
 
-  /// Uploads go through a session with the reporting one's trust, pins, unpinned-host rule and
-  /// transport settings, but nothing of what the app sends: no additional headers (they may hold
-  /// credentials), no redirects, no reports of its own.
-  package init(
-    manager: CNPinningManager?, configuration reporting: CNPinnedSessionConfiguration, makeTransport: @escaping TransportMaker
-  ) {
-    self.manager = manager
+  /// Uploads go through a session of their own with the reporting one's trust and transport
+  /// settings and **none of the app's pins** (nor its unpinned-host rule), as TrustKit sends its
+  /// reports: a lockout refuses the app's pinned hosts, and the report host often shares their
+  /// domain or CA, so reports sent under the pins would go silent exactly when they matter
+  /// (issue 54, item 2). The report URI is the app's own configuration, and normal trust and
+  /// host-name checks still apply. Nothing of what the app sends goes with them: no additional
+  /// headers (they may hold credentials), no redirects, no reports of its own.
+  package init(configuration reporting: CNPinnedSessionConfiguration, makeTransport: @escaping TransportMaker) {
     self.makeTransport = makeTransport
     var configuration = CNPinnedSessionConfiguration()
     configuration.trust = reporting.trust
-    configuration.unpinnedHosts = reporting.unpinnedHosts
+    configuration.unpinnedHosts = .allow
     configuration.transportSecurity = reporting.transportSecurity
     configuration.timeoutIntervalForRequest = reporting.timeoutIntervalForRequest
     configuration.timeoutIntervalForResource = reporting.timeoutIntervalForResource
@@ -83,7 +83,7 @@ package final class ReportUploader: Sendable {
     try session.withLock { existing in
       if let existing { return existing }
       let created = try SessionEngine(
-        manager: manager, configuration: configuration, reportsFailures: false, makeTransport: makeTransport)
+        manager: nil, configuration: configuration, reportsFailures: false, makeTransport: makeTransport)
       existing = created
       return created
     }

@@ -44,7 +44,7 @@ package final class SessionEngine: Sendable {
     self.effects = ConnectionEffects(
       reporter: configuration.failureReporter ?? CNPinningReporter(),
       uploader: reportsFailures
-        ? ReportUploader(manager: manager, configuration: configuration, makeTransport: makeTransport) : nil)
+        ? ReportUploader(configuration: configuration, makeTransport: makeTransport) : nil)
     self.configuration = configuration
     self.transportSecurity = try configuration.transportSecurity.indexed()
     self.state = Locked(State(manager: manager, observer: nil))

@@ -53,7 +53,7 @@ final class PinningSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     transportSecurity = try configuration.transportSecurity.indexed()
     effects = ConnectionEffects(
       reporter: configuration.failureReporter ?? CNPinningReporter(),
-      uploader: ReportUploader(manager: manager, configuration: configuration, makeTransport: CNPinnedSession.platformTransport))
+      uploader: ReportUploader(configuration: configuration, makeTransport: CNPinnedSession.platformTransport))
   }
 
   /// A task to plain `http://` the session would refuse never starts.
