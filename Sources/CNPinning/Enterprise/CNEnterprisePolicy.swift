@@ -4,8 +4,11 @@ import Foundation
 /// and the window in which it applies.
 ///
 /// The payload is JSON: `iat` and `exp` (NumericDate, required), `nbf` (optional), the standard
-/// claims `iss`, `sub`, `aud`, `jti` (tolerated), and one key per host or `"*"`, each an array of
-/// chains written root → leaf as in configuration files.
+/// claims `iss`, `sub`, `aud`, `jti` (tolerated), one key per host or `"*"`, each an array of
+/// chains written root → leaf as in configuration files, and `reportOnly` (optional): an object
+/// of host → NumericDate, each host's pin failures only reported, not enforced, until that time
+/// (never past `exp`), the usual first response to a lockout. A reader of the format before 0.3
+/// reads `reportOnly` as a host and refuses the policy whole.
 public struct CNEnterprisePolicy: Sendable, Equatable {
   /// Tokens larger than this are refused unread.
   public static let maximumTokenSize = 256 * 1024
@@ -21,6 +24,10 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
   public let notBefore: Date?
   /// The chains per host as written in the payload (`"*"` included).
   public let chains: [String: [CNChain]]
+  /// Until when each host's pin failures are only reported (`reportOnly`), by host as written.
+  public let reportOnlyUntil: [String: Date]
+  /// The same, by normalised host.
+  let reportOnlyByHost: [String: Date]
   /// Remarks such as links without a type.
   public let warnings: [CNConfigurationWarning]
   /// SHA-256 of the policy's content in a canonical form (window and chains, hosts sorted),
@@ -53,11 +60,14 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
     self.expiry = expiry
     self.notBefore = reader.notBefore
     self.chains = reader.chains
+    self.reportOnlyUntil = reader.reportOnly
+    self.reportOnlyByHost = reader.reportOnlyByHost
     self.warnings = reader.loader.warnings
     self.byHost = reader.byHost
     self.wildcard = reader.chains["*"].map(HostChains.init)
     self.contentSHA256 = Self.contentDigest(
-      issuedAt: issuedAt, expiry: expiry, notBefore: reader.notBefore, chains: reader.chains)
+      issuedAt: issuedAt, expiry: expiry, notBefore: reader.notBefore, chains: reader.chains,
+      reportOnly: reader.reportOnly)
     if date < start - clockSkew { throw .notYetValid(start) }
     if date >= expiry + clockSkew { throw .expired(expiry) }
   }
@@ -94,7 +104,7 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
     let reader = try read(payload: Array(payload)).0
     let links = reader.chains.values.joined().flatMap(\.links)
     return (links.contains { $0.type == .subjectAltName } ? ["subjectAltName links"] : [])
-      + (reader.loader.readsMayBeAnchor ? ["mayBeAnchor"] : [])
+      + (reader.loader.readsMayBeAnchor ? ["mayBeAnchor"] : []) + (reader.reportOnly.isEmpty ? [] : ["reportOnly"])
   }
 
   /// When a policy token says it stops applying (`exp`), read WITHOUT verifying its signature:
@@ -112,7 +122,9 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
   }
 
   /// SHA-256 of a canonical text of the content: one line per fact, hosts sorted, chains in order.
-  private static func contentDigest(issuedAt: Date, expiry: Date, notBefore: Date?, chains: [String: [CNChain]]) -> String {
+  private static func contentDigest(
+    issuedAt: Date, expiry: Date, notBefore: Date?, chains: [String: [CNChain]], reportOnly: [String: Date]
+  ) -> String {
     var lines = ["iat \(issuedAt.timeIntervalSince1970)", "exp \(expiry.timeIntervalSince1970)"]
     if let notBefore { lines.append("nbf \(notBefore.timeIntervalSince1970)") }
     for host in chains.keys.sorted() {
@@ -125,6 +137,10 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
             }.joined(separator: " "))
       }
     }
+    // Only when present, so that the digest of a policy without it is what it always was.
+    for host in reportOnly.keys.sorted() {
+      lines.append("reportOnly \(host.count):\(host) \(reportOnly[host]!.timeIntervalSince1970)")
+    }
     let text = Array(lines.joined(separator: "\n").utf8)
     return Data(text.withUnsafeBytes { SHA256Digest.hash($0) }).base64EncodedString()
   }
@@ -135,6 +151,11 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
   /// Whether the policy applies at `date`: start ≤ date < expiry, widened by `clockSkew`.
   public func isValid(at date: Date, clockSkew: TimeInterval = 0) -> Bool {
     date >= start - clockSkew && date < expiry + clockSkew
+  }
+
+  /// Whether `host`'s pin failures are only reported at `date` (`reportOnly`).
+  func isReportOnly(_ host: HostName, at date: Date) -> Bool {
+    reportOnlyByHost[host.normalized].map { date < $0 } ?? false
   }
 
   /// The chains for `host`: its own entry, else `"*"`.
@@ -151,6 +172,8 @@ private struct PayloadReader {
   var notBefore: Date?
   var chains: [String: [CNChain]] = [:]
   var byHost: [String: CNEnterprisePolicy.HostChains] = [:]
+  var reportOnly: [String: Date] = [:]
+  var reportOnlyByHost: [String: Date] = [:]
   private var keysByHost: [String: String] = [:]
 
   mutating func read(_ payload: ConfigValue) {
@@ -164,6 +187,10 @@ private struct PayloadReader {
     members.sort { $0.key < $1.key }
     for (key, value) in members where !CNEnterprisePolicy.standardClaims.contains(key) {
       let path = ConfigPath("payload").entry(key)
+      if key == "reportOnly" {
+        readReportOnly(value)
+        continue
+      }
       if key == "*" {
         if let set = loader.loadChainSet(value, path: path) { chains[key] = set }
         continue
@@ -178,27 +205,59 @@ private struct PayloadReader {
       chains[key] = set
       byHost[host.normalized] = CNEnterprisePolicy.HostChains(set)
     }
-    if chains.isEmpty && loader.problems.isEmpty {
+    if chains.isEmpty && reportOnly.isEmpty && loader.problems.isEmpty {
       loader.fail("payload", .policyPinsNoHost)
     }
   }
 
+  /// `reportOnly`: host → NumericDate, each later than `iat` and no later than `exp`.
+  private mutating func readReportOnly(_ value: ConfigValue) {
+    let path = ConfigPath("payload").member("reportOnly")
+    guard let entries = loader.members(of: value, at: path, expected: "an object of host names and NumericDates")
+    else { return }
+    for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
+      let entry = path.entry(key)
+      guard let host = loader.validatedHost(key, path: entry), let until = date(value, at: entry) else { continue }
+      if let expiry, until > expiry {
+        loader.fail(
+          entry,
+          .invalidValue(
+            "\(Int(until.timeIntervalSince1970))", reason: "is later than exp: a report-only window never outlasts its policy"))
+        continue
+      }
+      if let issuedAt, until <= issuedAt {
+        loader.fail(entry, .invalidValue("\(Int(until.timeIntervalSince1970))", reason: "is not later than iat"))
+        continue
+      }
+      if reportOnlyByHost[host.normalized] != nil {
+        loader.fail(entry, .duplicateHost(key, sameAs: key))
+        continue
+      }
+      reportOnly[key] = until
+      reportOnlyByHost[host.normalized] = until
+    }
+  }
+
   private mutating func date(_ name: String, _ value: ConfigValue?, required: Bool) -> Date? {
-    let seconds: Double
-    switch value {
-    case .none:
+    guard let value else {
       if required { loader.fail(ConfigPath("payload").member(name), .missingValue(name)) }
       return nil
-    case .integer(let integer)?: seconds = Double(integer)
-    case .real(let real)?: seconds = real
-    case let other?:
-      loader.fail(
-        ConfigPath("payload").member(name), .wrongType(expected: "a NumericDate (seconds since 1970)", found: other.typeName))
+    }
+    return date(value, at: ConfigPath("payload").member(name))
+  }
+
+  /// A NumericDate, or nil with a problem at `path`.
+  private mutating func date(_ value: ConfigValue, at path: ConfigPath) -> Date? {
+    let seconds: Double
+    switch value {
+    case .integer(let integer): seconds = Double(integer)
+    case .real(let real): seconds = real
+    case let other:
+      loader.fail(path, .wrongType(expected: "a NumericDate (seconds since 1970)", found: other.typeName))
       return nil
     }
     guard seconds.isFinite, seconds >= 0, seconds <= 253_402_300_799 else {
-      loader.fail(
-        ConfigPath("payload").member(name), .wrongType(expected: "a NumericDate between 1970 and 9999", found: "\(seconds)"))
+      loader.fail(path, .wrongType(expected: "a NumericDate between 1970 and 9999", found: "\(seconds)"))
       return nil
     }
     return Date(timeIntervalSince1970: seconds)

@@ -133,7 +133,7 @@ public final class CNPinningManager: Sendable {
       }
     }
     guard !chain.isEmpty else {
-      return verdict(configuration, failure(host: name.normalized, pinned: pinned, reason: .emptyChain, chain: chain))
+      return verdict(name, date, configuration, failure(host: name.normalized, pinned: pinned, reason: .emptyChain, chain: chain))
     }
     // Every kind of pin the host declares must be satisfied; within a kind one match suffices.
     var chainIndex: Int?
@@ -147,7 +147,7 @@ public final class CNPinningManager: Sendable {
           }
         }
         return verdict(
-          configuration,
+          name, date, configuration,
           failure(
             host: name.normalized, pinned: pinned, reason: .noMatchingChain(mismatches), chain: chain,
             enterprise: enterprise ?? []))
@@ -158,7 +158,7 @@ public final class CNPinningManager: Sendable {
     case .success(let match): spkiPin = match
     case .failure(let unmatched):
       return verdict(
-        configuration,
+        name, date, configuration,
         failure(host: name.normalized, pinned: pinned, reason: .noMatchingSPKIPin(unmatched.group), chain: chain))
     }
     let certificatePin: CNCertificatePin?
@@ -166,7 +166,7 @@ public final class CNPinningManager: Sendable {
     case .success(let match): certificatePin = match
     case .failure(let unmatched):
       return verdict(
-        configuration,
+        name, date, configuration,
         failure(host: name.normalized, pinned: pinned, reason: .noMatchingCertificatePin(unmatched.group), chain: chain))
     }
     return .accepted(
@@ -207,9 +207,22 @@ public final class CNPinningManager: Sendable {
     hashes.indices.contains { scope.includes(position: $0, chainLength: hashes.count) && hashes[$0] == digest }
   }
 
-  /// A failure is a rejection, or only reported when the configuration does not enforce.
-  private func verdict(_ configuration: CNConfiguration, _ failure: CNPinningFailure) -> CNPinningResult {
-    configuration.enforce ? .rejected(failure) : .reportOnly(failure)
+  /// A failure is a rejection, or only reported when the configuration does not enforce or the
+  /// applied policy puts the host in report-only mode until a time still to come.
+  private func verdict(_ host: HostName, _ date: Date?, _ configuration: CNConfiguration, _ failure: CNPinningFailure)
+    -> CNPinningResult
+  {
+    guard configuration.enforce else { return .reportOnly(failure) }
+    return policyReportsOnly(host, at: date) ? .reportOnly(failure) : .rejected(failure)
+  }
+
+  /// Whether the applied policy, valid at `date`, puts `host` in report-only mode then.
+  private func policyReportsOnly(_ host: HostName, at date: Date?) -> Bool {
+    let date = date ?? Date()
+    guard let enterprise, host != enterprise.authenticationHost,
+      let policy = enterprise.state.withLock({ $0.policy }), policy.isValid(at: date, clockSkew: enterprise.clockSkew)
+    else { return false }
+    return policy.isReportOnly(host, at: date)
   }
 
   /// The applied policy's chains for a host, when a policy applies to it at `date`.
