@@ -57,6 +57,8 @@ func run(_ words: [String]) async throws(CLIError) {
   }
 }
 
+// The library's warnings reach the terminal in release builds too.
+CNPinningLog.setHandler(CNPinningLog.standardError)
 do {
   try await run(Array(CommandLine.arguments.dropFirst()))
   exit(ExitStatus.success)

@@ -319,6 +319,19 @@ struct WarningHookTests {
       mine == [#"\#(source): PinnedDomains["api.example.com"].chainSet[0][0]: link has no "type"; it is treated as "exact""#])
   }
 
+  /// The handler a service (and `cnpin`) sets for release builds writes each warning as one line
+  /// (issue 54, item 2: release builds logged nowhere).
+  @Test func theFileHandlerWritesEachWarningAsALine() throws {
+    let pipe = Pipe()
+    CNPinningLog.setHandler(CNPinningLog.handler(writingTo: pipe.fileHandleForWriting))
+    defer { CNPinningLog.setHandler(nil) }
+    CNPinningLog.warn("api.test: refused")
+    CNPinningLog.warn("second")
+    try pipe.fileHandleForWriting.close()
+    let written = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(written == "CNPinning warning: api.test: refused\nCNPinning warning: second\n")
+  }
+
   /// Reading the handler must not change it: each warning once wrapped the stored closure in two
   /// more conversion thunks, so every call went deeper and slower than the one before.
   @Test func theHandlerIsCalledAtTheSameDepthAfterManyWarnings() {
