@@ -141,20 +141,13 @@ package final class SessionEngine: Sendable {
     if !isPinned, let refusal = configuration.unpinnedHosts.refusal(host: host) { throw refusal }
     let rules = transportSecurity.rules(for: name)
     if !target.isHTTPS, let refusal = rules.refusal(forPlainHTTPTo: host, isPinned: isPinned) { throw refusal }
-    let (effects, label) = (effects, request.label)
     let hop = Hop(
       request: request, target: target, manager: manager, rules: rules, destination: destination, withheld: withheld,
       cookies: cookies, progress: progress, wantsPresentedChain: observer != nil, connectOnly: connectOnly,
-      emitLate: { judgements in
-        effects.emit(
-          judgements, host: target.host, port: target.port, hostName: target.hostName, manager: manager,
-          observer: observer, label: label)
-      })
+      effects: effects, observer: observer)
     let report = await transport.exchange(hop)
     if let networkTime = report.networkTime { networkTimeObserver?(networkTime) }
-    effects.emit(
-      report.judgements, host: target.host, port: target.port, hostName: target.hostName, manager: manager,
-      observer: observer, label: request.label)
+    hop.emit(report.judgements)
     let outcome = try report.outcome.get()
     Cookies.store(from: outcome, of: request, at: target, in: cookies)
     return outcome

@@ -30,10 +30,18 @@ package struct Hop {
   package let wantsPresentedChain: Bool
   /// A handshake without a request (`probe`).
   package let connectOnly: Bool
-  /// Emits judgements made after the hop's report, as the report's are (observer events,
-  /// failure reports): on Apple platforms a stream's connection is judged again at its end,
-  /// when its metrics name it (issue 53, M1: a refusal there was never emitted or reported).
-  package let emitLate: @Sendable ([Judgement]) -> Void
+  /// What follows the hop's verdicts (failure reports and uploads), and who gets its events.
+  package let effects: ConnectionEffects
+  package let observer: (@Sendable (CNConnectionEvent) -> Void)?
+
+  /// Emits `judgements` of the hop's connections (observer events, failure reports): the report's,
+  /// and on Apple platforms a stream's connection judged again at its end, when its metrics name
+  /// it (issue 53, M1: a refusal there was never emitted or reported).
+  package func emit(_ judgements: [Judgement]) {
+    effects.emit(
+      judgements, host: target.host, port: target.port, hostName: target.hostName, manager: manager, observer: observer,
+      label: request.label)
+  }
 }
 
 /// What a transport reports of one hop: the outcome, every verdict on its connections (for the

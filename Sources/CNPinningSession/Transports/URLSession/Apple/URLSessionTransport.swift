@@ -164,7 +164,7 @@ final class URLSessionTransport: HopTransport {
           } catch {
             // Judged by its own connection only now: the refusal is emitted and reported here,
             // the response having gone out with the judgement made at its head.
-            hop.emitLate(judgements.all)
+            hop.emit(judgements.all)
             channel.finish(error)
           }
         }
