@@ -1,31 +1,91 @@
 import CNPinning
 import Foundation
 
-/// `cnpin convert FILE --to plist|json`.
+/// `cnpin convert FILE --to plist|json|nspinneddomains|nsc|okhttp|trustkit`.
 enum ConvertCommand {
   static let spec = ArgumentSpec(
-    flags: ["--help", "-h"], options: ["--to", "-o"], positionals: 1...1, positionalName: "FILE")
+    flags: ["--help", "-h"], options: ["--to", "-o", "--cafile", "--chain", "--trust"], positionals: 1...1,
+    positionalName: "FILE")
 
   static let help = """
     Usage: cnpin convert FILE --to plist|json [-o OUTPUT]
+           cnpin convert FILE --to nspinneddomains|nsc|okhttp|trustkit [-o OUTPUT]
+                         [--chain PEM …] [--cafile PEM | --trust system|none]
 
     Reads a configuration (property list or JSON), validates it like the library does, and writes
-    the same configuration in the other format (to standard output, or OUTPUT). Links without a
-    type are written with their effective type, exact.
+    it (to standard output, or OUTPUT):
 
-    Example:
+      plist, json      the same configuration in the other format; links without a type are
+                       written with their effective type, exact
+      nspinneddomains  Apple's Info.plist NSAppTransportSecurity › NSPinnedDomains
+      nsc              Android's res/xml/network_security_config.xml
+      okhttp           OkHttp's CertificatePinner, in Kotlin
+      trustkit         TrustKit's configuration dictionary, as a property list
+
+    The last four pin keys, not names: each chain's CA links (every chain: the primary and its
+    backups) become the SPKI SHA-256 of the CA certificates that match them among the --chain
+    files, the anchors (--cafile, else the system store) and, for Let's Encrypt and the other
+    catalogued CAs, every current and announced backup member of a rotating family (YR1, YR2 and
+    YR3 for prefixWithNumber "YR"). Where a rotating family's keys are not all known, only the
+    chain's anchor keys are exported. SPKI pins are carried as they are; subdomain rules, expiry
+    dates, report-only and the report URI where the format has them. Each output names the key
+    that rotates soonest. What a format cannot carry (a leaf rule, a whole-certificate pin, a CN
+    link no certificate given matches, a host left with a single key, report-only pins outside
+    TrustKit) is reported on standard error with the host's path, and the exit status is 1.
+    `cnpin lint FILE --against OUTPUT` reports later drift between the two.
+
+    Options:
+      --chain PEM      certificates to resolve CA links against (repeatable): a CA's next
+                       intermediates, or a chain from `cnpin pins HOST --format pem`
+      --cafile PEM     anchors to resolve root links against, instead of the system store
+      --trust none     do not read the system store (--trust system is the default; Linux)
+
+    Examples:
       cnpin convert Info.plist --to json -o pins.json
+      cnpin convert pins.json --to nsc -o app/src/main/res/xml/network_security_config.xml
+      cnpin convert pins.json --to okhttp --chain next-ca.pem
     """
 
   static func run(_ words: [String]) throws(CLIError) {
     let arguments = try spec.parse(words)
-    guard let formatName = arguments.value("--to") else { throw .usage("missing --to plist|json") }
-    guard let format = CNPinningDocument.Format(rawValue: formatName) else {
-      throw .usage("--to must be plist or json, not \"\(formatName)\"")
+    guard let formatName = arguments.value("--to") else {
+      throw .usage("missing --to plist|json|nspinneddomains|nsc|okhttp|trustkit")
     }
-    let document = try loadDocument(arguments.positionals[0])
+    let path = arguments.positionals[0]
+    if let keyFormat = PinFormat(rawValue: formatName) {
+      try export(path, as: keyFormat, arguments)
+      return
+    }
+    guard let format = CNPinningDocument.Format(rawValue: formatName) else {
+      let names = CNPinningDocument.Format.allCases.map(\.rawValue) + PinFormat.allCases.map(\.rawValue)
+      throw .usage("--to must be one of \(names.joined(separator: ", ")), not \(Output.value(formatName))")
+    }
+    for option in ["--chain", "--cafile", "--trust"] where !arguments.values(option).isEmpty {
+      throw .usage("\(option) is read only for the key formats (\(PinFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+    }
+    let document = try loadDocument(path)
     for warning in document.warnings { Output.error("warning: \(warning)") }
-    let data = document.encoded(as: format)
+    try write(document.encoded(as: format), arguments)
+  }
+
+  /// The export to a key format: the file, then the findings on standard error; exit 1 when
+  /// something could not be carried.
+  private static func export(_ path: String, as format: PinFormat, _ arguments: Arguments) throws(CLIError) {
+    let document = try loadDocument(path)
+    for warning in document.warnings { Output.error("warning: \(warning)") }
+    let export = PinExport(document, format: format, pool: try CertificatePool(arguments))
+    try write(Data(PinExportWriter.text(export, source: URL(fileURLWithPath: path).lastPathComponent).utf8), arguments)
+    if format == .nsPinnedDomains { Output.error("warning: \(PinExportWriter.appTransportSecurityWarning)") }
+    for finding in export.findings { Output.error("\(path): \(finding)") }
+    if let soonest = export.soonestRotation.key, let date = soonest.validUntil {
+      Output.error("rotates soonest: \(soonest.origin), valid until \(PinExport.day(date))")
+    }
+    if !export.isComplete {
+      throw .failed("\(export.findings.filter { !$0.carried }.count) part(s) of \(path) could not be carried to \(format.title)")
+    }
+  }
+
+  private static func write(_ data: Data, _ arguments: Arguments) throws(CLIError) {
     if let output = arguments.value("-o") {
       do {
         try data.write(to: URL(fileURLWithPath: output))

@@ -6,13 +6,16 @@ import Foundation
 enum LintCommand {
   static let spec = ArgumentSpec(
     flags: ["--json", "--rehearse", "--help", "-h"],
-    options: ["--cafile", "--trust", "--future-anchors", "--host", "--stamp", "--warn-days", "--policy"],
+    options: [
+      "--cafile", "--trust", "--future-anchors", "--host", "--stamp", "--warn-days", "--policy", "--against", "--chain",
+    ],
     positionals: 1...1,
     positionalName: "FILE")
 
   static let help = """
     Usage: cnpin lint FILE [--trust system|none | --cafile PEM] [--future-anchors PEM] [--host HOST …]
                      [--rehearse] [--warn-days N [--policy JWS]] [--json] [--stamp OUT.swift]
+           cnpin lint FILE --against EXPORTED [--chain PEM …] [--cafile PEM | --trust system|none]
 
     Reports, with the path of each element: errors (the file does not load: invalid host names,
     unknown keys or link types, empty values, duplicate hosts, an empty configuration …; a chain
@@ -42,12 +45,18 @@ enum LintCommand {
       --warn-days N    also report the pins whose expirationDate falls within N days, and the
                        --policy file's exp (read, not verified): exit 4 when that is all there is
       --policy JWS     an enterprise policy file for --warn-days
+      --against EXPORTED
+                       instead of the checks above, report drift between FILE and a file `cnpin
+                       convert` exported from it (NSPinnedDomains, Network Security Config,
+                       OkHttp or TrustKit, told from its content): FILE is exported again, with
+                       the same --chain, --cafile and --trust, and each host's keys, subdomain
+                       rule, expiry and enforcement compared; exit 1 on drift
 
     What the certificates a host serves expire on is for `cnpin check --warn-days` (live, or with
     --chain), which verifies them.
 
-    Exit status: 2 when there are errors; 4 when something expires within --warn-days; 0 otherwise
-    (warnings included).
+    Exit status: 2 when there are errors; 4 when something expires within --warn-days; 1 when
+    --against finds drift; 0 otherwise (warnings included).
 
     Example:
       cnpin lint Info.plist
@@ -91,6 +100,11 @@ enum LintCommand {
   static func run(_ words: [String]) throws(CLIError) {
     let arguments = try spec.parse(words)
     let path = arguments.positionals[0]
+    if let exported = arguments.value("--against") {
+      try drift(path, against: exported, arguments)
+      return
+    }
+    if arguments.value("--chain") != nil { throw .usage("--chain is read only with --against") }
     let data: Data
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -126,6 +140,24 @@ enum LintCommand {
     if count(.error) > 0 { throw .exit(ExitStatus.usage) }
     if let stamp = arguments.value("--stamp") { try writeStamp(stamp, linted: path) }
     if !(expiring ?? []).isEmpty { throw .exit(ExitStatus.expiring) }
+  }
+
+  /// `--against`: the file exported again in the exported file's format, and the differences.
+  private static func drift(_ path: String, against exported: String, _ arguments: Arguments) throws(CLIError) {
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: exported))
+    } catch {
+      throw .usage("cannot read --against \(exported): \(error.localizedDescription)")
+    }
+    let actual = try ExportedPins.read(data, path: exported)
+    let export = PinExport(try loadDocument(path), format: actual.format, pool: try CertificatePool(arguments))
+    let lines = ExportedPins(export).drift(from: actual, file: path, against: exported)
+    for line in lines { Output.print("\(exported): drift: \(line)") }
+    guard lines.isEmpty else {
+      throw .failed("\(exported) has drifted from \(path) (\(lines.count) difference(s)); export it again with cnpin convert")
+    }
+    Output.print("\(exported): no drift from \(path) (\(actual.format.title), \(actual.hosts.count) host(s))")
   }
 
   /// With `--warn-days`: the pins of the file, and the `--policy`, that expire within it.

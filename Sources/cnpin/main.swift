@@ -9,7 +9,7 @@ let usage = """
     check --config FILE       check that each pinned host serves a chain the config accepts
     lint FILE                 find configuration mistakes that fail open or lock users out
     get URL --config FILE     fetch a URL through a pinned session, like curl
-    convert FILE --to FORMAT  convert a configuration between plist and json
+    convert FILE --to FORMAT  convert a configuration (plist, json) or export its keys (nsc, okhttp, …)
     policy sign|verify        sign an enterprise policy (JWS), or verify one
     help [COMMAND]            show help
     version                   print cnpin's version (also --version)

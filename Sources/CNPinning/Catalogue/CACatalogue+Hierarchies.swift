@@ -42,17 +42,20 @@ extension CACatalogue {
           status: .replaced, spkiSHA256: "fk6IOKit1ild5647BH06ujSIq5XbCgqlbYl6ANhhi88=",
           certificateSHA256: "JwxktroarpSwdW6D2NsHMvW1NLzcVF1E4zTV3U0Q/sA=", source: "\(letsEncrypt)/revoked/root-yr-by-x1.pem"),
         Certificate(
-          name: "YR1", role: "issuing CA (RSA 2048), until 2028-09-02", status: .current,
+          name: "YR1", role: "issuing CA (RSA 2048)", status: .current,
           spkiSHA256: "LoMHBotttiDko50Gi13uXW71eIy7LAttI+rYT8wXF4w=",
-          certificateSHA256: "E5SWNNmc1v1qqAvANP76zOsZaf7vmGWGcT7NuwV1jT8=", source: "\(letsEncrypt)/gen-y/int-yr1.pem"),
+          certificateSHA256: "E5SWNNmc1v1qqAvANP76zOsZaf7vmGWGcT7NuwV1jT8=", source: "\(letsEncrypt)/gen-y/int-yr1.pem",
+          validUntil: "2028-09-02"),
         Certificate(
-          name: "YR2", role: "issuing CA (RSA 2048), until 2028-09-02", status: .current,
+          name: "YR2", role: "issuing CA (RSA 2048)", status: .current,
           spkiSHA256: "nWN7PSep5XDQdge5zK24CnCRXHr3KvzhKEGxsdqCX9E=",
-          certificateSHA256: "I4uFoAmcZblwR31XJPGh1HXOUFjP/k76hzOJm9uGPEc=", source: "\(letsEncrypt)/gen-y/int-yr2.pem"),
+          certificateSHA256: "I4uFoAmcZblwR31XJPGh1HXOUFjP/k76hzOJm9uGPEc=", source: "\(letsEncrypt)/gen-y/int-yr2.pem",
+          validUntil: "2028-09-02"),
         Certificate(
-          name: "YR3", role: "issuing CA (RSA 2048), until 2028-09-02", status: .backup,
+          name: "YR3", role: "issuing CA (RSA 2048)", status: .backup,
           spkiSHA256: "UaqofZhLVZrGnpKfiIoCLYMuCJ/026CkErUQG8pLx5k=",
-          certificateSHA256: "NVAMtjuNl2lSjWXYciD1HAaYB6WVrL8vtuyjj74KS9I=", source: "\(letsEncrypt)/gen-y/int-yr3.pem"),
+          certificateSHA256: "NVAMtjuNl2lSjWXYciD1HAaYB6WVrL8vtuyjj74KS9I=", source: "\(letsEncrypt)/gen-y/int-yr3.pem",
+          validUntil: "2028-09-02"),
       ],
       issuing: ["YR1", "YR2", "YR3"],
       shapes: [
@@ -93,17 +96,20 @@ extension CACatalogue {
           status: .replaced, spkiSHA256: "sCkq5UWXjg+7mKu9lMhhYF5bGLsy7VI/UNW3tccdR7w=",
           certificateSHA256: "LXtbQp+AwPCgMqAFH2lqD40LmJgOcfbyROrGNnvEyRc=", source: "\(letsEncrypt)/revoked/root-ye-by-x2.pem"),
         Certificate(
-          name: "YE1", role: "issuing CA (ECDSA P-384), until 2028-09-02", status: .current,
+          name: "YE1", role: "issuing CA (ECDSA P-384)", status: .current,
           spkiSHA256: "brzvtCELCIZUo4sD/qPX0ccRtPsd3DY6RfmxpOU9oB4=",
-          certificateSHA256: "ojctBkMelxY2Xu7UfsAgNRSX0YL8wDjkV+WBaKA8rAc=", source: "\(letsEncrypt)/gen-y/int-ye1.pem"),
+          certificateSHA256: "ojctBkMelxY2Xu7UfsAgNRSX0YL8wDjkV+WBaKA8rAc=", source: "\(letsEncrypt)/gen-y/int-ye1.pem",
+          validUntil: "2028-09-02"),
         Certificate(
-          name: "YE2", role: "issuing CA (ECDSA P-384), until 2028-09-02", status: .current,
+          name: "YE2", role: "issuing CA (ECDSA P-384)", status: .current,
           spkiSHA256: "s/tdAOmUzd8syaTuqfgGvFcn6DzA5Cmb+Vby1ST+U3Y=",
-          certificateSHA256: "l2WN6MaN+pis4eUCimPVShqukRs+IUcQdsaFDNCMurQ=", source: "\(letsEncrypt)/gen-y/int-ye2.pem"),
+          certificateSHA256: "l2WN6MaN+pis4eUCimPVShqukRs+IUcQdsaFDNCMurQ=", source: "\(letsEncrypt)/gen-y/int-ye2.pem",
+          validUntil: "2028-09-02"),
         Certificate(
-          name: "YE3", role: "issuing CA (ECDSA P-384), until 2028-09-02", status: .backup,
+          name: "YE3", role: "issuing CA (ECDSA P-384)", status: .backup,
           spkiSHA256: "ppiiCCS+BOR6GjPE+kiHMb6SAR8jox6QDiyibJwqz84=",
-          certificateSHA256: "grz8SCzBn3Hm+Y9KAnYW69ptRwltQIszYWDRwO+LmVo=", source: "\(letsEncrypt)/gen-y/int-ye3.pem"),
+          certificateSHA256: "grz8SCzBn3Hm+Y9KAnYW69ptRwltQIszYWDRwO+LmVo=", source: "\(letsEncrypt)/gen-y/int-ye3.pem",
+          validUntil: "2028-09-02"),
       ],
       issuing: ["YE1", "YE2", "YE3"],
       shapes: [

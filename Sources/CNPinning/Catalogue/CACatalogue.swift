@@ -18,6 +18,9 @@ package enum CACatalogue {
     package let certificateSHA256: String?
     /// Where the certificate (or the statement about it) was read, and when.
     package let source: String
+    /// The last day the certificate is valid (`notAfter`, `YYYY-MM-DD`), where the catalogue
+    /// records it: what `cnpin convert` names as the soonest rotation of an exported key.
+    package var validUntil: String? = nil
   }
 
   /// Whether a CA issues today.

@@ -13,7 +13,7 @@ public struct CNPinningDocument: Sendable, Equatable {
     let name: HostName
     /// Read from `NSAppTransportSecurity` › `NSPinnedDomains`, and written back there: ATS's
     /// rules (a single identity is allowed) are not CNPinning's.
-    let isAppTransportSecurity: Bool
+    package let isAppTransportSecurity: Bool
   }
 
   /// The file formats.
