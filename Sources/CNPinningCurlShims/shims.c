@@ -44,6 +44,9 @@ CURLcode cnp_curl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) 
 CURLMcode cnp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
   return curl_multi_setopt(multi, option, value);
 }
+unsigned int cnp_curl_version_number(void) {
+  return curl_version_info(CURLVERSION_NOW)->version_num;
+}
 CURLMcode cnp_curl_multi_setopt_socket_callback(CURLM *multi, cnp_curl_socket_callback callback, void *context) {
   CURLMcode code = curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, callback);
   return code != CURLM_OK ? code : curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, context);

@@ -1,4 +1,5 @@
 import CNPinning
+import CNPinningSession
 import Foundation
 
 let usage = """
@@ -49,6 +50,9 @@ func run(_ words: [String]) async throws(CLIError) {
   case "policy": try PolicyCommand.run(rest)
   case "version", "--version":
     Output.print("cnpin \(CNPinningVersion.current)")
+    #if CNPINNING_LINUX_BACKEND
+    for line in LibcurlRuntime.report { Output.print(line) }
+    #endif
   case "help", "--help", "-h":
     Output.print(rest.first.flatMap { helps[$0] } ?? usage)
   default:

@@ -33,6 +33,8 @@ CURLcode cnp_curl_setopt_xferinfo_callback(CURL *handle, cnp_curl_xferinfo_callb
 CURLcode cnp_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode cnp_curl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLMcode cnp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+/// The loaded libcurl's version as curl_version_info gives it: 0xXXYYZZ for X.Y.Z.
+unsigned int cnp_curl_version_number(void);
 /// Sets the multi handle's socket callback (NULL removes it) and the context it is given.
 CURLMcode cnp_curl_multi_setopt_socket_callback(CURLM *multi, cnp_curl_socket_callback callback, void *context);
 /// Sets the multi handle's timer callback (NULL removes it) and the context it is given.

@@ -1,0 +1,70 @@
+#if CNPINNING_LINUX_BACKEND
+internal import CNPinningCurlShims
+
+/// A libcurl version, as `curl_version_info` reports the library the process loaded (not the
+/// headers it was built with: a distribution may update libcurl under a built binary).
+package struct CurlVersion: Comparable, Sendable, CustomStringConvertible {
+  package let major: Int
+  package let minor: Int
+  package let patch: Int
+
+  package init(_ major: Int, _ minor: Int, _ patch: Int) {
+    self.major = major
+    self.minor = minor
+    self.patch = patch
+  }
+
+  /// From `version_num` (0xXXYYZZ).
+  package init(number: UInt32) {
+    self.init(Int(number >> 16 & 0xFF), Int(number >> 8 & 0xFF), Int(number & 0xFF))
+  }
+
+  /// The libcurl this process runs.
+  package static let loaded = CurlVersion(number: cnp_curl_version_number())
+
+  package static func < (lhs: Self, rhs: Self) -> Bool {
+    (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
+  }
+
+  package var description: String { "\(major).\(minor).\(patch)" }
+
+  /// The known multi-interface defects of this version that touch an option the session sets.
+  package var defects: [CurlMultiDefect] { CurlMultiDefect.allCases.filter { $0.affected.contains(self) } }
+}
+
+/// Known defects of libcurl's multi interface that touch `CURLMOPT_MAX_HOST_CONNECTIONS`, the
+/// per-host cap the session sets (`httpMaximumConnectionsPerHost`). Both live in how libcurl
+/// moves transfers out of its "pending" set, where the cap parks the transfers over it. The
+/// ranges are keyed on curl's release notes (RELEASE-NOTES at each tag), read from the curl
+/// repository: docs/decisions/session-linux.md lists them.
+package enum CurlMultiDefect: CaseIterable, Sendable {
+  /// 8.14.0 ("multi: do transfer book keeping using mid") moved every pending transfer to
+  /// processing at once, each time one could go on: 500 transfers on 6 connections to one host
+  /// took seconds (curl issue 18017). Fixed in 8.16.0 ("multi: process pending, one by one").
+  case pendingMovedAllAtOnce
+  /// 8.16.0's one-by-one move always took the pending transfer with the lowest id, so transfers
+  /// added later could wait until they timed out (curl issue 21396). Fixed in 8.20.0 ("multi:
+  /// enhance pending handles fairness").
+  case pendingStarvation
+
+  /// The versions that have the defect.
+  package var affected: Range<CurlVersion> {
+    switch self {
+    case .pendingMovedAllAtOnce: return CurlVersion(8, 14, 0)..<CurlVersion(8, 16, 0)
+    case .pendingStarvation: return CurlVersion(8, 16, 0)..<CurlVersion(8, 20, 0)
+    }
+  }
+
+  /// What it is, in one line.
+  package var summary: String {
+    switch self {
+    case .pendingMovedAllAtOnce:
+      return
+        "libcurl \(affected.lowerBound)–8.15.x moves every pending transfer at once when a per-host connection cap holds some back (curl issue 18017, fixed in 8.16.0)"
+    case .pendingStarvation:
+      return
+        "libcurl \(affected.lowerBound)–8.19.x can leave transfers held back by a per-host connection cap pending until they time out (curl issue 21396, fixed in 8.20.0)"
+    }
+  }
+}
+#endif
