@@ -43,20 +43,8 @@ enum PinExportWriter {
 
   // MARK: - XML
 
-  private static func xml(_ text: String) -> String {
-    var escaped = ""
-    for character in text {
-      switch character {
-      case "&": escaped += "&amp;"
-      case "<": escaped += "&lt;"
-      case ">": escaped += "&gt;"
-      case "\"": escaped += "&quot;"
-      case "'": escaped += "&apos;"
-      default: escaped.append(character)
-      }
-    }
-    return escaped
-  }
+  /// XML text and attribute values, escaped scalar by scalar (one home: `DocumentWriter`).
+  private static func xml(_ text: String) -> String { DocumentWriter.xmlEscaped(text) }
 
   /// An XML comment: `--` may not appear in one.
   private static func comment(_ text: String, indent: String = "") -> String {
@@ -157,7 +145,9 @@ enum PinExportWriter {
       case "\\": escaped += "\\\\"
       case "\"": escaped += "\\\""
       case "$": escaped += "\\$"
-      case _ where VisibleText.needsEscape(scalar): escaped += String(format: "\\u%04X", scalar.value & 0xFFFF)
+      case _ where VisibleText.needsEscape(scalar):
+        // Kotlin's \u takes one UTF-16 unit: a scalar beyond U+FFFF is its surrogate pair.
+        escaped += String(scalar).utf16.map { String(format: "\\u%04X", $0) }.joined()
       default: escaped.unicodeScalars.append(scalar)
       }
     }

@@ -14,7 +14,7 @@ package enum LibcurlRuntime {
     return ["libcurl \(version): known multi-interface defects that touch the options CNPinnedSession sets:"]
       + defects.map { "  \($0.summary)" }
       + [
-        "  CNPinnedSession keeps the per-host connection cap (httpMaximumConnectionsPerHost): measured with libcurl 8.15.0, it costs less than leaving it unset; libcurl 8.20.0 or later has the fixes"
+        "  CNPinnedSession keeps the per-host connection cap (httpMaximumConnectionsPerHost): measured with libcurl 8.15.0 and 8.17.0, it costs less than leaving it unset; libcurl 8.20.0 or later has the fixes"
       ]
   }
 }
