@@ -44,6 +44,8 @@ let package = Package(
     .target(
       name: "CNPinning",
       dependencies: [.target(name: "COpenSSL", condition: linuxOnly)],
+      // Apple's privacy manifest, in the package's bundle as App Store Connect reads it.
+      resources: [.copy("PrivacyInfo.xcprivacy")],
       swiftSettings: linuxBackend
     ),
     // libcurl and OpenSSL for the session on Linux, behind plain values and closures: the only
@@ -64,6 +66,7 @@ let package = Package(
     .target(
       name: "CNPinningSession",
       dependencies: ["CNPinning", .target(name: "CNPinningCurl", condition: linuxOnly)],
+      resources: [.copy("PrivacyInfo.xcprivacy")],
       swiftSettings: linuxBackend
     ),
     .target(

@@ -18,7 +18,8 @@ struct ReportingTests {
     /// api.test (pins that fail, or report-only) reports to reports.test, a loopback collector.
     init(
       enforce: Bool = true, pinCollector: Bool = false, headers: [String: String] = [:],
-      unpinnedHosts: CNUnpinnedHostPolicy = .allow, trustCollector: Bool = true
+      unpinnedHosts: CNUnpinnedHostPolicy = .allow, trustCollector: Bool = true,
+      uploads: CNPinningReportUpload.Content? = nil
     ) throws {
       let pki = try TestPKI()
       let collectorPKI = try TestPKI(
@@ -41,7 +42,10 @@ struct ReportingTests {
       sessionConfiguration.resolve += resolving(["reports.test"], to: collector).resolve
       sessionConfiguration.httpAdditionalHeaders = headers
       let handled = self.handled
-      sessionConfiguration.failureReporter = CNPinningReporter { report in handled.withLock { $0.append(report) } }
+      let handler: @Sendable (CNPinningFailureReport) -> Void = { report in handled.withLock { $0.append(report) } }
+      sessionConfiguration.failureReporter =
+        uploads.map { CNPinningReporter(handler: handler, uploads: $0, appVersion: "4.2.0 (17)") }
+        ?? CNPinningReporter(handler: handler)
       session = try CNPinnedSession(
         manager: manager,
         configuration: sessionConfiguration.trusting(
@@ -59,13 +63,14 @@ struct ReportingTests {
     #expect(upload.method == "POST")
     #expect(upload.target == "/collect")
     #expect(upload.header("Content-Type") == "application/json")
-    let report = try JSONDecoder.iso8601.decode(CNPinningFailureReport.self, from: upload.body)
+    let report = try JSONDecoder.iso8601.decode(CNPinningReportUpload.self, from: upload.body)
+    #expect(report.version == 2)
+    #expect(report.content == .minimal)
     #expect(report.host == "api.test")
     #expect(report.port == fixture.api.port)
     #expect(report.enforced)
     #expect(report.failedRule == "chainSet")
-    #expect(report.verifiedChain.map(\.commonName) == ["Test Root X1", "R11", "api.test"])
-    #expect(report.configuration.domain == "api.test")
+    #expect(report.domain == "api.test")
 
     // The identical failure again: reported to the handler, not uploaded a second time.
     _ = await error(of: { _ = try await fixture.session.data(from: url) })
@@ -108,8 +113,56 @@ struct ReportingTests {
     #expect(String(data) == "hello")
     #expect(await eventually(within: 30) { fixture.collector.requests.count == 1 })
     let report = try JSONDecoder.iso8601.decode(
-      CNPinningFailureReport.self, from: try #require(fixture.collector.requests.first).body)
+      CNPinningReportUpload.self, from: try #require(fixture.collector.requests.first).body)
     #expect(!report.enforced)
+  }
+
+  /// By default an upload leaves out what could identify the user (issue 54, item 3): a CA the
+  /// configuration does not name travels as a digest of its name, with no key, no reason and no
+  /// configuration; the names the configuration holds are the app's own. It says which app,
+  /// library, pins and platform reported. Before, the whole report was uploaded.
+  @Test func anUploadIsMinimalByDefault() async throws {
+    let fixture = try Fixture()
+    _ = await error(of: { _ = try await fixture.session.data(from: fixture.api.url("/", hostName: "api.test")) })
+    #expect(await eventually(within: 30) { fixture.collector.requests.count == 1 })
+    let body = try #require(fixture.collector.requests.first).body
+    let upload = try JSONDecoder.iso8601.decode(CNPinningReportUpload.self, from: body)
+    let handled = try #require(fixture.handled.withLock { $0.first })
+    // Test Root X1 is not among the configured names ("Some Other Root", prefix "R", "api.test").
+    let rootDigest = try OpenSSLReference.sha256Base64(Array("Test Root X1".utf8))
+    #expect(upload.verifiedChain.map(\.configured) == [false, true, true])
+    #expect(upload.verifiedChain.map(\.commonName) == [nil, "R11", "api.test"])
+    #expect(upload.verifiedChain.map(\.commonNameSHA256) == [rootDigest, nil, nil])
+    #expect(upload.verifiedChain.allSatisfy { $0.spkiSHA256 == nil && $0.certificateSHA256 == nil })
+    #expect(upload.reason == nil && upload.configuration == nil)
+    let text = String(decoding: body, as: UTF8.self)
+    #expect(!text.contains("Test Root X1"), "\(text)")
+    for certificate in handled.verifiedChain { #expect(!text.contains(certificate.spkiSHA256)) }
+    // Which app, library, pins and platform reported.
+    #expect(upload.appVersion == Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String)
+    #expect(upload.libraryVersion == CNPinningVersion.current)
+    #expect(upload.platform == "Linux")
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    #expect(upload.pinsDigest == (try OpenSSLReference.sha256Base64(Array(try encoder.encode(handled.configuration)))))
+  }
+
+  /// An app that opts in sends the whole chain, the reason and the configuration, and names its version.
+  @Test func anAppThatOptsInUploadsTheChainsNames() async throws {
+    let fixture = try Fixture(uploads: .full)
+    _ = await error(of: { _ = try await fixture.session.data(from: fixture.api.url("/", hostName: "api.test")) })
+    #expect(await eventually(within: 30) { fixture.collector.requests.count == 1 })
+    let upload = try JSONDecoder.iso8601.decode(
+      CNPinningReportUpload.self, from: try #require(fixture.collector.requests.first).body)
+    let handled = try #require(fixture.handled.withLock { $0.first })
+    #expect(upload.content == .full)
+    #expect(upload.verifiedChain.map(\.commonName) == ["Test Root X1", "R11", "api.test"])
+    #expect(upload.verifiedChain.map(\.configured) == [false, true, true])
+    #expect(upload.verifiedChain.map(\.spkiSHA256) == handled.verifiedChain.map(\.spkiSHA256))
+    #expect(upload.reason == handled.reason)
+    #expect(upload.configuration == handled.configuration)
+    #expect(upload.appVersion == "4.2.0 (17)")
   }
 
   /// A lockout that also refuses the collector (its pins fail too, as when it shares the pinned

@@ -1,8 +1,8 @@
 import Foundation
 
 /// What a pin failure (enforced or report-only), or the expiry of a host's pins, looked like:
-/// delivered to the app's handler and optionally POSTed as JSON to the configuration's
-/// `reportURI`. The JSON schema is documented in docs/REPORTS.md.
+/// delivered to the app's handler, whole. What is POSTed to the configuration's `reportURI` is
+/// its `CNPinningReportUpload`, minimal unless the app opts in. Both schemas are in docs/REPORTS.md.
 public struct CNPinningFailureReport: Codable, Sendable, Hashable {
   /// What happened.
   public enum Kind: String, Codable, Sendable {
@@ -96,12 +96,7 @@ public struct CNPinningFailureReport: Codable, Sendable, Hashable {
   }
 
   /// The report as JSON, keys sorted, dates in ISO 8601.
-  public func jsonData() -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
-    return (try? encoder.encode(self)) ?? Data("{}".utf8)
-  }
+  public func jsonData() -> Data { ReportJSON().encode(self) }
 }
 
 extension CNPinningFailureReport.Configuration {

@@ -39,13 +39,35 @@ public final class CNPinningReporter: Sendable {
   private let handler: (@Sendable (CNPinningFailureReport) -> Void)?
   private let state = Locked(State())
   private let queue = DispatchQueue(label: "CNPinning.failure-reports")
+  /// How much of a report an upload carries.
+  public let uploadContent: CNPinningReportUpload.Content
+  /// The app version uploads carry.
+  public let appVersion: String?
 
   /// Creates a reporter. `handler` receives every failure report (pin failures, enforced or
   /// report-only, and each expiry of a host's pins, once) on a private queue, so that a slow
   /// handler never delays the connection a report is about; without one, reports are only
-  /// uploaded (to a `reportURI`) and expiries logged.
-  public init(handler: (@Sendable (CNPinningFailureReport) -> Void)? = nil) {
+  /// uploaded (to a `reportURI`) and expiries logged. Uploads are minimal
+  /// (`CNPinningReportUpload.Content.minimal`) and carry the main bundle's version.
+  public convenience init(handler: (@Sendable (CNPinningFailureReport) -> Void)? = nil) {
+    self.init(handler: handler, uploads: .minimal, appVersion: nil)
+  }
+
+  /// Creates a reporter whose uploads carry `uploads` (`.full` sends the verified chain's names
+  /// and keys: an opt-in, see docs/REPORTS.md) and `appVersion` (nil: the main bundle's
+  /// `CFBundleShortVersionString`, when it has one).
+  public init(
+    handler: (@Sendable (CNPinningFailureReport) -> Void)? = nil, uploads: CNPinningReportUpload.Content,
+    appVersion: String?
+  ) {
     self.handler = handler
+    uploadContent = uploads
+    self.appVersion = appVersion ?? Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String
+  }
+
+  /// The body to POST for `report`.
+  package func upload(of report: CNPinningFailureReport) -> Data {
+    CNPinningReportUpload(report, content: uploadContent, appVersion: appVersion).jsonData()
   }
 
   /// Reports what needs reporting about a result `manager.evaluate` returned: a failure, and

@@ -32,7 +32,7 @@ package struct ConnectionEffects: Sendable {
       if let hostName, let reportURI = manager.configuration(for: hostName)?.configuration.reportURI,
         reporter.claimUpload(of: report)
       {
-        uploader.upload(report, to: reportURI)
+        uploader.upload(reporter.upload(of: report), to: reportURI)
       }
     }
   }

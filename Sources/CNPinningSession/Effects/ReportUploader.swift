@@ -43,15 +43,15 @@ package final class ReportUploader: Sendable {
     self.configuration = configuration
   }
 
-  /// Starts the upload and returns at once.
-  func upload(_ report: CNPinningFailureReport, to url: URL) {
+  /// Starts the upload of a report's `body` (`CNPinningReporter.upload(of:)`) and returns at once.
+  func upload(_ body: Data, to url: URL) {
     uploads.withLock { $0.running += 1 }
     Task.detached { [self] in
       defer { uploadEnded() }
       guard let session = try? uploadingSession() else { return }
       let request = SessionRequest(
         method: "POST", url: url, fields: [CNHTTPField(name: "Content-Type", value: "application/json")],
-        body: .data(report.jsonData()), timeout: 30)
+        body: .data(body), timeout: 30)
       _ = try? await session.exchange(request, into: BodyInMemory.self)
     }
   }
