@@ -14,18 +14,22 @@ struct ReportingTests {
     let session: CNPinnedSession
     let manager: CNPinningManager
     let handled = Locked<[CNPinningFailureReport]>([])
+    /// The session's configuration without its reporter, for a relaunch.
+    let sessionConfiguration: CNPinnedSessionConfiguration
 
     /// api.test (pins that fail, or report-only) reports to reports.test, a loopback collector.
     init(
       enforce: Bool = true, pinCollector: Bool = false, headers: [String: String] = [:],
       unpinnedHosts: CNUnpinnedHostPolicy = .allow, trustCollector: Bool = true,
-      uploads: CNPinningReportUpload.Content? = nil
+      uploads: CNPinningReportUpload.Content? = nil, keptIn directory: URL? = nil,
+      collectorStatus: Locked<Int> = Locked(202)
     ) throws {
       let pki = try TestPKI()
       let collectorPKI = try TestPKI(
         root: "Collector Root", intermediate: "Collector CA", leaf: "reports.test", dnsNames: ["reports.test"])
       api = try LocalTLSServer.start(.init(identity: pki.leaf))
-      collector = try LocalTLSServer.start(.init(identity: collectorPKI.leaf) { _ in .text("thanks", status: 202) })
+      collector = try LocalTLSServer.start(
+        .init(identity: collectorPKI.leaf) { _ in .text("thanks", status: collectorStatus.withLock { $0 }) })
       let reportURI = URL(string: "https://reports.test:\(collector.port)/collect")!
       let failing = try CNChain([
         CNChainLink(.exact, "Some Other Root"), CNChainLink(.prefix, "R"), CNChainLink(.exact, "api.test"),
@@ -44,13 +48,22 @@ struct ReportingTests {
       let handled = self.handled
       let handler: @Sendable (CNPinningFailureReport) -> Void = { report in handled.withLock { $0.append(report) } }
       sessionConfiguration.failureReporter =
-        uploads.map { CNPinningReporter(handler: handler, uploads: $0, appVersion: "4.2.0 (17)") }
+        directory.map { CNPinningReporter(handler: handler, uploads: uploads ?? .minimal, appVersion: nil, keepingUploadsIn: $0) }
+        ?? uploads.map { CNPinningReporter(handler: handler, uploads: $0, appVersion: "4.2.0 (17)") }
         ?? CNPinningReporter(handler: handler)
-      session = try CNPinnedSession(
-        manager: manager,
-        configuration: sessionConfiguration.trusting(
-          .customAnchors([pki.root.certificate] + (trustCollector ? [collectorPKI.root.certificate] : [])),
-          unpinnedHosts: unpinnedHosts))
+      sessionConfiguration = sessionConfiguration.trusting(
+        .customAnchors([pki.root.certificate] + (trustCollector ? [collectorPKI.root.certificate] : [])),
+        unpinnedHosts: unpinnedHosts)
+      session = try CNPinnedSession(manager: manager, configuration: sessionConfiguration)
+      self.sessionConfiguration = sessionConfiguration
+    }
+
+    /// The app launched again: a new session and a new reporter that keeps its uploads in
+    /// `directory`, talking to the same servers.
+    func relaunch(keepingUploadsIn directory: URL) throws -> CNPinnedSession {
+      var configuration = sessionConfiguration
+      configuration.failureReporter = CNPinningReporter(uploads: .minimal, appVersion: nil, keepingUploadsIn: directory)
+      return try CNPinnedSession(manager: manager, configuration: configuration)
     }
   }
 
@@ -176,6 +189,104 @@ struct ReportingTests {
     #expect(fixture.collector.requests.count == 1)
     #expect(fixture.handled.withLock { $0.map(\.host) } == ["api.test"])  // and not reported in turn
   }
+}
+
+/// Uploads kept on disk (issue 54, item 2): an upload the collector did not take waits in the
+/// app's folder and goes at the next launch once its backoff has passed; one it refused for good
+/// goes; a file that is not an upload never stops a launch.
+@Suite("Failure report uploads kept across launches")
+struct KeptUploadTests {
+  /// The kept files' contents, by name.
+  static func kept(in directory: URL) throws -> [String: [String: Any]] {
+    var files: [String: [String: Any]] = [:]
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] {
+      let data = try Data(contentsOf: directory.appendingPathComponent(name))
+      files[name] = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+    }
+    return files
+  }
+
+  /// Moves every kept upload's next attempt into the past, as the documented file format allows:
+  /// time passing, without waiting a minute.
+  static func makeDue(in directory: URL) throws {
+    for (name, var object) in try kept(in: directory) {
+      object["notBefore"] = Date().timeIntervalSince1970 - 1
+      try JSONSerialization.data(withJSONObject: object).write(to: directory.appendingPathComponent(name))
+    }
+  }
+
+  @Test func anUploadTheCollectorMissedGoesAtTheNextLaunch() async throws {
+    let directory = try TemporaryFolder()
+    let status = Locked(503)
+    let fixture = try ReportingTests.Fixture(keptIn: directory.url, collectorStatus: status)
+    let start = Date()
+    _ = await error(of: { _ = try await fixture.session.data(from: fixture.api.url("/", hostName: "api.test")) })
+    #expect(await eventually(within: 30) { fixture.collector.requests.count == 1 })
+    await fixture.session.failureReportUploadsSettled()
+    let kept = try Self.kept(in: directory.url)
+    let file = try #require(kept.values.first, "the missed upload was not kept")
+    #expect(kept.count == 1)
+    #expect(file["attempts"] as? Int == 1)
+    let notBefore = try #require(file["notBefore"] as? Double)
+    #expect(notBefore >= start.timeIntervalSince1970 + 59 && notBefore <= Date().timeIntervalSince1970 + 61)
+    let firstBody = try #require(fixture.collector.requests.first).body
+
+    // The next launch, before its backoff: nothing is sent.
+    status.withLock { $0 = 202 }
+    let early = try fixture.relaunch(keepingUploadsIn: directory.url)
+    await early.failureReportUploadsSettled()
+    #expect(fixture.collector.requests.count == 1)
+    // A launch after it: the kept upload goes, as it was, without any request of the app's.
+    try Self.makeDue(in: directory.url)
+    let later = try fixture.relaunch(keepingUploadsIn: directory.url)
+    #expect(await eventually(within: 30) { fixture.collector.requests.count == 2 })
+    await later.failureReportUploadsSettled()
+    #expect(fixture.collector.requests.last?.body == firstBody)
+    #expect(try Self.kept(in: directory.url).isEmpty)
+    #expect(fixture.api.requests.isEmpty)
+  }
+
+  @Test func anUploadTheCollectorRefusesForGoodIsNotKept() async throws {
+    let directory = try TemporaryFolder()
+    let fixture = try ReportingTests.Fixture(keptIn: directory.url, collectorStatus: Locked(400))
+    _ = await error(of: { _ = try await fixture.session.data(from: fixture.api.url("/", hostName: "api.test")) })
+    #expect(await eventually(within: 30) { fixture.collector.requests.count == 1 })
+    await fixture.session.failureReportUploadsSettled()
+    #expect(try Self.kept(in: directory.url).isEmpty)
+  }
+
+  @Test func aFileThatIsNoUploadIsRemovedAndTheOthersStillGo() async throws {
+    let directory = try TemporaryFolder()
+    let status = Locked(503)
+    let missed = try ReportingTests.Fixture(keptIn: directory.url, collectorStatus: status)
+    _ = await error(of: { _ = try await missed.session.data(from: missed.api.url("/", hostName: "api.test")) })
+    #expect(await eventually(within: 30) { missed.collector.requests.count == 1 })
+    await missed.session.failureReportUploadsSettled()
+    try Self.makeDue(in: directory.url)
+    for (name, text) in [
+      ("00000000000000000001-a.upload.json", "{not json"), ("00000000000000000002-b.upload.json", #"{"format": "other"}"#),
+      ("00000000000000000003-c.upload.json", String(repeating: " ", count: 2 << 20)),
+    ] {
+      try Data(text.utf8).write(to: directory.url.appendingPathComponent(name))
+    }
+    status.withLock { $0 = 202 }
+    let later = try missed.relaunch(keepingUploadsIn: directory.url)
+    #expect(await eventually(within: 30) { missed.collector.requests.count == 2 })
+    await later.failureReportUploadsSettled()
+    #expect(try Self.kept(in: directory.url).isEmpty)
+  }
+}
+
+/// A temporary folder, removed when the value goes.
+final class TemporaryFolder: Sendable {
+  let url: URL
+
+  init() throws {
+    url = FileManager.default.temporaryDirectory.appendingPathComponent("cnpinning-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  deinit { try? FileManager.default.removeItem(at: url) }
 }
 
 extension JSONDecoder {

@@ -43,6 +43,8 @@ public final class CNPinningReporter: Sendable {
   public let uploadContent: CNPinningReportUpload.Content
   /// The app version uploads carry.
   public let appVersion: String?
+  /// Where uploads are kept until delivered; nil when they are not kept.
+  package let uploadQueue: UploadQueue?
 
   /// Creates a reporter. `handler` receives every failure report (pin failures, enforced or
   /// report-only, and each expiry of a host's pins, once) on a private queue, so that a slow
@@ -55,14 +57,18 @@ public final class CNPinningReporter: Sendable {
 
   /// Creates a reporter whose uploads carry `uploads` (`.full` sends the verified chain's names
   /// and keys: an opt-in, see docs/REPORTS.md) and `appVersion` (nil: the main bundle's
-  /// `CFBundleShortVersionString`, when it has one).
+  /// `CFBundleShortVersionString`, when it has one). With `keepingUploadsIn`, a folder of the
+  /// app's (Application Support, not Caches), every upload is kept there until its collector
+  /// takes it, sent again with backoff in this launch and the next ones (at most 100 uploads and
+  /// 1 MiB, the oldest dropped; each for at most ten tries and seven days).
   public init(
     handler: (@Sendable (CNPinningFailureReport) -> Void)? = nil, uploads: CNPinningReportUpload.Content,
-    appVersion: String?
+    appVersion: String?, keepingUploadsIn directory: URL? = nil
   ) {
     self.handler = handler
     uploadContent = uploads
     self.appVersion = appVersion ?? Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String
+    uploadQueue = directory.map(UploadQueue.init(directory:))
   }
 
   /// The body to POST for `report`.

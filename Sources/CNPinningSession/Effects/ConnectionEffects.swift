@@ -11,9 +11,12 @@ package struct ConnectionEffects: Sendable {
   /// Uploads failure reports; nil for the session that uploads them (no recursion).
   package let uploader: ReportUploader?
 
+  /// Effects for `reporter`; with an `uploader` and a reporter that keeps uploads on disk, the
+  /// kept uploads that are due are sent now (a new session is how an app's launch shows here).
   package init(reporter: CNPinningReporter, uploader: ReportUploader?) {
     self.reporter = reporter
     self.uploader = uploader
+    if let uploader, let queue = reporter.uploadQueue { uploader.sendKept(queue) }
   }
 
   /// Emits the judgements of connections to `host` and `port`. `hostName`: the host parsed, to
@@ -32,7 +35,7 @@ package struct ConnectionEffects: Sendable {
       if let hostName, let reportURI = manager.configuration(for: hostName)?.configuration.reportURI,
         reporter.claimUpload(of: report)
       {
-        uploader.upload(reporter.upload(of: report), to: reportURI)
+        uploader.upload(reporter.upload(of: report), to: reportURI, keptIn: reporter.uploadQueue)
       }
     }
   }

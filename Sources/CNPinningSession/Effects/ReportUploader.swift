@@ -13,6 +13,7 @@ package final class ReportUploader: Sendable {
   private let makeTransport: TransportMaker
   private let session = Locked<SessionEngine?>(nil)
   private let uploads = Locked(Uploads())
+  private let nextRound = Locked<Task<Void, Never>?>(nil)
 
   /// How many uploads are running, and who waits for none to be.
   private struct Uploads {
@@ -43,16 +44,82 @@ package final class ReportUploader: Sendable {
     self.configuration = configuration
   }
 
-  /// Starts the upload of a report's `body` (`CNPinningReporter.upload(of:)`) and returns at once.
-  func upload(_ body: Data, to url: URL) {
+  /// Starts the upload of a report's `body` (`CNPinningReporter.upload(of:)`) and returns at
+  /// once. With a `queue` the upload is kept on disk first, and stays there, to be sent again
+  /// after a backoff, until the collector takes it or refuses it for good.
+  func upload(_ body: Data, to url: URL, keptIn queue: UploadQueue?) {
+    let name = queue?.add(body, to: url)
+    run { [self] in
+      let sent = await send(body, to: url)
+      if let queue, let name { record(sent, of: name, in: queue) }
+    }
+  }
+
+  /// Sends the uploads `queue` kept that are due (at a session's start: those of earlier
+  /// launches), and plans the next round for when the next one is due.
+  func sendKept(_ queue: UploadQueue) {
+    run { [self] in
+      for (name, entry) in queue.takeDue() {
+        record(await send(entry.body, to: entry.url), of: name, in: queue)
+      }
+      scheduleNextRound(queue)
+    }
+  }
+
+  /// How a send ended.
+  private enum Sent {
+    /// The collector answered 2xx.
+    case delivered
+    /// It answered with a status that a retry would not change (a redirect, most 4xx).
+    case refused
+    /// No answer, or 408, 429 or 5xx: worth another try.
+    case failed
+  }
+
+  private func send(_ body: Data, to url: URL) async -> Sent {
+    guard let session = try? uploadingSession() else { return .failed }
+    let request = SessionRequest(
+      method: "POST", url: url, fields: [CNHTTPField(name: "Content-Type", value: "application/json")],
+      body: .data(body), timeout: 30)
+    guard let (outcome, _) = try? await session.exchange(request, into: BodyInMemory.self) else { return .failed }
+    switch outcome.statusCode {
+    case 200..<300: return .delivered
+    case 408, 429, 500..<600: return .failed
+    default: return .refused
+    }
+  }
+
+  private func record(_ sent: Sent, of name: String, in queue: UploadQueue) {
+    switch sent {
+    case .delivered: queue.delivered(name)
+    case .refused: queue.failed(name, retryable: false)
+    case .failed:
+      queue.failed(name, retryable: true)
+      scheduleNextRound(queue)
+    }
+  }
+
+  /// One sleeping task per uploader waits for the next kept upload to be due (never past the
+  /// uploader's life: it holds the uploader weakly).
+  private func scheduleNextRound(_ queue: UploadQueue) {
+    guard let due = queue.nextDue() else { return }
+    let delay = max(due.timeIntervalSinceNow, 1)
+    nextRound.withLock { task in
+      task?.cancel()
+      task = Task.detached { [weak self] in
+        try? await Task.sleep(for: .seconds(delay))
+        guard !Task.isCancelled, let self else { return }
+        self.sendKept(queue)
+      }
+    }
+  }
+
+  /// Runs `work` off the caller's path, counted for `settle`.
+  private func run(_ work: @escaping @Sendable () async -> Void) {
     uploads.withLock { $0.running += 1 }
     Task.detached { [self] in
       defer { uploadEnded() }
-      guard let session = try? uploadingSession() else { return }
-      let request = SessionRequest(
-        method: "POST", url: url, fields: [CNHTTPField(name: "Content-Type", value: "application/json")],
-        body: .data(body), timeout: 30)
-      _ = try? await session.exchange(request, into: BodyInMemory.self)
+      await work()
     }
   }
 
@@ -78,6 +145,8 @@ package final class ReportUploader: Sendable {
     }
     for continuation in waiting { continuation.resume() }
   }
+
+  deinit { nextRound.withLock { $0?.cancel() } }
 
   private func uploadingSession() throws -> SessionEngine {
     try session.withLock { existing in

@@ -1,0 +1,80 @@
+import CNPinning
+import Foundation
+import Testing
+
+/// The bounds of the folder failure-report uploads wait in (issue 54, item 2): count, bytes,
+/// tries and age, every write whole, the oldest dropped first.
+@Suite("Kept uploads")
+struct UploadQueueTests {
+  static func queue() -> UploadQueue {
+    UploadQueue(directory: FileManager.default.temporaryDirectory.appendingPathComponent("uploads-\(UUID().uuidString)"))
+  }
+
+  static func names(_ queue: UploadQueue) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: queue.directory.path)) ?? []).sorted()
+  }
+
+  let collector = URL(string: "https://reports.test/collect")!
+
+  @Test func atMostAHundredUploadsAreKeptAndTheOldestGoFirst() throws {
+    let queue = Self.queue()
+    defer { try? FileManager.default.removeItem(at: queue.directory) }
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+    var added: [String] = []
+    for index in 0..<105 {
+      added.append(try #require(queue.add(Data("{\"n\": \(index)}".utf8), to: collector, at: start + Double(index))))
+    }
+    #expect(Self.names(queue) == Array(added.suffix(100)))
+    // No temporary files are left beside them: each write is whole.
+    #expect(Self.names(queue).allSatisfy { $0.hasSuffix(".upload.json") })
+  }
+
+  @Test func atMostOneMebibyteIsKept() throws {
+    let queue = Self.queue()
+    defer { try? FileManager.default.removeItem(at: queue.directory) }
+    let body = Data(repeating: 0x20, count: 300_000)
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+    let names = try (0..<4).map { try #require(queue.add(body, to: collector, at: start + Double($0))) }
+    // Each file holds the body in base64 (400 KB): two fit, the two oldest went.
+    #expect(Self.names(queue) == Array(names.suffix(2)))
+    // A body that cannot fit at all is not kept, and nothing is dropped for it.
+    #expect(queue.add(Data(repeating: 0, count: 1 << 20), to: collector) == nil)
+    #expect(Self.names(queue).count == 2)
+  }
+
+  @Test func retriesBackOffAndStopAfterTenTriesOrSevenDays() throws {
+    #expect(
+      (1...10).map { UploadQueue.retryDelay(afterAttempts: $0) } == [60, 120, 240, 480, 960, 1920, 3840, 7680, 15360, 21600])
+    let queue = Self.queue()
+    defer { try? FileManager.default.removeItem(at: queue.directory) }
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+    var now = start
+    let name = try #require(queue.add(Data("{}".utf8), to: collector, at: start))
+    #expect(queue.takeDue(at: now).isEmpty)  // being sent: not taken twice
+    for attempt in 1..<UploadQueue.maximumAttempts {
+      queue.failed(name, retryable: true, at: now)
+      #expect(queue.takeDue(at: now).isEmpty, "due again at once after attempt \(attempt)")
+      now = try #require(queue.nextDue())
+      #expect(queue.takeDue(at: now).map(\.name) == [name])
+    }
+    queue.failed(name, retryable: true, at: now)
+    #expect(Self.names(queue).isEmpty, "kept after \(UploadQueue.maximumAttempts) tries")
+
+    let old = try #require(queue.add(Data("{}".utf8), to: collector, at: start))
+    queue.failed(old, retryable: true, at: start + UploadQueue.maximumAge)
+    #expect(Self.names(queue).isEmpty, "kept after seven days")
+    let refused = try #require(queue.add(Data("{}".utf8), to: collector, at: start))
+    queue.failed(refused, retryable: false, at: start)
+    #expect(Self.names(queue).isEmpty, "kept after a refusal")
+  }
+
+  @Test func aKeptUploadToPlainHTTPIsRefused() throws {
+    let queue = Self.queue()
+    defer { try? FileManager.default.removeItem(at: queue.directory) }
+    _ = try #require(queue.add(Data("{}".utf8), to: URL(string: "http://reports.test/")!))
+    // Written by this queue, but a file that says http is not one it sends.
+    let taken = queue.takeDue(at: Date().addingTimeInterval(1))
+    #expect(taken.isEmpty)
+    #expect(Self.names(queue).isEmpty)
+  }
+}
