@@ -1,16 +1,22 @@
 import CNPinning
 import Foundation
 
-/// `cnpin policy sign|verify`: enterprise policies as compact JWS.
+/// `cnpin policy sign|verify|rescue`: enterprise policies as compact JWS.
 enum PolicyCommand {
   static let signSpec = ArgumentSpec(
     flags: ["--help", "-h"], options: ["--key", "--alg"], positionals: 1...1, positionalName: "POLICY.json")
+  static let rescueSpec = ArgumentSpec(
+    flags: ["--help", "-h"],
+    options: ["--key", "--alg", "--chain", "--host", "--cafile", "--future-anchors", "--hours", "--report-only-hours"],
+    positionals: 0...0, positionalName: "")
   static let verifySpec = ArgumentSpec(
     flags: ["--json", "--help", "-h"], options: ["--key", "--clock-skew"], positionals: 1...1, positionalName: "TOKEN-FILE")
 
   static let help = """
     Usage: cnpin policy sign --key PRIVATE.pem [--alg ALG] POLICY.json
            cnpin policy verify --key PUBLIC.pem|PUBLIC.jwk [--clock-skew SECONDS] [--json] TOKEN-FILE
+           cnpin policy rescue --key PRIVATE.pem --chain NEW.pem --host HOST [--cafile PEM]
+                               [--future-anchors PEM] [--hours N] [--report-only-hours N] [--alg ALG]
 
     sign prints the compact JWS of the JSON policy: iat and exp (seconds since 1970), then one key
     per host or "*", each an array of chains written root → leaf. ALG is one of RS256, RS384, RS512,
@@ -19,18 +25,28 @@ enum PolicyCommand {
     verify checks the token (a trailing newline is ignored) with the public key and prints the
     verified payload and its validity window, or the reason it fails (exit 1).
 
+    rescue makes and signs, in one step, the policy that lets locked-out apps reach HOST again
+    after its CA changed: the chain in NEW.pem (the leaf first, as `cnpin pins --format pem` or the
+    server writes it) is verified for HOST (system store or --cafile, and --future-anchors), the
+    chain `cnpin pins` would suggest for it is written (every shape the roots give), valid from now
+    for --hours (default 72, at most 720), and with --report-only-hours N, HOST's pin failures are
+    only reported for the first N hours (at most --hours). Serve the token from any host the app
+    fetches it from: its signature, not the connection, is what the app checks.
+
     Examples:
       cnpin policy sign --key enterprise-private.pem --alg ES256 policy.json > policy.jws
       cnpin policy verify --key enterprise-public.pem policy.jws
+      cnpin policy rescue --key rescue-private.pem --chain new-ca.pem --host api.example.com > rescue.jws
     """
 
   static func run(_ words: [String]) throws(CLIError) {
-    guard let action = words.first else { throw .usage("missing sign or verify") }
+    guard let action = words.first else { throw .usage("missing sign, verify or rescue") }
     let rest = Array(words.dropFirst())
     switch action {
     case "sign": try sign(rest)
     case "verify": try verify(rest)
-    default: throw .usage("unknown policy action \"\(action)\" (sign or verify)")
+    case "rescue": try rescue(rest)
+    default: throw .usage("unknown policy action \"\(action)\" (sign, verify or rescue)")
     }
   }
 
@@ -44,15 +60,77 @@ enum PolicyCommand {
 
   private static func sign(_ words: [String]) throws(CLIError) {
     let arguments = try signSpec.parse(words)
-    guard let keyPath = arguments.value("--key") else { throw .usage("missing --key PRIVATE.pem") }
-    var algorithm: CNJWSAlgorithm?
-    if let name = arguments.value("--alg") {
-      guard let parsed = CNJWSAlgorithm(headerValue: name) else {
-        throw .usage("--alg must be one of \(CNJWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"")
-      }
-      algorithm = parsed
+    try sign(try read(arguments.positionals[0], "the policy"), arguments)
+  }
+
+  /// `--alg`, when given.
+  private static func algorithm(_ arguments: Arguments) throws(CLIError) -> CNJWSAlgorithm? {
+    guard let name = arguments.value("--alg") else { return nil }
+    guard let parsed = CNJWSAlgorithm(headerValue: name) else {
+      throw .usage("--alg must be one of \(CNJWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"")
     }
-    let payload = try read(arguments.positionals[0], "the policy")
+    return parsed
+  }
+
+  /// `--hours` and `--report-only-hours`: whole hours in `range`.
+  private static func hours(_ arguments: Arguments, _ option: String, in range: ClosedRange<Int>) throws(CLIError) -> Int? {
+    guard let text = arguments.value(option) else { return nil }
+    guard let value = Int(text), range.contains(value) else {
+      throw .usage(
+        "\(option) needs a whole number of hours from \(range.lowerBound) to \(range.upperBound), not \(Output.value(text))")
+    }
+    return value
+  }
+
+  /// The rescue policy for `--host`: the suggested chain of `--chain`, signed.
+  private static func rescue(_ words: [String]) throws(CLIError) {
+    let arguments = try rescueSpec.parse(words)
+    guard arguments.value("--key") != nil else { throw .usage("missing --key PRIVATE.pem") }
+    guard let file = arguments.value("--chain") else { throw .usage("missing --chain NEW.pem: the chain the host serves now") }
+    guard let hostText = arguments.value("--host") else { throw .usage("missing --host HOST") }
+    let host = try HostPort(hostText).host
+    let validity = try hours(arguments, "--hours", in: 1...720) ?? 72
+    let reportOnly = try hours(arguments, "--report-only-hours", in: 1...validity)
+    let trust =
+      try arguments.value("--cafile").map { path throws(CLIError) in try NetworkOptions.anchors(inPEMFile: path) } ?? .system
+    let roots = try ChainShapes.roots(trust, future: arguments.value("--future-anchors"))
+    let shapes = try ChainShapes.verified(try ChainFile.read(file, option: "--chain"), host: host, roots: roots)
+    guard !shapes.isEmpty else {
+      throw .failed("--chain \(file) does not verify for \(host) under the trust given (--cafile, --future-anchors)")
+    }
+    let chains: [CNChain]
+    do {
+      chains = try SuggestedPins.chains(for: shapes, host: host)
+    } catch {
+      throw .failed("\(error): the chain cannot be pinned by CN")
+    }
+    let now = Int(Date().timeIntervalSince1970)
+    var payload: [String: Any] = ["iat": now, "exp": now + validity * 3600]
+    payload[host] = chains.map { chain in
+      chain.links.map { link -> [String: Any] in
+        var object: [String: Any] = ["type": link.type.rawValue, "value": link.value]
+        if link.mayBeAnchor { object["mayBeAnchor"] = true }
+        return object
+      }
+    }
+    if let reportOnly { payload["reportOnly"] = [host: now + reportOnly * 3600] }
+    let data: Data
+    do {
+      data = try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
+    } catch {
+      throw .failed("cannot write the policy: \(error)")
+    }
+    for chain in chains { Output.error("rescue: \(Output.value(host)): \(chain)") }
+    Output.error(
+      "rescue: valid for \(validity) hours, until \(ISO8601.string(from: Date(timeIntervalSince1970: TimeInterval(now + validity * 3600))))"
+        + (reportOnly.map { "; \(host)'s pin failures only reported for the first \($0) hours" } ?? ""))
+    try sign(data, arguments)
+  }
+
+  /// Signs `payload` with `--key` (and `--alg`) and prints the token.
+  private static func sign(_ payload: Data, _ arguments: Arguments) throws(CLIError) {
+    guard let keyPath = arguments.value("--key") else { throw .usage("missing --key PRIVATE.pem") }
+    let algorithm = try algorithm(arguments)
     do {
       // Refuse to sign what a verifier would refuse to read (repeated keys included).
       try CNEnterprisePolicy.validatePayload(payload)

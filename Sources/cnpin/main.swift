@@ -11,7 +11,7 @@ let usage = """
     lint FILE                 find configuration mistakes that fail open or lock users out
     get URL --config FILE     fetch a URL through a pinned session, like curl
     convert FILE --to FORMAT  convert a configuration (plist, json) or export its keys (nsc, okhttp, …)
-    policy sign|verify        sign an enterprise policy (JWS), or verify one
+    policy sign|verify|rescue sign, verify, or make a rescue policy from a new chain
     help [COMMAND]            show help
     version                   print cnpin's version (also --version)
 

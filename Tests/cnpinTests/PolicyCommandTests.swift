@@ -45,6 +45,60 @@ struct PolicyCommandTests {
     #expect(report?["algorithm"] as? String == alg)
   }
 
+  /// `cnpin policy rescue` (issue 54, item 1): one command from the chain a host serves after its
+  /// CA changed to a signed policy that makes the app's manager accept it again, for a bounded
+  /// time, with a report-only window inside it.
+  @Test func rescueMakesTheSignedPolicyThatAcceptsTheNewChain() async throws {
+    let directory = try TemporaryDirectory()
+    let key = try TestPrivateKey.shared(.p256, slot: 61)
+    let privateKey = try directory.file("private.pem", try key.pemEncoded)
+    let newCA = try TestPKI(root: "New Root R2", intermediate: "New CA 7", leaf: "api.test", dnsNames: ["api.test"])
+    let chainFile = try directory.file(
+      "new.pem", newCA.leaf.certificate.pemEncoded + newCA.intermediate.certificate.pemEncoded)
+    let roots = try directory.file("roots.pem", newCA.root.certificate.pemEncoded)
+    let made = try await cnpin([
+      "policy", "rescue", "--key", privateKey, "--chain", chainFile, "--host", "api.test", "--cafile", roots, "--hours", "48",
+      "--report-only-hours", "6",
+    ])
+    #expect(made.status == 0, "\(made.stderr)")
+    #expect(
+      made.stderr.contains(
+        #"rescue: api.test: [prefixWithNumber "New Root R" → prefixWithNumber "New CA " → subjectAltName "api.test"]"#),
+      "\(made.stderr)")
+    let policy = try CNEnterprisePolicy(
+      token: Data(made.stdout.utf8).dropLast(), key: try CNPolicySigningKey(pemEncoded: try key.publicKeyPEM))
+    #expect(policy.expiry.timeIntervalSince(policy.issuedAt) == 48 * 3600)
+    #expect(try #require(policy.reportOnlyUntil["api.test"]).timeIntervalSince(policy.issuedAt) == 6 * 3600)
+
+    // The app's pins refuse the new chain; with the rescue applied, they accept it.
+    let manager = try CNPinningManager(
+      configuration: [
+        "api.test": CNConfiguration([try CNChain([CNChainLink(.exact, "Old Root"), CNChainLink(.exact, "api.test")])])
+      ],
+      enterprise: CNEnterpriseOptions(
+        authenticationHost: "auth.test", policySigningKey: try CNPolicySigningKey(pemEncoded: try key.publicKeyPEM)))
+    let verified = newCA.leaf.chain
+    guard case .rejected = manager.evaluate(host: "api.test", chain: verified) else {
+      Issue.record("the old pins accepted the new chain")
+      return
+    }
+    try manager.applyEnterprisePolicy(with: Data(made.stdout.utf8))
+    guard case .accepted = manager.evaluate(host: "api.test", chain: verified) else {
+      Issue.record("the rescue did not accept the new chain")
+      return
+    }
+
+    // What the rescue refuses to make: a chain that does not verify, a report-only window past the policy.
+    let unverified = try await cnpin(["policy", "rescue", "--key", privateKey, "--chain", chainFile, "--host", "api.test"])
+    #expect(unverified.status == 1, "\(unverified.stderr)")
+    let tooLong = try await cnpin([
+      "policy", "rescue", "--key", privateKey, "--chain", chainFile, "--host", "api.test", "--cafile", roots, "--hours", "2",
+      "--report-only-hours", "3",
+    ])
+    #expect(tooLong.status == 2)
+    #expect(tooLong.stderr.contains("--report-only-hours needs a whole number of hours from 1 to 2"))
+  }
+
   /// Signing reads the payload as verification does, so a repeated key (which JSONSerialization
   /// accepts and the verifier refuses) or a bad chain is refused before anything is signed.
   @Test func signRefusesWhatVerificationWouldRefuse() async throws {
