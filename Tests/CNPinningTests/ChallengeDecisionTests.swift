@@ -33,6 +33,38 @@ struct ChallengeDecisionTests {
     ])
   }
 
+  /// Through the seed's delegate pattern a refused connection ends its task with
+  /// `URLError.cancelled`, as a cancel does; the manager tells the two apart (issue 54, item 2):
+  /// a cancel of a URL whose host and port it refused lately is that refusal, with its reason.
+  @Test func aRefusedChallengeExplainsTheCancelledTaskAndNothingElse() throws {
+    let manager = try Self.manager()
+    func cancelled(_ url: String) -> URLError {
+      URLError(.cancelled, userInfo: [NSURLErrorFailingURLErrorKey: URL(string: url)!])
+    }
+    // Accepted: nothing to explain; the cancel is the user's.
+    _ = manager.decide(authenticationMethod: Self.method, host: "api.test", port: 443) { .trusted(Self.pki.genuine) }
+    #expect(manager.refusal(explaining: cancelled("https://api.test/a")) == nil)
+
+    // Refused by the pins, and by trust on another port.
+    let now = Date()
+    _ = manager.decide(authenticationMethod: Self.method, host: "API.test.", port: 443) { .trusted(Self.pki.rogue) }
+    _ = manager.decide(authenticationMethod: Self.method, host: "api.test", port: 8443) { .untrusted("expired") }
+    let pins = try #require(manager.refusal(explaining: cancelled("https://api.test/a")))
+    #expect(pins.host == "api.test" && pins.port == 443)
+    #expect(pins.pinFailure?.host == "api.test")
+    #expect(pins.reason.hasPrefix("Pin mismatch for api.test"))
+    let trust = try #require(manager.refusal(explaining: cancelled("https://api.test:8443/")))
+    #expect(trust.pinFailure == nil && trust.reason == "trust evaluation failed: expired")
+
+    // Not explained: another host, another error, a refusal too old.
+    #expect(manager.refusal(explaining: cancelled("https://other.test/")) == nil)
+    #expect(
+      manager.refusal(
+        explaining: URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: URL(string: "https://api.test/")!])) == nil)
+    #expect(manager.refusal(explaining: CancellationError()) == nil)
+    #expect(manager.refusal(explaining: cancelled("https://api.test/"), at: now + RecentRefusals.lifetime + 1) == nil)
+  }
+
   @Test func otherChallengesAndUnpinnedHostsAreNotEvaluated() throws {
     let manager = try Self.manager()
     var evaluations = 0

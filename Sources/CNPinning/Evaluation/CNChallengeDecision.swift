@@ -86,6 +86,13 @@ extension CNPinningManager {
     let (decision, pinning, chain) = judge(
       authenticationMethod: authenticationMethod, host: host, evaluateTrust: evaluateTrust)
     if let pinning { _ = reporter?.report(pinning, host: host, port: port, chain: chain, pins: self) }
+    if case .cancel(let rejection) = decision {
+      let failure: CNPinningFailure?
+      if case .pinMismatch(let pinFailure) = rejection { failure = pinFailure } else { failure = nil }
+      let name = (try? HostName.parse(host).get())?.normalized ?? host.lowercased()
+      recentRefusals.record(
+        CNChallengeRefusal(host: name, port: port, time: Date(), pinFailure: failure, reason: rejection.description))
+    }
     return decision
   }
 

@@ -25,6 +25,8 @@ public final class CNPinningManager: Sendable {
   let expiryDates: [Date]
   /// Enterprise policy support; nil for a manager without a policy-signing key.
   let enterprise: EnterpriseSupport?
+  /// The challenges `decide` refused lately, for `refusal(explaining:)`.
+  let recentRefusals = RecentRefusals()
 
   /// The state of enterprise policy support.
   struct EnterpriseSupport: Sendable {
