@@ -145,6 +145,8 @@ private struct Options {
     try set(CURLOPT_SSL_OPTIONS, Int(CURLSSLOPT_NO_PARTIALCHAIN))
     try check(cnp_curl_setopt_ssl_ctx_callback(handle, configureTLS))
     try check(cnp_curl_setopt_pointer(handle, CURLOPT_SSL_CTX_DATA, context))
+    // A libcurl that keeps TLS sessions serialized loses the verified chain kept with them.
+    if !CurlVersion.loaded.keepsTLSSessionObjects { try set(CURLOPT_SSL_SESSIONID_CACHE, 0) }
 
     try setTimeouts(request)
     if let resolve { try check(cnp_curl_setopt_pointer(handle, CURLOPT_RESOLVE, resolve)) }

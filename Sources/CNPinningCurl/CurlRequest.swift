@@ -121,7 +121,8 @@ package struct CurlRequest: Sendable {
     self.proxyHeaderLines = proxyHeaderLines
     self.timeout = timeout
     self.resourceTimeout = resourceTimeout
-    self.offersHTTP2 = offersHTTP2
+    // Offered only where the loaded libcurl has it (`CurlVersion.loadedSupportsHTTP2`).
+    self.offersHTTP2 = offersHTTP2 && CurlVersion.loadedSupportsHTTP2
     self.connectOnly = connectOnly
     self.proxy = proxy
     self.tls = tls

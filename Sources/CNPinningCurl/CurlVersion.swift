@@ -22,11 +22,25 @@ package struct CurlVersion: Comparable, Sendable, CustomStringConvertible {
   /// The libcurl this process runs.
   package static let loaded = CurlVersion(number: cnp_curl_version_number())
 
+  /// Whether the libcurl this process runs was built with HTTP/2: one built without it refuses
+  /// `CURL_HTTP_VERSION_2TLS` ("Unsupported protocol") for every request, so the session then
+  /// offers HTTP/1.1 only.
+  package static let loadedSupportsHTTP2 = cnp_curl_has_http2() == 1
+
   package static func < (lhs: Self, rhs: Self) -> Bool {
     (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
   }
 
   package var description: String { "\(major).\(minor).\(patch)" }
+
+  /// Whether this libcurl keeps TLS sessions for resumption as OpenSSL objects. From 8.10.0
+  /// (RELEASE-NOTES: "openssl: fix the data race when sharing an SSL session between threads",
+  /// commit a2bcec0) it keeps them serialized (DER) and makes a new object to resume, which
+  /// drops what the session attached to the object: the chain verified for it. A resumed
+  /// connection would then carry no verified chain and be refused, so with such a libcurl the
+  /// session leaves resumption off (`CURLOPT_SSL_SESSIONID_CACHE` 0): every new connection makes
+  /// a full handshake, verified; connections are still reused.
+  package var keepsTLSSessionObjects: Bool { self < CurlVersion(8, 10, 0) }
 
   /// The known multi-interface defects of this version that touch an option the session sets.
   package var defects: [CurlMultiDefect] { CurlMultiDefect.allCases.filter { $0.affected.contains(self) } }

@@ -47,6 +47,9 @@ CURLMcode cnp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long valu
 unsigned int cnp_curl_version_number(void) {
   return curl_version_info(CURLVERSION_NOW)->version_num;
 }
+int cnp_curl_has_http2(void) {
+  return (curl_version_info(CURLVERSION_NOW)->features & CURL_VERSION_HTTP2) != 0;
+}
 CURLMcode cnp_curl_multi_setopt_socket_callback(CURLM *multi, cnp_curl_socket_callback callback, void *context) {
   CURLMcode code = curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, callback);
   return code != CURLM_OK ? code : curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, context);

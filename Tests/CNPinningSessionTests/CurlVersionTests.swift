@@ -32,6 +32,15 @@ struct CurlVersionTests {
     #expect(version.defects == expected)
   }
 
+  /// From 8.10.0 libcurl keeps TLS sessions serialized, losing the verified chain kept with
+  /// them, so the session leaves resumption off there (7.88 keeps them as objects).
+  @Test func resumptionIsLeftOffWhereLibcurlSerializesSessions() {
+    #expect(CurlVersion(7, 88, 1).keepsTLSSessionObjects)
+    #expect(CurlVersion(8, 9, 1).keepsTLSSessionObjects)
+    #expect(!CurlVersion(8, 10, 0).keepsTLSSessionObjects)
+    #expect(!CurlVersion(8, 14, 1).keepsTLSSessionObjects)
+  }
+
   @Test func theLoadedLibcurlIsTheOneCurlVersionInfoNames() {
     // curl_version() starts "libcurl/X.Y.Z": the running library's own words, read apart from version_num.
     let text = String(cString: curl_version())

@@ -104,8 +104,8 @@ struct OtherCommandTests {
     // Then the libcurl the process loaded, and whether a known multi defect touches the session's options.
     #expect(lines.count >= 3 && lines[1].hasPrefix("libcurl ") && lines.last == "", "\(run.stdout)")
     #expect(
-      lines[1].hasSuffix(": no known multi-interface defect touches the options CNPinnedSession sets")
-        || lines[1].hasSuffix(": known multi-interface defects that touch the options CNPinnedSession sets:"), "\(run.stdout)")
+      lines[1].hasSuffix(": no known difference touches the options CNPinnedSession sets")
+        || lines[1].hasSuffix(": what touches the options CNPinnedSession sets:"), "\(run.stdout)")
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
     let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)

@@ -35,6 +35,8 @@ CURLcode cnp_curl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLMcode cnp_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 /// The loaded libcurl's version as curl_version_info gives it: 0xXXYYZZ for X.Y.Z.
 unsigned int cnp_curl_version_number(void);
+/// Whether the loaded libcurl was built with HTTP/2 (CURL_VERSION_HTTP2): 1 or 0.
+int cnp_curl_has_http2(void);
 /// Sets the multi handle's socket callback (NULL removes it) and the context it is given.
 CURLMcode cnp_curl_multi_setopt_socket_callback(CURLM *multi, cnp_curl_socket_callback callback, void *context);
 /// Sets the multi handle's timer callback (NULL removes it) and the context it is given.

@@ -8,14 +8,24 @@ package enum LibcurlRuntime {
   package static var report: [String] {
     let version = CurlVersion.loaded
     let defects = version.defects
-    guard !defects.isEmpty else {
-      return ["libcurl \(version): no known multi-interface defect touches the options CNPinnedSession sets"]
-    }
-    return ["libcurl \(version): known multi-interface defects that touch the options CNPinnedSession sets:"]
-      + defects.map { "  \($0.summary)" }
-      + [
+    var notes = defects.map { "  \($0.summary)" }
+    if !defects.isEmpty {
+      notes.append(
         "  CNPinnedSession keeps the per-host connection cap (httpMaximumConnectionsPerHost): measured with libcurl 8.15.0 and 8.17.0, it costs less than leaving it unset; libcurl 8.20.0 or later has the fixes"
-      ]
+      )
+    }
+    if !version.keepsTLSSessionObjects {
+      notes.append(
+        "  keeps TLS sessions serialized (from 8.10.0), which drops the verified chain CNPinnedSession keeps with them: TLS session resumption is off with this libcurl (each new connection makes a full handshake; connections are still reused)"
+      )
+    }
+    if !CurlVersion.loadedSupportsHTTP2 {
+      notes.append("  built without HTTP/2: CNPinnedSession offers HTTP/1.1 only with this libcurl")
+    }
+    guard !notes.isEmpty else {
+      return ["libcurl \(version): no known difference touches the options CNPinnedSession sets"]
+    }
+    return ["libcurl \(version): what touches the options CNPinnedSession sets:"] + notes
   }
 }
 #endif
