@@ -29,6 +29,9 @@ package struct CurlResult: Sendable {
     case unsupportedProtocol
     case malformedURL
     case writeError
+    /// CURLE_TOO_LARGE (100, from libcurl 8.6.0): a response head over libcurl's limits (from
+    /// 8.x, more than 5,000 header fields or 300 KiB of head).
+    case tooLarge
     case other
   }
 
@@ -70,6 +73,9 @@ package struct CurlResult: Sendable {
     self.framing = framing
   }
 
+  /// The kind of libcurl's result code `raw` (a `CURLcode`'s value).
+  package static func kind(ofCode raw: UInt32) -> Kind { kind(of: CURLcode(rawValue: raw)) }
+
   private static func kind(of code: CURLcode) -> Kind {
     switch code {
     case CURLE_OK: .ok
@@ -91,6 +97,7 @@ package struct CurlResult: Sendable {
     case CURLE_UNSUPPORTED_PROTOCOL: .unsupportedProtocol
     case CURLE_URL_MALFORMAT: .malformedURL
     case CURLE_WRITE_ERROR: .writeError
+    case CURLcode(rawValue: 100): .tooLarge  // not in 7.88's headers
     default: .other
     }
   }

@@ -41,6 +41,13 @@ struct CurlVersionTests {
     #expect(!CurlVersion(8, 14, 1).keepsTLSSessionObjects)
   }
 
+  /// libcurl 8.6.0 added CURLE_TOO_LARGE (100), which 8.x returns for a response head over its
+  /// limits (5,000 fields): read as such, it is an invalid response, not an unknown failure.
+  @Test func aHeadTooLargeForANewerLibcurlIsKnown() {
+    #expect(CurlResult.kind(ofCode: 100) == .tooLarge)
+    #expect(CurlResult.kind(ofCode: 99) == .other)
+  }
+
   @Test func theLoadedLibcurlIsTheOneCurlVersionInfoNames() {
     // curl_version() starts "libcurl/X.Y.Z": the running library's own words, read apart from version_num.
     let text = String(cString: curl_version())

@@ -62,6 +62,8 @@ enum CurlErrorMapping {
     case .outOfMemory where facts.requestSent && bodyBytes == 0:
       // libcurl refuses a header line over CURL_MAX_HTTP_HEADER (100 KiB) as out of memory.
       return .invalidResponse(host: host, reason: "a response header line is longer than libcurl's limit of 100 KiB")
+    case .tooLarge:
+      return .invalidResponse(host: host, reason: "the response head is larger than libcurl accepts: \(message)")
     case .receiveError where message.hasSuffix(" in chunked-encoding"):
       return .invalidResponse(host: host, reason: message)
     case .sendError, .receiveError, .gotNothing, .partialFile:
