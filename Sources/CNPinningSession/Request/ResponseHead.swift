@@ -29,6 +29,7 @@ package struct ResponseHead {
   /// `maximumSize`.
   package mutating func consume(line: UnsafeRawBufferPointer) -> Bool {
     if line.starts(with: Self.statusPrefix) {
+      unknownVersion = !Self.knownVersions.contains { line.starts(with: $0) }
       bytes.removeAll(keepingCapacity: true)
       endsChunked = false
       contentLength = nil
@@ -44,6 +45,12 @@ package struct ResponseHead {
   }
 
   private static let statusPrefix = Array("HTTP/".utf8)
+  /// The versions a status line may name: HTTP/1.0 and 1.1, and the "HTTP/2" libcurl writes for
+  /// an HTTP/2 response. libcurl 7.88 refuses others itself; 8.17 takes "HTTP/3.7 200" on an
+  /// HTTP/1.1 connection for a 200, so the session checks.
+  private static let knownVersions = ["HTTP/1.0 ", "HTTP/1.1 ", "HTTP/2 "].map { Array($0.utf8) }
+  /// Whether the latest status line names a version other than those.
+  package private(set) var unknownVersion = false
   private static let contentLengthName = Array("content-length:".utf8)
   private static let transferEncodingName = Array("transfer-encoding:".utf8)
   private static let chunked = Array("chunked".utf8)

@@ -155,6 +155,11 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
         host: plan.host, reason: "the response headers exceed \(ResponseHead.maximumSize / 1024) KiB")
       return false
     }
+    if head.unknownVersion {
+      refusedResponse = .invalidResponse(
+        host: plan.host, reason: "the status line is not valid HTTP: it names an HTTP version other than 1.0, 1.1 or 2")
+      return false
+    }
     // RFC 9112 §6.3: differing lengths make the framing invalid, and libcurl would frame the
     // body by the last while the head's readers see the first; the response is refused.
     if let (first, other) = head.conflictingContentLengths {
