@@ -25,6 +25,8 @@ package final class ChunkedUpload: @unchecked Sendable {
     var whole = false
     /// What must outlive the writer (`keep`).
     var kept: [any Sendable] = []
+    /// The pullers `puller(host:)` made, stopped by `taskEnded()`.
+    var pullers: [ChunkPuller] = []
   }
 
   package init<Chunks: AsyncSequence>(_ sequence: Chunks, length: Int?) where Chunks.Element == Data {
@@ -61,6 +63,23 @@ package final class ChunkedUpload: @unchecked Sendable {
   /// the body as if whole before URLSession handles the cancel (issue 53, M6).
   package func keep(_ object: any Sendable) {
     state.withLock { $0.kept.append(object) }
+  }
+
+  /// A puller of this body's chunks for a thread that writes them (`ChunkPuller`), stopped when
+  /// the request's task ends (`taskEnded()`).
+  package func puller(host: String) -> ChunkPuller {
+    let puller = ChunkPuller(self, host: host)
+    state.withLock { $0.pullers.append(puller) }
+    return puller
+  }
+
+  /// The request's task ended (its delegate's `didCompleteWithError`): every puller stops, and a
+  /// producer still waiting no longer holds a thread.
+  package func taskEnded() {
+    for puller in state.withLock({ state in
+      defer { state.pullers = [] }
+      return state.pullers
+    }) { puller.cancel() }
   }
 
   /// Why the sequence failed, if it did.

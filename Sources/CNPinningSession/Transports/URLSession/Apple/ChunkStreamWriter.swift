@@ -20,20 +20,23 @@ enum ChunkStreamWriter {
     Stream.getBoundStreams(withBufferSize: bufferSize, inputStream: &input, outputStream: &output)
     guard let input, let output else { return nil }
     let writer = UncheckedOutput(stream: output)
+    let puller = upload.puller(host: host)
     let thread = Thread {
       // Left open, and kept open past this thread, when the sequence failed.
-      if !write(upload, host: host, to: writer.stream) { upload.keep(writer) }
+      if !write(puller, to: writer.stream) { upload.keep(writer) }
     }
     thread.name = "CNPChunkStream"
     thread.start()
     return input
   }
 
-  /// Writes the body; false when the sequence failed (the output is left open).
-  private static func write(_ upload: ChunkedUpload, host: String, to output: OutputStream) -> Bool {
+  /// Writes the body; false when the sequence failed or the task ended first (the output is
+  /// left open).
+  private static func write(_ puller: ChunkPuller, to output: OutputStream) -> Bool {
     output.open()
     while true {
-      guard case .success(let pulled) = nextChunk(of: upload, host: host) else { return false }  // the task is cancelled
+      // A failure: the task is cancelled (`onFailure`), or it has ended (`taskEnded`).
+      guard case .success(let pulled) = puller.take() else { return false }
       guard let chunk = pulled else { break }
       let written = chunk.withUnsafeBytes { bytes -> Bool in
         var offset = 0
@@ -49,23 +52,6 @@ enum ChunkStreamWriter {
     }
     output.close()
     return true
-  }
-
-  /// The next chunk, waited for on this thread (never a thread of Swift's cooperative pool).
-  private static func nextChunk(of upload: ChunkedUpload, host: String) -> Result<Data?, CNPinnedSessionError> {
-    let done = DispatchSemaphore(value: 0)
-    let result = Locked<Result<Data?, CNPinnedSessionError>>(.success(nil))
-    Task {
-      do throws(CNPinnedSessionError) {
-        let chunk = try await upload.next(host: host)
-        result.withLock { $0 = .success(chunk) }
-      } catch {
-        result.withLock { $0 = .failure(error) }
-      }
-      done.signal()
-    }
-    done.wait()
-    return result.withLock { $0 }
   }
 }
 

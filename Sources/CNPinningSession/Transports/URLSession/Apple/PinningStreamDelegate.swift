@@ -112,6 +112,8 @@ class PinningStreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+    // A writer thread still waiting for a chunk is let go (issue 53, L2).
+    if case .chunks(let chunks)? = upload { chunks.taskEnded() }
     let translated = error.map { challenges.rejection ?? translate($0) }
     let (responded, done, failure) = state.withLock { state in
       let failure = translated.map { state.stopped ?? $0 }

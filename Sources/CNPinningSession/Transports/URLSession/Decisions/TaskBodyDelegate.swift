@@ -138,6 +138,8 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+    // A writer thread still waiting for a chunk is let go (issue 53, L2).
+    if case .chunks(let chunks)? = plan.upload { chunks.taskEnded() }
     let (caller, outcome) = state.withLock { state in
       let outcome: Result<TransferOutcome, Error>
       if let failure = state.stopped ?? error {

@@ -1,0 +1,67 @@
+import CNPinning
+import Dispatch
+import Foundation
+
+/// Hands a `ChunkedUpload`'s chunks to a thread that blocks for each (the writer of URLSession's
+/// body stream on Apple platforms): one long-lived task pulls a chunk each time the thread asks,
+/// so a chunk is pulled only when it can be written. `cancel()`, when the request's task ends,
+/// cancels that task and wakes the thread: a producer that waits for ever keeps neither the
+/// thread nor the request (issue 53, L2; before, each chunk was pulled by a task of its own that
+/// no cancellation reached, and a waiting producer held the thread for good).
+package final class ChunkPuller: Sendable {
+  private struct State {
+    var result: Result<Data?, CNPinnedSessionError>?
+    var cancelled = false
+  }
+
+  private let state = Locked(State())
+  private let ready = DispatchSemaphore(value: 0)
+  private let demand: AsyncStream<Void>.Continuation
+  private let task: Task<Void, Never>
+
+  /// A puller of `upload`'s chunks for a request to `host`; nothing is pulled before `take()`.
+  package init(_ upload: ChunkedUpload, host: String) {
+    let (requests, demand) = AsyncStream.makeStream(of: Void.self)
+    self.demand = demand
+    let (state, ready) = (state, ready)
+    task = Task {
+      for await _ in requests {
+        let result: Result<Data?, CNPinnedSessionError>
+        do throws(CNPinnedSessionError) {
+          result = .success(try await upload.next(host: host))
+        } catch {
+          result = .failure(error)
+        }
+        state.withLock { $0.result = result }
+        ready.signal()
+      }
+    }
+  }
+
+  deinit { cancel() }
+
+  /// The next chunk, nil at the end, or why there is none (`cancelled` after `cancel()`).
+  /// Blocks the calling thread, which must not be one of Swift's cooperative pool.
+  package func take() -> Result<Data?, CNPinnedSessionError> {
+    guard !state.withLock({ $0.cancelled }) else { return .failure(.cancelled) }
+    demand.yield()
+    ready.wait()
+    return state.withLock { state in
+      if state.cancelled { return .failure(.cancelled) }
+      defer { state.result = nil }
+      return state.result ?? .failure(.cancelled)
+    }
+  }
+
+  /// Stops pulling: the pulling task is cancelled and a thread waiting in `take()` returns.
+  package func cancel() {
+    let first = state.withLock { state -> Bool in
+      defer { state.cancelled = true }
+      return !state.cancelled
+    }
+    guard first else { return }
+    task.cancel()
+    demand.finish()
+    ready.signal()
+  }
+}

@@ -1,0 +1,111 @@
+// Uses the suite's `eventually`, which only the Linux build's support files have.
+#if CNPINNING_LINUX_BACKEND
+import CNPinning
+import CNPinningSession
+import Foundation
+import Testing
+
+/// The pulls behind URLSession's body stream on Apple platforms (issue 53, L2), on Linux: one
+/// chunk per `take()`, nothing ahead of it, and a writer waiting on a producer that never
+/// answers let go when the request's task ends.
+@Suite("Chunk puller")
+struct ChunkPullerTests {
+  /// Runs `body` on a thread of its own (never the cooperative pool, as `take()` requires) and
+  /// returns its result, or nil when it has not returned within `seconds`.
+  static func onThread<T: Sendable>(within seconds: Double = 10, _ body: @escaping @Sendable () -> T) -> T? {
+    let result = Locked<T?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+      result.withLock { $0 = body() }
+      done.signal()
+    }
+    thread.start()
+    guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+    return result.withLock { $0 }
+  }
+
+  @Test func eachTakePullsOneChunkAndNothingIsPulledAhead() async throws {
+    let pulls = Locked(0)
+    let upload = ChunkedUpload(CountingChunks(pulls: pulls), length: nil)
+    let puller = upload.puller(host: "api.test")
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(pulls.withLock { $0 } == 0)
+    let first = Self.onThread { puller.take() }
+    #expect((try? first?.get()) == Data("1".utf8))
+    #expect(pulls.withLock { $0 } == 1)
+    let rest = Self.onThread { [puller.take(), puller.take(), puller.take()] }
+    #expect(rest?.map { try? $0.get() } == [Data("2".utf8), Data("3".utf8), .some(nil)])
+    #expect(pulls.withLock { $0 } == 4)  // the fourth pull found the end
+  }
+
+  @Test func aWriterWaitingOnAProducerThatNeverAnswersIsLetGoWhenTheTaskEnds() async throws {
+    let cancelled = Locked(false)
+    let upload = ChunkedUpload(SilentChunks(cancelled: cancelled), length: nil)
+    let puller = upload.puller(host: "api.test")
+    let ended = Locked<Result<Data?, CNPinnedSessionError>?>(nil)
+    let waiting = Thread {
+      let result = puller.take()
+      ended.withLock { $0 = result }
+    }
+    waiting.start()
+    try await Task.sleep(for: .milliseconds(100))
+    #expect(ended.withLock { $0 } == nil)  // still waiting for the producer
+    upload.taskEnded()
+    #expect(await eventually(within: 10) { ended.withLock { $0 } != nil })
+    #expect(ended.withLock { $0 } == .failure(.cancelled))
+    // The pulling task was cancelled too: the producer saw it and let go of the request.
+    #expect(await eventually(within: 10) { cancelled.withLock { $0 } })
+    // Later takes return at once.
+    #expect(Self.onThread(within: 2) { puller.take() } == .failure(.cancelled))
+  }
+
+  @Test func aFailedSequenceIsTakenAsItsFailure() {
+    let upload = ChunkedUpload(FailingChunks(), length: nil)
+    let result = Self.onThread { upload.puller(host: "api.test").take() }
+    guard case .failure(let error)? = result else {
+      Issue.record("expected the sequence's failure, got \(String(describing: result))")
+      return
+    }
+    #expect(error.code == .transferFailed)
+  }
+}
+
+/// "1", "2", "3", counting each pull of the iterator.
+struct CountingChunks: AsyncSequence, Sendable {
+  let pulls: Locked<Int>
+  struct Iterator: AsyncIteratorProtocol {
+    let pulls: Locked<Int>
+    var index = 0
+    mutating func next() async throws -> Data? {
+      pulls.withLock { $0 += 1 }
+      defer { index += 1 }
+      return index < 3 ? Data(String(index + 1).utf8) : nil
+    }
+  }
+  func makeAsyncIterator() -> Iterator { Iterator(pulls: pulls) }
+}
+
+/// A producer that never answers until its task is cancelled, and notes that it was.
+struct SilentChunks: AsyncSequence, Sendable {
+  let cancelled: Locked<Bool>
+  struct Iterator: AsyncIteratorProtocol {
+    let cancelled: Locked<Bool>
+    mutating func next() async throws -> Data? {
+      // Bounded: a test that forgot to cancel ends in 60 s rather than never.
+      for _ in 0..<600 where !Task.isCancelled { try? await Task.sleep(for: .milliseconds(100)) }
+      cancelled.withLock { $0 = Task.isCancelled }
+      throw CancellationError()
+    }
+  }
+  func makeAsyncIterator() -> Iterator { Iterator(cancelled: cancelled) }
+}
+
+/// A producer that fails at once.
+struct FailingChunks: AsyncSequence, Sendable {
+  struct Broken: Error {}
+  struct Iterator: AsyncIteratorProtocol {
+    mutating func next() async throws -> Data? { throw Broken() }
+  }
+  func makeAsyncIterator() -> Iterator { Iterator() }
+}
+#endif
