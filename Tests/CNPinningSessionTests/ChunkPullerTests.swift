@@ -11,16 +11,14 @@ import Testing
 @Suite("Chunk puller")
 struct ChunkPullerTests {
   /// Runs `body` on a thread of its own (never the cooperative pool, as `take()` requires) and
-  /// returns its result, or nil when it has not returned within `seconds`.
-  static func onThread<T: Sendable>(within seconds: Double = 10, _ body: @escaping @Sendable () -> T) -> T? {
+  /// returns its result, or nil when it has not returned within `seconds`. Awaits, never blocks
+  /// a thread of the pool: the puller's task needs one (a blocking wait here starved it when
+  /// two tests waited at once on this machine's two pool threads).
+  static func onThread<T: Sendable>(within seconds: Double = 10, _ body: @escaping @Sendable () -> T) async -> T? {
     let result = Locked<T?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    let thread = Thread {
-      result.withLock { $0 = body() }
-      done.signal()
-    }
+    let thread = Thread { result.withLock { $0 = body() } }
     thread.start()
-    guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+    _ = await eventually(within: seconds) { result.withLock { $0 != nil } }
     return result.withLock { $0 }
   }
 
@@ -30,10 +28,10 @@ struct ChunkPullerTests {
     let puller = upload.puller(host: "api.test")
     try await Task.sleep(for: .milliseconds(50))
     #expect(pulls.withLock { $0 } == 0)
-    let first = Self.onThread { puller.take() }
+    let first = await Self.onThread { puller.take() }
     #expect((try? first?.get()) == Data("1".utf8))
     #expect(pulls.withLock { $0 } == 1)
-    let rest = Self.onThread { [puller.take(), puller.take(), puller.take()] }
+    let rest = await Self.onThread { [puller.take(), puller.take(), puller.take()] }
     #expect(rest?.map { try? $0.get() } == [Data("2".utf8), Data("3".utf8), .some(nil)])
     #expect(pulls.withLock { $0 } == 4)  // the fourth pull found the end
   }
@@ -56,12 +54,12 @@ struct ChunkPullerTests {
     // The pulling task was cancelled too: the producer saw it and let go of the request.
     #expect(await eventually(within: 10) { cancelled.withLock { $0 } })
     // Later takes return at once.
-    #expect(Self.onThread(within: 2) { puller.take() } == .failure(.cancelled))
+    #expect(await Self.onThread(within: 2) { puller.take() } == .failure(.cancelled))
   }
 
-  @Test func aFailedSequenceIsTakenAsItsFailure() {
+  @Test func aFailedSequenceIsTakenAsItsFailure() async {
     let upload = ChunkedUpload(FailingChunks(), length: nil)
-    let result = Self.onThread { upload.puller(host: "api.test").take() }
+    let result = await Self.onThread { upload.puller(host: "api.test").take() }
     guard case .failure(let error)? = result else {
       Issue.record("expected the sequence's failure, got \(String(describing: result))")
       return
