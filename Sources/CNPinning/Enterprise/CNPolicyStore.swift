@@ -35,9 +35,7 @@ public struct CNPolicyStore: Sendable, Equatable {
     guard FileManager.default.fileExists(atPath: path) else { return nil }
     let data: Data
     do {
-      let handle = try FileHandle(forReadingFrom: fileURL)
-      defer { try? handle.close() }
-      data = try handle.read(upToCount: Self.maximumSize + 1) ?? Data()
+      data = try BoundedFile.read(fileURL, maximum: Self.maximumSize)
     } catch {
       throw .policyStoreUnusable(path: path, reason: "it cannot be read (\(error.localizedDescription))")
     }

@@ -110,14 +110,8 @@ package final class UploadQueue: Sendable {
   /// The upload in `name`; nil (the file logged and removed) when it is not one.
   private func read(_ name: String) -> Entry? {
     let url = directory.appendingPathComponent(name)
-    let data: Data
-    do {
-      let handle = try FileHandle(forReadingFrom: url)
-      defer { try? handle.close() }
-      data = try handle.read(upToCount: Self.maximumBytes + 1) ?? Data()
-    } catch {
-      return nil  // gone meanwhile, or unreadable: nothing to send
-    }
+    // Gone meanwhile, or unreadable: nothing to send.
+    guard let data = try? BoundedFile.read(url, maximum: Self.maximumBytes) else { return nil }
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .secondsSince1970
     guard data.count <= Self.maximumBytes, (try? StrictJSON.parse(Array(data))) != nil,
@@ -137,10 +131,8 @@ package final class UploadQueue: Sendable {
     let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter {
       $0.hasSuffix(Self.suffix)
     }.sorted()
-    var sizes = names.map { name -> (String, Int) in
-      let handle = try? FileHandle(forReadingFrom: directory.appendingPathComponent(name))
-      defer { try? handle?.close() }
-      return (name, (try? handle?.read(upToCount: Self.maximumBytes + 1))??.count ?? 0)
+    var sizes = names.map { name in
+      (name, (try? BoundedFile.read(directory.appendingPathComponent(name), maximum: Self.maximumBytes))?.count ?? 0)
     }
     var total = sizes.reduce(0) { $0 + $1.1 }
     while !sizes.isEmpty && (sizes.count + 1 > Self.maximumCount || total + bytes > Self.maximumBytes) {
