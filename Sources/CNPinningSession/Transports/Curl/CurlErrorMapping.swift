@@ -64,7 +64,8 @@ enum CurlErrorMapping {
       return .invalidResponse(host: host, reason: "a response header line is longer than libcurl's limit of 100 KiB")
     case .tooLarge:
       return .invalidResponse(host: host, reason: "the response head is larger than libcurl accepts: \(message)")
-    case .receiveError where message.hasSuffix(" in chunked-encoding"):
+    // 7.88 says "… in chunked-encoding", 8.x "chunk hex-length char not a hex digit" and the like.
+    case .receiveError where message.hasSuffix(" in chunked-encoding") || message.hasPrefix("chunk "):
       return .invalidResponse(host: host, reason: message)
     case .sendError, .receiveError, .gotNothing, .partialFile:
       return .connectionLost(host: host, reason: message)

@@ -206,6 +206,12 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
     if let uploadFailure { return .failure(uploadFailure) }
     guard result.isSuccess else {
       if let refused = refusedChain?.rejection { return .failure(refused) }
+      // libcurl from 8.x fails a body the connection's end delimits when TLS ended without
+      // close_notify (7.88 takes it as whole, and the session refuses it below): the same
+      // refusal, in the same words, on every libcurl.
+      if [.receiveError, .partialFile].contains(result.kind), let truncation = truncatedBody(completion) {
+        return .failure(truncation)
+      }
       return .failure(CurlErrorMapping.error(for: completion, bodyBytes: bodyBytes, plan: plan, policy: policy))
     }
     if plan.isHTTPS, judgements.isEmpty {
