@@ -1,6 +1,7 @@
 // Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
+import CNPinningCurl
 import CNPinningSession
 import CNPinningTestKit
 import Foundation
@@ -21,7 +22,32 @@ struct ResumptionTests {
     return setup
   }
 
-  @Test(arguments: [CNTLSVersion.tls12, .tls13])
+  /// With a libcurl that keeps TLS sessions serialized (8.10.0 and later), resumption is off:
+  /// every new connection makes a full handshake, verified, and none is refused for carrying no
+  /// chain (before, every resumed connection was). Runs where such a libcurl is loaded (this
+  /// machine's is 7.88.1: `LD_LIBRARY_PATH` at a newer build runs it).
+  @Test(
+    .enabled(if: !CurlVersion.loaded.keepsTLSSessionObjects, "libcurl before 8.10.0 resumes, as the tests above show"),
+    arguments: [CNTLSVersion.tls12, .tls13])
+  func withSerializedSessionsEveryNewConnectionIsAFullVerifiedHandshake(_ version: CNTLSVersion) async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(Self.oneRequestPerConnection(pki.leaf, maximumTLSVersion: version))
+    let session = try CNPinnedSession(
+      manager: try matchingPins(), configuration: resolving(to: server).trusting(.customAnchors([pki.root.certificate])))
+    let events = ConnectionReuseTests.EventCounter()
+    session.setConnectionObserver { events.record($0) }
+    for _ in 0..<5 { #expect(try await session.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200) }
+    #expect(server.handshakes == 5)
+    #expect(server.resumedHandshakes == 0)
+    let counted = events.value
+    #expect(counted.new == 5 && counted.resumed == 0 && counted.refused == 0, "\(counted)")
+  }
+
+  @Test(
+    .enabled(
+      if: CurlVersion.loaded.keepsTLSSessionObjects,
+      "libcurl 8.10.0 and later keep TLS sessions serialized; the session leaves resumption off there"),
+    arguments: [CNTLSVersion.tls12, .tls13])
   func everyResumedConnectionIsJudged(_ version: CNTLSVersion) async throws {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(Self.oneRequestPerConnection(pki.leaf, maximumTLSVersion: version))
@@ -36,7 +62,11 @@ struct ResumptionTests {
     #expect(counted.new == 1 && counted.resumed == 4 && counted.reused == 0 && counted.refused == 0, "\(counted)")
   }
 
-  @Test func pinsChangedBetweenRequestsRefuseTheResumedSession() async throws {
+  @Test(
+    .enabled(
+      if: CurlVersion.loaded.keepsTLSSessionObjects,
+      "libcurl 8.10.0 and later keep TLS sessions serialized; the session leaves resumption off there"))
+  func pinsChangedBetweenRequestsRefuseTheResumedSession() async throws {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(Self.oneRequestPerConnection(pki.leaf))
     let session = try CNPinnedSession(
@@ -61,7 +91,11 @@ struct ResumptionTests {
     #expect(server.resumptionOffers == 1 && server.resumedHandshakes == 1 && server.handshakes == 3)
   }
 
-  @Test func aStoredChainWhoseLeafExpiredIsRefused() async throws {
+  @Test(
+    .enabled(
+      if: CurlVersion.loaded.keepsTLSSessionObjects,
+      "libcurl 8.10.0 and later keep TLS sessions serialized; the session leaves resumption off there"))
+  func aStoredChainWhoseLeafExpiredIsRefused() async throws {
     let root = try TestIdentity.root("Test Root X1")
     let intermediate = try root.issueIntermediate("R11")
     var spec = TestCertificateSpec.leaf("api.test", dnsNames: ["api.test"])
@@ -93,7 +127,11 @@ struct ResumptionTests {
     #expect(server.resumptionOffers == 1 && server.handshakes == 3)
   }
 
-  @Test func aSessionIsOfferedOnlyToItsOwnHostPortAndTrust() async throws {
+  @Test(
+    .enabled(
+      if: CurlVersion.loaded.keepsTLSSessionObjects,
+      "libcurl 8.10.0 and later keep TLS sessions serialized; the session leaves resumption off there"))
+  func aSessionIsOfferedOnlyToItsOwnHostPortAndTrust() async throws {
     let pki = try TestPKI(dnsNames: ["api.test", "other.test"])
     // Two servers that would resume each other's TLS 1.2 sessions: they share ticket keys.
     var setup = Self.oneRequestPerConnection(pki.leaf, maximumTLSVersion: .tls12)
