@@ -137,15 +137,18 @@ struct ExportedPins: Equatable {
         lines.append("\(host): \(file) exports it, \(against) does not pin it")
         continue
       }
-      for key in expected.keys.subtracting(actual.keys).sorted() { lines.append("\(host): \(against) lacks key \(key)") }
+      // Keys are the file's text: escaped, so that none can break the report's lines.
+      for key in expected.keys.subtracting(actual.keys).sorted() {
+        lines.append("\(host): \(against) lacks key \(Output.value(key))")
+      }
       for key in actual.keys.subtracting(expected.keys).sorted() {
-        lines.append("\(host): \(against) pins key \(key), which \(file) no longer yields")
+        lines.append("\(host): \(against) pins key \(Output.value(key)), which \(file) no longer yields")
       }
       for key in expected.leafKeys.subtracting(actual.leafKeys).sorted() {
-        lines.append("\(host): \(against) lacks leaf key \(key)")
+        lines.append("\(host): \(against) lacks leaf key \(Output.value(key))")
       }
       for key in actual.leafKeys.subtracting(expected.leafKeys).sorted() {
-        lines.append("\(host): \(against) pins leaf key \(key), which \(file) no longer yields")
+        lines.append("\(host): \(against) pins leaf key \(Output.value(key)), which \(file) no longer yields")
       }
       if expected.includesSubdomains != actual.includesSubdomains {
         lines.append(

@@ -223,6 +223,31 @@ struct ExportTests {
     #expect(quiet?["kTSKEnforcePinning"] as? Bool == false)
   }
 
+  /// A key in an exported file is the file's text, not ours: a drift line shows it escaped, so a
+  /// line break in it cannot forge another line of the report.
+  @Test func aKeyFromTheExportedFileIsEscapedInTheDriftReport() async throws {
+    let directory = try TemporaryDirectory()
+    let source = try directory.file(
+      "pins.json",
+      #"{"PinnedDomains": {"api.test": {"includesSubdomains": false, "spkiPins": [{"sha256": "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE="}, {"sha256": "AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI="}]}}}"#
+    )
+    let forged = "x\nEXPORTED: no drift from pins.json"  // a line break inside the key
+    let exported = try directory.file(
+      "trustkit.plist",
+      """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <plist version="1.0"><dict><key>kTSKPinnedDomains</key><dict><key>api.test</key><dict>
+      <key>kTSKIncludeSubdomains</key><false/><key>kTSKEnforcePinning</key><true/>
+      <key>kTSKPublicKeyHashes</key><array><string>AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=</string>
+      <string>AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI=</string><string>\(forged)</string></array>
+      </dict></dict></dict></plist>
+      """)
+    let drift = try await cnpin(["lint", source, "--against", exported, "--trust", "none"])
+    #expect(drift.status == 1)
+    #expect(!drift.stdout.split(separator: "\n").contains { $0.hasPrefix("EXPORTED:") }, "\(drift.stdout)")
+    #expect(drift.stdout.contains(#"pins key x\x0aEXPORTED: no drift"#), "\(drift.stdout)")
+  }
+
   /// OkHttp files are read as Kotlin reads them: commented-out calls do not count, a `//` inside
   /// a string (base64 holds them) is no comment, and one call may hold several pins over lines.
   @Test func kotlinIsReadAsKotlinReadsIt() async throws {
