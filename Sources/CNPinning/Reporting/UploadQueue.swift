@@ -51,16 +51,19 @@ package final class UploadQueue: Sendable {
     let entry = Entry(url: url, body: body, queuedAt: now, attempts: 0, notBefore: now)
     let name = String(format: "%020llu", UInt64(max(now.timeIntervalSince1970, 0) * 1e9)) + "-" + UUID().uuidString + Self.suffix
     guard let data = Self.encode(entry), data.count <= Self.maximumBytes else { return nil }
+    // Marked as being sent before it appears, so that another session's `takeDue` never sends
+    // it a second time meanwhile.
+    sending.withLock { _ = $0.insert(name) }
     do {
       try FileManager.default.createDirectory(
         at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
       makeRoom(for: data.count)
       try data.write(to: directory.appendingPathComponent(name), options: .atomic)
     } catch {
+      sending.withLock { _ = $0.remove(name) }
       CNPinningLog.warn("cannot keep a failure report upload in \(directory.path): \(error.localizedDescription)")
       return nil
     }
-    sending.withLock { _ = $0.insert(name) }
     return name
   }
 
