@@ -139,6 +139,37 @@ struct ChallengeDecisionTests {
     #expect(failure.reason == .invalidHost("contains whitespace"))
   }
 
+  /// A zone-scoped IPv6 literal (a device on the local network, issue 53 L11) is judged by its
+  /// address: left to the app when the address is not pinned, as the seed did (it used to be
+  /// cancelled as an invalid host), and judged by the address's pins when it is.
+  @Test func aZoneScopedIPv6HostIsJudgedByItsAddress() throws {
+    let unpinned = try Self.manager()
+    for host in ["fe80::1%en0", "[fe80::1%25en0]"] {
+      let decision = unpinned.decide(authenticationMethod: Self.method, host: host, port: 443) { .trusted(Self.pki.genuine) }
+      #expect(decision == .notPinned, "\(host)")
+      #expect(throws: CNPolicyError.notPinned) { try decision.seedAnswer() }
+    }
+    let pinned = try CNPinningManager(configuration: [
+      "fe80::1": CNConfiguration(chains: [
+        try CNChain([
+          CNChainLink(.prefixWithNumber, "Test Root X"), CNChainLink(.prefixWithNumber, "R"), CNChainLink(.exact, "api.test"),
+        ])
+      ])
+    ])
+    let rogue = pinned.decide(authenticationMethod: Self.method, host: "fe80::1%en0", port: 443) { .trusted(Self.pki.rogue) }
+    guard case .cancel(.pinMismatch(let failure)) = rogue else {
+      Issue.record("a pinned address behind a zone must be judged by its pins, not \(rogue)")
+      return
+    }
+    #expect(failure.host == "fe80::1")
+    let genuine = pinned.decide(authenticationMethod: Self.method, host: "fe80::1%en0", port: 443) { .trusted(Self.pki.genuine) }
+    #expect(try genuine.seedAnswer() == .performDefaultHandling)
+    // Anything else HostName cannot read stays refused: a name could hide a pinned parent.
+    #expect(
+      unpinned.decide(authenticationMethod: Self.method, host: "api%.test", port: 443) { .trusted(Self.pki.genuine) }
+        != .notPinned)
+  }
+
   /// An unparsable host is refused for what it is, before any trust evaluation: it used to be
   /// refused as "the challenge has no server trust" when the challenge carried none, a reason
   /// that sent the reader to the wrong place.

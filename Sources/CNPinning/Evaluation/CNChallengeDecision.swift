@@ -89,7 +89,7 @@ extension CNPinningManager {
     if case .cancel(let rejection) = decision {
       let failure: CNPinningFailure?
       if case .pinMismatch(let pinFailure) = rejection { failure = pinFailure } else { failure = nil }
-      let name = (try? HostName.parse(host).get())?.normalized ?? host.lowercased()
+      let name = (try? HostName.parseChallengeHost(host).get())?.normalized ?? host.lowercased()
       recentRefusals.record(
         CNChallengeRefusal(host: name, port: port, time: Date(), pinFailure: failure, reason: rejection.description))
     }
@@ -102,24 +102,41 @@ extension CNPinningManager {
     -> (decision: CNChallengeDecision, pinning: CNPinningResult?, chain: [CNCertificate])
   {
     guard authenticationMethod == Self.serverTrustAuthenticationMethod else { return (.notServerTrust, nil, []) }
-    if case .failure(let invalid) = HostName.parse(host) {
+    let name: HostName
+    switch HostName.parseChallengeHost(host) {
+    case .success(let parsed): name = parsed
+    case .failure(let invalid):
       // Refused for its name, before any trust evaluation (which needs a host to check).
       let failure = CNPinningFailure.invalidHost(host, reason: invalid.reason, chain: [])
       return (.cancel(.pinMismatch(failure)), .rejected(failure), [])
     }
-    guard configuration(for: host) != nil else { return (.notPinned, nil, []) }
+    guard configuration(for: name) != nil else { return (.notPinned, nil, []) }
     switch evaluateTrust() {
     case nil:
       return (.cancel(.missingServerTrust), nil, [])
     case .untrusted(let reason)?:
       return (.cancel(.untrusted(reason)), nil, [])
     case .trusted(let chain)?:
-      let result = evaluate(host: host, chain: chain)
+      let result = evaluate(name, chain: chain)
       switch result {
       case .accepted, .reportOnly: return (.performDefaultHandling(result), result, chain)
       case .notPinned: return (.notPinned, result, chain)
       case .rejected(let failure): return (.cancel(.pinMismatch(failure)), result, chain)
       }
     }
+  }
+}
+
+extension HostName {
+  /// A host as a server-trust challenge names it, for its pins: as `parse`, except that a
+  /// zone-scoped IPv6 literal (`fe80::1%en0`, a device on the local network) stands for its
+  /// address. Pins name addresses, never interfaces, and an address is only ever pinned exactly,
+  /// so the zone can neither hide a pinned address nor make another host's pins apply; without
+  /// it, the seed's `validate` cancelled such hosts even when unpinned, where the seed left them
+  /// to the app.
+  package static func parseChallengeHost(_ host: String) -> Result<HostName, Invalid> {
+    let literal = unbracketed(host)
+    guard let percent = literal.firstIndex(of: "%"), literal[..<percent].contains(":") else { return parse(host) }
+    return parse(String(literal[..<percent]))
   }
 }
