@@ -20,8 +20,18 @@ import CNPinningTestKit
   static let first = ConnectionID(local: "10.0.0.2", localPort: 50_000, remote: "192.0.2.1", remotePort: 443)!
   static let second = ConnectionID(local: "10.0.0.2", localPort: 50_001, remote: "192.0.2.1", remotePort: 443)!
 
-  static func facts(_ connection: ConnectionID?, reused: Bool) -> TransactionFacts {
-    TransactionFacts(isReusedConnection: reused, tlsVersion: 0x0304, applicationProtocol: "h2", connection: connection)
+  static func facts(_ connection: ConnectionID?, reused: Bool, sent: Date? = nil) -> TransactionFacts {
+    TransactionFacts(
+      isReusedConnection: reused, tlsVersion: 0x0304, applicationProtocol: "h2", requestStart: sent, connection: connection)
+  }
+
+  /// A task's judgement as the transport asks for it once the task has ended (`judge`).
+  static func judge(
+    _ verdicts: ConnectionVerdicts, task: Int, facts: TransactionFacts?, patience: Duration = .seconds(30)
+  ) async -> ConnectionVerdicts.Completion {
+    await verdicts.judge(
+      task: task, host: "api.test", port: 443, manager: nil, unpinnedHosts: .allow, facts: facts, mustBeJudged: true,
+      patience: patience)
   }
 
   static func complete(
@@ -153,6 +163,65 @@ import CNPinningTestKit
     }
     #expect(Self.complete(verdicts, task: task, facts: Self.facts(Self.first, reused: true)).refusal == nil)
     #expect(verdicts.counts.bound == ConnectionVerdicts.capacity)
+  }
+
+  /// A cold HTTP/2 burst (review M8): tasks that waited for the connection an opener was making
+  /// get no challenge, and may report it as new (`isReusedConnection` is not documented for
+  /// them). Such a task, ending before its opener, waits for the opener challenged before its
+  /// request went out, and stands when that opener binds its very connection; before, it was
+  /// refused after it was sent, and the URLSession retired.
+  @Test func aColdBurstsWaiterIsJudgedByTheOpenerThatBindsItsConnection() async {
+    let verdicts = ConnectionVerdicts()
+    let challengedAt = Date()
+    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443, time: challengedAt)
+    let sent = challengedAt.addingTimeInterval(0.001)
+    let waiter = Task { await Self.judge(verdicts, task: 2, facts: Self.facts(Self.first, reused: false, sent: sent)) }
+    // The waiter has ended; its opener is still running, so it is not judged yet.
+    try? await Task.sleep(for: .milliseconds(50))
+    _ = Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false))
+    let done = await waiter.value
+    #expect(done.refusal == nil, "\(String(describing: done.refusal))")
+    #expect(verdicts.counts.running == 0)
+  }
+
+  /// The same wait, and every way it must still refuse: the opener bound another connection; the
+  /// only opener was challenged after the request went out (it cannot have opened that
+  /// connection: a closed connection's ports coming again, M3); the opener never ends within the
+  /// patience.
+  @Test func aColdBurstsWaiterOnAnotherConnectionIsStillRefused() async {
+    let verdicts = ConnectionVerdicts()
+    let start = Date()
+    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443, time: start)
+    let elsewhere = Task {
+      await Self.judge(verdicts, task: 2, facts: Self.facts(Self.second, reused: false, sent: start.addingTimeInterval(1)))
+    }
+    try? await Task.sleep(for: .milliseconds(20))
+    _ = Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false))
+    #expect(await elsewhere.value.refusal?.code == .connectionNotJudged)
+
+    // Challenged after the request went out: not waited for, and never vouching for it, even
+    // when it binds the same addresses and ports.
+    verdicts.challenged(Self.accepted, task: 3, host: "api.test", port: 443, time: start.addingTimeInterval(10))
+    let early = Task {
+      await Self.judge(
+        verdicts, task: 4, facts: Self.facts(Self.first, reused: false, sent: start.addingTimeInterval(5)),
+        patience: .seconds(5))
+    }
+    try? await Task.sleep(for: .milliseconds(20))
+    _ = Self.complete(verdicts, task: 3, facts: Self.facts(Self.first, reused: false))
+    #expect(await early.value.refusal?.code == .connectionNotJudged)
+
+    // An opener that does not end within the patience: refused when it runs out.
+    verdicts.challenged(Self.accepted, task: 5, host: "api.test", port: 443, time: start)
+    let impatient = await Self.judge(
+      verdicts, task: 6,
+      facts: Self.facts(
+        ConnectionID(local: "10.0.0.2", localPort: 50_002, remote: "192.0.2.1", remotePort: 443)!, reused: false,
+        sent: start.addingTimeInterval(1)),
+      patience: .milliseconds(50))
+    #expect(impatient.refusal?.code == .connectionNotJudged)
+    _ = Self.complete(verdicts, task: 5, facts: Self.facts(Self.second, reused: false))
+    #expect(verdicts.counts.running == 0)
   }
 
   /// Metrics delivered after the task completed (Apple states no order; review M7): the task is

@@ -114,10 +114,12 @@ final class URLSessionTransport: HopTransport {
     let (host, port, manager, unpinnedHosts, sessions) = (
       hop.target.host, hop.target.port, hop.manager, configuration.unpinnedHosts, sessions
     )
+    // A cold burst's waiter is held at most as long as a request may stay silent.
+    let patience = Duration.seconds(configuration.timeoutIntervalForRequest)
     return { pinned, task, facts, final throws(CNPinnedSessionError) in
-      let completion = pinned.verdicts.complete(
+      let completion = await pinned.verdicts.judge(
         task: task, host: host, port: port, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts,
-        mustBeJudged: mustBeJudged, final: final)
+        mustBeJudged: mustBeJudged, final: final, patience: patience)
       judgements.replace(with: completion.judgements)
       if completion.retire { sessions.retire(pinned) }
       if let refusal = completion.refusal { throw refusal }

@@ -16,7 +16,10 @@ import Foundation
 ///   metrics name no connection, by the last verdict for the host and port. A task for another
 ///   host on a bound connection (HTTP/2 coalescing) has its own pins judged on that connection's
 ///   verified chain. A task whose metrics say URLSession opened its connection for it, without a
-///   challenge, is judged by nothing (a closed connection's addresses and ports may come again).
+///   challenge, is judged by nothing (a closed connection's addresses and ports may come again),
+///   except by an opener for its host and port challenged before the task's request went out,
+///   which binds that very connection when it ends (`judge` waits for it: a cold HTTP/2 burst's
+///   waiters, review M8).
 /// - A stream's response comes before its metrics: it stands on a running opener's verdict or one
 ///   bound to a connection of this URLSession for its host and port, and is judged by its own
 ///   connection at its end.
@@ -33,6 +36,9 @@ final class ConnectionVerdicts: Sendable {
     let host: String
     let port: Int
     let judgement: Judgement
+    /// The task whose challenge made it, and when.
+    let task: Int
+    let time: Date
     var hostPort: String { HostName.authority(host, port: port) }
   }
 
@@ -48,6 +54,8 @@ final class ConnectionVerdicts: Sendable {
     /// Connections refused as unjudged, oldest first: every later task on one is refused too.
     var refused: Set<ConnectionID> = []
     var refusedOrder: [ConnectionID] = []
+    /// Tasks waiting in `judge` for openers to end, each with the openers it waits for.
+    var waiting: [UUID: (openers: Set<Int>, continuation: CheckedContinuation<Void, Never>)] = [:]
   }
   private let state = Locked(State())
 
@@ -61,9 +69,48 @@ final class ConnectionVerdicts: Sendable {
     let retire: Bool
   }
 
-  /// Records a challenge's judgement for `task` as it is made.
-  func challenged(_ judgement: Judgement, task: Int, host: String, port: Int) {
-    state.withLock { $0.challenged[task, default: []].append(Verdict(host: host, port: port, judgement: judgement)) }
+  /// Records a challenge's judgement for `task` as it is made (`time`: now).
+  func challenged(_ judgement: Judgement, task: Int, host: String, port: Int, time: Date = Date()) {
+    state.withLock {
+      $0.challenged[task, default: []].append(Verdict(host: host, port: port, judgement: judgement, task: task, time: time))
+    }
+  }
+
+  /// `complete`, for a task that has ended with its metrics known, or a stream's response
+  /// (`final` false; it waits for nothing). A task URLSession sent on a new
+  /// connection without a challenge may have waited for a connection another task was opening:
+  /// the tasks of a cold HTTP/2 burst (review M8; what `isReusedConnection` says for them is not
+  /// documented). Such a task first waits, up to `patience`, for the running openers for its host
+  /// and port that were challenged before its request went out; it stands only if one of them
+  /// binds its very connection. An opener challenged later cannot have opened it, so a closed
+  /// connection's addresses and ports coming again (M3) are still judged by nothing.
+  func judge(
+    task: Int, host: String, port: Int, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
+    facts: TransactionFacts?, mustBeJudged: Bool, final: Bool = true, patience: Duration
+  ) async -> Completion {
+    let hostPort = HostName.authority(host, port: port)
+    let openers = final ? state.withLock { $0.openers(before: facts, for: task, hostPort: hostPort) } : []
+    if !openers.isEmpty { await waitForEnd(of: openers, upTo: patience) }
+    return complete(
+      task: task, host: host, port: port, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts,
+      mustBeJudged: mustBeJudged, final: final, vouchers: openers)
+  }
+
+  /// Returns once none of `openers` is running, or `patience` has passed.
+  private func waitForEnd(of openers: Set<Int>, upTo patience: Duration) async {
+    let id = UUID()
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let running = state.withLock { state -> Bool in
+        guard openers.contains(where: { state.challenged[$0] != nil }) else { return false }
+        state.waiting[id] = (openers, continuation)
+        return true
+      }
+      guard running else { return continuation.resume() }
+      Task {
+        try? await Task.sleep(for: patience)
+        state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume()
+      }
+    }
   }
 
   /// Judges a task that has ended (or, with `final` false, a stream whose response has come and
@@ -72,45 +119,59 @@ final class ConnectionVerdicts: Sendable {
   /// `unpinnedHosts: .deny` apply.
   func complete(
     task: Int, host: String, port: Int, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
-    facts: TransactionFacts?, mustBeJudged: Bool, final: Bool = true
+    facts: TransactionFacts?, mustBeJudged: Bool, final: Bool = true, vouchers: Set<Int> = []
   ) -> Completion {
-    state.withLock { state in
+    let (completion, ended) = state.withLock { state -> (Completion, [CheckedContinuation<Void, Never>]) in
       let own = final ? state.challenged.removeValue(forKey: task) ?? [] : state.challenged[task] ?? []
-      let hostPort = HostName.authority(host, port: port)
-      if !own.isEmpty {
-        if final, let accepted = own.last(where: { $0.judgement.rejection == nil }) {
-          if let connection = facts?.connection {
-            state.bind(accepted, to: connection)
-          } else {
-            state.remember(accepted, for: hostPort)
-          }
-        }
-        return Completion(judgements: own.map { Self.negotiated($0.judgement, facts) }, refusal: nil, retire: false)
-      }
-      let judged = state.verdict(for: facts, hostPort: hostPort, final: final)
-      if let connection = facts?.connection, state.refused.contains(connection) {
-        return Self.refusal(host: host, "the connection was refused before as unjudged", facts, retire: true)
-      }
-      guard let judged else {
-        guard mustBeJudged else {
-          let use: ConnectionFacts.Use = facts?.isReusedConnection == false ? .new : .reused
-          return Completion(
-            judgements: [
-              Self.negotiated(
-                Judgement(use: use, verifiedChain: [], presentedChain: [], pinning: nil, rejection: nil), facts)
-            ], refusal: nil, retire: false)
-        }
-        if let connection = facts?.connection { state.refuse(connection) }
-        let reason =
-          facts == nil
-          ? "its task's metrics, which name the connection, never came"
-          : facts!.isReusedConnection
-            ? "URLSession reused a connection no request of this session was challenged on"
-            : "URLSession opened it without a server-trust challenge (a resumed TLS session)"
-        return Self.refusal(host: host, reason, facts, retire: true)
-      }
-      return Self.reuse(judged, for: host, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts)
+      let ended = own.isEmpty ? [] : state.openersEnded()
+      return (
+        Self.complete(
+          &state, own: own, host: host, port: port, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts,
+          mustBeJudged: mustBeJudged, final: final, vouchers: vouchers), ended
+      )
     }
+    for waiter in ended { waiter.resume() }
+    return completion
+  }
+
+  private static func complete(
+    _ state: inout State, own: [Verdict], host: String, port: Int, manager: CNPinningManager?,
+    unpinnedHosts: CNUnpinnedHostPolicy, facts: TransactionFacts?, mustBeJudged: Bool, final: Bool, vouchers: Set<Int>
+  ) -> Completion {
+    let hostPort = HostName.authority(host, port: port)
+    if !own.isEmpty {
+      if final, let accepted = own.last(where: { $0.judgement.rejection == nil }) {
+        if let connection = facts?.connection {
+          state.bind(accepted, to: connection)
+        } else {
+          state.remember(accepted, for: hostPort)
+        }
+      }
+      return Completion(judgements: own.map { Self.negotiated($0.judgement, facts) }, refusal: nil, retire: false)
+    }
+    let judged = state.verdict(for: facts, hostPort: hostPort, final: final, vouchers: vouchers)
+    if let connection = facts?.connection, state.refused.contains(connection) {
+      return Self.refusal(host: host, "the connection was refused before as unjudged", facts, retire: true)
+    }
+    guard let judged else {
+      guard mustBeJudged else {
+        let use: ConnectionFacts.Use = facts?.isReusedConnection == false ? .new : .reused
+        return Completion(
+          judgements: [
+            Self.negotiated(
+              Judgement(use: use, verifiedChain: [], presentedChain: [], pinning: nil, rejection: nil), facts)
+          ], refusal: nil, retire: false)
+      }
+      if let connection = facts?.connection { state.refuse(connection) }
+      let reason =
+        facts == nil
+        ? "its task's metrics, which name the connection, never came"
+        : facts!.isReusedConnection
+          ? "URLSession reused a connection no request of this session was challenged on"
+          : "URLSession opened it without a server-trust challenge (a resumed TLS session)"
+      return Self.refusal(host: host, reason, facts, retire: true)
+    }
+    return Self.reuse(judged, for: host, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts)
   }
 
   /// `verdict`, judged for a task on its connection: the same host reuses it; another host
@@ -206,13 +267,37 @@ extension ConnectionVerdicts.State {
     while unboundOrder.count > ConnectionVerdicts.capacity { unbound[unboundOrder.removeFirst()] = nil }
   }
 
-  /// The verdict a task without a challenge of its own is judged by.
-  fileprivate mutating func verdict(for facts: TransactionFacts?, hostPort: String, final: Bool)
-    -> ConnectionVerdicts.Verdict?
-  {
+  /// The running openers for `hostPort` whose accepted challenge came before the request of
+  /// `task` (which has none of its own) went out on a new connection.
+  fileprivate func openers(before facts: TransactionFacts?, for task: Int, hostPort: String) -> Set<Int> {
+    guard challenged[task] == nil, let facts, !facts.isReusedConnection, facts.connection != nil,
+      let sent = facts.requestStart
+    else { return [] }
+    return Set(
+      challenged.values.joined().filter { $0.hostPort == hostPort && $0.judgement.rejection == nil && $0.time <= sent }
+        .map(\.task))
+  }
+
+  /// The waiters in `judge` none of whose openers is running any more, taken out.
+  fileprivate mutating func openersEnded() -> [CheckedContinuation<Void, Never>] {
+    let done = waiting.filter { entry in !entry.value.openers.contains { challenged[$0] != nil } }
+    for id in done.keys { waiting[id] = nil }
+    return done.values.map(\.continuation)
+  }
+
+  /// The verdict a task without a challenge of its own is judged by; `vouchers`: the openers
+  /// that may have opened its new connection (`judge`).
+  fileprivate mutating func verdict(
+    for facts: TransactionFacts?, hostPort: String, final: Bool, vouchers: Set<Int>
+  ) -> ConnectionVerdicts.Verdict? {
     // A connection URLSession opened for this task without asking is never judged by another's,
-    // not even by a closed connection's that had the same addresses and ports.
-    if facts?.isReusedConnection == false { return nil }
+    // not even by a closed connection's that had the same addresses and ports, unless an opener
+    // challenged before the task's request went out bound it.
+    if facts?.isReusedConnection == false {
+      guard let connection = facts?.connection, let verdict = bound[connection], vouchers.contains(verdict.task)
+      else { return nil }
+      return use(connection)
+    }
     if let connection = facts?.connection, let verdict = use(connection) { return verdict }
     // Final metrics that name no connection at all cannot be matched: fail closed, unless the
     // metrics are still to come (a stream's response) or were given without addresses.

@@ -14,6 +14,8 @@ struct TransactionFacts: Sendable, Equatable {
   let applicationProtocol: String?
   /// The connection's addresses and ports, when the metrics carry them.
   let connection: ConnectionID?
+  /// When the request began to go out on that connection, when known.
+  let requestStart: Date?
 
   /// The facts of the last transaction (the one that produced the response); nil when there was none.
   init?(_ metrics: URLSessionTaskMetrics) {
@@ -26,16 +28,20 @@ struct TransactionFacts: Sendable, Equatable {
     }
     self.init(
       isReusedConnection: last.isReusedConnection, tlsVersion: last.negotiatedTLSProtocolVersion?.rawValue,
-      applicationProtocol: last.networkProtocolName,
+      applicationProtocol: last.networkProtocolName, requestStart: last.requestStartDate,
       connection: ConnectionID(
         local: last.localAddress, localPort: last.localPort, remote: last.remoteAddress, remotePort: last.remotePort,
         proxiedTo: last.isProxyConnection ? .some(origin) : .none))
   }
 
-  init(isReusedConnection: Bool, tlsVersion: UInt16?, applicationProtocol: String?, connection: ConnectionID? = nil) {
+  init(
+    isReusedConnection: Bool, tlsVersion: UInt16?, applicationProtocol: String?, requestStart: Date? = nil,
+    connection: ConnectionID? = nil
+  ) {
     self.isReusedConnection = isReusedConnection
     self.tlsVersion = tlsVersion
     self.applicationProtocol = applicationProtocol
+    self.requestStart = requestStart
     self.connection = connection
   }
 }
