@@ -36,6 +36,28 @@ struct ChunkPullerTests {
     #expect(pulls.withLock { $0 } == 4)  // the fourth pull found the end
   }
 
+  /// The writer pulls nothing until URLSession opens the body stream (issue 53, L1), and a task
+  /// that ends first (a server refused at its handshake) has pulled nothing at all.
+  @Test func nothingIsPulledBeforeTheReaderStartsNorForATaskThatEndsFirst() async throws {
+    let pulls = Locked(0)
+    let opened = Locked(false)
+    let upload = ChunkedUpload(CountingChunks(pulls: pulls), length: nil)
+    let puller = upload.puller(host: "api.test")
+    let first = Task { await Self.onThread { puller.wait(until: { opened.withLock { $0 } }) ? puller.take() : nil } }
+    try await Task.sleep(for: .milliseconds(100))
+    #expect(pulls.withLock { $0 } == 0)
+    opened.withLock { $0 = true }
+    #expect((try? await first.value??.get()) == Data("1".utf8))
+
+    let refused = ChunkedUpload(CountingChunks(pulls: pulls), length: nil)
+    let never = refused.puller(host: "rogue.test")
+    let waiting = Task { await Self.onThread { never.wait(until: { false }) } }
+    try await Task.sleep(for: .milliseconds(50))
+    refused.taskEnded()
+    #expect(await waiting.value == false)
+    #expect(pulls.withLock { $0 } == 1)
+  }
+
   @Test func aWriterWaitingOnAProducerThatNeverAnswersIsLetGoWhenTheTaskEnds() async throws {
     let cancelled = Locked(false)
     let upload = ChunkedUpload(SilentChunks(cancelled: cancelled), length: nil)

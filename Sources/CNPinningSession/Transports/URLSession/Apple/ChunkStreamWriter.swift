@@ -12,27 +12,30 @@ enum ChunkStreamWriter {
   /// The pair's buffer, and so the most bytes written ahead of URLSession.
   static let bufferSize = 64 * 1024
 
-  /// The stream for URLSession to read; writing starts at once and stops at the sequence's end,
-  /// its failure, or when URLSession closes the stream.
+  /// The stream for URLSession to read; writing starts when URLSession opens it
+  /// (`ChunkPuller.wait(until:)`) and stops at the sequence's end, its failure, or when URLSession
+  /// closes the stream.
   static func stream(for upload: ChunkedUpload, host: String) -> InputStream? {
     var input: InputStream?
     var output: OutputStream?
     Stream.getBoundStreams(withBufferSize: bufferSize, inputStream: &input, outputStream: &output)
     guard let input, let output else { return nil }
-    let writer = UncheckedOutput(stream: output)
+    let writer = UncheckedOutput(stream: output, reader: input)
     let puller = upload.puller(host: host)
     let thread = Thread {
       // Left open, and kept open past this thread, when the sequence failed.
-      if !write(puller, to: writer.stream) { upload.keep(writer) }
+      if !write(puller, to: writer.stream, readBy: writer.reader) { upload.keep(writer) }
     }
     thread.name = "CNPChunkStream"
     thread.start()
     return input
   }
 
-  /// Writes the body; false when the sequence failed or the task ended first (the output is
-  /// left open).
-  private static func write(_ puller: ChunkPuller, to output: OutputStream) -> Bool {
+  /// Writes the body once `input` is open; false when the sequence failed or the task ended
+  /// first (the output is left as it is).
+  private static func write(_ puller: ChunkPuller, to output: OutputStream, readBy input: InputStream) -> Bool {
+    // Only the status is read here; URLSession alone reads the stream.
+    guard puller.wait(until: { input.streamStatus != .notOpen }) else { return false }
     output.open()
     while true {
       // A failure: the task is cancelled (`onFailure`), or it has ended (`taskEnded`).
@@ -55,9 +58,11 @@ enum ChunkStreamWriter {
   }
 }
 
-/// The output stream, handed to its one writing thread.
-// Unchecked Sendable: only the writing thread uses the stream once it has been handed over.
+/// The output stream, handed to its one writing thread, and the input URLSession reads (of
+/// which the writer reads only the status).
+// Unchecked Sendable: only the writing thread uses the streams once they have been handed over.
 private struct UncheckedOutput: @unchecked Sendable {
   let stream: OutputStream
+  let reader: InputStream
 }
 #endif
