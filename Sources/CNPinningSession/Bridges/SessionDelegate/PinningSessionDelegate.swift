@@ -9,18 +9,11 @@ extension URLSession {
   static func applePinned(manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration) throws(CNPinnedSessionError)
     -> URLSession
   {
-    if let unsupported = configuration.settingAppURLSessionCannotHonour { throw .unsupportedRequest(unsupported) }
-    let settings = URLSessionConfiguration.ephemeral
-    settings.urlCache = nil
-    settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-    settings.timeoutIntervalForRequest = configuration.timeoutIntervalForRequest
-    settings.timeoutIntervalForResource = configuration.timeoutIntervalForResource
-    settings.httpMaximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
+    try configuration.requireAppURLSessionCanHonour()
+    let settings = configuration.urlSessionSettings()
     settings.httpAdditionalHeaders = configuration.httpAdditionalHeaders
     settings.httpCookieStorage = configuration.httpCookieStorage
-    if configuration.proxy == .direct { settings.connectionProxyDictionary = [:] }
-    settings.tlsMinimumSupportedProtocolVersion = URLSessionTransport.protocolVersion(
-      configuration.transportSecurity.minimumTLSVersion)
+    settings.tlsMinimumSupportedProtocolVersion = URLSessionTransport.protocolVersion(configuration)
     let delegate = try PinningSessionDelegate(manager: manager, configuration: configuration)
     let session = URLSession(configuration: settings, delegate: delegate, delegateQueue: nil)
     session.cnPinningManager = manager

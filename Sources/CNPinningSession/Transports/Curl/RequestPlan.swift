@@ -91,7 +91,7 @@ struct RequestPlan: Sendable {
     self.target = target
     proxy = proxies?.route(isHTTPS: target.isHTTPS, host: target.host)
     self.connectOnly = connectOnly
-    bodyLimit = destination.holdsBody ? configuration.maximumResponseBodySize : configuration.maximumDownloadSize
+    bodyLimit = configuration.bodyLimit(for: destination)
     offersHTTP2 = !destination.isStreamed
     timeout = min(request.timeout ?? .infinity, configuration.timeoutIntervalForRequest)
     resourceTimeout = configuration.timeoutIntervalForResource

@@ -15,7 +15,7 @@ final class URLSessionTransport: HopTransport {
   private let sessions: SessionRotation<CNPinningManager, PolicyGeneration, PinnedURLSession>
 
   init(configuration: CNPinnedSessionConfiguration) throws(CNPinnedSessionError) {
-    if let unsupported = configuration.settingURLSessionCannotHonour { throw .unsupportedRequest(unsupported) }
+    try configuration.requireURLSessionCanHonour()
     self.configuration = configuration
     sessions = SessionRotation(
       make: { PinnedURLSession(Self.makeSession(configuration)) }, retire: { $0.session.finishTasksAndInvalidate() },
@@ -42,41 +42,11 @@ final class URLSessionTransport: HopTransport {
   }
 
   private func load(_ hop: Hop, judgements: JudgementLog) async throws(CNPinnedSessionError) -> TransferOutcome {
-    guard !hop.connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
     let settings = TaskSettings(
       host: hop.target.host, manager: hop.manager, trust: configuration.trust, unpinnedHosts: configuration.unpinnedHosts,
       judgements: judgements)
-    // The configuration's headers are added here, per hop, so that withheld credentials stay out.
-    // URLSession answers proxies itself: a Proxy-Authorization the app set never reaches an origin.
-    var sent = hop.request
-    sent.fields =
-      RequestHeaders.split(hop.request.fields, additional: configuration.httpAdditionalHeaders, withheld: hop.withheld).origin
-    // The URLSession underneath keeps no cookies: the hop's come from `cookies`, as on Linux.
-    if let cookie = Cookies.header(for: sent, at: hop.target, from: hop.cookies) {
-      sent.fields.append(CNHTTPField(name: "Cookie", value: cookie))
-    }
-    // The edge where the request becomes a URLRequest: URLSession keeps one value per field name
-    // (repeats joined by ",") and no order of its own.
-    var merged = sent.urlRequest
-    // A streamed body is URLSession's to read.
-    switch hop.upload {
-    case .file(let file):
-      guard let stream = InputStream(url: file),
-        let size = try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
-      else { throw .invalidArgument("cannot read the upload file \(file.path)") }
-      merged.httpBodyStream = stream
-      merged.setValue(String(size), forHTTPHeaderField: "Content-Length")
-    case .stream(let body):
-      merged.httpBodyStream = body.stream
-    case .chunks(let upload):
-      guard let stream = ChunkStreamWriter.stream(for: upload, host: hop.target.host) else {
-        throw .setupFailed(reason: "Foundation made no bound stream pair for the request body")
-      }
-      merged.httpBodyStream = stream
-      if let length = upload.length { merged.setValue(String(length), forHTTPHeaderField: "Content-Length") }
-    case nil:
-      break
-    }
+    let merged = try URLSessionHop.request(
+      for: hop, additionalHeaders: configuration.httpAdditionalHeaders, chunkStream: ChunkStreamWriter.stream)
     let challenges = PinningChallenges(settings: settings)
     if case .channel(let channel) = hop.destination {
       let response = try await stream(
@@ -85,7 +55,7 @@ final class URLSessionTransport: HopTransport {
     }
     // Memory and downloads: a data task whose delegate counts the limit as bytes arrive and
     // writes a download to its file as it comes.
-    let limit = hop.destination.holdsBody ? configuration.maximumResponseBodySize : configuration.maximumDownloadSize
+    let limit = configuration.bodyLimit(for: hop.destination)
     let delegate = PinningTaskDelegate(
       challenges: challenges,
       plan: .init(
@@ -121,8 +91,7 @@ final class URLSessionTransport: HopTransport {
         task: task, host: host, port: port, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts,
         mustBeJudged: mustBeJudged, final: final, patience: patience)
       judgements.replace(with: completion.judgements)
-      if completion.retire { sessions.retire(pinned) }
-      if let refusal = completion.refusal { throw refusal }
+      try completion.settle { sessions.retire(pinned) }
     }
   }
 
@@ -134,7 +103,7 @@ final class URLSessionTransport: HopTransport {
     _ request: URLRequest, hop: Hop, challenges: PinningChallenges, judgements: JudgementLog,
     into channel: ResponseBodyChannel, progress: CNTransferProgress?
   ) async throws(CNPinnedSessionError) -> HTTPURLResponse {
-    let head = ResponseHeadHandOff()
+    let head = ResponseHeadHandOff<HTTPURLResponse>()
     let translate = translation(for: challenges, upload: hop.upload)
     let (host, manager) = (challenges.settings.host, challenges.settings.manager)
     let check = verdictCheck(for: hop, judgements: judgements)
@@ -198,11 +167,9 @@ final class URLSessionTransport: HopTransport {
       challenges.settings.host, configuration.timeoutIntervalForRequest, sessions, configuration.trust
     )
     return { error in
-      if case .chunks(let chunks)? = upload, let failure = chunks.failure { return failure }
-      if let error = error as? CNPinnedSessionError { return error }
-      if let rejection = challenges.rejection { return rejection }
-      if sessions.isClosed { return .sessionInvalidated }
-      return Self.map(error, host: host, timeout: timeout, trust: trust)
+      URLSessionHop.failure(
+        error, upload: upload, rejection: challenges.rejection, sessionClosed: sessions.isClosed, host: host,
+        timeout: timeout, trust: trust)
     }
   }
 
@@ -213,66 +180,25 @@ final class URLSessionTransport: HopTransport {
   ) async throws(CNPinnedSessionError) -> Result {
     do {
       return try await sessions.withSession(owner: manager, generation: manager?.policyGeneration()) { try await work($0) }
-    } catch let error as CNPinnedSessionError {
-      throw error
-    } catch is CancellationError {
-      throw sessions.isClosed ? .sessionInvalidated : .cancelled
-    } catch is SessionRotation<CNPinningManager, PolicyGeneration, PinnedURLSession>.Closed {
-      throw .sessionInvalidated
     } catch {
-      throw .transferFailed(host: host, reason: "\(error)")
+      throw URLSessionHop.leaseFailure(error, sessionClosed: sessions.isClosed, host: host)
     }
   }
 
   private static func makeSession(_ configuration: CNPinnedSessionConfiguration) -> URLSession {
-    let settings = URLSessionConfiguration.ephemeral
-    settings.urlCache = nil
+    let settings = configuration.urlSessionSettings()
     // Cookies are the pinned session's business, hop by hop (`Cookies`).
     settings.httpCookieStorage = nil
     settings.httpShouldSetCookies = false
-    settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-    settings.timeoutIntervalForRequest = configuration.timeoutIntervalForRequest
-    settings.timeoutIntervalForResource = configuration.timeoutIntervalForResource
-    settings.httpMaximumConnectionsPerHost = configuration.httpMaximumConnectionsPerHost
     // The session adds httpAdditionalHeaders to each request itself (credentials stay behind
     // when a redirect leaves the origin), so the URLSession gets none.
-    settings.tlsMinimumSupportedProtocolVersion = protocolVersion(configuration.transportSecurity.minimumTLSVersion)
-    // .environment keeps the system's proxy settings; .direct is an empty proxy dictionary.
-    if configuration.proxy == .direct { settings.connectionProxyDictionary = [:] }
+    settings.tlsMinimumSupportedProtocolVersion = protocolVersion(configuration)
     return URLSession(configuration: settings, delegate: RedirectRefusal(), delegateQueue: nil)
   }
 
-  /// The configured minimum as is; below TLS 1.2 it is said, since App Transport Security
-  /// refuses such connections unless the app's Info.plist makes an exception.
-  static func protocolVersion(_ version: CNTLSVersion) -> tls_protocol_version_t {
-    switch version {
-    case .tls10, .tls11:
-      CNPinningLog.warn(
-        "minimumTLSVersion \(version): App Transport Security refuses TLS below 1.2 unless the Info.plist makes an exception (NSExceptionMinimumTLSVersion)"
-      )
-      return version == .tls10 ? .TLSv10 : .TLSv11
-    case .tls12: return .TLSv12
-    case .tls13: return .TLSv13
-    }
-  }
-
-  private static func map(_ error: Error, host: String, timeout: TimeInterval, trust: CNTrust) -> CNPinnedSessionError {
-    guard let error = error as? URLError else { return .transferFailed(host: host, reason: "\(error)") }
-    let hinted = [error.localizedDescription, trust.appTransportSecurityHint(host: host)].compactMap { $0 }.joined(
-      separator: "; ")
-    switch error.code {
-    case .cancelled: return .cancelled
-    case .timedOut: return .timedOut(host: host, seconds: timeout)
-    case .cannotFindHost, .dnsLookupFailed: return .cannotResolveHost(host: host)
-    case .cannotConnectToHost: return .cannotConnect(host: host, reason: error.localizedDescription)
-    case .networkConnectionLost: return .connectionLost(host: host, reason: error.localizedDescription)
-    case .secureConnectionFailed: return .tlsHandshakeFailed(host: host, reason: hinted)
-    case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
-      .serverCertificateNotYetValid:
-      return .untrustedChain(host: host, reason: hinted)
-    case .appTransportSecurityRequiresSecureConnection: return .transportSecurity(.insecureHTTP(host: host))
-    default: return .transferFailed(host: host, reason: error.localizedDescription)
-    }
+  /// The configured minimum as is (`urlSessionMinimumTLSVersion`, shared).
+  static func protocolVersion(_ configuration: CNPinnedSessionConfiguration) -> tls_protocol_version_t {
+    tls_protocol_version_t(rawValue: configuration.urlSessionMinimumTLSVersion) ?? .TLSv12
   }
 }
 
@@ -305,37 +231,4 @@ final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
   ) async -> URLRequest? { nil }
 }
 
-/// A stream's response, handed once from the task that reads the stream to the hop waiting for it.
-private final class ResponseHeadHandOff: Sendable {
-  private let state = Locked<
-    (result: Result<HTTPURLResponse, CNPinnedSessionError>?, waiter: CheckedContinuation<HTTPURLResponse, Error>?)
-  >((nil, nil))
-
-  /// Delivers the response (or why there is none); later deliveries are ignored.
-  func deliver(_ result: Result<HTTPURLResponse, CNPinnedSessionError>) {
-    let waiter = state.withLock { state -> CheckedContinuation<HTTPURLResponse, Error>? in
-      guard state.result == nil else { return nil }
-      state.result = result
-      defer { state.waiter = nil }
-      return state.waiter
-    }
-    waiter?.resume(with: result.mapError { $0 })
-  }
-
-  func response() async throws(CNPinnedSessionError) -> HTTPURLResponse {
-    do {
-      return try await withCheckedThrowingContinuation { continuation in
-        let ready = state.withLock { state -> Result<HTTPURLResponse, CNPinnedSessionError>? in
-          if state.result == nil { state.waiter = continuation }
-          return state.result
-        }
-        if let ready { continuation.resume(with: ready.mapError { $0 }) }
-      }
-    } catch let error as CNPinnedSessionError {
-      throw error
-    } catch {
-      throw .cancelled
-    }
-  }
-}
 #endif

@@ -88,3 +88,50 @@ extension CNTrust {
       "with custom anchors, App Transport Security must also allow \(host): add NSAppTransportSecurity > NSExceptionDomains > \(host) > NSExceptionAllowsInsecureHTTPLoads = YES to the Info.plist (the session still requires the custom anchors and the pins)"
   }
 }
+
+extension CNPinnedSessionConfiguration {
+  /// The most body bytes a hop takes: the response-body limit when the body is held in memory,
+  /// the download limit when it goes to a file or a stream. One rule for both transports.
+  func bodyLimit(for destination: BodyDestination) -> Int {
+    destination.holdsBody ? maximumResponseBodySize : maximumDownloadSize
+  }
+
+  /// What both of the Apple platforms' URLSessions start from: ephemeral, no cache, this
+  /// configuration's timeouts and connections per host; `.direct` is an empty proxy dictionary,
+  /// `.environment` the system's proxy settings. Each adds its own cookies and headers.
+  func urlSessionSettings() -> URLSessionConfiguration {
+    let settings = URLSessionConfiguration.ephemeral
+    settings.urlCache = nil
+    settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+    settings.timeoutIntervalForRequest = timeoutIntervalForRequest
+    settings.timeoutIntervalForResource = timeoutIntervalForResource
+    settings.httpMaximumConnectionsPerHost = httpMaximumConnectionsPerHost
+    if proxy == .direct { settings.connectionProxyDictionary = [:] }
+    return settings
+  }
+
+  /// The TLS floor as URLSession takes it (`tls_protocol_version_t`'s raw value). Below TLS 1.2
+  /// it is said, since App Transport Security refuses such connections unless the app's
+  /// Info.plist makes an exception.
+  var urlSessionMinimumTLSVersion: UInt16 {
+    let version = transportSecurity.minimumTLSVersion
+    if version < .tls12 {
+      CNPinningLog.warn(
+        "minimumTLSVersion \(version): App Transport Security refuses TLS below 1.2 unless the Info.plist makes an exception (NSExceptionMinimumTLSVersion)"
+      )
+    }
+    return UInt16(version.rawValue)
+  }
+}
+
+extension CNPinnedSessionConfiguration {
+  /// Throws `unsupportedRequest` with `settingURLSessionCannotHonour`, if any.
+  func requireURLSessionCanHonour() throws(CNPinnedSessionError) {
+    if let unsupported = settingURLSessionCannotHonour { throw .unsupportedRequest(unsupported) }
+  }
+
+  /// Throws `unsupportedRequest` with `settingAppURLSessionCannotHonour`, if any.
+  func requireAppURLSessionCanHonour() throws(CNPinnedSessionError) {
+    if let unsupported = settingAppURLSessionCannotHonour { throw .unsupportedRequest(unsupported) }
+  }
+}

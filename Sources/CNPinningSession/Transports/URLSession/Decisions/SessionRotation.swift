@@ -1,6 +1,9 @@
 import CNPinning
 import Foundation
 
+/// Thrown by `SessionRotation.withSession` once the rotation is closed.
+struct SessionRotationClosed: Error {}
+
 /// The one URLSession a transport uses, replaced when the pins in force change, as a small state
 /// machine: a caller leases the session for the whole of its request, and a replaced session is
 /// retired only when its last lease ends. So no task is ever created in an invalidated session
@@ -19,7 +22,7 @@ final class SessionRotation<Owner: AnyObject & Sendable, Generation: Comparable 
   Sendable
 {
   /// Thrown by `withSession` once the rotation is closed.
-  struct Closed: Error {}
+  typealias Closed = SessionRotationClosed
 
   private let make: @Sendable () -> Session
   private let retire: @Sendable (Session) -> Void
