@@ -4,7 +4,6 @@
 // (the protocols are in Stubs/AppleFoundationDeltas.swift).
 extension PinningTaskDelegate: AppleAsyncTaskChallengeHandling {}
 extension PinningStreamDelegate: AppleAsyncTaskChallengeHandling {}
-extension PinningStreamDelegate: AppleAsyncRedirectHandling {}
 extension RedirectRefusal: AppleAsyncRedirectHandling {}
 extension PinningSessionDelegate: AppleAsyncSessionChallengeHandling {}
 extension PinningSessionDelegate: AppleAsyncRedirectHandling {}
@@ -33,8 +32,13 @@ private final class TaskBodyDelegateSignatures: TaskBodyDelegate, @unchecked Sen
   override func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {}
 }
 
-// The same check for the stream delegate's data-delegate methods.
+// The same check for the stream delegate's data-delegate methods (StreamBodyDelegate's, which
+// returns redirects through the completion-handler form, as TaskBodyDelegate does).
 private final class PinningStreamDelegateSignatures: PinningStreamDelegate, @unchecked Sendable {
+  override func urlSession(
+    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+  ) {}
   override func urlSession(
     _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
