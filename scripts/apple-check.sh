@@ -94,7 +94,7 @@ if [ "${1:-}" = --self-test ]; then
   # what Apple's SDK refuses.
   mistakes=(
     "Sources/CNPinningSession/Verdict/ConnectionVerdict.swift|import CNPinning\n|import CNPinning\nimport CCurl\n|an import of libcurl in the session, outside CNPinningCurl"
-    "Sources/CNPinningSession/Transports/URLSession/Apple/PinningChallenges.swift|didReceive challenge: URLAuthenticationChallenge) async|didReceive challenge: URLAuthenticationChallenge, context: Int) async|a delegate method with an extra label"
+    "Sources/CNPinningSession/Transports/URLSession/Apple/PinningChallenges+Security.swift|didReceive challenge: URLAuthenticationChallenge) async|didReceive challenge: URLAuthenticationChallenge, context: Int) async|a delegate method with an extra label"
     "Sources/CNPinning/Apple/CNPolicySigningKey+SecKey.swift|var error: Unmanaged<CFError>?|var error: Unmanaged<CFError>|a non-optional CFError out-parameter"
     "Sources/CNPinning/Apple/CNPinningManager+URLSession.swift|space.serverTrust.map|space.serverTrusts.map|a misspelled property"
     "Sources/CNPinningSession/Transports/URLSession/Apple/URLSessionTransport.swift|willPerformHTTPRedirection response: HTTPURLResponse,|willPerformHTTPRedirection response: URLResponse,|a redirect delegate with a wrong parameter type"

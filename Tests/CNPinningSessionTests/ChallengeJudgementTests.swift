@@ -52,6 +52,76 @@ import Testing
     }
   }
 
+  /// The whole answer a task delegate gives (issue 53, item 3: shared, where it was Apple-only):
+  /// evaluated once and only when needed, with the anchors that apply; each judgement recorded
+  /// with the URLSession's verdicts for its task before the answer goes back; a refusal
+  /// remembered as the task's outcome; custom anchors answered with a credential from the trust.
+  @Test func aDelegatesAnswerEvaluatesOnceRecordsItsVerdictAndRemembersARefusal() async throws {
+    let genuine = try TestIdentity.root("Genuine Root").issueLeaf("api.test").chain
+    let rogue = try TestIdentity.root("Rogue Root").issueLeaf("api.test").chain
+    struct Trust: Equatable { let name: String }
+    func challenges(_ trust: CNTrust = .system) -> (PinningChallenges, JudgementLog, ConnectionVerdicts) {
+      let log = JudgementLog()
+      let challenges = PinningChallenges(
+        settings: TaskSettings(host: "api.test", manager: Self.manager, trust: trust, unpinnedHosts: .allow, judgements: log))
+      let verdicts = ConnectionVerdicts()
+      challenges.attach(verdicts)
+      return (challenges, log, verdicts)
+    }
+    let evaluations = Locked<[(String, [CNCertificate]?, Bool)]>([])
+    func answer(
+      _ challenges: PinningChallenges, host: String = "api.test",
+      method: String = CNPinningManager.serverTrustAuthenticationMethod,
+      trust: Trust? = Trust(name: "t"), task: Int? = 1, chain: [CNCertificate]
+    ) async -> ChallengeDisposition<Trust> {
+      await challenges.answer(authenticationMethod: method, host: host, port: 443, serverTrust: trust, task: task) {
+        trust, anchors, only in
+        evaluations.withLock { $0.append((trust.name, anchors, only)) }
+        return .trusted(chain)
+      }
+    }
+    // The genuine chain: default handling, one evaluation, the verdict recorded for task 1.
+    let (accepting, log, verdicts) = challenges()
+    guard case .performDefaultHandling = await answer(accepting, chain: genuine) else {
+      Issue.record("the genuine chain must be accepted")
+      return
+    }
+    #expect(evaluations.withLock { $0.count } == 1 && accepting.rejection == nil)
+    #expect(log.all.count == 1 && verdicts.counts.running == 1)
+    // Not server trust, or an unpinned host under the system's trust: nothing evaluated.
+    guard case .performDefaultHandling = await answer(accepting, method: "NSURLAuthenticationMethodNTLM", chain: rogue),
+      case .performDefaultHandling = await answer(accepting, host: "other.test", chain: rogue)
+    else {
+      Issue.record("other challenges and unpinned hosts are left to the system")
+      return
+    }
+    #expect(evaluations.withLock { $0.count } == 1)
+    // The rogue chain: cancelled, and the refusal is the task's outcome.
+    let (refusing, _, _) = challenges()
+    guard case .cancel = await answer(refusing, chain: rogue) else {
+      Issue.record("the rogue chain must be refused")
+      return
+    }
+    #expect(refusing.rejection?.code == .pinMismatch)
+    // No trust object for a pinned host: refused before anything is evaluated.
+    let (empty, _, _) = challenges()
+    guard case .cancel = await answer(empty, trust: nil, chain: genuine) else {
+      Issue.record("a challenge without trust for a pinned host must be refused")
+      return
+    }
+    #expect(empty.rejection?.code == .untrustedChain && evaluations.withLock { $0.count } == 2)
+    // Custom anchors: evaluated with them only, and answered with a credential from the trust.
+    let anchor = genuine.last!
+    let (anchored, _, _) = challenges(.customAnchors([anchor]))
+    guard case .useCredential(let trust) = await answer(anchored, trust: Trust(name: "anchored"), chain: genuine) else {
+      Issue.record("custom anchors must be answered with a credential")
+      return
+    }
+    #expect(trust == Trust(name: "anchored"))
+    let last = try #require(evaluations.withLock { $0.last })
+    #expect(last.0 == "anchored" && last.1 == [anchor] && last.2)
+  }
+
   @Test func aTrustedChainIsJudgedByThePinsInForce() throws {
     let chain = try TestIdentity.root("Rogue Root").issueLeaf("api.test").chain
     let (answer, judgement) = Self.challenge(evaluation: .trusted(chain))

@@ -16,7 +16,13 @@ struct ChunkPullerTests {
   /// two tests waited at once on this machine's two pool threads).
   static func onThread<T: Sendable>(within seconds: Double = 10, _ body: @escaping @Sendable () -> T) async -> T? {
     let result = Locked<T?>(nil)
-    let thread = Thread { result.withLock { $0 = body() } }
+    // The body runs outside the lock: holding it while `take()` blocks kept the pool threads
+    // polling below waiting on the lock, so the puller's task never ran (a hang seen once in 50
+    // runs, with two of these at once on this machine's two pool threads).
+    let thread = Thread {
+      let value = body()
+      result.withLock { $0 = value }
+    }
     thread.start()
     _ = await eventually(within: seconds) { result.withLock { $0 != nil } }
     return result.withLock { $0 }
@@ -77,6 +83,48 @@ struct ChunkPullerTests {
     #expect(await eventually(within: 10) { cancelled.withLock { $0 } })
     // Later takes return at once.
     #expect(await Self.onThread(within: 2) { puller.take() } == .failure(.cancelled))
+  }
+
+  /// The writer's loop (issue 53, item 3: shared, where it was Apple-only): chunks in order,
+  /// closed when whole or when the reader closed its end, left open when the sequence failed.
+  @Test func theWriterDrainsInOrderAndClosesOnlyAWholeOrAbandonedBody() async {
+    func drain(_ chunks: some AsyncSequence<Data, Error> & Sendable, acceptingWrites accepted: Int = .max) async -> (
+      ended: Bool, written: [Data], closed: Bool
+    )? {
+      let upload = ChunkedUpload(chunks, length: nil)
+      let puller = upload.puller(host: "api.test")
+      return await Self.onThread {
+        var written: [Data] = []
+        var closed = false
+        let ended = puller.drain(
+          until: { true },
+          write: { chunk in
+            guard written.count < accepted else { return false }
+            written.append(chunk)
+            return true
+          }, close: { closed = true })
+        return (ended, written, closed)
+      }
+    }
+    let pulls = Locked(0)
+    let whole = await drain(CountingChunks(pulls: pulls))
+    #expect(whole?.ended == true && whole?.closed == true)
+    #expect(whole?.written == ["1", "2", "3"].map { Data($0.utf8) })
+    let abandoned = await drain(CountingChunks(pulls: Locked(0)), acceptingWrites: 1)
+    #expect(abandoned?.ended == true && abandoned?.closed == true && abandoned?.written.count == 1)
+    let failed = await drain(FailingChunks())
+    #expect(failed?.ended == false && failed?.closed == false)
+    // All of a chunk goes out, however little the stream takes at a time; a stream taking
+    // nothing ends the write.
+    var taken: [UInt8] = []
+    #expect(
+      ChunkPuller.writeAll(Data("abcdefgh".utf8)) { bytes, count in
+        let step = min(3, count)
+        taken += UnsafeBufferPointer(start: bytes, count: step)
+        return step
+      })
+    #expect(taken == Array("abcdefgh".utf8))
+    #expect(!ChunkPuller.writeAll(Data("abc".utf8)) { _, _ in 0 })
   }
 
   @Test func aFailedSequenceIsTakenAsItsFailure() async {

@@ -69,6 +69,35 @@ package final class ChunkPuller: Sendable {
     return !state.withLock { $0.cancelled }
   }
 
+  /// Writes the body through `write` once `readerStarted()` (`wait(until:)`), a chunk at a time as
+  /// `take()` gives them, and calls `close` when it has ended whole or the reader closed its end
+  /// (`write` false: the task is over). Returns false, without closing, when the sequence failed
+  /// or the task ended first: a body cut short is never ended as if whole. Blocks the calling
+  /// thread (the writer of URLSession's body stream on Apple platforms).
+  package func drain(until readerStarted: () -> Bool, write: (Data) -> Bool, close: () -> Void) -> Bool {
+    guard wait(until: readerStarted) else { return false }
+    while true {
+      guard case .success(let pulled) = take() else { return false }
+      guard let chunk = pulled, write(chunk) else { break }
+    }
+    close()
+    return true
+  }
+
+  /// Writes all of `chunk` through `write`, which takes bytes and returns how many it took (a
+  /// stream's `write(_:maxLength:)`); false when it took none (the stream was closed or failed).
+  package static func writeAll(_ chunk: Data, through write: (UnsafePointer<UInt8>, Int) -> Int) -> Bool {
+    chunk.withUnsafeBytes { bytes -> Bool in
+      var offset = 0
+      while offset < bytes.count {
+        let count = write(bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + offset, bytes.count - offset)
+        guard count > 0 else { return false }
+        offset += count
+      }
+      return true
+    }
+  }
+
   /// Stops pulling: the pulling task is cancelled and a thread waiting in `take()` returns.
   package func cancel() {
     let first = state.withLock { state -> Bool in

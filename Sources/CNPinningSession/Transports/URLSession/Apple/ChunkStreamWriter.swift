@@ -12,9 +12,8 @@ enum ChunkStreamWriter {
   /// The pair's buffer, and so the most bytes written ahead of URLSession.
   static let bufferSize = 64 * 1024
 
-  /// The stream for URLSession to read; writing starts when URLSession opens it
-  /// (`ChunkPuller.wait(until:)`) and stops at the sequence's end, its failure, or when URLSession
-  /// closes the stream.
+  /// The stream for URLSession to read; writing starts when URLSession opens it and stops at the
+  /// sequence's end, its failure, or when URLSession closes the stream (`ChunkPuller.drain`).
   static func stream(for upload: ChunkedUpload, host: String) -> InputStream? {
     var input: InputStream?
     var output: OutputStream?
@@ -23,38 +22,17 @@ enum ChunkStreamWriter {
     let writer = UncheckedOutput(stream: output, reader: input)
     let puller = upload.puller(host: host)
     let thread = Thread {
+      writer.stream.open()
+      let ended = puller.drain(
+        until: { writer.reader.streamStatus != .notOpen },
+        write: { chunk in ChunkPuller.writeAll(chunk) { writer.stream.write($0, maxLength: $1) } },
+        close: { writer.stream.close() })
       // Left open, and kept open past this thread, when the sequence failed.
-      if !write(puller, to: writer.stream, readBy: writer.reader) { upload.keep(writer) }
+      if !ended { upload.keep(writer) }
     }
     thread.name = "CNPChunkStream"
     thread.start()
     return input
-  }
-
-  /// Writes the body once `input` is open; false when the sequence failed or the task ended
-  /// first (the output is left as it is).
-  private static func write(_ puller: ChunkPuller, to output: OutputStream, readBy input: InputStream) -> Bool {
-    // Only the status is read here; URLSession alone reads the stream.
-    guard puller.wait(until: { input.streamStatus != .notOpen }) else { return false }
-    output.open()
-    while true {
-      // A failure: the task is cancelled (`onFailure`), or it has ended (`taskEnded`).
-      guard case .success(let pulled) = puller.take() else { return false }
-      guard let chunk = pulled else { break }
-      let written = chunk.withUnsafeBytes { bytes -> Bool in
-        var offset = 0
-        while offset < bytes.count {
-          let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + offset
-          let count = output.write(base, maxLength: bytes.count - offset)
-          guard count > 0 else { return false }
-          offset += count
-        }
-        return true
-      }
-      guard written else { break }  // URLSession closed its end: the task is over
-    }
-    output.close()
-    return true
   }
 }
 

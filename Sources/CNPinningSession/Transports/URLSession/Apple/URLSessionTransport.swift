@@ -211,16 +211,6 @@ final class PinnedURLSession: Sendable {
   init(_ session: URLSession) { self.session = session }
 }
 
-/// What a task's delegate needs.
-struct TaskSettings: Sendable {
-  let host: String
-  let manager: CNPinningManager?
-  let trust: CNTrust
-  let unpinnedHosts: CNUnpinnedHostPolicy
-  /// Where the delegate records each challenge it answers (for observer events and reports).
-  let judgements: JudgementLog
-}
-
 /// Returns 3xx responses to the caller instead of following them. The session's delegate, so it
 /// must never have a session-level challenge method: URLSession would send server trust there
 /// instead of to the task's `PinningTaskDelegate` (`make apple-check` fails if it gets one).
