@@ -170,6 +170,57 @@ struct ChallengeDecisionTests {
         != .notPinned)
   }
 
+  /// The seed API's flow around the decision (issue 53, item 3: shared, where it was Apple-only):
+  /// the trust is evaluated once, and only for a pinned host's server-trust challenge (a
+  /// zone-scoped pinned address included), a refusal is logged, and whether the completion-handler
+  /// form handles a challenge follows the seed's contract.
+  @Test func theSeedAPIEvaluatesOnlyWhatItJudgesAndHandlesWhatTheSeedHandled() async throws {
+    let manager = try Self.manager()
+    let zoned = try CNPinningManager(configuration: [
+      "fe80::1": CNConfiguration(chains: [
+        try CNChain([
+          CNChainLink(.prefixWithNumber, "Test Root X"), CNChainLink(.prefixWithNumber, "R"), CNChainLink(.exact, "api.test"),
+        ])
+      ])
+    ])
+    let evaluations = Locked<[String]>([])
+    func decide(_ manager: CNPinningManager, _ host: String, method: String = Self.method, trust: String? = "T") async
+      -> CNChallengeDecision
+    {
+      await manager.decide(authenticationMethod: method, host: host, port: 443, reporter: nil, serverTrust: trust) { _ in
+        evaluations.withLock { $0.append(host) }
+        return .trusted(Self.pki.genuine)
+      }
+    }
+    #expect(await decide(manager, "other.test") == .notPinned)
+    #expect(await decide(manager, "api.test", method: "NSURLAuthenticationMethodNTLM") == .notServerTrust)
+    #expect(evaluations.withLock { $0 }.isEmpty)
+    guard case .performDefaultHandling = await decide(manager, "api.test"),
+      case .performDefaultHandling = await decide(zoned, "fe80::1%en0")
+    else {
+      Issue.record("a pinned host's genuine chain must be accepted")
+      return
+    }
+    #expect(evaluations.withLock { $0 } == ["api.test", "fe80::1%en0"])
+    #expect(await decide(manager, "api.test", trust: nil) == .cancel(.missingServerTrust))
+    // The synchronous form evaluates lazily, too.
+    let sync = manager.decideSynchronously(
+      authenticationMethod: Self.method, host: "other.test", port: 443, reporter: nil, serverTrust: "T"
+    ) { _ -> CNTrustEvaluation in
+      evaluations.withLock { $0.append("sync") }
+      return .trusted(Self.pki.genuine)
+    }
+    #expect(sync == .notPinned && evaluations.withLock { $0.count } == 2)
+    // Handled as the seed handled it: an unpinned host is the app's, and so is any other
+    // challenge in the strict form.
+    var answers: [CNSeedAnswer] = []
+    #expect(!CNChallengeDecision.notPinned.handled(strict: false) { answers.append($0) })
+    #expect(!CNChallengeDecision.notServerTrust.handled(strict: true) { answers.append($0) })
+    #expect(CNChallengeDecision.notServerTrust.handled(strict: false) { answers.append($0) })
+    #expect(CNChallengeDecision.cancel(.missingServerTrust).handled(strict: true) { answers.append($0) })
+    #expect(answers == [.performDefaultHandling, .cancel])
+  }
+
   /// An unparsable host is refused for what it is, before any trust evaluation: it used to be
   /// refused as "the challenge has no server trust" when the challenge carried none, a reason
   /// that sent the reader to the wrong place.

@@ -103,6 +103,27 @@ import Testing
     #expect(flushes.withLock { $0 } == 1, "a later seed changes nothing")
   }
 
+  /// What `cnPinningManager`'s setter and `cnStartAfreshIfPinsChanged` do on Apple platforms
+  /// (issue 53, item 3: shared, where they were Apple-only): setting a manager seeds the tracker,
+  /// setting none does not, and a session without a manager never flushes.
+  @Test func aSessionsManagerSeedsItsTrackerAndNoManagerNeverFlushes() async throws {
+    let manager = try CNPinningManager(
+      configuration: ["api.test": CNConfiguration([Self.chain])],
+      enterprise: CNEnterpriseOptions(authenticationHost: "auth.test", policySigningKey: Self.keys.publicKey))
+    let (seeded, unseeded) = (PinsRevisionTracker(), PinsRevisionTracker())
+    seeded.pinning(with: manager, hasDelegate: true)
+    unseeded.pinning(with: nil, hasDelegate: true)
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-60))))
+    let flushes = Locked(0)
+    await seeded.startAfresh(with: manager) { flushes.withLock { $0 += 1 } }
+    #expect(flushes.withLock { $0 } == 1)
+    await unseeded.startAfresh(with: manager) { flushes.withLock { $0 += 1 } }
+    #expect(flushes.withLock { $0 } == 1, "an unseeded tracker only takes note at its first call")
+    manager.signOut()
+    await seeded.startAfresh(with: nil) { flushes.withLock { $0 += 1 } }
+    #expect(flushes.withLock { $0 } == 1, "no manager: nothing to start afresh for")
+  }
+
   /// A caller that arrives while the flush runs waits for it: before, the revision was recorded
   /// before the flush ended, and a concurrent caller went on over an old connection.
   @Test(.tags(.concurrency))

@@ -38,10 +38,10 @@ extension CNPinningManager {
     challenge: URLAuthenticationChallenge, reporter: CNPinningReporter? = nil,
     completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
   ) -> Bool {
-    guard let answer = try? decision(for: challenge, reporter: reporter).seedAnswer() else { return false }
-    let (disposition, credential) = Self.disposition(answer)
-    completionHandler(disposition, credential)
-    return true
+    decision(for: challenge, reporter: reporter).handled(strict: false) { answer in
+      let (disposition, credential) = Self.disposition(answer)
+      completionHandler(disposition, credential)
+    }
   }
 
   /// As `validate(challenge:completionHandler:)`, but handles server trust only: returns false,
@@ -51,10 +51,10 @@ extension CNPinningManager {
     challenge: URLAuthenticationChallenge, reporter: CNPinningReporter? = nil,
     completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
   ) -> Bool {
-    guard let answer = try? decision(for: challenge, reporter: reporter).serverTrustAnswer() else { return false }
-    let (disposition, credential) = Self.disposition(answer)
-    completionHandler(disposition, credential)
-    return true
+    decision(for: challenge, reporter: reporter).handled(strict: true) { answer in
+      let (disposition, credential) = Self.disposition(answer)
+      completionHandler(disposition, credential)
+    }
   }
 
   /// `(.performDefaultHandling, nil)` when the pins match and for every challenge other than
@@ -81,13 +81,10 @@ extension CNPinningManager {
     -> CNChallengeDecision
   {
     let space = challenge.protectionSpace
-    var evaluation: CNTrustEvaluation?
-    if space.authenticationMethod == NSURLAuthenticationMethodServerTrust, let trust = space.serverTrust,
-      configuration(for: space.host) != nil
-    {
-      evaluation = await CNSecTrust.evaluate(trust, host: space.host)
-    }
-    return decision(for: challenge, reporter: reporter, evaluation: { evaluation })
+    return await decide(
+      authenticationMethod: space.authenticationMethod, host: space.host, port: space.port, reporter: reporter,
+      serverTrust: space.serverTrust
+    ) { await CNSecTrust.evaluate($0, host: space.host) }
   }
 
   private static func disposition(_ answer: CNSeedAnswer) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
@@ -97,20 +94,14 @@ extension CNPinningManager {
     }
   }
 
-  /// The shared decision; `evaluation` defaults to evaluating the challenge's trust on this
-  /// thread (the completion-handler form must answer synchronously whether it handled it).
-  func decision(
-    for challenge: URLAuthenticationChallenge, reporter: CNPinningReporter?,
-    evaluation: (() -> CNTrustEvaluation?)? = nil
-  ) -> CNChallengeDecision {
+  /// The shared decision, the challenge's trust evaluated on this thread (the completion-handler
+  /// form must answer synchronously whether it handled it).
+  func decision(for challenge: URLAuthenticationChallenge, reporter: CNPinningReporter?) -> CNChallengeDecision {
     let space = challenge.protectionSpace
-    let decision = decide(
-      authenticationMethod: space.authenticationMethod, host: space.host, port: space.port, reporter: reporter
-    ) {
-      evaluation?() ?? space.serverTrust.map { CNSecTrust.evaluate($0, host: space.host) }
-    }
-    if case .cancel(let rejection) = decision { CNPinningLog.warn("\(space.host): \(rejection)") }
-    return decision
+    return decideSynchronously(
+      authenticationMethod: space.authenticationMethod, host: space.host, port: space.port, reporter: reporter,
+      serverTrust: space.serverTrust
+    ) { CNSecTrust.evaluate($0, host: space.host) }
   }
 }
 
@@ -124,13 +115,9 @@ extension URLSession {
   public var cnPinningManager: CNPinningManager? {
     get { objc_getAssociatedObject(self, managerKey) as? CNPinningManager }
     set {
-      if newValue != nil, delegate == nil {
-        CNPinningLog.warn(
-          "cnPinningManager set on a URLSession without a delegate pins nothing: its delegate must call validate(challenge:)")
-      }
       objc_setAssociatedObject(self, managerKey, newValue, .OBJC_ASSOCIATION_RETAIN)
       // Connections from here on are accepted under the pins in force now.
-      if let newValue { revisionTracker.seed(newValue.pinsRevision) }
+      revisionTracker.pinning(with: newValue, hasDelegate: delegate != nil)
     }
   }
 
@@ -143,8 +130,7 @@ extension URLSession {
   /// Requests already on an old connection finish there. (On Linux, `URLSession.cnPinned` judges
   /// every request, and this returns at once.)
   public func cnStartAfreshIfPinsChanged() async {
-    guard let manager = cnPinningManager else { return }
-    await revisionTracker.startAfresh(at: manager.pinsRevision) { [self] in
+    await revisionTracker.startAfresh(with: cnPinningManager) { [self] in
       await withCheckedContinuation { (flushed: CheckedContinuation<Void, Never>) in flush { flushed.resume() } }
     }
   }

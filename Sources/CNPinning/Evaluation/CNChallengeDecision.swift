@@ -44,6 +44,14 @@ extension CNChallengeDecision {
     }
   }
 
+  /// Whether the seed's completion-handler `validate` handles the challenge (`strict`: the
+  /// `validateServerTrust` form), giving `answer` its answer when it does.
+  package func handled(strict: Bool, _ answer: (CNSeedAnswer) -> Void) -> Bool {
+    guard let seed = try? (strict ? serverTrustAnswer() : seedAnswer()) else { return false }
+    answer(seed)
+    return true
+  }
+
   /// The stricter answer (`validateServerTrust(challenge:)`): as `seedAnswer`, but every
   /// challenge other than server trust is left to the app (throws `notServerTrust`), for an app
   /// that answers client-certificate or NTLM challenges itself.
@@ -93,6 +101,39 @@ extension CNPinningManager {
       recentRefusals.record(
         CNChallengeRefusal(host: name, port: port, time: Date(), pinFailure: failure, reason: rejection.description))
     }
+    return decision
+  }
+
+  /// `decide` for a challenge carrying `serverTrust`, evaluated by `evaluate` (off the caller's
+  /// threads) only for a server-trust challenge to a pinned host; a refusal is logged.
+  package func decide<Trust>(
+    authenticationMethod: String, host: String, port: Int, reporter: CNPinningReporter?, serverTrust: Trust?,
+    evaluate: (Trust) async -> CNTrustEvaluation
+  ) async -> CNChallengeDecision {
+    var evaluation: CNTrustEvaluation?
+    if authenticationMethod == Self.serverTrustAuthenticationMethod, let serverTrust,
+      let name = try? HostName.parseChallengeHost(host).get(), configuration(for: name) != nil
+    {
+      evaluation = await evaluate(serverTrust)
+    }
+    return logged(
+      decide(authenticationMethod: authenticationMethod, host: host, port: port, reporter: reporter) { evaluation },
+      host: host)
+  }
+
+  /// As the async form, evaluating on the calling thread when the decision needs it.
+  package func decideSynchronously<Trust>(
+    authenticationMethod: String, host: String, port: Int, reporter: CNPinningReporter?, serverTrust: Trust?,
+    evaluate: (Trust) -> CNTrustEvaluation
+  ) -> CNChallengeDecision {
+    logged(
+      decide(authenticationMethod: authenticationMethod, host: host, port: port, reporter: reporter) {
+        serverTrust.map(evaluate)
+      }, host: host)
+  }
+
+  private func logged(_ decision: CNChallengeDecision, host: String) -> CNChallengeDecision {
+    if case .cancel(let rejection) = decision { CNPinningLog.warn("\(host): \(rejection)") }
     return decision
   }
 

@@ -34,6 +34,23 @@ package final class PinsRevisionTracker: Sendable {
     state.withLock { state in state.seen = state.seen ?? current }
   }
 
+  /// `seed` for the manager a session starts pinning with (nil: nothing), saying in the log that
+  /// it pins nothing when the session has no delegate to call `validate(challenge:)`.
+  package func pinning(with manager: CNPinningManager?, hasDelegate: Bool) {
+    guard let manager else { return }
+    if !hasDelegate {
+      CNPinningLog.warn(
+        "cnPinningManager set on a URLSession without a delegate pins nothing: its delegate must call validate(challenge:)")
+    }
+    seed(manager.pinsRevision)
+  }
+
+  /// `startAfresh` at the revision of the session's `manager`; nothing without one.
+  package func startAfresh(with manager: CNPinningManager?, flush: @escaping @Sendable () async -> Void) async {
+    guard let manager else { return }
+    await startAfresh(at: manager.pinsRevision, flush: flush)
+  }
+
   /// Runs `flush` once when `current` is newer than the last revision seen (the first call: not,
   /// as nothing was accepted under older pins yet), and returns when the last flush started has
   /// ended.
