@@ -107,6 +107,19 @@ import FoundationNetworking
     let downgrade = configuration.redirect(
       from: URL(string: "https://api.test/")!, to: URLRequest(url: other), manager: manager, transportSecurity: policy)
     #expect(downgrade == .refuse(.transportSecurity(.insecureHTTP(host: "other.test"))))
+    // What the delegate does with them (issue 53, item 3: shared, where it was Apple-only): a
+    // refused redirect or task is cancelled, and a refused redirect hands URLSession nothing.
+    var cancels = 0
+    #expect(downgrade.request(cancelling: { cancels += 1 }) == nil && cancels == 1)
+    #expect(RedirectDecision.stop.request(cancelling: { cancels += 1 }) == nil && cancels == 1)
+    let onward = URLRequest(url: URL(string: "https://api.test/next")!)
+    #expect(RedirectDecision.follow(onward).request(cancelling: { cancels += 1 }) == onward && cancels == 1)
+    configuration.refusePlainHTTP(to: pinned, manager: manager, transportSecurity: policy) { cancels += 1 }
+    #expect(cancels == 2)
+    configuration.refusePlainHTTP(to: URL(string: "https://api.test/")!, manager: manager, transportSecurity: policy) {
+      cancels += 1
+    }
+    #expect(cancels == 2)
     var relaxed = configuration
     relaxed.transportSecurity = .disabled
     let off = try relaxed.transportSecurity.indexed()

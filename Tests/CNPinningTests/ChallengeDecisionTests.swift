@@ -221,6 +221,19 @@ struct ChallengeDecisionTests {
     #expect(answers == [.performDefaultHandling, .cancel])
   }
 
+  /// A platform evaluation read into a value (issue 53, item 3: shared, where it was Apple-only):
+  /// trusted only with every certificate of the chain it built readable.
+  @Test func aPlatformEvaluationIsTrustedOnlyWithAReadableChain() {
+    let ders = Self.pki.genuine.map { Data($0.derEncoded) }
+    #expect(CNTrustEvaluation(trusted: true, reason: nil, chain: ders) == .trusted(Self.pki.genuine))
+    #expect(CNTrustEvaluation(trusted: false, reason: "-67843 expired", chain: ders) == .untrusted("-67843 expired"))
+    #expect(CNTrustEvaluation(trusted: false, reason: nil, chain: nil) == .untrusted("the chain is not trusted"))
+    #expect(CNTrustEvaluation(trusted: true, reason: nil, chain: nil) == .untrusted("the evaluated chain is not available"))
+    #expect(
+      CNTrustEvaluation(trusted: true, reason: nil, chain: [ders[0], Data([0x30, 0x03, 0x02])])
+        == .untrusted("a certificate of the evaluated chain cannot be read"))
+  }
+
   /// An unparsable host is refused for what it is, before any trust evaluation: it used to be
   /// refused as "the challenge has no server trust" when the challenge carried none, a reason
   /// that sent the reader to the wrong place.

@@ -64,23 +64,11 @@ package enum CNSecTrust {
     return nil
   }
 
-  /// The evaluated chain as `CNCertificate`s, or why there is none.
+  /// The evaluated chain as `CNCertificate`s, or why there is none (`CNTrustEvaluation`, shared).
   private static func result(_ trust: SecTrust, trusted: Bool, error: CFError?) -> CNTrustEvaluation {
-    guard trusted else {
-      let reason = error.map { "\(CFErrorGetCode($0)) \(CFErrorCopyDescription($0) as String? ?? "")" }
-      return .untrusted(reason ?? "the chain is not trusted")
-    }
-    guard let chain = SecTrustCopyCertificateChain(trust) as? [SecCertificate] else {
-      return .untrusted("the evaluated chain is not available")
-    }
-    var certificates: [CNCertificate] = []
-    for certificate in chain {
-      guard let parsed = try? CNCertificate(derEncoded: SecCertificateCopyData(certificate) as Data) else {
-        return .untrusted("a certificate of the evaluated chain cannot be read")
-      }
-      certificates.append(parsed)
-    }
-    return .trusted(certificates)
+    CNTrustEvaluation(
+      trusted: trusted, reason: error.map { "\(CFErrorGetCode($0)) \(CFErrorCopyDescription($0) as String? ?? "")" },
+      chain: (SecTrustCopyCertificateChain(trust) as? [SecCertificate])?.map { SecCertificateCopyData($0) as Data })
   }
 }
 #endif

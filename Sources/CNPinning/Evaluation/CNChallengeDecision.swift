@@ -9,6 +9,31 @@ package enum CNTrustEvaluation: Sendable, Equatable {
   case untrusted(String)
 }
 
+extension CNTrustEvaluation {
+  /// A platform evaluation's outcome as a value: whether it trusted the chain, the reason it
+  /// gave when not, and the chain it built, leaf first, as DER (nil when it gives none). A
+  /// certificate that cannot be read makes the whole evaluation untrusted.
+  package init(trusted: Bool, reason: String?, chain: [Data]?) {
+    guard trusted else {
+      self = .untrusted(reason ?? "the chain is not trusted")
+      return
+    }
+    guard let chain else {
+      self = .untrusted("the evaluated chain is not available")
+      return
+    }
+    var certificates: [CNCertificate] = []
+    for der in chain {
+      guard let parsed = try? CNCertificate(derEncoded: der) else {
+        self = .untrusted("a certificate of the evaluated chain cannot be read")
+        return
+      }
+      certificates.append(parsed)
+    }
+    self = .trusted(certificates)
+  }
+}
+
 /// What an authentication challenge handler should do, decided by shared code from plain values
 /// so that the same decisions are made (and tested) on every platform.
 package enum CNChallengeDecision: Sendable, Equatable {

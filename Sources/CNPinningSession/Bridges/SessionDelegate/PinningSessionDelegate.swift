@@ -51,28 +51,17 @@ final class PinningSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
 
   /// A task to plain `http://` the session would refuse never starts.
   func urlSession(_ session: URLSession, didCreateTask task: URLSessionTask) {
-    guard
-      let refusal = configuration.plainHTTPRefusal(
-        for: task.originalRequest?.url, manager: manager, transportSecurity: transportSecurity)
-    else { return }
-    CNPinningLog.warn("URLSession.cnPinned cancelled a task: \(refusal)")
-    task.cancel()
+    configuration.refusePlainHTTP(
+      to: task.originalRequest?.url, manager: manager, transportSecurity: transportSecurity, cancel: task.cancel)
   }
 
   func urlSession(
     _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
     newRequest request: URLRequest
   ) async -> URLRequest? {
-    switch configuration.redirect(
-      from: task.originalRequest?.url, to: request, manager: manager, transportSecurity: transportSecurity)
-    {
-    case .follow(let next): return next
-    case .stop: return nil
-    case .refuse(let refusal):
-      CNPinningLog.warn("URLSession.cnPinned refused a redirect: \(refusal)")
-      task.cancel()
-      return nil
-    }
+    configuration.redirect(
+      from: task.originalRequest?.url, to: request, manager: manager, transportSecurity: transportSecurity
+    ).request(cancelling: task.cancel)
   }
 
   func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge) async -> (

@@ -77,6 +77,34 @@ enum RedirectDecision: Equatable {
   case refuse(CNPinnedSessionError)
 }
 
+extension RedirectDecision {
+  /// The request a redirect delegate gives URLSession: the one to follow, or nil to stop; a
+  /// refusal also cancels the task (`cancel`), since nil alone hands the app the 3xx, and says so
+  /// in the log.
+  func request(cancelling cancel: () -> Void) -> URLRequest? {
+    switch self {
+    case .follow(let next): return next
+    case .stop: return nil
+    case .refuse(let refusal):
+      CNPinningLog.warn("URLSession.cnPinned refused a redirect: \(refusal)")
+      cancel()
+      return nil
+    }
+  }
+}
+
+extension CNPinnedSessionConfiguration {
+  /// Cancels (`cancel`) a task to plain `http://` the session would refuse
+  /// (`plainHTTPRefusal`), saying so in the log; other tasks go on.
+  func refusePlainHTTP(
+    to url: URL?, manager: CNPinningManager?, transportSecurity: IndexedTransportSecurity, cancel: () -> Void
+  ) {
+    guard let refusal = plainHTTPRefusal(for: url, manager: manager, transportSecurity: transportSecurity) else { return }
+    CNPinningLog.warn("URLSession.cnPinned cancelled a task: \(refusal)")
+    cancel()
+  }
+}
+
 extension CNTrust {
   /// What to add to a TLS failure on Apple platforms under custom anchors: App Transport
   /// Security evaluates the certificate against the system's roots before the session's anchors
