@@ -3,6 +3,10 @@ import Testing
 
 @testable import CNPinning
 
+#if CNPINNING_LINUX_BACKEND
+import CNPinningTestKit
+#endif
+
 /// The crypto backends, tested through their protocols with public known-answer vectors. The
 /// typealiases pick OpenSSL here and Security/CryptoKit on Apple platforms, so the same tests
 /// judge whichever backend the platform uses.
@@ -42,4 +46,31 @@ struct CryptoBackendTests {
     #expect(JOSESignature.rawFromDER(der, coordinateSize: 32) == signature)
     #expect(try !Self.verifies(SignatureBackend.self, signingInput: Self.rfcSigningInput + "x", signature: signature))
   }
+
+  #if CNPINNING_LINUX_BACKEND
+  /// What the Security backend hands Security (issue 53, item 3: shared, where it was
+  /// Apple-only): each key's type, size and the key inside its SPKI, nothing for a key Security
+  /// is not asked to take, and an ECDSA signature's DER form before its raw one.
+  @Test func theSecurityBackendIsHandedTheKeyInsideTheSPKIAndDERSignaturesFirst() throws {
+    for (type, expected, keyBytes) in [
+      (TestKeyType.rsa2048, CNPolicySigningKey.ExternalKeyType.rsa, 2048), (.p256, .ellipticCurve, 256),
+      (.p384, .ellipticCurve, 384), (.p521, .ellipticCurve, 521),
+    ] {
+      let spki = try TestPrivateKey.shared(type).subjectPublicKeyInfo
+      let form = try #require(SecurityKeyForm(subjectPublicKeyInfo: spki), "\(type)")
+      #expect(form.type == expected && form.bits == keyBytes, "\(type)")
+      // The key is the tail of the SPKI: its BIT STRING's content after the unused-bits byte.
+      #expect(Array(spki.suffix(form.key.count)) == form.key, "\(type)")
+      #expect(form.key.first == (expected == .rsa ? 0x30 : 0x04), "\(type)")
+    }
+    #expect(SecurityKeyForm(subjectPublicKeyInfo: try TestPrivateKey.shared(.ed25519).subjectPublicKeyInfo) == nil)
+    #expect(SecurityKeyForm(subjectPublicKeyInfo: [0x30, 0x00]) == nil)
+
+    let raw = [UInt8](repeating: 1, count: 64)
+    let candidates = JOSESignature.derCandidates(raw, for: .es256)
+    #expect(candidates.count == 2 && candidates[0] == JOSESignature.derFromRaw(raw, coordinateSize: 32) && candidates[1] == raw)
+    #expect(JOSESignature.derCandidates(raw, for: .rs256) == [raw])
+    #expect(JOSESignature.derCandidates([1, 2, 3], for: .es384) == [[1, 2, 3]])
+  }
+  #endif
 }

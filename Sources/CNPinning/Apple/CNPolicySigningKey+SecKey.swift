@@ -13,12 +13,7 @@ extension CNPolicySigningKey {
       throw .privateKeyGiven
     }
     let keyType = attributes[kSecAttrKeyType as String] as? String
-    let type: ExternalKeyType
-    if keyType == kSecAttrKeyTypeRSA as String {
-      type = .rsa
-    } else if keyType == kSecAttrKeyTypeECSECPrimeRandom as String {
-      type = .ellipticCurve
-    } else {
+    guard let type = [ExternalKeyType.rsa, .ellipticCurve].first(where: { $0.securityKeyType as String == keyType }) else {
       throw .unsupportedKey("a SecKey that is neither RSA nor EC")
     }
     var error: Unmanaged<CFError>?

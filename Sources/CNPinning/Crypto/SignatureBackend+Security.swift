@@ -9,7 +9,6 @@ enum SecuritySignatures: SignatureVerifying {
   static func verify(_ algorithm: CNJWSAlgorithm, key der: [UInt8], message: [UInt8], signature: [UInt8]) -> Bool {
     guard let key = key(der) else { return false }
     let secAlgorithm: SecKeyAlgorithm
-    var candidates = [signature]
     switch algorithm {
     case .rs256: secAlgorithm = .rsaSignatureMessagePKCS1v15SHA256
     case .rs384: secAlgorithm = .rsaSignatureMessagePKCS1v15SHA384
@@ -17,42 +16,34 @@ enum SecuritySignatures: SignatureVerifying {
     case .ps256: secAlgorithm = .rsaSignatureMessagePSSSHA256
     case .ps384: secAlgorithm = .rsaSignatureMessagePSSSHA384
     case .ps512: secAlgorithm = .rsaSignatureMessagePSSSHA512
-    case .es256, .es384, .es512:
-      secAlgorithm =
-        algorithm == .es256
-        ? .ecdsaSignatureMessageX962SHA256
-        : algorithm == .es384 ? .ecdsaSignatureMessageX962SHA384 : .ecdsaSignatureMessageX962SHA512
-      // Security wants DER (X9.62); JOSE sends raw r ‖ s.
-      if case .ecdsa(let curve) = algorithm.family,
-        let der = JOSESignature.derFromRaw(signature, coordinateSize: curve.coordinateSize)
-      {
-        candidates.insert(der, at: 0)
-      }
+    case .es256: secAlgorithm = .ecdsaSignatureMessageX962SHA256
+    case .es384: secAlgorithm = .ecdsaSignatureMessageX962SHA384
+    case .es512: secAlgorithm = .ecdsaSignatureMessageX962SHA512
     }
-    return candidates.contains { candidate in
+    // Security wants DER (X9.62); JOSE sends raw r ‖ s.
+    return JOSESignature.derCandidates(signature, for: algorithm).contains { candidate in
       SecKeyVerifySignature(key, secAlgorithm, Data(message) as CFData, Data(candidate) as CFData, nil)
     }
   }
 
-  /// SecKeyCreateWithData takes the key inside the SPKI: PKCS #1 RSAPublicKey for RSA, the X9.63
-  /// point for EC.
+  /// The key as Security takes it (`SecurityKeyForm`, shared).
   private static func key(_ der: [UInt8]) -> SecKey? {
-    guard let spki = try? der.withUnsafeBufferPointer({ bytes throws(CNCertificateError) in try CNPublicKeyKind.read(bytes) })
-    else { return nil }
-    let bits = Array(der[spki.key])
-    let attributes: [CFString: Any]
-    switch spki.kind {
-    case .rsa(let size):
-      attributes = [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: kSecAttrKeyClassPublic, kSecAttrKeySizeInBits: size]
-    case .ec(let curve) where curve != .other:
-      attributes = [
-        kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass: kSecAttrKeyClassPublic,
-        kSecAttrKeySizeInBits: curve.bits,
-      ]
-    default:
-      return nil
+    guard let form = SecurityKeyForm(subjectPublicKeyInfo: der) else { return nil }
+    let attributes: [CFString: Any] = [
+      kSecAttrKeyType: form.type.securityKeyType, kSecAttrKeyClass: kSecAttrKeyClassPublic,
+      kSecAttrKeySizeInBits: form.bits,
+    ]
+    return SecKeyCreateWithData(Data(form.key) as CFData, attributes as CFDictionary, nil)
+  }
+}
+
+extension CNPolicySigningKey.ExternalKeyType {
+  /// Security's name for the type (`kSecAttrKeyType`).
+  var securityKeyType: CFString {
+    switch self {
+    case .rsa: kSecAttrKeyTypeRSA
+    case .ellipticCurve: kSecAttrKeyTypeECSECPrimeRandom
     }
-    return SecKeyCreateWithData(Data(bits) as CFData, attributes as CFDictionary, nil)
   }
 }
 
