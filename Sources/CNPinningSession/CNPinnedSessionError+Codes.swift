@@ -91,9 +91,10 @@ public struct CNPinnedSessionError: Error, Sendable, Equatable {
     public static let transferFailed = Code("transferFailed")
     /// The request went out over a connection the pins never judged (URLSession on Apple platforms
     /// asks about a connection only when it opens one, and not at all when it resumes a TLS session
-    /// or may reuse another host's connection). A data task's response is discarded; a stream's
-    /// connection is known only at its end, so a stream ends with this error after the part of its
-    /// body that had arrived. The URLSession's open connections are then closed.
+    /// or may reuse another host's connection). A data task's response is discarded before it
+    /// reaches the app; a stream's connection is known only at its end, so a stream ends with this
+    /// error after the part of its body that had arrived. The URLSession that sent it is taken out
+    /// of service: later requests go through a new one, with connections of its own.
     public static let connectionNotJudged = Code("connectionNotJudged")
     /// The session could not set up what requests need on this machine (libcurl, its network
     /// thread, a file for a download); nothing was sent.
@@ -194,9 +195,10 @@ public struct CNPinnedSessionError: Error, Sendable, Equatable {
   }
   /// The request went out over a connection the pins never judged (URLSession on Apple platforms
   /// asks about a connection only when it opens one, and not at all when it resumes a TLS session
-  /// or may reuse another host's connection). A data task's response is discarded; a stream's
-  /// connection is known only at its end, so a stream ends with this error after the part of its
-  /// body that had arrived. The URLSession's open connections are then closed.
+  /// or may reuse another host's connection). A data task's response is discarded before it
+  /// reaches the app; a stream's connection is known only at its end, so a stream ends with this
+  /// error after the part of its body that had arrived. The URLSession that sent it is taken out
+  /// of service: later requests go through a new one, with connections of its own.
   public static func connectionNotJudged(host: String, reason: String) -> CNPinnedSessionError {
     CNPinnedSessionError(.connectionNotJudged(host: host, reason: reason))
   }
@@ -262,9 +264,10 @@ public struct CNPinnedSessionError: Error, Sendable, Equatable {
     case transferFailed(host: String, reason: String)
     /// The request went out over a connection the pins never judged (URLSession on Apple platforms
     /// asks about a connection only when it opens one, and not at all when it resumes a TLS session
-    /// or may reuse another host's connection). A data task's response is discarded; a stream's
-    /// connection is known only at its end, so a stream ends with this error after the part of its
-    /// body that had arrived. The URLSession's open connections are then closed.
+    /// or may reuse another host's connection). A data task's response is discarded before it
+    /// reaches the app; a stream's connection is known only at its end, so a stream ends with this
+    /// error after the part of its body that had arrived. The URLSession that sent it is taken out
+    /// of service: later requests go through a new one, with connections of its own.
     case connectionNotJudged(host: String, reason: String)
     /// The session could not set up what requests need on this machine (libcurl, its network
     /// thread, a file for a download); nothing was sent.
