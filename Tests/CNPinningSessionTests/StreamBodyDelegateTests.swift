@@ -18,12 +18,12 @@ import Testing
 @Suite struct StreamBodyDelegateTests {
   static let body = Data((0..<(256 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
 
-  static func server() throws -> LocalTLSServer {
+  static func server(paced: Bool = true) throws -> LocalTLSServer {
     // Paced (16 pieces 50 ms apart), so that a refusal of the head lands while the body flows:
     // swift-corelibs-foundation does not wait for the head's answer before delivering the rest.
     var setup = LocalTLSServer.Configuration(identity: try TaskBodyDelegateTests.identity.get()) { _ in
       var response = LocalTLSServer.Response(body: Self.body)
-      response.pacing = (16 << 10, { index in if index > 0 { Thread.sleep(forTimeInterval: 0.05) } })
+      if paced { response.pacing = (16 << 10, { index in if index > 0 { Thread.sleep(forTimeInterval: 0.05) } }) }
       return response
     }
     setup.behavior = .plainHTTP
@@ -82,6 +82,19 @@ import Testing
     let rejection = CNPinnedSessionError.connectionNotJudged(host: "127.0.0.1", reason: "test")
     let rejected = await Self.run(server, accept: false, rejection: rejection)
     #expect(rejected.failure == rejection)
+  }
+
+  /// A task that ends before its head is answered (swift-corelibs-foundation does not wait for
+  /// the answer; Apple's URLSession does): the stream's end waits for the answer, so an accepted
+  /// head still gets its whole body and a refused one its refusal. Before, the stream ended
+  /// whole with the held body lost, and a refusal that came after the end was no failure.
+  @Test func aTaskThatEndsBeforeItsHeadIsAnsweredWaitsForTheAnswer() async throws {
+    let server = try Self.server(paced: false)
+    defer { server.stop() }
+    let accepted = await Self.run(server, accept: true)
+    #expect(accepted.failure == nil && accepted.body == Self.body)
+    let refused = await Self.run(server, accept: false)
+    #expect(refused.failure == .cancelled && refused.body.isEmpty)
   }
 }
 #endif

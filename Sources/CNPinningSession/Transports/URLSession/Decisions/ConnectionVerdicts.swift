@@ -99,6 +99,7 @@ final class ConnectionVerdicts: Sendable {
   /// Returns once none of `openers` is running, or `patience` has passed.
   private func waitForEnd(of openers: Set<Int>, upTo patience: Duration) async {
     let id = UUID()
+    let timer = Locked<Task<Void, Never>?>(nil)
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let running = state.withLock { state -> Bool in
         guard openers.contains(where: { state.challenged[$0] != nil }) else { return false }
@@ -106,11 +107,16 @@ final class ConnectionVerdicts: Sendable {
         return true
       }
       guard running else { return continuation.resume() }
-      Task {
-        try? await Task.sleep(for: patience)
-        state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume()
+      let state = state
+      timer.withLock {
+        $0 = Task {
+          try? await Task.sleep(for: patience)
+          state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume()
+        }
       }
     }
+    // The openers ended first: the timer has nothing left to do.
+    timer.withLock { $0 }?.cancel()
   }
 
   /// Judges a task that has ended (or, with `final` false, a stream whose response has come and

@@ -44,6 +44,10 @@ class StreamBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   }
   private let state = Locked(State())
   private let facts = FactsArrival()
+  /// The head has been answered: the task's end waits for it (Apple's URLSession cannot end a
+  /// task before the answer; swift-corelibs-foundation can, and then a refusal or the body held
+  /// for the answer came after the stream had ended as if whole).
+  private let answered = ResponseHeadHandOff<Void>()
 
   init(
     host: String, rejection: @escaping @Sendable () -> CNPinnedSessionError?, upload: UploadSource?,
@@ -99,7 +103,10 @@ class StreamBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     guard let http = response as? HTTPURLResponse else {
       Task {
         _ = await respond(.failure(.invalidResponse(host: host, reason: "not HTTP")), task)
+        self.refuse(.invalidResponse(host: host, reason: "not HTTP"))
         completionHandler(.cancel)
+        dataTask.cancel()
+        self.answered.deliver(.success(()))
       }
       return
     }
@@ -108,16 +115,15 @@ class StreamBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable 
       guard await respond(.success(http), task) else {
         // Refused: the task is cancelled, whatever URLSession makes of the disposition
         // (swift-corelibs-foundation reads none), and nothing reaches the reader.
-        self.state.withLock {
-          $0.feed = nil
-          $0.early = []
-        }
+        self.refuse(self.rejection() ?? .cancelled)
         completionHandler(.cancel)
-        return dataTask.cancel()
+        dataTask.cancel()
+        return self.answered.deliver(.success(()))
       }
       progress?.start(expected: http.expectedContentLength >= 0 ? Int(http.expectedContentLength) : nil)
       self.accept()
       completionHandler(.allow)
+      self.answered.deliver(.success(()))
     }
   }
 
@@ -158,22 +164,42 @@ class StreamBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     // A writer thread still waiting for a chunk is let go (issue 53, L2).
     if case .chunks(let chunks)? = upload { chunks.taskEnded() }
     let translated = error.map { rejection() ?? translate($0) }
-    let (responded, done, failure) = state.withLock { state in
-      let failure = translated.map { state.stopped ?? $0 }
-      state.ended = true
-      state.failure = failure ?? (state.responded ? nil : .invalidResponse(host: host, reason: "no response"))
-      defer { state.done = nil }
-      return (state.responded, state.done, failure)
-    }
-    guard responded else {
-      let (respond, failure, task, host) = (respond, failure, task.taskIdentifier, host)
+    guard state.withLock({ $0.responded }) else {
+      let (done, failure) = end(translated)
+      let (respond, task, host) = (respond, task.taskIdentifier, host)
       Task {
         _ = await respond(.failure(failure ?? .invalidResponse(host: host, reason: "no response")), task)
         done?.resume()
       }
       return
     }
-    done?.resume()
+    Task {
+      _ = try? await answered.response()
+      end(translated).done?.resume()
+    }
+  }
+
+  /// Ends the stream: why it was stopped here, else the task's error (`translated`), else whole
+  /// if it had a response. Returns the waiter in `run` and the failure.
+  private func end(_ translated: CNPinnedSessionError?) -> (
+    done: CheckedContinuation<Void, Never>?, failure: CNPinnedSessionError?
+  ) {
+    state.withLock { state in
+      let failure = state.stopped ?? translated
+      state.ended = true
+      state.failure = failure ?? (state.responded ? nil : .invalidResponse(host: host, reason: "no response"))
+      defer { state.done = nil }
+      return (state.done, failure)
+    }
+  }
+
+  /// The head was refused (`reason`): nothing more reaches the reader, and the stream ends with it.
+  private func refuse(_ reason: CNPinnedSessionError) {
+    state.withLock {
+      $0.feed = nil
+      $0.early = []
+      $0.stopped = $0.stopped ?? reason
+    }
   }
 
   /// The body again, for a resend (a 401 or 407 answered, a stale connection retried), as

@@ -8,9 +8,8 @@ import FoundationNetworking
 /// One URLSession data task's response, taken as it arrives: the size limit is counted as bytes
 /// arrive (a body, or a decompressed bomb, never grows past it), and a download is written to its
 /// file chunk by chunk. Redirects come back to the caller; a file upload is reopened when
-/// URLSession must send it again. (A stream, read as it arrives, has a delegate of its own on
-/// Apple platforms, `PinningStreamDelegate`, feeding `ChunkFeed`: suspending a data task is not
-/// flow control swift-corelibs-foundation can resume from.)
+/// URLSession must send it again. (A stream, read as it arrives, has a delegate of its own,
+/// `StreamBodyDelegate`, feeding `ChunkFeed`.)
 ///
 /// The Apple transport's task delegate is a subclass (it adds the server-trust challenge).
 /// Platform-neutral: tested on Linux with swift-corelibs-foundation's URLSession.
