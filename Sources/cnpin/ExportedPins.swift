@@ -1,13 +1,10 @@
 import CNPinning
 import Foundation
 
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-
 /// What an exported file pins, per host, in the terms every format shares: what `cnpin lint
 /// --against` compares. Read from a file with each format's own reader (Foundation's property
-/// list and XML parsers; OkHttp's `.add(pattern, pins…)` calls), or from a fresh `PinExport`.
+/// list parser, `MarkupElement` for XML, OkHttp's `.add(pattern, pins…)` calls), or from a fresh
+/// `PinExport`.
 struct ExportedPins: Equatable {
   struct Host: Equatable {
     var includesSubdomains = false
@@ -112,15 +109,28 @@ struct ExportedPins: Equatable {
     return pins
   }
 
+  /// Each `domain-config`'s domains with the nearest `pin-set`: its own, else an enclosing
+  /// config's (a nested config inherits its parent's).
   private static func networkSecurityConfig(_ data: Data, path: String) throws(CLIError) -> ExportedPins {
-    let reader = NetworkSecurityConfigReader()
-    let parser = XMLParser(data: data)
-    parser.delegate = reader
-    guard parser.parse() else {
-      throw .usage("\(path): invalid XML: \(parser.parserError.map { "\($0)" } ?? "unknown error")")
+    let root: MarkupElement
+    do {
+      root = try MarkupElement.parse(String(decoding: data, as: UTF8.self))
+    } catch {
+      throw .usage("\(path):\(error.line): invalid XML: \(error.reason)")
     }
     var pins = ExportedPins(format: .networkSecurityConfig)
-    pins.hosts = reader.hosts
+    root.walk { element, ancestors in
+      guard element.name == "domain-config" else { return }
+      let configs = [element] + ancestors.reversed().filter { $0.name == "domain-config" }
+      let pinSet = configs.lazy.compactMap { $0.children.first { $0.name == "pin-set" } }.first
+      let keys = pinSet?.children.filter { $0.name == "pin" && $0.attributes["digest"] == "SHA-256" }
+        .map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }
+      for domain in element.children where domain.name == "domain" {
+        pins.hosts[domain.text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()] = Host(
+          includesSubdomains: domain.attributes["includeSubdomains"] == "true", keys: Set(keys ?? []),
+          expiration: pinSet?.attributes["expiration"])
+      }
+    }
     return pins
   }
 
@@ -167,58 +177,5 @@ struct ExportedPins: Equatable {
       }
     }
     return lines
-  }
-}
-
-/// Collects Network Security Config's `domain-config`s: each domain with the nearest enclosing
-/// `pin-set` (a nested config inherits its parent's).
-private final class NetworkSecurityConfigReader: NSObject, XMLParserDelegate {
-  private struct Config {
-    var domains: [(name: String, includesSubdomains: Bool)] = []
-    var pins: Set<String>?
-    var expiration: String?
-  }
-
-  private var stack: [Config] = []
-  private var text = ""
-  private var includesSubdomains = false
-  private var inPin = false
-  private(set) var hosts: [String: ExportedPins.Host] = [:]
-
-  func parser(
-    _ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
-    attributes: [String: String] = [:]
-  ) {
-    text = ""
-    switch element {
-    case "domain-config": stack.append(Config())
-    case "domain": includesSubdomains = attributes["includeSubdomains"] == "true"
-    case "pin-set":
-      stack[stack.count - 1].pins = []
-      stack[stack.count - 1].expiration = attributes["expiration"]
-    case "pin": inPin = attributes["digest"] == "SHA-256"
-    default: break
-    }
-  }
-
-  func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
-
-  func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
-    let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-    switch element {
-    case "domain" where !stack.isEmpty: stack[stack.count - 1].domains.append((value, includesSubdomains))
-    case "pin" where inPin && !stack.isEmpty:
-      stack[stack.count - 1].pins?.insert(value)
-      inPin = false
-    case "domain-config":
-      let config = stack.removeLast()
-      let pinSet = ([config] + stack.reversed()).first { $0.pins != nil }
-      for domain in config.domains {
-        hosts[domain.name.lowercased()] = ExportedPins.Host(
-          includesSubdomains: domain.includesSubdomains, keys: pinSet?.pins ?? [], expiration: pinSet?.expiration)
-      }
-    default: break
-    }
-    text = ""
   }
 }

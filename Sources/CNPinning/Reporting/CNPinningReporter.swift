@@ -41,8 +41,12 @@ public final class CNPinningReporter: Sendable {
   private let queue = DispatchQueue(label: "CNPinning.failure-reports")
   /// How much of a report an upload carries.
   public let uploadContent: CNPinningReportUpload.Content
-  /// The app version uploads carry.
-  public let appVersion: String?
+  /// The app version uploads carry: the one given, else the main bundle's, read when first
+  /// needed (reading the bundle costs a process that never uploads its start-up time).
+  public var appVersion: String? { givenAppVersion ?? Self.mainBundleVersion }
+  private let givenAppVersion: String?
+  private static let mainBundleVersion =
+    Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String
   /// Where uploads are kept until delivered; nil when they are not kept.
   package let uploadQueue: UploadQueue?
 
@@ -67,7 +71,7 @@ public final class CNPinningReporter: Sendable {
   ) {
     self.handler = handler
     uploadContent = uploads
-    self.appVersion = appVersion ?? Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String
+    givenAppVersion = appVersion
     uploadQueue = directory.map(UploadQueue.init(directory:))
   }
 
