@@ -53,18 +53,21 @@ package final class ChunkPuller: Sendable {
     }
   }
 
-  /// Blocks the calling thread until `readerStarted()` is true (checked every `interval`) and
+  /// Blocks the calling thread until `readerStarted()` is true and
   /// returns true, or returns false once the puller has been cancelled (the task ended first).
   /// On Apple platforms the writer waits so until URLSession opens the body stream, which it does
   /// when it starts sending the body, after the connection's handshake: before, the first
   /// 64 KiB were pulled when the stream was made, before any connection existed, and a one-shot
   /// producer lost them when the server was then refused (issue 53, L1).
-  package func wait(until readerStarted: () -> Bool, checkingEvery interval: Duration = .milliseconds(2)) -> Bool {
-    let nanoseconds = interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
+  /// The check starts every 2 ms and slows to every 20 ms, for a request URLSession keeps
+  /// queued behind others.
+  package func wait(until readerStarted: () -> Bool) -> Bool {
+    var milliseconds = 2
     while !readerStarted() {
       if state.withLock({ $0.cancelled }) { return false }
       // Woken early by `cancel()`, which signals the same semaphore.
-      _ = ready.wait(timeout: .now() + .nanoseconds(Int(nanoseconds)))
+      _ = ready.wait(timeout: .now() + .milliseconds(milliseconds))
+      milliseconds = min(milliseconds * 2, 20)
     }
     return !state.withLock { $0.cancelled }
   }
