@@ -48,13 +48,14 @@ func runInProcess(
     /// (`exchange(_:)`, the body read as it arrives, no `HTTPURLResponse`).
     var kind = "pinned"
   }
-  // The targets are issue 46's: data(for:) returns Foundation's HTTPURLResponse, whose
-  // initialiser alone adds about half of libcurl's instructions (docs/decisions/session-linux.md);
-  // exchange(_:) makes none.
+  // The targets are issue 57's for data(for:) (sequential 1.15, 8 concurrent 1.3, a new
+  // connection each 1.05; the batches' tail at most 3× their median and 50 ms) and issue 46's for
+  // the rest. data(for:) returns Foundation's HTTPURLResponse, whose initialiser alone adds about
+  // half of libcurl's instructions (docs/decisions/session-linux.md); exchange(_:) makes none.
   let workloads = [
     Workload(
-      name: "sequential, keep-alive (HTTP/2)", server: servers.keepAlive, count: 2000, concurrency: 1, batch: 0, target: 1.4),
-    Workload(name: "8 concurrent (HTTP/2)", server: servers.keepAlive, count: 4000, concurrency: 8, batch: 0, target: 1.5),
+      name: "sequential, keep-alive (HTTP/2)", server: servers.keepAlive, count: 2000, concurrency: 1, batch: 0, target: 1.15),
+    Workload(name: "8 concurrent (HTTP/2)", server: servers.keepAlive, count: 4000, concurrency: 8, batch: 0, target: 1.3),
     Workload(
       name: "new connection each (HTTP/1.1)", server: servers.newConnections, count: 200, concurrency: 1, batch: 0, target: 1.05),
     Workload(
@@ -106,10 +107,10 @@ func runInProcess(
         ours.p50, ours.p99, ours.slowest, theirs.p50, theirs.p99, theirs.slowest))
     if workload.batch > 0 {
       // The latency tail: no batch may wait on a missed wake-up.
-      let tailMet = ours.slowest <= 3 * ours.p50 && ours.slowest < 250_000
+      let tailMet = ours.slowest <= 3 * ours.p50 && ours.slowest < 50_000
       print(
         String(
-          format: "    slowest batch %.1f ms, %.1f× the median batch (target ≤ 3×, and under 250 ms) %@", ours.slowest / 1000,
+          format: "    slowest batch %.1f ms, %.1f× the median batch (target ≤ 3×, and under 50 ms) %@", ours.slowest / 1000,
           ours.slowest / ours.p50, tailMet ? "MET" : "MISSED"))
       if !tailMet { missed += 1 }
     }
