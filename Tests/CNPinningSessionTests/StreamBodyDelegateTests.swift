@@ -32,7 +32,7 @@ import Testing
 
   /// Runs a stream of `/` through the delegate; `accept` answers its head.
   static func run(
-    _ server: LocalTLSServer, accept: Bool, rejection: CNPinnedSessionError? = nil
+    _ server: LocalTLSServer, accept: Bool, rejection: CNPinnedSessionError? = nil, limit: Int = 1 << 20
   ) async -> (failure: CNPinnedSessionError?, heads: [Int], body: Data, bodyBeforeAnswer: Int) {
     let channel = ResponseBodyChannel()
     let heads = Locked<[Int]>([])
@@ -46,7 +46,7 @@ import Testing
       return accept
     }
     let delegate = StreamBodyDelegate(
-      host: "127.0.0.1", rejection: { rejection }, upload: nil, channel: channel, limit: 1 << 20, progress: nil,
+      host: "127.0.0.1", rejection: { rejection }, upload: nil, channel: channel, limit: limit, progress: nil,
       translate: { ($0 as? URLError)?.code == .cancelled ? .cancelled : .transferFailed(host: "127.0.0.1", reason: "\($0)") },
       respond: respond)
     let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
@@ -95,6 +95,16 @@ import Testing
     #expect(accepted.failure == nil && accepted.body == Self.body)
     let refused = await Self.run(server, accept: false)
     #expect(refused.failure == .cancelled && refused.body.isEmpty)
+  }
+
+  /// Body held for the head's answer is bounded by the limit: past it the task is stopped with
+  /// `responseTooLarge`, what was held is dropped, and nothing reaches the reader.
+  @Test func bodyHeldForTheAnswerStopsAtTheLimit() async throws {
+    let server = try Self.server(paced: false)
+    defer { server.stop() }
+    let run = await Self.run(server, accept: true, limit: 16 << 10)
+    #expect(run.failure == .responseTooLarge(host: "127.0.0.1", limit: 16 << 10))
+    #expect(run.body.isEmpty)
   }
 }
 #endif

@@ -137,7 +137,8 @@ class StreamBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     }
     feed?.receive(data)
     if overLimit {
-      state.withLock { $0.stopped = $0.stopped ?? .responseTooLarge(host: host, limit: limit) }
+      // Nothing more is held: what was is dropped, and so is whatever comes before the cancel.
+      refuse(.responseTooLarge(host: host, limit: limit))
       dataTask.cancel()
     }
   }
