@@ -14,7 +14,8 @@ compared on a busy two-core VM where timings vary by 2x between runs. They are n
 cache miss or a system call costs more than its instructions say (the kernel is not counted).
 
     scripts/instructions-per-request.py [LOW HIGH [CONCURRENCY [KIND]]]
-        (defaults: 300 1300 1 pinned; KIND pinned is data(for:), exchange is exchange(_:) with its
+        (defaults: 300 1300 1 pinned; KIND pinned is data(for:), pinned-executor the same from tasks
+        that prefer the session's executor, exchange is exchange(_:) with its
         body read as it arrives; with CONCURRENCY > 1 the requests run that many at a time, and
         the instructions of every thread are counted)
 
@@ -121,8 +122,8 @@ def main():
     kind = words[3] if len(words) >= 4 else "pinned"
     if not 0 < low < high <= 100_000:
         fail("LOW and HIGH must be request counts with 0 < LOW < HIGH <= 100000")
-    if not 1 <= concurrency <= 100 or kind not in ("pinned", "exchange") or len(words) > 4 or len(words) == 1:
-        fail("usage: instructions-per-request.py [LOW HIGH [CONCURRENCY (1-100) [pinned|exchange]]]")
+    if not 1 <= concurrency <= 100 or kind not in ("pinned", "pinned-executor", "exchange") or len(words) > 4 or len(words) == 1:
+        fail("usage: instructions-per-request.py [LOW HIGH [CONCURRENCY (1-100) [pinned|pinned-executor|exchange]]]")
     for tool in ("valgrind", "callgrind_annotate", "strip"):
         if not shutil.which(tool):
             fail(f"{tool} is not installed (Debian: apt-get install valgrind binutils)")
@@ -174,7 +175,7 @@ def main():
 
     names = [name for name, _ in programs]
     shape = "sequential keep-alive" if concurrency == 1 else f"keep-alive, {concurrency} at a time,"
-    call = "data(for:)" if kind == "pinned" else "exchange(_:)"
+    call = {"pinned": "data(for:)", "pinned-executor": "data(for:) preferring session.executor"}.get(kind, "exchange(_:)")
     print(f"instructions per {shape} request ({call}) to nginx offering HTTP/2 "
           f"(callgrind, runs of {low} and {high} requests after 200 of warm-up)")
     print(f"{'':56s}" + "".join(f"{name:>22s}" for name in names))

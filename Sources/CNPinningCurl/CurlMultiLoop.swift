@@ -54,6 +54,8 @@ package final class CurlMultiLoop: @unchecked Sendable {
     case cancel(CurlJob)
     /// A streamed body can go on: unpause the job.
     case resume(CurlJob)
+    /// A task's job, enqueued on the loop as its task executor (`enqueue(_: ExecutorJob)`).
+    case run(UnownedJob)
   }
 
   /// Who may touch libcurl now.
@@ -100,18 +102,33 @@ package final class CurlMultiLoop: @unchecked Sendable {
     /// the first producer to find it set signals the wake-up descriptor (a system call) and
     /// clears it.
     var driverIsWaiting = false
+    /// Set while the network thread resumes the tasks whose jobs ended, after deciding to wait
+    /// or park and before it does: a producer then neither signals it nor leaves it to park,
+    /// but queues and sets `reclaimed`, and the thread looks at the queue before it waits. A
+    /// task that prefers the loop as its executor is queued there as it is resumed, and would
+    /// otherwise signal its own thread once per request.
+    var resuming = false
+    /// Work was queued while the network thread resumed tasks (`resuming`): it drives on.
+    var reclaimed = false
     /// Whether the latest request took less than the budget (from hand-over to report): only
     /// then may the next one borrow. A new session's first request (a handshake, often) does not.
     var lastRequestWasQuick = false
     /// How many transfers were borrowed (for tests).
     var borrowed = 0
+    /// How many times a producer signalled the driver or the parked network thread (for tests).
+    var signals = 0
   }
   private let control = Locked(Control())
   private let finished = DispatchSemaphore(value: 0)
   /// The network thread's name.
   package let name: String
+  /// The network thread, which runs the loop and the tasks enqueued on it as an executor (set
+  /// before it starts).
+  private let networkThread = Locked<Thread?>(nil)
   /// How many jobs ran on their caller's thread (`borrow`).
   package var borrowedTransfers: Int { control.withLock { $0.borrowed } }
+  /// How many times work queued for the loop woke its driver or its parked network thread.
+  package var wakeUpSignals: Int { control.withLock { $0.signals } }
   // Touched only by the driver:
   /// Running transfers, by the easy handle lent to each.
   private var active: [UnsafeMutableRawPointer: CurlEasy] = [:]
@@ -149,8 +166,13 @@ package final class CurlMultiLoop: @unchecked Sendable {
       run()
     }
     thread.name = name
+    networkThread.withLock { $0 = thread }
     thread.start()
   }
+
+  /// Whether the calling code runs on the network thread (as a task enqueued on the loop as its
+  /// executor does).
+  package var isOnNetworkThread: Bool { networkThread.withLock { $0 } === Thread.current }
 
   deinit {
     Glibc.close(wakeDescriptor)
@@ -190,7 +212,9 @@ package final class CurlMultiLoop: @unchecked Sendable {
     }
     guard let wakeUp else { return }
     send(wakeUp)
-    finished.wait()
+    // On the network thread (a task run by the loop as its executor, or the last reference to
+    // the session dropped there), the loop ends once that job returns.
+    if !isOnNetworkThread { finished.wait() }
   }
 
   private func enqueue(_ command: Command) {
@@ -201,8 +225,12 @@ package final class CurlMultiLoop: @unchecked Sendable {
     }
     if let wakeUp {
       send(wakeUp)
-    } else if case .start(let job) = command {
-      job.end(.sessionStopped)?.resume()
+    } else {
+      switch command {
+      case .start(let job): job.end(.sessionStopped)?.resume()
+      case .run(let job): runElsewhere(job)
+      case .cancel, .resume: break
+      }
     }
   }
 
@@ -221,10 +249,16 @@ package final class CurlMultiLoop: @unchecked Sendable {
     switch state.driver {
     case .nobody:
       state.driver = .networkThread
+      guard !state.resuming else {
+        state.reclaimed = true
+        return .none
+      }
+      state.signals += 1
       return .networkThread
     case .networkThread, .borrower:
       guard state.driverIsWaiting else { return .none }
       state.driverIsWaiting = false
+      state.signals += 1
       return .driver
     }
   }
@@ -253,17 +287,41 @@ package final class CurlMultiLoop: @unchecked Sendable {
       enum Next { case again, wait, park }
       // Wait only when no command is queued and libcurl's timer is not due; a command queued
       // from now on signals the wait (the flag and the queue change under one lock). Park when
-      // nothing runs: the next request may then drive itself.
-      let next = control.withLock { state -> Next in
+      // nothing runs: the next request may then drive itself. Tasks to resume are resumed after
+      // the decision (a task that sends its next request at once finds an idle session idle) and
+      // before the wait, which a command queued meanwhile cancels (`resuming`).
+      var next = control.withLock { state -> Next in
         guard state.queue.isEmpty, !state.shuttingDown else { return .again }
+        let next: Next
         if active.isEmpty, !driver.hasTimer {
           state.driver = .nobody
-          return .park
+          next = .park
+        } else {
+          next = .wait
         }
-        state.driverIsWaiting = true
-        return .wait
+        if ended.isEmpty {
+          state.driverIsWaiting = next == .wait
+        } else {
+          state.resuming = true
+        }
+        return next
       }
-      for resumption in ended { resumption.resume() }
+      if !ended.isEmpty {
+        for resumption in ended { resumption.resume() }
+        if next != .again {
+          next = control.withLock { state -> Next in
+            state.resuming = false
+            if state.reclaimed {
+              state.reclaimed = false
+              return .again
+            }
+            guard next == .wait else { return next }
+            guard state.queue.isEmpty, !state.shuttingDown else { return .again }
+            state.driverIsWaiting = true
+            return .wait
+          }
+        }
+      }
       switch next {
       case .again:
         continue
@@ -278,9 +336,16 @@ package final class CurlMultiLoop: @unchecked Sendable {
     for easy in active.values {
       if let job = easy.job { finish(job, easy, .sessionStopped) }
     }
-    control.withLock { state in
-      for case .start(let job) in state.queue { end(job, .sessionStopped) }
-      state.queue = []
+    let left = control.withLock { state in
+      defer { state.queue = [] }
+      return state.queue
+    }
+    for command in left {
+      switch command {
+      case .start(let job): end(job, .sessionStopped)
+      case .run(let job): runElsewhere(job)
+      case .cancel, .resume: break
+      }
     }
     for resumption in takeEndedTransfers() { resumption.resume() }
     // Easy handles leave the share before it goes; connections (and their TLS state) close
@@ -356,6 +421,8 @@ package final class CurlMultiLoop: @unchecked Sendable {
       // sets its timer to run the job at once.
       guard let easy = activeHandle(of: job) else { return }
       _ = curl_easy_pause(easy.handle, CURLPAUSE_CONT)
+    case .run(let job):
+      job.runSynchronously(on: asUnownedTaskExecutor())
     }
   }
 
@@ -429,6 +496,25 @@ package final class CurlMultiLoop: @unchecked Sendable {
 
   private func keep(_ easy: CurlEasy) {
     if idle.count < Self.maximumIdleHandles { idle.append(easy) }
+  }
+}
+
+/// The loop as a task executor (SE-0417): a task that prefers it runs its jobs on the network
+/// thread, between the loop's turns, so a request it makes is resumed there when libcurl is
+/// done, without a hand-off to another thread. Its jobs delay every transfer of the session
+/// while they run, so they must not block. Once the session stops, its jobs go to the global
+/// concurrent executor.
+extension CurlMultiLoop: TaskExecutor {
+  package func enqueue(_ job: consuming ExecutorJob) {
+    enqueue(.run(UnownedJob(job)))
+  }
+
+  /// Runs `job` on one of Dispatch's shared threads, as the loop's (it has stopped): a job run as
+  /// another executor's would be sent back here by the task's preference.
+  private func runElsewhere(_ job: UnownedJob) {
+    DispatchQueue.global().async { [self] in
+      job.runSynchronously(on: asUnownedTaskExecutor())
+    }
   }
 }
 

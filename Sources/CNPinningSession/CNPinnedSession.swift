@@ -125,6 +125,26 @@ public final class CNPinnedSession: Sendable {
     return event
   }
 
+  /// The session's network thread as a task executor, for callers whose handling of responses
+  /// is short and who want it to run where the responses arrive:
+  ///
+  /// ```swift
+  /// try await withTaskExecutorPreference(session.executor) {
+  ///   for url in urls { try handle(try await session.data(from: url)) }
+  /// }
+  /// ```
+  ///
+  /// On Linux a task that prefers it runs on the thread that drives libcurl, between the
+  /// loop's turns, so each of its requests is sent and resumed there, without handing the
+  /// request to another thread and back. Everything such a task does between its awaits delays
+  /// every transfer of the session: it must not block (no file or network I/O of its own, no
+  /// semaphores or locks held long, no `Thread.sleep`, no long computation). After
+  /// `invalidateAndCancel()` (or the session's end) its jobs run on the global concurrent
+  /// executor. On Apple platforms URLSession runs the network on threads of its own, and this
+  /// is the global concurrent executor.
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  public var executor: any TaskExecutor { engine.transport.executor }
+
   /// The name of the session's network thread (`CNPSession-N`), for diagnostics.
   package var threadName: String { engine.transport.threadName }
 

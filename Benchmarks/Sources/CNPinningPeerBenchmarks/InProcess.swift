@@ -44,7 +44,8 @@ func runInProcess(
     let batch: Int
     /// The most CNPinnedSession's time per request may be, as a multiple of libcurl's.
     let target: Double
-    /// How CNPinningPeerClient makes the request: "pinned" (`data(for:)`) or "exchange"
+    /// How CNPinningPeerClient makes the request: "pinned" (`data(for:)`), "pinned-executor"
+    /// (`data(for:)` from tasks that prefer `CNPinnedSession.executor`) or "exchange"
     /// (`exchange(_:)`, the body read as it arrives, no `HTTPURLResponse`).
     var kind = "pinned"
   }
@@ -61,6 +62,12 @@ func runInProcess(
     Workload(
       name: "batches of 100 concurrent (HTTP/2)", server: servers.keepAlive, count: 4000, concurrency: 100, batch: 100,
       target: 1.5),
+    Workload(
+      name: "sequential, callers preferring session.executor", server: servers.keepAlive, count: 2000, concurrency: 1,
+      batch: 0, target: 1.15, kind: "pinned-executor"),
+    Workload(
+      name: "8 concurrent, callers preferring session.executor", server: servers.keepAlive, count: 4000, concurrency: 8,
+      batch: 0, target: 1.3, kind: "pinned-executor"),
     Workload(
       name: "exchange(_:), sequential, keep-alive", server: servers.keepAlive, count: 2000, concurrency: 1, batch: 0,
       target: 1.15, kind: "exchange"),

@@ -57,26 +57,35 @@ struct BadResponse: Error, CustomStringConvertible {
   let description: String
 }
 
-func makeFetch(kind: String, root: String, pins: String, url: URL) throws -> Fetch {
-  if kind == "urlsession" { return urlSessionFetch(URLSession(configuration: .default), url: url) }
+/// The request `kind` makes (`pinned-executor` is `pinned` from tasks that prefer the session's
+/// executor), and the executor its callers prefer (nil: the default one, as most callers have).
+func makeClient(kind: String, root: String, pins: String, url: URL) throws -> (fetch: Fetch, executor: (any TaskExecutor)?) {
+  if kind == "urlsession" { return (urlSessionFetch(URLSession(configuration: .default), url: url), nil) }
   let anchors = try CNCertificate.certificates(pemEncoded: String(contentsOfFile: root, encoding: .utf8))
   let manager = try CNPinningManager(contentsOf: URL(filePath: pins, directoryHint: .notDirectory))
   var configuration = CNPinnedSessionConfiguration()
   configuration.trust = .customAnchors(anchors)
   configuration.unpinnedHosts = .deny
   if kind == "urlprotocol" {
-    return urlSessionFetch(URLSession(configuration: try .cnPinned(manager: manager, configuration: configuration)), url: url)
+    return (
+      urlSessionFetch(URLSession(configuration: try .cnPinned(manager: manager, configuration: configuration)), url: url), nil
+    )
   }
   let session = try CNPinnedSession(manager: manager, configuration: configuration)
   if kind == "exchange" {
-    return {
+    let fetch: Fetch = {
       let response = try await session.exchange(CNHTTPRequest(url: url))
       var received = 0
       for try await chunk in response.body.chunks { received += chunk.count }
       guard response.statusCode == 200, received > 0 else { throw BadResponse(description: "status \(response.statusCode)") }
     }
+    return (fetch, nil)
   }
-  return {
+  return (pinnedFetch(session, url: url), kind == "pinned-executor" ? session.executor : nil)
+}
+
+func pinnedFetch(_ session: CNPinnedSession, url: URL) -> Fetch {
+  {
     let (data, response) = try await session.data(from: url)
     guard response.statusCode == 200, !data.isEmpty else { throw BadResponse(description: "status \(response.statusCode)") }
   }
@@ -235,7 +244,8 @@ func residentMegabytes() -> Double {
 /// requests to warm up, then COUNT with CONCURRENCY in flight (or COUNT/BATCH batches of BATCH
 /// started together). Prints the same line as multi-client.c.
 ///
-/// Arguments: KIND ROOT.pem PINS.json URL COUNT CONCURRENCY [BATCH], KIND pinned, exchange,
+/// Arguments: KIND ROOT.pem PINS.json URL COUNT CONCURRENCY [BATCH], KIND pinned,
+/// pinned-executor (`data(for:)` from tasks that prefer `CNPinnedSession.executor`), exchange,
 /// urlprotocol or urlsession.
 func inProcess(arguments: [String]) async -> Int32 {
   guard let count = Int(arguments[4]), count > 0, let concurrency = Int(arguments[5]), concurrency > 0,
@@ -243,14 +253,14 @@ func inProcess(arguments: [String]) async -> Int32 {
   else { return 2 }
   let batch = arguments.count > 6 ? Int(arguments[6]) ?? 0 : 0
   do {
-    let fetch = try makeFetch(kind: arguments[0], root: arguments[1], pins: arguments[2], url: url)
+    let (fetch, executor) = try makeClient(kind: arguments[0], root: arguments[1], pins: arguments[2], url: url)
     let clock = ContinuousClock()
     /// Runs `count` requests, `width` at a time; returns each one's latency in seconds.
     func run(_ count: Int, width: Int) async throws -> [Double] {
       let next = Counter()
       return try await withThrowingTaskGroup(of: [Double].self) { group in
         for _ in 0..<min(width, count) {
-          group.addTask {
+          group.addTask(executorPreference: executor) {
             var latencies: [Double] = []
             while next.take() < count {
               let started = clock.now
@@ -378,7 +388,7 @@ func seconds(_ duration: Duration) -> Double {
 }
 
 do {
-  let fetch = try makeFetch(kind: arguments[1], root: arguments[2], pins: arguments[3], url: url)
+  let fetch = try makeClient(kind: arguments[1], root: arguments[2], pins: arguments[3], url: url).fetch
   if soak {
     try await run(fetch, count: 200)
     let before = residentMegabytes()

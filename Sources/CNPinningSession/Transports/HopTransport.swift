@@ -143,6 +143,9 @@ package protocol HopTransport: Sendable {
   /// How many transfers ran on their requesting task's thread, for tests (0 where URLSession
   /// runs them).
   var borrowedTransfers: Int { get }
+  /// Where tasks that prefer the session's thread run (`CNPinnedSession.executor`).
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  var executor: any TaskExecutor { get }
 }
 
 /// Makes a session's transport for its configuration. The public API on top chooses the

@@ -39,6 +39,13 @@ package final class CurlTransport: HopTransport {
 
   package var borrowedTransfers: Int { loop.borrowedTransfers }
 
+  /// How many times work queued for the multi loop woke it (for tests).
+  package var wakeUpSignals: Int { loop.wakeUpSignals }
+
+  /// The network thread, as a task executor: the multi loop runs the jobs of tasks that prefer
+  /// it between its turns.
+  package var executor: any TaskExecutor { loop }
+
   package func invalidate() { loop.shutdown() }
 
   package func exchange(_ hop: Hop) async -> HopReport {

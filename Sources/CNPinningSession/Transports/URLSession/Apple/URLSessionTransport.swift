@@ -25,6 +25,9 @@ final class URLSessionTransport: HopTransport {
   /// URLSession's own threads: none to name.
   var threadName: String { "" }
   var borrowedTransfers: Int { 0 }
+  /// URLSession's delegate queue is its own: tasks that prefer the session run where others do.
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  var executor: any TaskExecutor { globalConcurrentExecutor }
 
   func invalidate() { sessions.close() }
 
