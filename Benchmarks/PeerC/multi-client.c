@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <time.h>
 
 enum { WARMUP = 200, MAX_IN_FLIGHT = 1024 };
@@ -32,6 +33,13 @@ static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+// Context switches of every thread of the process so far, voluntary and involuntary.
+static long switches(void) {
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_nvcsw + usage.ru_nivcsw;
 }
 
 struct buffer {
@@ -199,6 +207,7 @@ int main(int argc, char **argv) {
   int samples = batch ? count / batch : count;
   double *latencies = calloc(samples > 0 ? samples : 1, sizeof *latencies);
   double started = now();
+  long switched = switches();
   if (batch) {
     double *scratch = calloc(batch, sizeof *scratch);
     for (int i = 0; i < samples; i++) {
@@ -210,11 +219,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   double seconds = now() - started;
+  int done = batch ? samples * batch : count;
+  double switchesPerRequest = (double)(switches() - switched) / done;
   qsort(latencies, samples, sizeof *latencies, compare);
   const char *prefix = batch ? "batch_" : "";
-  printf("requests %d seconds %.6f per_request_us %.1f %sp50_us %.1f %sp99_us %.1f %smax_us %.1f\n",
-         batch ? samples * batch : count, seconds, seconds / (batch ? samples * batch : count) * 1e6, prefix,
+  printf("requests %d seconds %.6f per_request_us %.1f %sp50_us %.1f %sp99_us %.1f %smax_us %.1f switches_per_request %.2f\n",
+         done, seconds, seconds / done * 1e6, prefix,
          latencies[samples / 2] * 1e6, prefix, latencies[(samples * 99) / 100 < samples ? (samples * 99) / 100 : samples - 1] * 1e6,
-         prefix, latencies[samples - 1] * 1e6);
+         prefix, latencies[samples - 1] * 1e6, switchesPerRequest);
   return 0;
 }

@@ -4,14 +4,18 @@ import CNPinningTestKit
 import Foundation
 
 /// What one in-process run printed (the line multi-client.c and `CNPinningPeerClient in-process`
-/// share): the time per request, and the median, p99 and slowest of single requests or batches.
+/// share): the time per request, the median, p99 and slowest of single requests or batches, and
+/// the process's context switches per request (every thread), where the hand-offs show.
 struct InProcessRun {
   let perRequest: Double
   let p50: Double
   let p99: Double
   let slowest: Double
+  /// Absent from the floor measurements' lines.
+  let switches: Double?
 
-  /// Reads "per_request_us U [batch_]p50_us A [batch_]p99_us B [batch_]max_us C".
+  /// Reads "per_request_us U [batch_]p50_us A [batch_]p99_us B [batch_]max_us C
+  /// [switches_per_request S]".
   init(line: String) throws {
     let words = line.split(separator: " ").map(String.init)
     func value(_ name: String) throws -> Double {
@@ -24,6 +28,7 @@ struct InProcessRun {
     p50 = try value("p50_us")
     p99 = try value("p99_us")
     slowest = try value("max_us")
+    switches = try? value("switches_per_request")
   }
 }
 
@@ -93,9 +98,12 @@ func runInProcess(
       let order = round % 2 == 0 ? commands : commands.reversed()
       for (name, command) in order { runs[name, default: []].append(try InProcessRun(line: try outputLine(of: command))) }
     }
-    func summary(_ name: String) -> (perRequest: Double, p50: Double, p99: Double, slowest: Double) {
+    func summary(_ name: String) -> (perRequest: Double, p50: Double, p99: Double, slowest: Double, switches: Double?) {
       let all = runs[name]!
-      return (median(all.map(\.perRequest)), median(all.map(\.p50)), median(all.map(\.p99)), all.map(\.slowest).max()!)
+      return (
+        median(all.map(\.perRequest)), median(all.map(\.p50)), median(all.map(\.p99)), all.map(\.slowest).max()!,
+        all.contains { $0.switches == nil } ? nil : median(all.compactMap(\.switches))
+      )
     }
     let ours = summary("CNPinnedSession")
     let theirs = summary("libcurl (C)")
@@ -112,6 +120,14 @@ func runInProcess(
         format: "    per %@: CNPinnedSession median %.0f, p99 %.0f, slowest %.0f; libcurl median %.0f, p99 %.0f, slowest %.0f",
         unit,
         ours.p50, ours.p99, ours.slowest, theirs.p50, theirs.p99, theirs.slowest))
+    // The hand-offs between threads, beside the times (nginx shares the machine, so every client
+    // switches about once a request while it waits for the answer).
+    if let ourSwitches = ours.switches, let theirSwitches = theirs.switches {
+      print(
+        String(
+          format: "    context switches per request (every thread): CNPinnedSession %.2f, libcurl %.2f", ourSwitches,
+          theirSwitches))
+    }
     if workload.batch > 0 {
       // The latency tail: no batch may wait on a missed wake-up.
       let tailMet = ours.slowest <= 3 * ours.p50 && ours.slowest < 50_000

@@ -275,6 +275,7 @@ func inProcess(arguments: [String]) async -> Int32 {
     }
     _ = try await run(200, width: batch > 0 ? batch : concurrency)
     let started = clock.now
+    let switched = contextSwitches()
     var samples: [Double] = []
     if batch > 0 {
       for _ in 0..<(count / batch) {
@@ -287,18 +288,29 @@ func inProcess(arguments: [String]) async -> Int32 {
     }
     let total = seconds(clock.now - started)
     let requests = batch > 0 ? samples.count * batch : count
+    let switchesPerRequest = Double(contextSwitches() - switched) / Double(requests)
     samples.sort()
     let prefix = batch > 0 ? "batch_" : ""
     print(
       String(
-        format: "requests %d seconds %.6f per_request_us %.1f %@p50_us %.1f %@p99_us %.1f %@max_us %.1f", requests, total,
-        total / Double(requests) * 1e6, prefix, samples[samples.count / 2] * 1e6, prefix,
-        samples[min(samples.count - 1, samples.count * 99 / 100)] * 1e6, prefix, samples[samples.count - 1] * 1e6))
+        format:
+          "requests %d seconds %.6f per_request_us %.1f %@p50_us %.1f %@p99_us %.1f %@max_us %.1f switches_per_request %.2f",
+        requests, total, total / Double(requests) * 1e6, prefix, samples[samples.count / 2] * 1e6, prefix,
+        samples[min(samples.count - 1, samples.count * 99 / 100)] * 1e6, prefix, samples[samples.count - 1] * 1e6,
+        switchesPerRequest))
     return 0
   } catch {
     FileHandle.standardError.write(Data("request failed: \(error)\n".utf8))
     return 1
   }
+}
+
+/// Context switches of every thread of the process so far, voluntary and involuntary (what
+/// multi-client.c prints beside its times, read the same way).
+func contextSwitches() -> Int {
+  var usage = rusage()
+  getrusage(RUSAGE_SELF.rawValue, &usage)
+  return usage.ru_nvcsw + usage.ru_nivcsw
 }
 
 /// One pinned request for the server's real fields, then 100,000 HTTPURLResponse initialisations
