@@ -65,7 +65,8 @@ bench: deps
 # nginx-light, a test and benchmark dependency that make deps installs; skipped with a message
 # when it cannot start). First in one long-lived process each, against libcurl's multi interface
 # driven from C with the same options (Benchmarks/PeerC/multi-client.c): time per request, p99,
-# the slowest request or batch, and context switches per request (the hand-offs between threads). Then each timed as a whole process in alternating rounds: the curl CLI with
+# the slowest request or batch, and context switches per request (the hand-offs between
+# threads). Then each timed as a whole process in alternating rounds: the curl CLI with
 # --pinnedpubkey, Foundation's URLSession pinned through URLSessionConfiguration.cnPinned, and
 # Foundation's URLSession (unpinned; it gets the test root through a private
 # mount namespace, which needs root). Then 10,000 requests on one reused connection, with the
