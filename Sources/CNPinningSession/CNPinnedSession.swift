@@ -139,9 +139,9 @@ public final class CNPinnedSession: Sendable {
   /// request to another thread and back. Everything such a task does between its awaits delays
   /// every transfer of the session: it must not block (no file or network I/O of its own, no
   /// semaphores or locks held long, no `Thread.sleep`, no long computation). After
-  /// `invalidateAndCancel()` (or the session's end) its jobs run on the global concurrent
-  /// executor. On Apple platforms URLSession runs the network on threads of its own, and this
-  /// is the global concurrent executor.
+  /// `invalidateAndCancel()` (or the session's end) its jobs run on Dispatch's shared threads.
+  /// On Apple platforms URLSession runs the network on threads of its own, and this is the
+  /// global concurrent executor.
   @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
   public var executor: any TaskExecutor { engine.transport.executor }
 
