@@ -128,11 +128,18 @@ public final class CNPinnedSession: Sendable {
   /// The session's network thread as a task executor, for callers whose handling of responses
   /// is short and who want it to run where the responses arrive:
   ///
+  /// <!-- snippet: Snippets/NetworkThreadExecutor.swift -->
   /// ```swift
-  /// try await withTaskExecutorPreference(session.executor) {
-  ///   for url in urls { try handle(try await session.data(from: url)) }
+  /// func fetchAll(_ urls: [URL], with session: CNPinnedSession) async throws {
+  ///   try await withTaskExecutorPreference(session.executor) {
+  ///     for url in urls { try handle(try await session.data(from: url)) }
+  ///   }
   /// }
   /// ```
+  ///
+  /// The preference moves code that is not isolated to an actor, as `fetchAll` is here: code on
+  /// the main actor (or another actor with an executor of its own) stays there whatever the
+  /// preference, and would cross to the network thread and back for every request.
   ///
   /// On Linux a task that prefers it runs on the thread that drives libcurl, between the
   /// loop's turns, so each of its requests is sent and resumed there, without handing the
