@@ -156,9 +156,11 @@ struct LoopExecutorTests {
     let (server, session) = try Self.fixture()
     let leftovers = Leftovers(server)
     session.invalidateAndCancel()
-    // Its thread has ended: the task runs and ends.
-    let ran = await Task(executorPreference: session.executor) { true }.value
-    #expect(ran)
+    // Its thread has ended: the task runs and ends (waited for with a bound: a job left in the
+    // ended loop's queue would never run).
+    let ran = Locked(false)
+    Task(executorPreference: session.executor) { ran.withLock { $0 = true } }
+    #expect(await eventually(within: 60) { ran.withLock { $0 } })
     #expect(await eventually(within: 60) { HostileServerTests.threads(named: [session.threadName]) == 0 })
     await leftovers.release()
   }
