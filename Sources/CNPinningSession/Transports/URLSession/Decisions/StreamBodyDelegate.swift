@@ -101,9 +101,10 @@ class StreamBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     state.withLock { $0.responded = true }
     let (respond, host, progress, task) = (respond, host, progress, dataTask.taskIdentifier)
     guard let http = response as? HTTPURLResponse else {
+      let notHTTP = CNPinnedSessionError.invalidResponse(host: host, reason: "not HTTP")
       Task {
-        _ = await respond(.failure(.invalidResponse(host: host, reason: "not HTTP")), task)
-        self.refuse(.invalidResponse(host: host, reason: "not HTTP"))
+        _ = await respond(.failure(notHTTP), task)
+        self.refuse(notHTTP)
         completionHandler(.cancel)
         dataTask.cancel()
         self.answered.deliver(.success(()))
