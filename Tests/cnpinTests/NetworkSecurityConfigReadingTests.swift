@@ -38,6 +38,37 @@ import Testing
     #expect(visited.first { $0.0 == "pin" }?.1 == 3)
   }
 
+  /// A nested `domain-config` without a `pin-set` takes the nearest enclosing config's that has
+  /// one (Android's inheritance), one with its own keeps its own, and each domain keeps its own
+  /// subdomain rule.
+  @Test func nestedConfigsTakeTheNearestPinSet() throws {
+    let document = """
+      <network-security-config>
+        <domain-config>
+          <domain includeSubdomains="true">outer.test</domain>
+          <pin-set expiration="2027-10-01"><pin digest="SHA-256">OUTER=</pin><pin digest="SHA-1">SHA1=</pin></pin-set>
+          <domain-config>
+            <domain>inherits.outer.test</domain>
+            <domain-config><domain>deeper.outer.test</domain></domain-config>
+          </domain-config>
+          <domain-config>
+            <domain includeSubdomains="true">own.outer.test</domain>
+            <pin-set><pin digest="SHA-256">OWN=</pin></pin-set>
+            <domain-config><domain>under-own.outer.test</domain></domain-config>
+          </domain-config>
+        </domain-config>
+      </network-security-config>
+      """
+    let pins = try ExportedPins.read(Data(document.utf8), path: "nsc.xml")
+    let outer = ExportedPins.Host(includesSubdomains: true, keys: ["OUTER="], expiration: "2027-10-01")
+    #expect(pins.hosts["outer.test"] == outer)
+    #expect(pins.hosts["inherits.outer.test"] == ExportedPins.Host(keys: ["OUTER="], expiration: "2027-10-01"))
+    #expect(pins.hosts["deeper.outer.test"] == ExportedPins.Host(keys: ["OUTER="], expiration: "2027-10-01"))
+    #expect(pins.hosts["own.outer.test"] == ExportedPins.Host(includesSubdomains: true, keys: ["OWN="]))
+    #expect(pins.hosts["under-own.outer.test"] == ExportedPins.Host(keys: ["OWN="]))
+    #expect(pins.hosts.count == 5)
+  }
+
   /// Every malformed document is refused with the line it is on; none crashes, loops or reads
   /// an entity of its own (XML external entities cannot reach a file).
   @Test func malformedDocumentsAreRefusedWithTheirLine() {
