@@ -102,7 +102,7 @@ package enum ChainVerification {
     guard requireHost(host, isIPAddress: isIPAddress, in: parameters) else {
       return .failure(.untrusted(reason: "\"\(host)\" is not a host name or IP address that OpenSSL can verify"))
     }
-    X509_VERIFY_PARAM_set_time(parameters, time_t(date.timeIntervalSince1970.rounded(.down)))
+    X509_VERIFY_PARAM_set_time(parameters, time_t(date.boundedEpochSeconds))
     return run(storeContext, trust: store)
   }
 

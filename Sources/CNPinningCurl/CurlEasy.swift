@@ -216,22 +216,19 @@ private struct Options {
 
   /// Connecting (TLS included) uses the request timeout, and so does the wait for each next
   /// byte once the request is sent (URLSession's idle timeout: `CurlTransfer.watchIdleTime`);
-  /// the whole exchange the resource timeout. Timeouts beyond a year are a year (and
-  /// non-positive ones none), which keeps the conversions to integers from overflowing.
+  /// the whole exchange the resource timeout (each bounded: `BoundedInterval`).
   private func setTimeouts(_ request: CurlRequest) throws(CurlSetupError) {
-    let year: TimeInterval = 365 * 24 * 3600
-    if request.timeout.isFinite, request.timeout > 0 {
-      let seconds = min(request.timeout, year)
-      try set(CURLOPT_CONNECTTIMEOUT_MS, Int(seconds * 1000))
+    if let timeout = request.timeout {
+      try set(CURLOPT_CONNECTTIMEOUT_MS, timeout.milliseconds)
       // libcurl's own speed check never fires (a year); with a limit set, libcurl looks at the
       // transfer every second, which is when the progress callback judges the idle time.
       try set(CURLOPT_LOW_SPEED_LIMIT, 1)
-      try set(CURLOPT_LOW_SPEED_TIME, Int(year))
+      try set(CURLOPT_LOW_SPEED_TIME, Int(BoundedInterval.maximum))
     } else {
       try set(CURLOPT_LOW_SPEED_LIMIT, 0)
     }
-    if request.resourceTimeout.isFinite, request.resourceTimeout > 0 {
-      try set(CURLOPT_TIMEOUT_MS, Int(min(request.resourceTimeout, year) * 1000))
+    if let resourceTimeout = request.resourceTimeout {
+      try set(CURLOPT_TIMEOUT_MS, resourceTimeout.milliseconds)
     }
   }
 

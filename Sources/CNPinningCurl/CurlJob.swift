@@ -129,7 +129,7 @@ package final class CurlJob: @unchecked Sendable {
   /// the next byte either way. False (the job stops, timed out) when it has passed; a job
   /// paused for the caller is not idle.
   func watchIdleTime(moved bodyBytes: Int64) -> Bool {
-    guard requestSent, request.timeout.isFinite, request.timeout > 0 else { return true }
+    guard requestSent, let timeout = request.timeout else { return true }
     let now = DispatchTime.now().uptimeNanoseconds
     let moved = bodyBytes + headerLines
     if moved != self.moved || waitsOnCaller {
@@ -137,7 +137,7 @@ package final class CurlJob: @unchecked Sendable {
       lastMovement = now
       return true
     }
-    guard Double(now - lastMovement) / 1e9 >= request.timeout else { return true }
+    guard now - lastMovement >= timeout.nanoseconds else { return true }
     events.idleTimeoutPassed()
     return false
   }

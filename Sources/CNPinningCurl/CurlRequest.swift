@@ -96,10 +96,10 @@ package struct CurlRequest: Sendable {
   package let headerLines: [String]
   /// Header lines for the proxy alone; none without a proxy.
   package let proxyHeaderLines: [String]
-  /// Seconds to connect or to wait for the next byte once the request is sent (infinite: none).
-  package let timeout: TimeInterval
-  /// Seconds the whole exchange may take (infinite: none).
-  package let resourceTimeout: TimeInterval
+  /// How long to connect or to wait for the next byte once the request is sent (nil: no limit).
+  package let timeout: BoundedInterval?
+  /// How long the whole exchange may take (nil: no limit).
+  package let resourceTimeout: BoundedInterval?
   /// Whether HTTP/2 is offered.
   package let offersHTTP2: Bool
   /// Stop after the TLS handshake, sending no request (a probe).
@@ -110,8 +110,8 @@ package struct CurlRequest: Sendable {
   package let clock: @Sendable () -> Date
 
   package init(
-    url: String, isHTTPS: Bool, method: Method, headerLines: [String], proxyHeaderLines: [String], timeout: TimeInterval,
-    resourceTimeout: TimeInterval, offersHTTP2: Bool, connectOnly: Bool, proxy: Proxy?, tls: TLS,
+    url: String, isHTTPS: Bool, method: Method, headerLines: [String], proxyHeaderLines: [String], timeout: BoundedInterval?,
+    resourceTimeout: BoundedInterval?, offersHTTP2: Bool, connectOnly: Bool, proxy: Proxy?, tls: TLS,
     clock: @escaping @Sendable () -> Date
   ) {
     self.url = url

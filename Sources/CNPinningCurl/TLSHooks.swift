@@ -79,7 +79,7 @@ enum TLSHooks {
     guard ChainVerification.requireHost(tls.host, isIPAddress: tls.hostIsIPAddress, in: parameters) else {
       return .failure(.init("\"\(tls.host)\" is not a host name or IP address that OpenSSL can verify"))
     }
-    X509_VERIFY_PARAM_set_time(parameters, time_t(date.timeIntervalSince1970.rounded(.down)))
+    X509_VERIFY_PARAM_set_time(parameters, time_t(date.boundedEpochSeconds))
     SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
     SSL_CTX_set_cert_verify_callback(context, verifyChain, nil)
     if tls.recordsVersionMessages { cnp_SSL_CTX_set_message_callback(context, recordMessage, nil) }

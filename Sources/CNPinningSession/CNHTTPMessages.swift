@@ -15,7 +15,7 @@ public struct CNHTTPRequest: Sendable {
   /// The body to send, if any.
   public var body: Body?
   /// Seconds to connect or to wait for data; the session's `timeoutIntervalForRequest` when nil
-  /// or longer.
+  /// or longer (zero, negative and NaN: none of its own; at most a year).
   public var timeoutInterval: TimeInterval?
   /// A name for the request (an OpenAPI operation ID, say), carried by every
   /// `CNConnectionEvent` the request causes as `requestLabel`.

@@ -17,9 +17,10 @@ public struct CNPinnedSessionConfiguration: Sendable {
   /// Seconds a request may take to connect, and then wait for each next byte either way, before
   /// it fails with `timedOut`: URLSession's idle timeout, which any byte restarts (a server that
   /// sends a byte a second is ended by `timeoutIntervalForResource`). A request's own
-  /// `timeoutInterval` wins when it is shorter.
+  /// `timeoutInterval` wins when it is shorter. Any value is taken: zero, negative and NaN mean
+  /// no limit, and anything beyond a year (`.infinity` included) is a year.
   public var timeoutIntervalForRequest: TimeInterval = 60
-  /// Seconds a whole request (with its body) may take.
+  /// Seconds a whole request (with its body) may take; bounded as `timeoutIntervalForRequest`.
   public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
   /// The most connections open at once to one host and port (HTTP/2 streams share one); further
   /// requests wait for a connection to be free. 6 by default, as URLSessionConfiguration's; at

@@ -89,7 +89,7 @@ public final class TestProcess: @unchecked Sendable {
 
   /// Runs `executable` to its end with `input` on its standard input, collecting both outputs.
   /// The wait happens off the shared threads (see ``offTheSharedThreads(_:)``). A run that takes
-  /// longer than `timeout` is killed.
+  /// longer than `timeout` (at most a year; none when not positive) is killed.
   public static func run(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: Data = Data(),
     timeout: TimeInterval = 120
@@ -147,7 +147,7 @@ public final class TestProcess: @unchecked Sendable {
       close(inputWriter)
       group.leave()
     }.start()
-    if group.wait(timeout: .now() + timeout) == .timedOut {
+    if group.wait(timeout: BoundedInterval(timeout)?.deadline() ?? .distantFuture) == .timedOut {
       process.terminate(SIGKILL)
       group.wait()
     }

@@ -27,11 +27,11 @@ import CNPinningTestKit
 
   /// A task's judgement as the transport asks for it once the task has ended (`judge`).
   static func judge(
-    _ verdicts: ConnectionVerdicts, task: Int, facts: TransactionFacts?, patience: Duration = .seconds(30)
+    _ verdicts: ConnectionVerdicts, task: Int, facts: TransactionFacts?, requestTimeout: BoundedInterval? = nil
   ) async -> ConnectionVerdicts.Completion {
     await verdicts.judge(
       task: task, host: "api.test", port: 443, manager: nil, unpinnedHosts: .allow, facts: facts, mustBeJudged: true,
-      patience: patience)
+      requestTimeout: requestTimeout)
   }
 
   static func complete(
@@ -205,7 +205,7 @@ import CNPinningTestKit
     let early = Task {
       await Self.judge(
         verdicts, task: 4, facts: Self.facts(Self.first, reused: false, sent: start.addingTimeInterval(5)),
-        patience: .seconds(5))
+        requestTimeout: BoundedInterval(5))
     }
     try? await Task.sleep(for: .milliseconds(20))
     _ = Self.complete(verdicts, task: 3, facts: Self.facts(Self.first, reused: false))
@@ -218,7 +218,7 @@ import CNPinningTestKit
       facts: Self.facts(
         ConnectionID(local: "10.0.0.2", localPort: 50_002, remote: "192.0.2.1", remotePort: 443)!, reused: false,
         sent: start.addingTimeInterval(1)),
-      patience: .milliseconds(50))
+      requestTimeout: BoundedInterval(0.05))
     #expect(impatient.refusal?.code == .connectionNotJudged)
     _ = Self.complete(verdicts, task: 5, facts: Self.facts(Self.second, reused: false))
     #expect(verdicts.counts.running == 0)

@@ -277,6 +277,33 @@ struct KeptUploadTests {
   }
 }
 
+extension KeptUploadTests {
+  /// A kept upload whose next attempt a file puts absurdly far (edited, restored, or written by
+  /// another process of an app group): the launch plans its round bounded (`BoundedInterval`)
+  /// instead of trapping in `Task.sleep` (issue 66, N11); due ones still go. JSON has no
+  /// infinity or NaN, so the largest numbers a file can hold are the ones tried.
+  @Test func aKeptUploadDueAtAnyTimeNeverStopsALaunch() async throws {
+    let directory = try TemporaryFolder()
+    let status = Locked(503)
+    let missed = try ReportingTests.Fixture(keptIn: directory.url, collectorStatus: status)
+    _ = await error(of: { _ = try await missed.session.data(from: missed.api.url("/", hostName: "api.test")) })
+    #expect(await eventually(within: 30) { missed.collector.requests.count == 1 })
+    await missed.session.failureReportUploadsSettled()
+    let (name, object) = try #require(try Self.kept(in: directory.url).first)
+    for (index, notBefore) in [1e300, Double.greatestFiniteMagnitude, 0, -1].enumerated() {
+      var copy = object
+      copy["notBefore"] = notBefore
+      try JSONSerialization.data(withJSONObject: copy).write(to: directory.url.appendingPathComponent("\(index)\(name)"))
+    }
+    try FileManager.default.removeItem(at: directory.url.appendingPathComponent(name))
+    status.withLock { $0 = 202 }
+    let later = try missed.relaunch(keepingUploadsIn: directory.url)
+    #expect(await eventually(within: 30) { missed.collector.requests.count == 3 })
+    await later.failureReportUploadsSettled()
+    #expect(try Self.kept(in: directory.url).count == 2)
+  }
+}
+
 /// A temporary folder, removed when the value goes.
 final class TemporaryFolder: Sendable {
   let url: URL

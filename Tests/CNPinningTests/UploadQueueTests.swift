@@ -29,6 +29,20 @@ struct UploadQueueTests {
     #expect(Self.names(queue).allSatisfy { $0.hasSuffix(".upload.json") })
   }
 
+  /// A queue's clock far in the future names its file without trapping (the name's nanoseconds
+  /// are bounded), and the upload is kept; one at a time JSON cannot write is not kept.
+  @Test func anUploadAtAnyTimeIsKeptOrRefusedWithoutATrap() throws {
+    let queue = Self.queue()
+    defer { try? FileManager.default.removeItem(at: queue.directory) }
+    for seconds in [1e300, -1] {
+      #expect(queue.add(Data("{}".utf8), to: collector, at: Date(timeIntervalSince1970: seconds)) != nil, "\(seconds)")
+    }
+    for seconds in [TimeInterval.infinity, .nan] {
+      #expect(queue.add(Data("{}".utf8), to: collector, at: Date(timeIntervalSince1970: seconds)) == nil, "\(seconds)")
+    }
+    #expect(Self.names(queue).count == 2)
+  }
+
   @Test func atMostOneMebibyteIsKept() throws {
     let queue = Self.queue()
     defer { try? FileManager.default.removeItem(at: queue.directory) }

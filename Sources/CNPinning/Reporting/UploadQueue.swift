@@ -49,7 +49,7 @@ package final class UploadQueue: Sendable {
   /// it cannot be written (logged). Makes room first: the oldest files go.
   package func add(_ body: Data, to url: URL, at now: Date = Date()) -> String? {
     let entry = Entry(url: url, body: body, queuedAt: now, attempts: 0, notBefore: now)
-    let name = String(format: "%020llu", UInt64(max(now.timeIntervalSince1970, 0) * 1e9)) + "-" + UUID().uuidString + Self.suffix
+    let name = String(format: "%020llu", now.boundedEpochNanoseconds) + "-" + UUID().uuidString + Self.suffix
     guard let data = Self.encode(entry), data.count <= Self.maximumBytes else { return nil }
     // Marked as being sent before it appears, so that another session's `takeDue` never sends
     // it a second time meanwhile.

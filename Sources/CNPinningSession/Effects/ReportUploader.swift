@@ -103,11 +103,12 @@ package final class ReportUploader: Sendable {
   /// uploader's life: it holds the uploader weakly).
   private func scheduleNextRound(_ queue: UploadQueue) {
     guard let due = queue.nextDue() else { return }
-    let delay = max(due.timeIntervalSinceNow, 1)
+    // A kept file's date, bounded: at least a second, at most a year (`BoundedInterval`).
+    let delay = max(BoundedInterval(due.timeIntervalSinceNow) ?? .second, .second)
     nextRound.withLock { task in
       task?.cancel()
       task = Task.detached { [weak self] in
-        try? await Task.sleep(for: .seconds(delay))
+        try? await Task.sleep(for: delay.duration)
         guard !Task.isCancelled, let self else { return }
         self.sendKept(queue)
       }

@@ -1,3 +1,4 @@
+import CNPinning
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -15,7 +16,7 @@ package struct SessionRequest: Sendable {
   package var fields: [CNHTTPField]
   package var body: Body
   /// Seconds to connect or to wait for data; nil: the configuration's.
-  package var timeout: TimeInterval?
+  package var timeout: BoundedInterval?
   /// Whether stored cookies go with the request and cookies it gets are kept
   /// (`URLRequest.httpShouldHandleCookies`).
   package var handlesCookies = true
@@ -39,7 +40,7 @@ package struct SessionRequest: Sendable {
     self.url = url
     self.fields = fields
     self.body = body
-    self.timeout = timeout
+    self.timeout = timeout.flatMap(BoundedInterval.init)
     self.label = label
   }
 
@@ -57,7 +58,7 @@ package struct SessionRequest: Sendable {
     } else {
       body = .none
     }
-    timeout = request.timeoutInterval > 0 ? request.timeoutInterval : nil
+    timeout = BoundedInterval(request.timeoutInterval)
     handlesCookies = request.httpShouldHandleCookies
   }
 
@@ -122,7 +123,7 @@ package struct SessionRequest: Sendable {
     var request = URLRequest(url: url)
     // GET is URLRequest's own; its setter compares the name with every method it knows.
     if method != "GET" { request.httpMethod = method }
-    if let timeout { request.timeoutInterval = timeout }
+    if let timeout { request.timeoutInterval = timeout.seconds }
     request.httpShouldHandleCookies = handlesCookies
     for field in fields { request.addValue(field.value, forHTTPHeaderField: field.name) }
     if case .data(let data) = body { request.httpBody = data }

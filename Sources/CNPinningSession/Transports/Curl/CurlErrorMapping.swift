@@ -45,7 +45,8 @@ enum CurlErrorMapping {
     case .timedOut:
       // Before the request is sent, libcurl's connect timeout (the request timeout) or the
       // resource timeout, whichever is shorter; afterwards only the resource timeout is libcurl's.
-      return .timedOut(host: host, seconds: facts.requestSent ? plan.resourceTimeout : min(plan.timeout, plan.resourceTimeout))
+      let limit = facts.requestSent ? plan.resourceTimeout : .tighter(plan.timeout, plan.resourceTimeout)
+      return .timedOut(host: host, seconds: limit?.seconds ?? .infinity)
     case .tlsHandshake:
       if let violation = ConnectionVerdict.versionViolation(facts.handshake, under: policy, offered: policy.minimumTLSVersion) {
         return .transportSecurity(violation)

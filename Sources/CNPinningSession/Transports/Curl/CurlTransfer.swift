@@ -146,7 +146,7 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
 
   func rewindBody() -> Bool { sentBody?.rewind() ?? false }
 
-  func idleTimeoutPassed() { refusedResponse = .timedOut(host: plan.host, seconds: plan.timeout) }
+  func idleTimeoutPassed() { refusedResponse = .timedOut(host: plan.host, seconds: plan.timeout?.seconds ?? .infinity) }
 
   func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
     headerLines += 1

@@ -1,4 +1,5 @@
 #if CNPINNING_LINUX_BACKEND
+import CNPinning
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -57,10 +58,11 @@ struct RequestPlan: Sendable {
   /// Header lines for the proxy alone (`Proxy-Authorization`); none without a proxy, so that
   /// they never reach an origin.
   let proxyHeaderLines: [String]
-  /// Seconds to connect or to wait for data (infinite when none).
-  let timeout: TimeInterval
-  /// Seconds the whole exchange may take (infinite when none).
-  let resourceTimeout: TimeInterval
+  /// How long to connect or to wait for data: the request's or the configuration's, whichever
+  /// is tighter (nil: no limit).
+  let timeout: BoundedInterval?
+  /// How long the whole exchange may take (nil: no limit).
+  let resourceTimeout: BoundedInterval?
   /// What the session takes for now (`CNPinnedSessionConfiguration.clock`).
   let clock: @Sendable () -> Date
   /// Whether the transfer stops after the TLS handshake (a probe), sending no request.
@@ -93,8 +95,8 @@ struct RequestPlan: Sendable {
     self.connectOnly = connectOnly
     bodyLimit = configuration.bodyLimit(for: destination)
     offersHTTP2 = !destination.isStreamed
-    timeout = min(request.timeout ?? .infinity, configuration.timeoutIntervalForRequest)
-    resourceTimeout = configuration.timeoutIntervalForResource
+    timeout = configuration.requestTimeout(for: request)
+    resourceTimeout = BoundedInterval(configuration.timeoutIntervalForResource)
     clock = configuration.clock
     if connectOnly {
       method = .get

@@ -87,12 +87,11 @@ final class URLSessionTransport: HopTransport {
     let (host, port, manager, unpinnedHosts, sessions) = (
       hop.target.host, hop.target.port, hop.manager, configuration.unpinnedHosts, sessions
     )
-    // A cold burst's waiter is held at most as long as a request may stay silent.
-    let patience = Duration.seconds(configuration.timeoutIntervalForRequest)
+    let requestTimeout = configuration.requestTimeout(for: hop.request)
     return { pinned, task, facts, final throws(CNPinnedSessionError) in
       let completion = await pinned.verdicts.judge(
         task: task, host: host, port: port, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts,
-        mustBeJudged: mustBeJudged, final: final, patience: patience)
+        mustBeJudged: mustBeJudged, final: final, requestTimeout: requestTimeout)
       judgements.replace(with: completion.judgements)
       try completion.settle { sessions.retire(pinned) }
     }

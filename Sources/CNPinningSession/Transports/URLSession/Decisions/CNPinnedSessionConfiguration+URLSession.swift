@@ -124,15 +124,21 @@ extension CNPinnedSessionConfiguration {
     destination.holdsBody ? maximumResponseBodySize : maximumDownloadSize
   }
 
+  /// How long a request may take to connect or stay silent once sent: its own timeout or the
+  /// configuration's, whichever is tighter (nil: no limit). One rule for both transports.
+  func requestTimeout(for request: SessionRequest) -> BoundedInterval? {
+    .tighter(request.timeout, BoundedInterval(timeoutIntervalForRequest))
+  }
+
   /// What both of the Apple platforms' URLSessions start from: ephemeral, no cache, this
-  /// configuration's timeouts and connections per host; `.direct` is an empty proxy dictionary,
+  /// configuration's timeouts (bounded: a year for none) and connections per host; `.direct` is an empty proxy dictionary,
   /// `.environment` the system's proxy settings. Each adds its own cookies and headers.
   func urlSessionSettings() -> URLSessionConfiguration {
     let settings = URLSessionConfiguration.ephemeral
     settings.urlCache = nil
     settings.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-    settings.timeoutIntervalForRequest = timeoutIntervalForRequest
-    settings.timeoutIntervalForResource = timeoutIntervalForResource
+    settings.timeoutIntervalForRequest = BoundedInterval.foundationSeconds(BoundedInterval(timeoutIntervalForRequest))
+    settings.timeoutIntervalForResource = BoundedInterval.foundationSeconds(BoundedInterval(timeoutIntervalForResource))
     settings.httpMaximumConnectionsPerHost = httpMaximumConnectionsPerHost
     if proxy == .direct { settings.connectionProxyDictionary = [:] }
     return settings

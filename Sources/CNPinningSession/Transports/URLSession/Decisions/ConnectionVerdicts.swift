@@ -31,6 +31,9 @@ import Foundation
 /// Platform-neutral, tested on Linux with sequences of challenges and metrics.
 final class ConnectionVerdicts: Sendable {
   static let capacity = 1024
+  /// The longest a task waits in `judge` for the openers of its connection, however long its
+  /// request may take: a few seconds, as an opener's challenge is answered within a handshake.
+  static let longestWait = BoundedInterval(5)!
 
   fileprivate struct Verdict {
     let host: String
@@ -80,17 +83,19 @@ final class ConnectionVerdicts: Sendable {
   /// (`final` false; it waits for nothing). A task URLSession sent on a new
   /// connection without a challenge may have waited for a connection another task was opening:
   /// the tasks of a cold HTTP/2 burst (review M8; what `isReusedConnection` says for them is not
-  /// documented). Such a task first waits, up to `patience`, for the running openers for its host
+  /// documented). Such a task first waits, up to its request's timeout or `longestWait`, whichever
+  /// is shorter, for the running openers for its host
   /// and port that were challenged before its request went out; it stands only if one of them
   /// binds its very connection. An opener challenged later cannot have opened it, so a closed
   /// connection's addresses and ports coming again (M3) are still judged by nothing.
   func judge(
     task: Int, host: String, port: Int, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
-    facts: TransactionFacts?, mustBeJudged: Bool, final: Bool = true, patience: Duration
+    facts: TransactionFacts?, mustBeJudged: Bool, final: Bool = true, requestTimeout: BoundedInterval?
   ) async -> Completion {
     let hostPort = HostName.authority(host, port: port)
     let openers = final ? state.withLock { $0.openers(before: facts, for: task, hostPort: hostPort) } : []
-    if !openers.isEmpty { await waitForEnd(of: openers, upTo: patience) }
+    let patience = min(requestTimeout ?? Self.longestWait, Self.longestWait)
+    if !openers.isEmpty { await waitForEnd(of: openers, upTo: patience.duration) }
     return complete(
       task: task, host: host, port: port, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts,
       mustBeJudged: mustBeJudged, final: final, vouchers: openers)
