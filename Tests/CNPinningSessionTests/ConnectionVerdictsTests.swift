@@ -27,11 +27,12 @@ import CNPinningTestKit
 
   /// A task's judgement as the transport asks for it once the task has ended (`judge`).
   static func judge(
-    _ verdicts: ConnectionVerdicts, task: Int, facts: TransactionFacts?, requestTimeout: BoundedInterval? = nil
+    _ verdicts: ConnectionVerdicts, task: Int, facts: TransactionFacts?, requestTimeout: BoundedInterval? = nil,
+    longestWait: BoundedInterval = ConnectionVerdicts.longestWait
   ) async -> ConnectionVerdicts.Completion {
     await verdicts.judge(
       task: task, host: "api.test", port: 443, manager: nil, unpinnedHosts: .allow, facts: facts, mustBeJudged: true,
-      requestTimeout: requestTimeout)
+      requestTimeout: requestTimeout, longestWait: longestWait)
   }
 
   static func complete(
@@ -52,17 +53,94 @@ import CNPinningTestKit
     #expect(verdicts.counts.bound == 1 && verdicts.counts.running == 0)
   }
 
-  /// Small requests beside a large one on one HTTP/2 connection finish first: they are judged by
-  /// the opener's verdict, recorded when its challenge was answered.
-  @Test func tasksFinishingBeforeTheOpenerAreJudgedByItsVerdict() {
+  /// Small requests beside a large one on one HTTP/2 connection finish first: they wait for the
+  /// opener challenged before they were sent and stand on its verdict once it binds their very
+  /// connection (issue 66, N2: before, any running opener for the host vouched for them at once,
+  /// whatever their connection).
+  @Test func tasksFinishingBeforeTheOpenerWaitForItAndStandOnItsConnection() async {
     let verdicts = ConnectionVerdicts()
-    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443)
-    for task in 2...5 {
-      let done = Self.complete(verdicts, task: task, facts: Self.facts(Self.first, reused: true))
-      #expect(done.refusal == nil && done.judgements.map(\.use) == [.reused])
+    let start = Date()
+    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443, time: start)
+    let early = (2...5).map { task in
+      Task { await Self.judge(verdicts, task: task, facts: Self.facts(Self.first, reused: true, sent: start + 0.001)) }
     }
+    try? await Task.sleep(for: .milliseconds(50))
     #expect(Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false)).refusal == nil)
+    for task in early {
+      let done = await task.value
+      #expect(done.refusal == nil && done.judgements.map(\.use) == [.reused], "\(done)")
+    }
     #expect(Self.complete(verdicts, task: 6, facts: Self.facts(Self.first, reused: true)).refusal == nil)
+  }
+
+  /// Review N2: T1 runs on C1; URLSession opened C2 without a challenge (a resumed TLS session)
+  /// for T2, which waits for T1; T3 reuses C2. T3 is refused: nothing bound C2. Before, T1's
+  /// running verdict, kept by host and port, accepted T3 and its bytes reached the app.
+  @Test func aTaskOnAConnectionNobodyJudgedIsRefusedWhileAnotherOpenerRuns() async {
+    let verdicts = ConnectionVerdicts()
+    let start = Date()
+    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443, time: start)
+    let t2 = Task { await Self.judge(verdicts, task: 2, facts: Self.facts(Self.second, reused: false, sent: start + 0.001)) }
+    try? await Task.sleep(for: .milliseconds(20))
+    #expect(Self.complete(verdicts, task: 3, facts: Self.facts(Self.second, reused: true)).refusal != nil)
+    // Through the transport's path: it waits for T1, and is refused when T1 binds C1.
+    let t4 = Task { await Self.judge(verdicts, task: 4, facts: Self.facts(Self.second, reused: true, sent: start + 0.002)) }
+    try? await Task.sleep(for: .milliseconds(20))
+    #expect(Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false)).refusal == nil)
+    #expect(await t2.value.refusal?.code == .connectionNotJudged)
+    let t4Done = await t4.value
+    #expect(t4Done.refusal?.code == .connectionNotJudged && t4Done.retire, "\(t4Done)")
+    #expect(Self.complete(verdicts, task: 5, facts: Self.facts(Self.first, reused: true)).refusal == nil)
+  }
+
+  /// Review N4: a waiter held behind an opener that does not end (a server-sent-events stream)
+  /// lets go at once when its task is cancelled, or when the URLSession is invalidated (which
+  /// cancels the lease's work), and is then refused as cancelled, with nothing to report and the
+  /// URLSession kept. Before, it waited for the opener or the whole request timeout.
+  /// (The bound is an hour here, so that only the cancellation can end the wait; the 60-s bound
+  /// below is the test's liveness, not a timing.)
+  @Test func aWaitEndsAtOnceOnCancellationAndInvalidation() async throws {
+    let verdicts = ConnectionVerdicts()
+    let start = Date()
+    let hour = BoundedInterval(3600)!
+    verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443, time: start)
+    let results = Locked<[Int: ConnectionVerdicts.Completion]>([:])
+    let waiter = Task {
+      let done = await Self.judge(
+        verdicts, task: 2, facts: Self.facts(Self.second, reused: false, sent: start + 0.001), longestWait: hour)
+      results.withLock { $0[2] = done }
+    }
+    try await Task.sleep(for: .milliseconds(50))
+    waiter.cancel()
+    #expect(await eventually(within: 60) { results.withLock { $0[2] != nil } })
+    let cancelled = try #require(results.withLock { $0[2] })
+    #expect(cancelled.refusal?.code == .cancelled && !cancelled.retire && cancelled.judgements.isEmpty, "\(cancelled)")
+    // Cancelled before it began to wait: it does not wait at all.
+    let early = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      let done = await Self.judge(
+        verdicts, task: 3, facts: Self.facts(Self.second, reused: true, sent: start + 0.002), longestWait: hour)
+      results.withLock { $0[3] = done }
+    }
+    #expect(await eventually(within: 60) { results.withLock { $0[3] != nil } })
+    #expect(results.withLock { $0[3]?.refusal?.code } == .cancelled)
+
+    final class Session: Sendable {}
+    let rotation = SessionRotation<Session, Int, Session>(make: { Session() }, retire: { _ in }, cancel: { _ in })
+    let leased = Task {
+      let done = try await rotation.withSession(owner: nil, generation: nil) { _ in
+        await Self.judge(
+          verdicts, task: 4, facts: Self.facts(Self.second, reused: true, sent: start + 0.003), longestWait: hour)
+      }
+      results.withLock { $0[4] = done }
+    }
+    try await Task.sleep(for: .milliseconds(50))
+    rotation.close()
+    #expect(await eventually(within: 60) { results.withLock { $0[4] != nil } })
+    #expect(results.withLock { $0[4]?.refusal?.code } == .cancelled)
+    #expect(verdicts.counts.running == 1)
+    _ = Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false))
+    _ = await (waiter.value, early.value, try? leased.value)
   }
 
   /// An opener that was cancelled, timed out or hit a limit still binds its verdict: the tasks
@@ -333,6 +411,39 @@ import CNPinningTestKit
     #expect(refused.refusal?.code == .pinMismatch)
     #expect(refused.retire, "the host's next request gets a connection of its own (L4)")
     #expect(!accepted.retire)
+  }
+
+  /// Review N3: a stream to a pinned host that URLSession coalesced onto another host's HTTP/2
+  /// connection has no verdict of its own host and port at its head: it stands on a bound verdict
+  /// whose verified chain its own pins accept, and is judged by its connection at its end. With
+  /// other pins it is refused. Before, it was refused at its head after its request was sent
+  /// (saying its metrics never came), where `data(for:)` passed.
+  @Test func aCoalescedStreamStandsOnAnotherHostsVerdictItsPinsAccept() throws {
+    let pki = try TestPKI(dnsNames: ["api.test", "cdn.test"])
+    let opener = Judgement(use: .new, verifiedChain: pki.leaf.chain, presentedChain: [], pinning: .notPinned, rejection: nil)
+    let verdicts = ConnectionVerdicts()
+    verdicts.challenged(opener, task: 1, host: "api.test", port: 443)
+    _ = Self.complete(verdicts, task: 1, facts: Self.facts(Self.first, reused: false))
+    let matching = try matchingPins("cdn.test")
+    let head = Self.complete(verdicts, task: 2, host: "cdn.test", facts: nil, manager: matching, final: false)
+    #expect(head.refusal == nil && !head.retire, "\(head)")
+    guard case .accepted? = head.judgements.first?.pinning else {
+      Issue.record("cdn.test's pins were not judged at the head: \(head.judgements)")
+      return
+    }
+    let end = Self.complete(verdicts, task: 2, host: "cdn.test", facts: Self.facts(Self.first, reused: true), manager: matching)
+    #expect(end.refusal == nil)
+    let other = try CNPinningManager(configuration: [
+      "cdn.test": CNConfiguration([try CNChain([CNChainLink(.exact, "Other Root"), CNChainLink(.suffix, ".test")])])
+    ])
+    let refused = Self.complete(verdicts, task: 3, host: "cdn.test", facts: nil, manager: other, final: false)
+    #expect(refused.refusal?.code == .connectionNotJudged && refused.retire)
+    #expect(refused.refusal?.reason(ifCode: .connectionNotJudged)?.contains("when its response came") == true)
+    // Another port's verdict never stands for it.
+    let elsewhere = verdicts.complete(
+      task: 4, host: "cdn.test", port: 8443, manager: matching, unpinnedHosts: .allow, facts: nil, mustBeJudged: true,
+      final: false)
+    #expect(elsewhere.refusal != nil)
   }
   #endif
 }

@@ -111,16 +111,6 @@ final class Leftovers: @unchecked Sendable {
   }
 }
 
-/// Waits (at most `seconds`) until `condition` holds.
-func eventually(within seconds: TimeInterval = 5, _ condition: () -> Bool) async -> Bool {
-  let deadline = Date().addingTimeInterval(seconds)
-  while Date() < deadline {
-    if condition() { return true }
-    try? await Task.sleep(nanoseconds: 10_000_000)
-  }
-  return condition()
-}
-
 extension String {
   init(_ data: Data) { self.init(decoding: data, as: UTF8.self) }
 }

@@ -11,18 +11,22 @@ import Foundation
 ///   goes back, so that a task finishing before the opener, or after an opener that failed, was
 ///   cancelled or hit a limit, still finds it.
 /// - When a task ends (`complete`), its metrics name its connection: an opener binds its verdict
-///   to it; another task is judged by the verdict bound to its connection, by the verdict of an
-///   opener for the same host and port still running (its connection not known yet), or, when the
-///   metrics name no connection, by the last verdict for the host and port. A task for another
-///   host on a bound connection (HTTP/2 coalescing) has its own pins judged on that connection's
-///   verified chain. A task whose metrics say URLSession opened its connection for it, without a
-///   challenge, is judged by nothing (a closed connection's addresses and ports may come again),
-///   except by an opener for its host and port challenged before the task's request went out,
-///   which binds that very connection when it ends (`judge` waits for it: a cold HTTP/2 burst's
-///   waiters, review M8).
+///   to it; another task stands only on the verdict bound to its very connection (or, when the
+///   metrics name no connection, on a verdict that was bound to none). A task for another host on
+///   a bound connection (HTTP/2 coalescing) has its own pins judged on that connection's verified
+///   chain. A task whose metrics say URLSession opened its connection for it, without a
+///   challenge, stands only on a verdict bound by an opener challenged before its request went
+///   out (a closed connection's addresses and ports may come again: review M3).
+/// - A task whose connection is not bound yet waits (`judge`) for the running openers that could
+///   have opened it (its host and port, challenged before its request went out), at most its
+///   request's timeout or `longestWait`, whichever is shorter, and not past its cancellation or
+///   the URLSession's invalidation (which cancels it); it stands if one of them binds its very
+///   connection. So a connection nobody judged passes no task while a stranger's opener runs
+///   (review N2), and a waiter is never held behind a long-lived opener for long (N4).
 /// - A stream's response comes before its metrics: it stands on a running opener's verdict or one
-///   bound to a connection of this URLSession for its host and port, and is judged by its own
-///   connection at its end.
+///   bound to a connection of this URLSession for its host and port, or, coalesced onto another
+///   host's connection, on a bound verdict whose verified chain its own pins accept (N3); it is
+///   judged by its own connection at its end.
 /// - Anything else that must be judged (a pinned host, custom anchors, `unpinnedHosts: .deny`) is
 ///   refused with `connectionNotJudged`, and the transport retires the URLSession's connections.
 ///
@@ -80,47 +84,61 @@ final class ConnectionVerdicts: Sendable {
   }
 
   /// `complete`, for a task that has ended with its metrics known, or a stream's response
-  /// (`final` false; it waits for nothing). A task URLSession sent on a new
-  /// connection without a challenge may have waited for a connection another task was opening:
-  /// the tasks of a cold HTTP/2 burst (review M8; what `isReusedConnection` says for them is not
-  /// documented). Such a task first waits, up to its request's timeout or `longestWait`, whichever
-  /// is shorter, for the running openers for its host
-  /// and port that were challenged before its request went out; it stands only if one of them
-  /// binds its very connection. An opener challenged later cannot have opened it, so a closed
-  /// connection's addresses and ports coming again (M3) are still judged by nothing.
+  /// (`final` false; it waits for nothing). A task whose connection is not bound yet first waits
+  /// for the running openers that could have opened it: those for its host and port challenged
+  /// before its request went out (an opener challenged later cannot have opened it). Among them
+  /// are the openers of a cold HTTP/2 burst's waiters (review M8; what `isReusedConnection` says
+  /// for those is not documented) and of tasks that finished before their connection's opener.
+  /// The wait lasts at most `requestTimeout` or `longestWait`, whichever is shorter, and ends
+  /// at once when the calling task is cancelled (the task is then refused as `cancelled`, with no
+  /// judgement to report).
   func judge(
     task: Int, host: String, port: Int, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
-    facts: TransactionFacts?, mustBeJudged: Bool, final: Bool = true, requestTimeout: BoundedInterval?
+    facts: TransactionFacts?, mustBeJudged: Bool, final: Bool = true, requestTimeout: BoundedInterval?,
+    longestWait: BoundedInterval = longestWait
   ) async -> Completion {
     let hostPort = HostName.authority(host, port: port)
     let openers = final ? state.withLock { $0.openers(before: facts, for: task, hostPort: hostPort) } : []
-    let patience = min(requestTimeout ?? Self.longestWait, Self.longestWait)
-    if !openers.isEmpty { await waitForEnd(of: openers, upTo: patience.duration) }
+    if !openers.isEmpty {
+      await waitForEnd(of: openers, upTo: min(requestTimeout ?? longestWait, longestWait).duration)
+      if Task.isCancelled { return Completion(judgements: [], refusal: .cancelled, retire: false) }
+    }
     return complete(
       task: task, host: host, port: port, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts,
       mustBeJudged: mustBeJudged, final: final, vouchers: openers)
   }
 
-  /// Returns once none of `openers` is running, or `patience` has passed.
+  /// Returns once none of `openers` is running, `patience` has passed, or the calling task is
+  /// cancelled. Whoever takes the waiter out of `waiting` resumes it: an opener's end, the timer
+  /// or the cancellation.
   private func waitForEnd(of openers: Set<Int>, upTo patience: Duration) async {
     let id = UUID()
     let timer = Locked<Task<Void, Never>?>(nil)
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let running = state.withLock { state -> Bool in
-        guard openers.contains(where: { state.challenged[$0] != nil }) else { return false }
-        state.waiting[id] = (openers, continuation)
-        return true
-      }
-      guard running else { return continuation.resume() }
-      let state = state
-      timer.withLock {
-        $0 = Task {
-          try? await Task.sleep(for: patience)
-          state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume()
+    let state = state
+    let stopWaiting: @Sendable () -> Void = {
+      state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume()
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let running = state.withLock { state -> Bool in
+          guard openers.contains(where: { state.challenged[$0] != nil }) else { return false }
+          state.waiting[id] = (openers, continuation)
+          return true
+        }
+        guard running else { return continuation.resume() }
+        // Cancelled before the waiter was there for the handler to find.
+        guard !Task.isCancelled else { return stopWaiting() }
+        timer.withLock {
+          $0 = Task {
+            try? await Task.sleep(for: patience)
+            stopWaiting()
+          }
         }
       }
+    } onCancel: {
+      stopWaiting()
     }
-    // The openers ended first: the timer has nothing left to do.
+    // Ended otherwise: the timer has nothing left to do.
     timer.withLock { $0 }?.cancel()
   }
 
@@ -164,6 +182,12 @@ final class ConnectionVerdicts: Sendable {
     if let connection = facts?.connection, state.refused.contains(connection) {
       return Self.refusal(host: host, "the connection was refused before as unjudged", facts, retire: true)
     }
+    if judged == nil, facts == nil, !final,
+      let coalesced = state.coalescedHead(
+        host: host, port: port, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts)
+    {
+      return coalesced
+    }
     guard let judged else {
       guard mustBeJudged else {
         let use: ConnectionFacts.Use = facts?.isReusedConnection == false ? .new : .reused
@@ -174,13 +198,15 @@ final class ConnectionVerdicts: Sendable {
           ], refusal: nil, retire: false)
       }
       if let connection = facts?.connection { state.refuse(connection) }
-      let reason =
-        facts == nil
-        ? "its task's metrics, which name the connection, never came"
-        : facts!.isReusedConnection
-          ? "URLSession reused a connection no request of this session was challenged on"
-          : "URLSession opened it without a server-trust challenge (a resumed TLS session)"
-      return Self.refusal(host: host, reason, facts, retire: true)
+      let reason: String
+      switch (facts?.isReusedConnection, final) {
+      case (nil, true): reason = "its task's metrics, which name the connection, never came"
+      case (nil, false): reason = "no connection of this URLSession was judged for its host when its response came"
+      case (true?, _): reason = "URLSession reused a connection no request of this session was challenged on"
+      case (false?, _): reason = "URLSession opened it without a server-trust challenge (a resumed TLS session)"
+      }
+      let waited = vouchers.isEmpty ? "" : "; no request that could have opened it bound it within the wait"
+      return Self.refusal(host: host, reason + waited, facts, retire: true)
     }
     return Self.reuse(judged, for: host, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts)
   }
@@ -190,7 +216,7 @@ final class ConnectionVerdicts: Sendable {
   /// A refusal there retires the URLSession (issue 53, L4), so that the host's next request gets
   /// a connection of its own, challenged for it, rather than being refused while the shared one
   /// lives.
-  private static func reuse(
+  fileprivate static func reuse(
     _ verdict: Verdict, for host: String, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
     facts: TransactionFacts?
   ) -> Completion {
@@ -278,12 +304,20 @@ extension ConnectionVerdicts.State {
     while unboundOrder.count > ConnectionVerdicts.capacity { unbound[unboundOrder.removeFirst()] = nil }
   }
 
-  /// The running openers for `hostPort` whose accepted challenge came before the request of
-  /// `task` (which has none of its own) went out on a new connection.
+  /// The running openers that could have opened the connection of `task` (which has none of its
+  /// own challenges), when no verdict stands for it yet: those for `hostPort` whose accepted
+  /// challenge came before the task's request went out (any, when the metrics do not say when).
   fileprivate func openers(before facts: TransactionFacts?, for task: Int, hostPort: String) -> Set<Int> {
-    guard challenged[task] == nil, let facts, !facts.isReusedConnection, facts.connection != nil,
-      let sent = facts.requestStart
-    else { return [] }
+    guard challenged[task] == nil, let facts else { return [] }
+    if let connection = facts.connection {
+      guard !refused.contains(connection), facts.isReusedConnection == false || bound[connection] == nil else {
+        // Refused before, or reusing a bound connection: nothing to wait for.
+        return []
+      }
+    } else if unbound[hostPort] != nil {
+      return []
+    }
+    let sent = facts.requestStart ?? .distantFuture
     return Set(
       challenged.values.joined().filter { $0.hostPort == hostPort && $0.judgement.rejection == nil && $0.time <= sent }
         .map(\.task))
@@ -297,30 +331,47 @@ extension ConnectionVerdicts.State {
   }
 
   /// The verdict a task without a challenge of its own is judged by; `vouchers`: the openers
-  /// that may have opened its new connection (`judge`).
+  /// that may have opened its connection (`judge`).
   fileprivate mutating func verdict(
     for facts: TransactionFacts?, hostPort: String, final: Bool, vouchers: Set<Int>
   ) -> ConnectionVerdicts.Verdict? {
+    guard let facts else {
+      // Final metrics that never came cannot name the connection: fail closed.
+      guard !final else { return nil }
+      // A stream's response, its connection not known until its end: a running opener for its
+      // host and port, or a connection of this URLSession judged for them, stands for it until then.
+      let running = challenged.values.lazy.compactMap { $0.last(where: { $0.judgement.rejection == nil }) }
+        .first { $0.hostPort == hostPort }
+      if let running { return running }
+      if let connection = boundOrder.last(where: { bound[$0]?.hostPort == hostPort }) { return bound[connection] }
+      return unbound[hostPort]
+    }
+    // Metrics given without addresses: only a verdict that was bound to no connection either.
+    guard let connection = facts.connection else { return unbound[hostPort] }
+    guard let verdict = bound[connection] else { return nil }
     // A connection URLSession opened for this task without asking is never judged by another's,
     // not even by a closed connection's that had the same addresses and ports, unless an opener
     // challenged before the task's request went out bound it.
-    if facts?.isReusedConnection == false {
-      guard let connection = facts?.connection, let verdict = bound[connection], vouchers.contains(verdict.task)
-      else { return nil }
-      return use(connection)
+    guard facts.isReusedConnection || vouchers.contains(verdict.task) else { return nil }
+    return use(connection)
+  }
+
+  /// For a stream's response to `host` that no verdict for its own host and port stands for: the
+  /// most recent verdict bound at `port` for another host whose verified chain `manager`'s pins
+  /// for `host` accept (URLSession may have coalesced the stream onto that host's HTTP/2
+  /// connection, review N3). Judged again by its own connection at its end.
+  fileprivate mutating func coalescedHead(
+    host: String, port: Int, manager: CNPinningManager?, unpinnedHosts: CNUnpinnedHostPolicy,
+    facts: TransactionFacts?
+  ) -> ConnectionVerdicts.Completion? {
+    for connection in boundOrder.reversed() {
+      guard let verdict = bound[connection], verdict.port == port, verdict.host != host,
+        !verdict.judgement.verifiedChain.isEmpty
+      else { continue }
+      let completion = ConnectionVerdicts.reuse(
+        verdict, for: host, manager: manager, unpinnedHosts: unpinnedHosts, facts: facts)
+      if completion.refusal == nil { return completion }
     }
-    if let connection = facts?.connection, let verdict = use(connection) { return verdict }
-    // Final metrics that name no connection at all cannot be matched: fail closed, unless the
-    // metrics are still to come (a stream's response) or were given without addresses.
-    if facts == nil && final { return nil }
-    let running = challenged.values.lazy.compactMap { $0.last(where: { $0.judgement.rejection == nil }) }
-      .first { $0.hostPort == hostPort }
-    if let running { return running }
-    // A stream's response, its connection not known until its end: a connection of this
-    // URLSession judged for its host and port (the opener finished) stands for it until then.
-    if facts == nil, let connection = boundOrder.last(where: { bound[$0]?.hostPort == hostPort }) {
-      return bound[connection]
-    }
-    return unbound[hostPort]
+    return nil
   }
 }
