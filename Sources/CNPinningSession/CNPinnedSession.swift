@@ -31,6 +31,14 @@ public final class CNPinnedSession: Sendable {
     engine = try SessionEngine(manager: manager, configuration: configuration, makeTransport: Self.platformTransport)
   }
 
+  /// A session over another transport: for tests, Apple's transport on Linux over
+  /// swift-corelibs-foundation's URLSession.
+  package init(
+    manager: CNPinningManager?, configuration: CNPinnedSessionConfiguration, makeTransport: @escaping TransportMaker
+  ) throws {
+    engine = try SessionEngine(manager: manager, configuration: configuration, makeTransport: makeTransport)
+  }
+
   /// The transport of this platform: libcurl and OpenSSL on Linux, URLSession on Apple platforms.
   package static let platformTransport: TransportMaker = { configuration throws(CNPinnedSessionError) in
     #if CNPINNING_LINUX_BACKEND

@@ -1,7 +1,7 @@
 // Uses the suite's `eventually`, which only the Linux build's support files have.
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
-import CNPinningSession
+@testable import CNPinningSession
 import Foundation
 import Testing
 
@@ -85,6 +85,20 @@ struct ChunkPullerTests {
     #expect(await eventually(within: 60) { cancelled.withLock { $0 } })
     // Later takes return at once.
     #expect(await Self.onThread(within: 2) { puller.take() } == .failure(.cancelled))
+  }
+
+  /// Review N6: when leasing a URLSession fails before a task was made (the session invalidated
+  /// meanwhile), no delegate ends the upload, and the writer waiting for URLSession to open the
+  /// body stream polled for ever; the lease's failure lets it go.
+  @Test func aWriterIsLetGoWhenNoTaskWasMade() async throws {
+    let upload = ChunkedUpload(CountingChunks(pulls: Locked(0)), length: nil)
+    let puller = upload.puller(host: "api.test")
+    let waiting = Task { await Self.onThread { puller.wait(until: { false }) } }
+    try await Task.sleep(for: .milliseconds(50))
+    let failure = URLSessionHop.leaseFailure(
+      SessionRotationClosed(), sessionClosed: true, host: "api.test", upload: .chunks(upload))
+    #expect(failure == .sessionInvalidated)
+    #expect(await waiting.value == false)
   }
 
   /// The writer's loop (issue 53, item 3: shared, where it was Apple-only): chunks in order,

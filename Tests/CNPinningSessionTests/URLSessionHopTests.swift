@@ -102,9 +102,12 @@ import FoundationNetworking
       URLError(.serverCertificateUntrusted), host: "api.test", timeout: 9, trust: .customAnchors([]))
     #expect(anchored.code == .untrustedChain)
     #expect(anchored.reason?.contains("NSExceptionAllowsInsecureHTTPLoads") == true)
-    #expect(URLSessionHop.leaseFailure(CancellationError(), sessionClosed: true, host: "api.test") == .sessionInvalidated)
-    #expect(URLSessionHop.leaseFailure(CancellationError(), sessionClosed: false, host: "api.test") == .cancelled)
-    #expect(URLSessionHop.leaseFailure(SessionRotationClosed(), sessionClosed: false, host: "api.test") == .sessionInvalidated)
+    #expect(
+      URLSessionHop.leaseFailure(CancellationError(), sessionClosed: true, host: "api.test", upload: nil) == .sessionInvalidated)
+    #expect(URLSessionHop.leaseFailure(CancellationError(), sessionClosed: false, host: "api.test", upload: nil) == .cancelled)
+    #expect(
+      URLSessionHop.leaseFailure(SessionRotationClosed(), sessionClosed: false, host: "api.test", upload: nil)
+        == .sessionInvalidated)
   }
 
   /// A verdict that retires: the URLSession is retired before the refusal is thrown.

@@ -24,6 +24,22 @@ final class ResponseHeadHandOff<Head: Sendable>: Sendable {
     waiter?.resume(with: result.mapError { $0 })
   }
 
+  /// The response, once delivered; cancelling the calling task cancels `task`, which produces it
+  /// (and delivers why it has none).
+  func response(cancelling task: Task<Void, Never>) async throws(CNPinnedSessionError) -> Head {
+    do {
+      return try await withTaskCancellationHandler {
+        try await response()
+      } onCancel: {
+        task.cancel()
+      }
+    } catch let error as CNPinnedSessionError {
+      throw error
+    } catch {
+      throw .cancelled
+    }
+  }
+
   /// The response, once delivered.
   func response() async throws(CNPinnedSessionError) -> Head {
     do {

@@ -144,6 +144,16 @@ extension CNPinnedSessionConfiguration {
     return settings
   }
 
+  /// What the transport's URLSessions start from: `urlSessionSettings()` without cookies (the
+  /// session's business, hop by hop: `Cookies`) and without additional headers (added to each
+  /// request, so that credentials stay behind when a redirect leaves the origin).
+  func transportURLSessionSettings() -> URLSessionConfiguration {
+    let settings = urlSessionSettings()
+    settings.httpCookieStorage = nil
+    settings.httpShouldSetCookies = false
+    return settings
+  }
+
   /// The TLS floor as URLSession takes it (`tls_protocol_version_t`'s raw value). Below TLS 1.2
   /// it is said, since App Transport Security refuses such connections unless the app's
   /// Info.plist makes an exception.

@@ -61,14 +61,20 @@ extension Judgement {
     unpinnedHosts: CNUnpinnedHostPolicy
   ) -> ChallengeRoute {
     guard authenticationMethod == CNPinningManager.serverTrustAuthenticationMethod else { return .notServerTrust }
-    let pinned = manager?.configuration(for: host) != nil
     guard hasTrust else {
-      let mustBeJudged = pinned || trust != .system || unpinnedHosts.refusal(host: host) != nil
-      return mustBeJudged
+      return mustBeJudged(host: host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts)
         ? .refuse(.untrustedChain(host: host, reason: "the server-trust challenge carried no trust to judge"))
         : .leaveToTheSystem
     }
-    return .judge(evaluating: pinned || trust != .system)
+    return .judge(evaluating: manager?.configuration(for: host) != nil || trust != .system)
+  }
+
+  /// Whether a connection to `host` must be judged here rather than left to the system: the host
+  /// is pinned, custom anchors apply, or unpinned hosts are refused.
+  static func mustBeJudged(
+    host: String, manager: CNPinningManager?, trust: CNTrust, unpinnedHosts: CNUnpinnedHostPolicy
+  ) -> Bool {
+    manager?.configuration(for: host) != nil || trust != .system || unpinnedHosts.refusal(host: host) != nil
   }
 
   /// The answer for the shared decision, and why the connection is refused (nil: accepted).

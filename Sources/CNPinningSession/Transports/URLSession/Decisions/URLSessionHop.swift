@@ -85,8 +85,13 @@ enum URLSessionHop {
     }
   }
 
-  /// What leasing a URLSession failed with, in the session's terms.
-  static func leaseFailure(_ error: Error, sessionClosed: Bool, host: String) -> CNPinnedSessionError {
+  /// What leasing a URLSession failed with, in the session's terms. A streamed body's writer is
+  /// let go: when no task was made (the rotation closed, or the caller was cancelled, first), no
+  /// delegate ends it, and it polled for ever (review N6).
+  static func leaseFailure(_ error: Error, sessionClosed: Bool, host: String, upload: UploadSource?)
+    -> CNPinnedSessionError
+  {
+    if case .chunks(let chunks)? = upload { chunks.taskEnded() }
     switch error {
     case let error as CNPinnedSessionError: return error
     case is CancellationError: return sessionClosed ? .sessionInvalidated : .cancelled
