@@ -122,6 +122,45 @@ import Testing
     #expect(last.0 == "anchored" && last.1 == [anchor] && last.2)
   }
 
+  /// Review N9 and N7: a challenge whose protection space spells the host otherwise (upper
+  /// case, a trailing dot) records its verdict under the host as the transport names it, so a
+  /// stream's head on that connection finds it (before, it was refused); and a refusal through
+  /// the shared delegates (`URLSession.cnPinned`'s and the transport's) is remembered for
+  /// `refusal(explaining:)`, under the same key a zone-scoped address is looked up by (before,
+  /// nothing was remembered there, and a zone-scoped host was never matched).
+  @Test func aChallengeIsKeptUnderItsHostsNormalFormAndARefusalIsRemembered() async throws {
+    let genuine = try TestIdentity.root("Genuine Root").issueLeaf("api.test").chain
+    let rogue = try TestIdentity.root("Rogue Root").issueLeaf("api.test").chain
+    let verdicts = ConnectionVerdicts()
+    func answer(_ host: String, manager: CNPinningManager = Self.manager, chain: [CNCertificate]) async -> Bool {
+      let challenges = PinningChallenges(
+        settings: TaskSettings(host: host, manager: manager, trust: .system, unpinnedHosts: .allow, judgements: JudgementLog()))
+      challenges.attach(verdicts)
+      let disposition = await challenges.answer(
+        authenticationMethod: CNPinningManager.serverTrustAuthenticationMethod, host: host, port: 443, serverTrust: 1,
+        task: 1
+      ) { _, _, _ in .trusted(chain) }
+      if case .cancel = disposition { return false }
+      return true
+    }
+    #expect(await answer("API.Test.", chain: genuine))
+    let head = verdicts.complete(
+      task: 2, host: "api.test", port: 443, manager: Self.manager, unpinnedHosts: .allow, facts: nil, mustBeJudged: true,
+      final: false)
+    #expect(head.refusal == nil, "\(head)")
+
+    #expect(await answer("API.Test.", chain: rogue) == false)
+    let cancelled = URLError(.cancelled, userInfo: [NSURLErrorFailingURLErrorKey: URL(string: "https://api.test/")!])
+    #expect(Self.manager.refusal(explaining: cancelled)?.pinFailure != nil)
+
+    let address = try CNPinningManager(configuration: [
+      "fe80::1": CNConfiguration([CNChain([CNChainLink(.exact, "Genuine Root"), CNChainLink(.suffix, ".test")])])
+    ])
+    #expect(await answer("fe80::1%en0", manager: address, chain: rogue) == false)
+    let zoned = URLError(.cancelled, userInfo: [NSURLErrorFailingURLErrorKey: URL(string: "https://[fe80::1%25en0]/")!])
+    #expect(address.refusal(explaining: zoned) != nil, "\(String(describing: zoned.failingURL?.host))")
+  }
+
   @Test func aTrustedChainIsJudgedByThePinsInForce() throws {
     let chain = try TestIdentity.root("Rogue Root").issueLeaf("api.test").chain
     let (answer, judgement) = Self.challenge(evaluation: .trusted(chain))

@@ -13,6 +13,13 @@ extension CNTrustEvaluation {
   /// A platform evaluation's outcome as a value: whether it trusted the chain, the reason it
   /// gave when not, and the chain it built, leaf first, as DER (nil when it gives none). A
   /// certificate that cannot be read makes the whole evaluation untrusted.
+  /// `init(trusted:reason:chain:)` with Security's error as its code and description (either
+  /// may be missing) for the reason.
+  package init(trusted: Bool, errorCode: Int?, errorDescription: String?, chain: [Data]?) {
+    let reason = errorCode.map { code in [String(code), errorDescription].compactMap { $0 }.joined(separator: " ") }
+    self.init(trusted: trusted, reason: reason, chain: chain)
+  }
+
   package init(trusted: Bool, reason: String?, chain: [Data]?) {
     guard trusted else {
       self = .untrusted(reason ?? "the chain is not trusted")
@@ -122,9 +129,7 @@ extension CNPinningManager {
     if case .cancel(let rejection) = decision {
       let failure: CNPinningFailure?
       if case .pinMismatch(let pinFailure) = rejection { failure = pinFailure } else { failure = nil }
-      let name = (try? HostName.parseChallengeHost(host).get())?.normalized ?? host.lowercased()
-      recentRefusals.record(
-        CNChallengeRefusal(host: name, port: port, time: Date(), pinFailure: failure, reason: rejection.description))
+      recordRefusal(host: host, port: port, pinFailure: failure, reason: rejection.description)
     }
     return decision
   }

@@ -34,6 +34,12 @@ package struct RecentRefusals: Sendable {
 
   package init() {}
 
+  /// A challenge's host as refusals are kept and looked up: `HostName.parseChallengeHost`'s
+  /// normal form (a zone-scoped IPv6 literal as its address), else as written, lower case.
+  package static func key(_ host: String) -> String {
+    (try? HostName.parseChallengeHost(host).get())?.normalized ?? host.lowercased()
+  }
+
   package func record(_ refusal: CNChallengeRefusal) {
     refusals.withLock { list in
       list.append(refusal)
@@ -43,7 +49,7 @@ package struct RecentRefusals: Sendable {
 
   /// The newest refusal of `host` and `port` at most `lifetime` old at `date`.
   package func latest(host: String, port: Int, at date: Date) -> CNChallengeRefusal? {
-    let host = (try? HostName.parse(host).get())?.normalized ?? host.lowercased()
+    let host = Self.key(host)
     return refusals.withLock { list in
       list.last { $0.host == host && $0.port == port && date.timeIntervalSince($0.time) <= Self.lifetime && $0.time <= date }
     }
@@ -51,6 +57,14 @@ package struct RecentRefusals: Sendable {
 }
 
 extension CNPinningManager {
+  /// Remembers that a server-trust challenge for `host` and `port` was refused, for
+  /// `refusal(explaining:)`: by the seed's `validate` and by the shared delegates of
+  /// `URLSession.cnPinned` and `CNPinnedSession` alike.
+  package func recordRefusal(host: String, port: Int, pinFailure: CNPinningFailure?, reason: String) {
+    recentRefusals.record(
+      CNChallengeRefusal(host: RecentRefusals.key(host), port: port, time: Date(), pinFailure: pinFailure, reason: reason))
+  }
+
   /// The refusal that explains `error`, when it is the `URLError.cancelled` URLSession ends a task
   /// with after `validate(challenge:)` (or `validateServerTrust`) refused its connection: one of
   /// the failing URL's host and port in the last five minutes. Nil for any other error, and for a

@@ -38,8 +38,25 @@ final class PinningChallenges: Sendable {
   /// The answer to a challenge for `host` and `port` carrying `serverTrust`; `task`: the task it
   /// came to, nil for a session-level challenge. `evaluate` runs the platform's trust evaluation
   /// with the anchors that apply (nil: the system's; `anchorsOnly`: only them), once, and only
-  /// when something will use it.
+  /// when something will use it. The host is taken in its normal form (`HostName`), as the
+  /// transport names a task's host, whatever spelling URLSession's protection space keeps (review
+  /// N9); a refusal is remembered by the manager for `refusal(explaining:)` (N7).
   func answer<Trust>(
+    authenticationMethod: String, host spelled: String, port: Int, serverTrust: Trust?, task: Int?,
+    evaluate: (Trust, _ anchors: [CNCertificate]?, _ anchorsOnly: Bool) async -> CNTrustEvaluation
+  ) async -> ChallengeDisposition<Trust> {
+    let host = (try? HostName.parseChallengeHost(spelled).get())?.normalized ?? spelled
+    let disposition = await judge(
+      authenticationMethod: authenticationMethod, host: host, port: port, serverTrust: serverTrust, task: task,
+      evaluate: evaluate)
+    if case .cancel = disposition, let refusal = rejection {
+      settings.manager?.recordRefusal(
+        host: host, port: port, pinFailure: refusal.pinningFailure, reason: refusal.reason ?? "\(refusal)")
+    }
+    return disposition
+  }
+
+  private func judge<Trust>(
     authenticationMethod: String, host: String, port: Int, serverTrust: Trust?, task: Int?,
     evaluate: (Trust, _ anchors: [CNCertificate]?, _ anchorsOnly: Bool) async -> CNTrustEvaluation
   ) async -> ChallengeDisposition<Trust> {
