@@ -136,7 +136,62 @@ def check_direct_imports():
                                         f"{match.group(1)}, which Package.swift does not make its dependency")
 
 
+APPLE_DECISIONS_LIMIT = 20
+APPLE_DECISION = re.compile(r"^\s*(if |guard |switch |\} else if |\} catch|catch\b)|\? .* : | \?\? |try\?")
+
+
+def apple_only_decisions():
+    """The lines that branch in the files wholly under `#if !CNPINNING_LINUX_BACKEND` (no Linux test
+    reaches them), by file: comments and `#` lines left out (issue 66, item 4)."""
+    found = {}
+    for directory, subdirectories, files in os.walk(os.path.join(ROOT, "Sources")):
+        subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
+        for file in (name for name in files if name.endswith(".swift")):
+            path = os.path.join(directory, file)
+            lines = open(path).read().splitlines()
+            code = [line.strip() for line in lines if line.strip() and not line.strip().startswith("//")]
+            if not code or code[0] != "#if !CNPINNING_LINUX_BACKEND" or code[-1] != "#endif":
+                continue
+            # Wholly under it: the first #if is closed by the last line only.
+            depth, closed_early = 0, False
+            for index, line in enumerate(code):
+                if line.startswith("#if"):
+                    depth += 1
+                elif line.startswith("#endif"):
+                    depth -= 1
+                    closed_early = closed_early or (depth == 0 and index != len(code) - 1)
+            if closed_early:
+                continue
+            count = sum(1 for line in lines
+                        if not line.strip().startswith(("//", "#")) and APPLE_DECISION.search(line))
+            if count:
+                found[os.path.relpath(path, ROOT)] = count
+    return found
+
+
+def check_apple_decisions():
+    """At most APPLE_DECISIONS_LIMIT decision lines in the Apple-only files, each file's count named
+    in docs/decisions/apple.md's table with the device checks that cover its branches."""
+    found = apple_only_decisions()
+    total = sum(found.values())
+    if total > APPLE_DECISIONS_LIMIT:
+        problems.append(f"the Apple-only files hold {total} decision lines, more than {APPLE_DECISIONS_LIMIT}: move "
+                        "decisions into shared code tested on Linux")
+    table = {}
+    for line in open(os.path.join(ROOT, "docs/decisions/apple.md")).read().splitlines():
+        match = re.match(r"^\| `(Sources/[^`]+)` \| (\d+) \|.*\| ([\d, ]+) \|$", line)
+        if match:
+            table[match.group(1)] = int(match.group(2))
+    for path, count in sorted(found.items()):
+        if table.get(path) != count:
+            problems.append(f"{path} holds {count} Apple-only decision lines; docs/decisions/apple.md's table says "
+                            f"{table.get(path, 'nothing')}: name each branch there with its device check")
+    for path in sorted(set(table) - set(found)):
+        problems.append(f"docs/decisions/apple.md's table names {path}, which holds no Apple-only decision line")
+
+
 check_architecture_table()
+check_apple_decisions()
 check_decisions()
 check_unchecked_sendable()
 check_scripts()
@@ -145,4 +200,6 @@ if problems:
     for problem in problems:
         print(f"check-tree: {problem}", file=sys.stderr)
     sys.exit(1)
-print("check-tree: the folders, ARCHITECTURE's table, the decisions, the scripts, the imports and the unchecked Sendables agree")
+print("check-tree: the folders, ARCHITECTURE's table, the decisions, the Apple-only decision lines "
+      f"({sum(apple_only_decisions().values())} of at most {APPLE_DECISIONS_LIMIT}), the scripts, the imports and the "
+      "unchecked Sendables agree")

@@ -11,8 +11,7 @@ extension CNPinningManager {
   /// command-line tool's embedded Info.plist works too), accepting enterprise policies when
   /// `enterprise` is given.
   public convenience init(enterprise: CNEnterpriseOptions? = nil) throws {
-    self.init(
-      document: try CNPinningDocument(infoDictionary: Bundle.main.infoDictionary ?? [:]), enterprise: enterprise)
+    self.init(document: try .mainBundle(Bundle.main.infoDictionary), enterprise: enterprise)
   }
 
   /// Handles a server-trust challenge for a pinned host, and every challenge other than server
@@ -121,7 +120,8 @@ extension URLSession {
     }
   }
 
-  /// Makes later requests open new connections, which URLSession challenges and so the pins in
+  /// Makes later requests open new TCP connections, which URLSession challenges (unless one resumes
+  /// an earlier TLS session, which Apple does not document either way) and so the pins in
   /// force judge, when the pins of `cnPinningManager` changed since this session last asked
   /// (`CNPinsRevision`). Call it before each request of a session pinned with
   /// `validate(challenge:)`; it costs a comparison when nothing changed, and a `flush()` (which
@@ -136,10 +136,9 @@ extension URLSession {
   }
 
   private var revisionTracker: PinsRevisionTracker {
-    if let tracker = objc_getAssociatedObject(self, revisionKey) as? PinsRevisionTracker { return tracker }
-    let tracker = PinsRevisionTracker()
-    objc_setAssociatedObject(self, revisionKey, tracker, .OBJC_ASSOCIATION_RETAIN)
-    return objc_getAssociatedObject(self, revisionKey) as? PinsRevisionTracker ?? tracker
+    PinsRevisionTracker.kept(
+      read: { objc_getAssociatedObject(self, revisionKey) as? PinsRevisionTracker },
+      attach: { objc_setAssociatedObject(self, revisionKey, $0, .OBJC_ASSOCIATION_RETAIN) })
   }
 }
 #endif

@@ -18,8 +18,7 @@ extension CNPolicySigningKey {
     }
     var error: Unmanaged<CFError>?
     guard let data = SecKeyCopyExternalRepresentation(secKey, &error) as Data? else {
-      let reason = error.map { "\($0.takeRetainedValue())" } ?? "no reason given"
-      throw .malformedKey("Security cannot export the key: \(reason)")
+      throw .keyNotExported(error.map { "\($0.takeRetainedValue())" })
     }
     try self.init(externalRepresentation: [UInt8](data), type: type)
   }

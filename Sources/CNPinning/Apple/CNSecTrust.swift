@@ -55,7 +55,7 @@ package enum CNSecTrust {
     var certificates: [SecCertificate] = []
     for anchor in anchors {
       guard let certificate = SecCertificateCreateWithData(nil, Data(anchor.derEncoded) as CFData) else {
-        return .untrusted("Security cannot read the anchor \"\(anchor.subjectCommonNames.last ?? "without a CN")\"")
+        return .untrusted("Security cannot read the anchor \(anchor.displayName)")
       }
       certificates.append(certificate)
     }
@@ -67,7 +67,8 @@ package enum CNSecTrust {
   /// The evaluated chain as `CNCertificate`s, or why there is none (`CNTrustEvaluation`, shared).
   private static func result(_ trust: SecTrust, trusted: Bool, error: CFError?) -> CNTrustEvaluation {
     CNTrustEvaluation(
-      trusted: trusted, reason: error.map { "\(CFErrorGetCode($0)) \(CFErrorCopyDescription($0) as String? ?? "")" },
+      trusted: trusted, errorCode: error.map(CFErrorGetCode),
+      errorDescription: error.flatMap { CFErrorCopyDescription($0) as String? },
       chain: (SecTrustCopyCertificateChain(trust) as? [SecCertificate])?.map { SecCertificateCopyData($0) as Data })
   }
 }

@@ -62,6 +62,12 @@ public struct CNPinningDocument: Sendable, Equatable {
     try self.init(data: data, source: url.path, baseDirectory: url.deletingLastPathComponent())
   }
 
+  /// The main bundle's Info.plist, `Bundle.main.infoDictionary`: none is refused as an empty one
+  /// is ("the main bundle has no Info.plist").
+  package static func mainBundle(_ infoDictionary: [String: Any]?) throws -> CNPinningDocument {
+    try CNPinningDocument(infoDictionary: infoDictionary ?? [:])
+  }
+
   /// Reads an Info.plist as `Bundle.infoDictionary` gives it (an app's, or the one a command-line
   /// tool embeds in its binary). The dictionary is written as a binary property list and read by
   /// the same strict loader as a file.

@@ -85,6 +85,10 @@ public struct CNPolicyError: Error, Sendable, Hashable {
   public static let privateKeyGiven = CNPolicyError(.privateKeyGiven)
   /// The key cannot be read (why).
   public static func malformedKey(_ value: String) -> CNPolicyError { CNPolicyError(.malformedKey(value)) }
+  /// `malformedKey` for a key the platform could not export, with its reason when it gave one.
+  package static func keyNotExported(_ reason: String?) -> CNPolicyError {
+    .malformedKey("Security cannot export the key: \(reason ?? "no reason given")")
+  }
   /// The key is not RSA or EC P-256/P-384/P-521 (what it is).
   public static func unsupportedKey(_ value: String) -> CNPolicyError { CNPolicyError(.unsupportedKey(value)) }
   /// RSA keys must have at least 2048 bits.

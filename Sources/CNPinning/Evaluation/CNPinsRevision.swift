@@ -27,6 +27,16 @@ package final class PinsRevisionTracker: Sendable {
 
   package init() {}
 
+  /// The tracker kept with an object (an associated object of a URLSession): the one `read`
+  /// finds, else a new one `attach`ed. Two callers attaching at once both return the one attached
+  /// last, so the object keeps one tracker.
+  package static func kept(read: () -> PinsRevisionTracker?, attach: (PinsRevisionTracker) -> Void) -> PinsRevisionTracker {
+    if let kept = read() { return kept }
+    let tracker = PinsRevisionTracker()
+    attach(tracker)
+    return read() ?? tracker
+  }
+
   /// Takes `current` as seen, unless a revision was seen already: called when a session starts
   /// pinning with a manager, so that the first `startAfresh` after the pins change flushes the
   /// connections accepted before it (issue 53, L12: before, the first call only took note).

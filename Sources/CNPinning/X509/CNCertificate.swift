@@ -151,6 +151,18 @@ public struct CNCertificate: Sendable, Hashable {
   public func hash(into hasher: inout Hasher) { hasher.combine(derEncoded) }
 }
 
+extension CNCertificate {
+  /// How the certificate is named where a chain is printed, escaped for a terminal: its Common
+  /// Name; without a usable one (a CN-less leaf, issue 64), its subjectAltName entries, or why it
+  /// has no CN when it has neither.
+  package var displayName: String {
+    if let commonName { return VisibleText.escaped(commonName) }
+    let names = subjectAltNameEntries
+    guard names.isEmpty else { return "(no CN; SAN " + names.map { VisibleText.escaped($0) }.joined(separator: ", ") + ")" }
+    return "(no usable CN: \(commonNameProblem.map { "\($0)" } ?? "none"))"
+  }
+}
+
 extension CNCertificate: CustomStringConvertible {
   public var description: String {
     "CNCertificate(CN: \(commonName.map { VisibleText.quoted($0) } ?? "none (\(commonNameProblem!))"))"

@@ -19,6 +19,22 @@ package struct ConnectionEffects: Sendable {
     if let uploader, let queue = reporter.uploadQueue { uploader.sendKept(queue) }
   }
 
+  /// The effects of a session made with `configuration`: its `failureReporter`, or one of the
+  /// session's own; uploads through a transport `makeTransport` makes, unless `uploads` is false
+  /// (the session that uploads reports).
+  package init(configuration: CNPinnedSessionConfiguration, uploads: Bool = true, makeTransport: @escaping TransportMaker) {
+    self.init(
+      reporter: configuration.failureReporter ?? CNPinningReporter(),
+      uploader: uploads ? ReportUploader(configuration: configuration, makeTransport: makeTransport) : nil)
+  }
+
+  /// `emit` for judgements a session-level challenge for `host` (as URLSession spells it) made:
+  /// there is no request after it to emit them.
+  package func emit(_ judgements: [Judgement], challengeHost host: String, port: Int, manager: CNPinningManager?) {
+    let hostName = try? HostName.parseChallengeHost(host).get()
+    emit(judgements, host: hostName?.normalized ?? host, port: port, hostName: hostName, manager: manager, observer: nil)
+  }
+
   /// Emits the judgements of connections to `host` and `port`. `hostName`: the host parsed, to
   /// look up its `reportURI` (nil for a host refused for its name: reported, with nowhere to
   /// upload). `label`: the `CNHTTPRequest`'s, carried by each event.

@@ -41,10 +41,7 @@ package final class SessionEngine: Sendable {
       throw CNPinnedSessionError.invalidArgument(
         "httpMaximumConnectionsPerHost must be at least 1, not \(configuration.httpMaximumConnectionsPerHost)")
     }
-    self.effects = ConnectionEffects(
-      reporter: configuration.failureReporter ?? CNPinningReporter(),
-      uploader: reportsFailures
-        ? ReportUploader(configuration: configuration, makeTransport: makeTransport) : nil)
+    self.effects = ConnectionEffects(configuration: configuration, uploads: reportsFailures, makeTransport: makeTransport)
     self.configuration = configuration
     self.transportSecurity = try configuration.transportSecurity.indexed()
     self.state = Locked(State(manager: manager, observer: nil))

@@ -30,8 +30,9 @@ extension URLSession {
 ///
 /// What it judges is each connection URLSession opens (the server-trust challenge comes with
 /// it); requests on a connection already open are not judged again, and a per-task delegate that
-/// implements the task-level challenge method takes server trust for its task instead of this
-/// one (URLSession asks the task's delegate first): `CNPinnedSession` judges every request.
+/// implements the task-level challenge method may take server trust for its task instead of this
+/// one (which of the two URLSession asks is device check 14): `CNPinnedSession` judges every
+/// request.
 final class PinningSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
   private let manager: CNPinningManager?
   private let configuration: CNPinnedSessionConfiguration
@@ -44,9 +45,7 @@ final class PinningSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     self.manager = manager
     self.configuration = configuration
     transportSecurity = try configuration.transportSecurity.indexed()
-    effects = ConnectionEffects(
-      reporter: configuration.failureReporter ?? CNPinningReporter(),
-      uploader: ReportUploader(configuration: configuration, makeTransport: CNPinnedSession.platformTransport))
+    effects = ConnectionEffects(configuration: configuration, makeTransport: CNPinnedSession.platformTransport)
   }
 
   /// A task to plain `http://` the session would refuse never starts.
@@ -74,9 +73,7 @@ final class PinningSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
         host: space.host, manager: manager, trust: trust, unpinnedHosts: unpinnedHosts, judgements: judgements))
     let answer = await challenges.answer(challenge, task: nil)
     // Reported (and uploaded) here: there is no session after the request to do it.
-    effects.emit(
-      judgements.all, host: space.host, port: space.port, hostName: try? HostName.parse(HostName.unbracketed(space.host)).get(),
-      manager: manager, observer: nil)
+    effects.emit(judgements.all, challengeHost: space.host, port: space.port, manager: manager)
     return answer
   }
 }
