@@ -10,5 +10,5 @@ let pinsURL = URL(fileURLWithPath: "pins.json")
 // snippet.show
 let manager = try CNPinningManager(contentsOf: pinsURL)
 let session = try URLSession.cnPinned(manager: manager)
-await session.cnStartAfreshIfPinsChanged()  // after the pins changed: new, judged connections (Apple)
+await session.cnStartAfreshIfPinsChanged()  // after the pins changed: new TCP connections (Apple)
 let (data, response) = try await session.data(from: URL(string: "https://api.example.com/v1/items")!)

@@ -12,8 +12,8 @@ extension CNPinnedSession {
   /// comes: memory stays bounded however large the body, since the transfer waits while the
   /// reader does. Drop the bytes (or cancel the reading task) to stop the transfer. On Linux the
   /// body comes over HTTP/1.1 on a connection of its own, so that a reader that stops holds no
-  /// more than the socket buffers; on Apple platforms through `URLSession.bytes(for:delegate:)`,
-  /// read only as the reader makes room. Both stop at `maximumDownloadSize`.
+  /// more than the socket buffers; on Apple platforms a URLSession data task whose delegate hands
+  /// each chunk on as it arrives, suspended while the reader has a full channel. Both stop at `maximumDownloadSize`.
   ///
   /// On Apple platforms streams are **experimental**: URLSession names a task's connection only
   /// when the task ends, so the response and body go out on the verdict for the host's judged
