@@ -57,7 +57,7 @@ import CNPinningTestKit
   /// opener challenged before they were sent and stand on its verdict once it binds their very
   /// connection (issue 66, N2: before, any running opener for the host vouched for them at once,
   /// whatever their connection).
-  @Test func tasksFinishingBeforeTheOpenerWaitForItAndStandOnItsConnection() async {
+  @Test(.tags(.concurrency)) func tasksFinishingBeforeTheOpenerWaitForItAndStandOnItsConnection() async {
     let verdicts = ConnectionVerdicts()
     let start = Date()
     verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443, time: start)
@@ -76,7 +76,7 @@ import CNPinningTestKit
   /// Review N2: T1 runs on C1; URLSession opened C2 without a challenge (a resumed TLS session)
   /// for T2, which waits for T1; T3 reuses C2. T3 is refused: nothing bound C2. Before, T1's
   /// running verdict, kept by host and port, accepted T3 and its bytes reached the app.
-  @Test func aTaskOnAConnectionNobodyJudgedIsRefusedWhileAnotherOpenerRuns() async {
+  @Test(.tags(.concurrency)) func aTaskOnAConnectionNobodyJudgedIsRefusedWhileAnotherOpenerRuns() async {
     let verdicts = ConnectionVerdicts()
     let start = Date()
     verdicts.challenged(Self.accepted, task: 1, host: "api.test", port: 443, time: start)
@@ -99,7 +99,7 @@ import CNPinningTestKit
   /// URLSession kept. Before, it waited for the opener or the whole request timeout.
   /// (The bound is an hour here, so that only the cancellation can end the wait; the 60-s bound
   /// below is the test's liveness, not a timing.)
-  @Test func aWaitEndsAtOnceOnCancellationAndInvalidation() async throws {
+  @Test(.tags(.concurrency)) func aWaitEndsAtOnceOnCancellationAndInvalidation() async throws {
     let verdicts = ConnectionVerdicts()
     let start = Date()
     let hour = BoundedInterval(3600)!

@@ -37,7 +37,7 @@ import Testing
   }
 
   /// The revision tracker kept with a URLSession: one, however many callers attach at once.
-  @Test func oneRevisionTrackerIsKeptWhoeverAttachesIt() async {
+  @Test(.tags(.concurrency)) func oneRevisionTrackerIsKeptWhoeverAttachesIt() async {
     let kept = Locked<PinsRevisionTracker?>(nil)
     let trackers = await withTaskGroup(of: ObjectIdentifier.self) { group in
       for _ in 0..<50 {

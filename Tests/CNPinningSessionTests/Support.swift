@@ -10,12 +10,6 @@ import Testing
 import FoundationNetworking
 #endif
 
-extension Tag {
-  /// Tests of concurrency: parallel requests or evaluations, races, cancellation, shared
-  /// connections and sessions. `make tsan` runs these under ThreadSanitizer.
-  @Tag static var concurrency: Self
-}
-
 /// Pins written root → leaf for one host.
 func pins(_ host: String, includesSubdomains: Bool = false, _ links: [(CNChainLink.LinkType, String)]...) throws
   -> CNPinningManager

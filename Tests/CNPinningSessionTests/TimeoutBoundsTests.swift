@@ -58,7 +58,7 @@ import Testing
 
   /// A cold burst's waiter behind an opener that never ends waits at most `longestWait`,
   /// whatever the request's timeout (the Apple transport's rule, shared).
-  @Test func aWaiterWaitsAtMostTheLongestWaitWhateverTheTimeout() async throws {
+  @Test(.tags(.concurrency)) func aWaiterWaitsAtMostTheLongestWaitWhateverTheTimeout() async throws {
     let start = Date()
     let results = await withTaskGroup(of: CNPinnedSessionError.Code?.self) { group in
       for (index, value) in Self.values.enumerated() {

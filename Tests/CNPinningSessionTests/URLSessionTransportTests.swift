@@ -12,7 +12,7 @@ import Testing
 /// now), run on Linux over swift-corelibs-foundation's URLSession with the shared delegates, which
 /// have no challenge method: corelibs never sends a server-trust challenge. So plain http on
 /// loopback, and "must be judged" made by custom anchors, where nothing can judge a connection.
-@Suite struct URLSessionTransportTests {
+@Suite(.tags(.concurrency)) struct URLSessionTransportTests {
   /// The transport as `URLSessionTransport(configuration:)` makes it on Apple platforms, with
   /// corelibs' URLSession and the delegates without a challenge method.
   static func transport(_ configuration: CNPinnedSessionConfiguration) throws(CNPinnedSessionError) -> URLSessionTransport {
