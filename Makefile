@@ -161,6 +161,7 @@ lint:
 	@if grep -rnE '\bMutex *[(<]' $(FORMAT_PATHS); then \
 	  echo "lint: Synchronization.Mutex above; TSan cannot see it (docs/decisions/testing.md): use Locked" >&2; exit 1; fi
 	python3 scripts/check-tree.py
+	python3 scripts/generate-catalogue.py --check
 
 # API documentation: a .doccarchive per module in .build/docs, from symbol graphs with the
 # toolchain's docc (warnings are errors; every public symbol needs a doc comment), for the Linux

@@ -8,7 +8,7 @@ enum ChainRehearsal {
   /// The results for the chain in `file`: one per host it is judged for.
   static func check(
     _ file: String, hosts: [String], document: CNPinningDocument, manager: CNPinningManager,
-    configuration: CNPinnedSessionConfiguration, horizon: ExpiryHorizon?
+    configuration: CNPinnedSessionConfiguration, horizon: ExpiryHorizon?, catalogue: CACatalogue, at now: Date
   ) throws(CLIError) -> [CheckCommand.Result] {
     let chain = try ChainFile.read(file, option: "--chain")
     let targets = try hosts.isEmpty ? document.entries.map(\.host).filter { leafNames(chain[0], $0) } : hosts.map(host)
@@ -34,12 +34,14 @@ enum ChainRehearsal {
       guard pins != nil else { return CheckCommand.notPinned(host, target: target, manager: manager) }
       let verified: [CNCertificate]
       do {
-        verified = try evaluator.verify(chain, for: host, at: horizon?.now ?? Date())
+        verified = try evaluator.verify(chain, for: host, at: now)
       } catch {
         return .init(target: target, status: "FAIL", detail: "\(error)")
       }
       var result = CheckCommand.judged(manager.evaluate(host: host, chain: verified), chain: verified, target: target)
-      result.expiring = horizon.map { $0.certificates(verified) + $0.pins(of: host, pins) }
+      result.expiring = horizon.map {
+        $0.certificates(verified) + $0.pins(of: host, pins) + $0.calendar(of: host, pins, catalogue: catalogue)
+      }
       return result
     }
     #else

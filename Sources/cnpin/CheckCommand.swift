@@ -7,7 +7,7 @@ import Foundation
 enum CheckCommand {
   static let spec = ArgumentSpec(
     flags: ["--json", "--help", "-h"],
-    options: NetworkOptions.options.union(["--config", "--chain", "--host", "--warn-days", "--policy"]),
+    options: NetworkOptions.options.union(["--config", "--chain", "--host", "--warn-days", "--policy", "--catalogue", "--at"]),
     positionals: 0...1000, positionalName: "HOST[:PORT]")
 
   static let help = """
@@ -32,7 +32,12 @@ enum CheckCommand {
       --host HOST      the host a --chain is for (repeatable)
       --warn-days N    also report what expires within N days: a certificate of a verified chain,
                        a host's pins (expirationDate), the --policy's exp; exit 4 when all passed
+                       and the CA catalogue's dated events that touch a host's pins (a pinned root
+                       leaving a store, a pinned family's last day, shorter leaves for leaf pins)
       --policy JWS     an enterprise policy file whose exp --warn-days watches (read, not verified)
+      --catalogue FILE the CA catalogue to use instead of the compiled-in one (cnpin catalogue)
+      --at DATE        with --chain: judge as of DATE (YYYY-MM-DD or a time, UTC), certificates,
+                       the catalogue's dates and --warn-days alike
 
     Network options:
     \(NetworkOptions.help)
@@ -61,6 +66,10 @@ enum CheckCommand {
     let manager = CNPinningManager(document: document)
     let network = try NetworkOptions(arguments)
     let horizon = try ExpiryHorizon(arguments)
+    let catalogue = try CatalogueOption.catalogue(arguments)
+    if arguments.value("--at") != nil, arguments.values("--chain").isEmpty {
+      throw .usage("--at judges a --chain offline; a live chain is verified now")
+    }
     if arguments.value("--policy") != nil, horizon == nil { throw .usage("--policy is read only for --warn-days") }
     let chainFiles = arguments.values("--chain")
     if chainFiles.isEmpty, !arguments.values("--host").isEmpty { throw .usage("--host names the host of a --chain") }
@@ -77,7 +86,7 @@ enum CheckCommand {
         : try arguments.positionals.map { text throws(CLIError) in try HostPort(text) }
       results = []
       for target in targets {
-        results.append(await check(target, manager: manager, session: session, horizon: horizon))
+        results.append(await check(target, manager: manager, session: session, horizon: horizon, catalogue: catalogue))
       }
     } else {
       let hosts = arguments.values("--host") + arguments.positionals
@@ -85,7 +94,7 @@ enum CheckCommand {
       for file in chainFiles {
         results += try ChainRehearsal.check(
           file, hosts: hosts, document: document, manager: manager, configuration: network.configuration,
-          horizon: horizon)
+          horizon: horizon, catalogue: catalogue, at: try Clock.now(arguments))
       }
     }
     var policyWarnings: [ExpiryHorizon.Warning] = []
@@ -116,14 +125,18 @@ enum CheckCommand {
   }
 
   private static func check(
-    _ target: HostPort, manager: CNPinningManager, session: CNPinnedSession, horizon: ExpiryHorizon?
+    _ target: HostPort, manager: CNPinningManager, session: CNPinnedSession, horizon: ExpiryHorizon?,
+    catalogue: CACatalogue
   ) async -> Result {
     let configuration = manager.configuration(for: target.host)?.configuration
     guard configuration != nil else { return notPinned(target.host, target: target.description, manager: manager) }
     do {
       let event = try await session.probe(host: target.host, port: target.port)
       var result = judged(event.pinning, chain: event.verifiedChain, target: target.description)
-      result.expiring = horizon.map { $0.certificates(event.verifiedChain) + $0.pins(of: target.host, configuration) }
+      result.expiring = horizon.map {
+        $0.certificates(event.verifiedChain) + $0.pins(of: target.host, configuration)
+          + $0.calendar(of: target.host, configuration, catalogue: catalogue)
+      }
       return result
     } catch let failure as CNPinnedSessionError {
       let status = CLIError.from(failure).status == ExitStatus.failed ? "FAIL" : "ERROR"

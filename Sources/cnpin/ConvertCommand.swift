@@ -4,7 +4,7 @@ import Foundation
 /// `cnpin convert FILE --to plist|json|nspinneddomains|nsc|okhttp|trustkit`.
 enum ConvertCommand {
   static let spec = ArgumentSpec(
-    flags: ["--help", "-h"], options: ["--to", "-o", "--cafile", "--chain", "--trust"], positionals: 1...1,
+    flags: ["--help", "-h"], options: ["--to", "-o", "--cafile", "--chain", "--trust", "--catalogue"], positionals: 1...1,
     positionalName: "FILE")
 
   static let help = """
@@ -73,7 +73,8 @@ enum ConvertCommand {
   private static func export(_ path: String, as format: PinFormat, _ arguments: Arguments) throws(CLIError) {
     let document = try loadDocument(path)
     for warning in document.warnings { Output.error("warning: \(warning)") }
-    let export = PinExport(document, format: format, pool: try CertificatePool(arguments))
+    let export = PinExport(
+      document, format: format, pool: try CertificatePool(arguments), catalogue: try CatalogueOption.catalogue(arguments))
     try write(Data(PinExportWriter.text(export, source: URL(fileURLWithPath: path).lastPathComponent).utf8), arguments)
     if format == .nsPinnedDomains { Output.error("warning: \(PinExportWriter.appTransportSecurityWarning)") }
     for finding in export.findings { Output.error("\(path): \(finding)") }

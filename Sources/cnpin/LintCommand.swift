@@ -8,13 +8,15 @@ enum LintCommand {
     flags: ["--json", "--rehearse", "--help", "-h"],
     options: [
       "--cafile", "--trust", "--future-anchors", "--host", "--stamp", "--warn-days", "--policy", "--against", "--chain",
+      "--catalogue", "--at",
     ],
     positionals: 1...1,
     positionalName: "FILE")
 
   static let help = """
     Usage: cnpin lint FILE [--trust system|none | --cafile PEM] [--future-anchors PEM] [--host HOST …]
-                     [--rehearse] [--warn-days N [--policy JWS]] [--json] [--stamp OUT.swift]
+                     [--rehearse] [--warn-days N [--policy JWS]] [--catalogue FILE] [--at DATE] [--json]
+                     [--stamp OUT.swift]
            cnpin lint FILE --against EXPORTED [--chain PEM …] [--cafile PEM | --trust system|none]
 
     Reports, with the path of each element: errors (the file does not load: invalid host names,
@@ -34,16 +36,23 @@ enum LintCommand {
       --future-anchors PEM
                        roots stores are about to carry (a CA's new root, the next CA's): a chain
                        whose root is one of them is a rehearsed backup, not "never matches"
-      --rehearse       for each host whose chains name a catalogued CA (Let's Encrypt, Google
-                       Trust Services, Sectigo, GlobalSign, DigiCert), warn about each shape of
-                       its hierarchy the chainSet refuses, with the stores that verify that shape
+      --rehearse       per CA: for each host whose chains name a catalogued CA (Let's Encrypt,
+                       Google Trust Services, Sectigo, GlobalSign, DigiCert, Amazon), warn about
+                       each shape of each of the CA's families that issue or are announced (its
+                       other key type included) that the chainSet refuses, with the stores that
+                       verify it and the family's dates; a host whose chains accept only retired
+                       families is an error: it refuses every certificate issued after their end
       --host HOST      a host the app talks to (repeatable): an error when it is not pinned but a
                        pinned domain is a small edit away (a typo fails open), a warning when it
                        is not pinned at all
       --stamp OUT      when there are no errors, write OUT: a Swift comment naming FILE (what the
                        CNPinLint build-tool plugin hands the build, so that it lints before compiling)
-      --warn-days N    also report the pins whose expirationDate falls within N days, and the
-                       --policy file's exp (read, not verified): exit 4 when that is all there is
+      --warn-days N    also report the pins whose expirationDate falls within N days, the
+                       --policy file's exp (read, not verified), and the CA catalogue's dated
+                       events that touch a host's pins (a pinned root leaving a store, a pinned
+                       family's last day, shorter leaves for leaf pins): exit 4 when that is all
+      --catalogue FILE the CA catalogue to use instead of the compiled-in one (cnpin catalogue)
+      --at DATE        judge as of DATE (YYYY-MM-DD or a time, UTC): expiry, rehearsal, --warn-days
       --policy JWS     an enterprise policy file for --warn-days
       --against EXPORTED
                        instead of the checks above, report drift between FILE and a file `cnpin
@@ -95,6 +104,8 @@ enum LintCommand {
     let notes: Int
     /// With `--warn-days`, what expires within it.
     let expiring: [ExpiryHorizon.Warning]?
+    /// With `--rehearse` or `--warn-days`, the CA catalogue used.
+    let catalogue: String?
   }
 
   static func run(_ words: [String]) throws(CLIError) {
@@ -115,10 +126,14 @@ enum LintCommand {
     let future = try arguments.value("--future-anchors").map { path throws(CLIError) -> [CNCertificate] in
       try ChainFile.read(path, option: "--future-anchors")
     }
+    let catalogue = try CatalogueOption.catalogue(arguments)
+    let now = try Clock.now(arguments)
     let findings = CNConfigurationLinter.lint(
-      data: data, source: path, trustAnchors: try trust.map { trust throws(CLIError) in try anchors(of: trust) },
-      futureAnchors: future ?? [], hosts: arguments.values("--host"), rehearse: arguments.has("--rehearse"))
+      data: data, source: path, now: now, trustAnchors: try trust.map { trust throws(CLIError) in try anchors(of: trust) },
+      futureAnchors: future ?? [], hosts: arguments.values("--host"), rehearse: arguments.has("--rehearse"),
+      catalogue: catalogue)
     let expiring = try expiringSoon(data, path: path, arguments)
+    let usesCatalogue = arguments.has("--rehearse") || arguments.value("--warn-days") != nil
     // The summary counts what was printed: the --warn-days warnings are warnings too.
     let count = { (severity: CNLintFinding.Severity) in
       findings.filter { $0.severity == severity }.count + (severity == .warning ? expiring?.count ?? 0 : 0)
@@ -128,8 +143,9 @@ enum LintCommand {
         Output.json(
           Report(
             file: path, findings: findings, errors: count(.error), warnings: count(.warning), notes: count(.note),
-            expiring: expiring)))
+            expiring: expiring, catalogue: usesCatalogue ? catalogue.label : nil)))
     } else {
+      if usesCatalogue { Output.print("\(path): note: with the \(Output.value(catalogue.label))") }
       for finding in findings { Output.print("\(path): \(finding)") }
       for warning in expiring ?? [] { Output.print("\(path): warning: \(warning.line)") }
       Output.print("\(path): \(count(.error)) error(s), \(count(.warning)) warning(s), \(count(.note)) note(s)")
@@ -151,7 +167,9 @@ enum LintCommand {
       throw .usage("cannot read --against \(exported): \(error.localizedDescription)")
     }
     let actual = try ExportedPins.read(data, path: exported)
-    let export = PinExport(try loadDocument(path), format: actual.format, pool: try CertificatePool(arguments))
+    let export = PinExport(
+      try loadDocument(path), format: actual.format, pool: try CertificatePool(arguments),
+      catalogue: try CatalogueOption.catalogue(arguments))
     let lines = ExportedPins(export).drift(from: actual, file: path, against: exported)
     for line in lines { Output.print("\(exported): drift: \(line)") }
     guard lines.isEmpty else {
@@ -171,7 +189,10 @@ enum LintCommand {
     // A file that does not load has its errors among the findings; its dates are not read.
     let base = URL(fileURLWithPath: path).deletingLastPathComponent()
     let entries = (try? CNPinningDocument(data: data, source: path, baseDirectory: base))?.entries ?? []
-    var warnings = entries.flatMap { horizon.pins(of: $0.host, $0.configuration) }
+    let catalogue = try CatalogueOption.catalogue(arguments)
+    var warnings = entries.flatMap {
+      horizon.pins(of: $0.host, $0.configuration) + horizon.calendar(of: $0.host, $0.configuration, catalogue: catalogue)
+    }
     if let policy = arguments.value("--policy") { warnings += try horizon.policy(at: policy) }
     return warnings
   }

@@ -45,12 +45,15 @@ struct PinExport {
   }
 
   let format: PinFormat
+  /// Whose keys the links of renaming CAs take.
+  let catalogue: CACatalogue
   private(set) var hosts: [Host] = []
   private(set) var findings: [Finding] = []
 
   /// Resolves `document` for `format` against `pool`.
-  init(_ document: CNPinningDocument, format: PinFormat, pool: CertificatePool, now: Date = Date()) {
+  init(_ document: CNPinningDocument, format: PinFormat, pool: CertificatePool, catalogue: CACatalogue, now: Date = Date()) {
     self.format = format
+    self.catalogue = catalogue
     var seen = Set<String>()
     for entry in document.entries {
       let base =
@@ -186,12 +189,12 @@ struct PinExport {
           spkiSHA256: $0.certificate.spkiSHA256Base64, origin: "\($0.name) (\($0.origin))",
           validUntil: $0.certificate.notValidAfter, isLeaf: false)
       }
-      let catalogued = Self.catalogued(matching: link)
+      let catalogued = Self.catalogued(matching: link, in: catalogue)
       let known = catalogued.compactMap { member in
         member.certificate.spkiSHA256.map { spki in
           Key(
             spkiSHA256: spki,
-            origin: "\(member.certificate.name) (CA catalogue: \(member.certificate.status.rawValue), \(member.hierarchy))",
+            origin: "\(member.certificate.name) (CA catalogue: \(member.certificate.status.rawValue), \(member.family))",
             validUntil: member.certificate.validUntil.flatMap(Self.date) ?? pool.validUntil(of: spki), isLeaf: false)
         }
       }
@@ -231,14 +234,16 @@ struct PinExport {
 
   /// The catalogue's current and backup certificates whose names satisfy `link`, one per key
   /// (a cross-signed root and the root itself share a key).
-  static func catalogued(matching link: CNChainLink) -> [(certificate: CACatalogue.Certificate, hierarchy: String)] {
+  static func catalogued(matching link: CNChainLink, in catalogue: CACatalogue)
+    -> [(certificate: CACatalogue.Certificate, family: String)]
+  {
     var found: [(CACatalogue.Certificate, String)] = []
-    for hierarchy in CACatalogue.hierarchies {
-      for certificate in hierarchy.certificates
+    for family in catalogue.families {
+      for certificate in family.certificates
       where (certificate.status == .current || certificate.status == .backup) && link.matches(commonName: certificate.name)
         && !found.contains(where: { $0.0.name == certificate.name && $0.0.spkiSHA256 == certificate.spkiSHA256 })
       {
-        found.append((certificate, hierarchy.name))
+        found.append((certificate, family.title))
       }
     }
     return found

@@ -7,14 +7,16 @@ import Foundation
 enum PinsCommand {
   static let spec = ArgumentSpec(
     flags: ["--json", "--includes-subdomains", "--document", "--help", "-h"],
-    options: NetworkOptions.options.union(["--format", "--future-anchors", "--chain", "--host", "--add-to"]),
+    options: NetworkOptions.options.union([
+      "--format", "--future-anchors", "--chain", "--host", "--add-to", "--catalogue", "--at",
+    ]),
     positionals: 0...1, positionalName: "HOST[:PORT]")
 
   static let help = """
     Usage: cnpin pins HOST[:PORT]|https://URL [--format names|plist|json|swift|spki|pem] [--document]
-                      [--includes-subdomains] [--future-anchors PEM] [--add-to FILE] [--json]
+                      [--includes-subdomains] [--future-anchors PEM] [--add-to FILE] [--catalogue FILE] [--json]
                       [--cafile PEM] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [-x PROXY]
-           cnpin pins --chain PEM --host HOST [--cafile PEM] [--future-anchors PEM] [--format …] [--add-to FILE]
+           cnpin pins --chain PEM --host HOST [--at DATE] [--cafile PEM] [--future-anchors PEM] [--format …] [--add-to FILE]
 
     Connects with SNI, verifies the chain (system trust store, or only the anchors in --cafile) and
     the host name, and prints the verified chain root → leaf, including the trust anchor the server
@@ -43,7 +45,15 @@ enum PinsCommand {
                        everything the file pins, instead of printing it (whatever --format says)
       --chain PEM      verify this chain file instead of connecting (needs --host)
       --host HOST      the host a --chain is for
+      --at DATE        with --chain: verify and judge as of DATE (YYYY-MM-DD or a time, UTC)
+      --catalogue FILE the CA catalogue to use instead of the compiled-in one (cnpin catalogue)
       --json           a JSON report of the chain instead
+
+    The CA catalogue's step after the chain's: when the chain's family (Let's Encrypt's Generation
+    X ECDSA, GlobalSign's Atlas R3 DV, …) stops or stopped issuing, or has an announced successor,
+    the suggestion also carries the successor's chain in all its store shapes, saying why on
+    standard error (and in a comment in plist and swift); the CA's other key type is named with
+    the chain to add.
 
     Network options:
     \(NetworkOptions.help)
@@ -112,10 +122,12 @@ enum PinsCommand {
       throw .usage("--add-to writes the file; it takes neither --document nor --json")
     }
     let roots = try ChainShapes.roots(network.trust, future: arguments.value("--future-anchors"))
+    let now = try Clock.now(arguments)
     let verified: Verified
     if let file = arguments.value("--chain") {
-      verified = try offline(file, arguments, network: network, roots: roots)
+      verified = try offline(file, arguments, network: network, roots: roots, at: now)
     } else {
+      guard arguments.value("--at") == nil else { throw .usage("--at judges a --chain offline; a live chain is verified now") }
       guard arguments.value("--host") == nil else { throw .usage("--host names the host of a --chain") }
       guard let text = arguments.positionals.first else { throw .usage("missing HOST[:PORT] (or --chain PEM --host HOST)") }
       verified = try await live(try HostPort(text), arguments, network: network)
@@ -134,7 +146,7 @@ enum PinsCommand {
       Output.error("note: the leaf is valid for: \(leafNames(leaf))")
     }
     if arguments.value("--add-to") != nil {
-      try suggest(verified, format: format, arguments, roots: roots)
+      try suggest(verified, format: format, arguments, roots: roots, at: now)
       return
     }
     switch format {
@@ -145,7 +157,10 @@ enum PinsCommand {
     case .pem:
       Output.write(Data(verified.chain.map(\.pemEncoded).joined().utf8))
     case .plist, .json, .swift:
-      try suggest(verified, format: format, arguments, roots: roots)
+      try suggest(verified, format: format, arguments, roots: roots, at: now)
+    }
+    if format == .names || format == .spki || format == .pem {
+      _ = try Succession(verified.chain.reversed(), host: verified.host, arguments, at: now)
     }
   }
 
@@ -188,20 +203,20 @@ enum PinsCommand {
 
   /// The chain of a PEM file verified for `--host`: under today's trust, else under
   /// `--future-anchors` only (a CA whose root no store holds yet).
-  private static func offline(_ file: String, _ arguments: Arguments, network: NetworkOptions, roots: [CNCertificate])
-    throws(CLIError) -> Verified
-  {
+  private static func offline(
+    _ file: String, _ arguments: Arguments, network: NetworkOptions, roots: [CNCertificate], at now: Date
+  ) throws(CLIError) -> Verified {
     guard arguments.positionals.isEmpty else { throw .usage("give HOST[:PORT] or --chain PEM, not both") }
     guard let hostText = arguments.value("--host") else { throw .usage("--chain needs --host HOST: the host the chain is for") }
     let host = try HostPort(hostText).host
     let sent = try ChainFile.read(file, option: "--chain")
-    let today = try ChainShapes.verified(sent, host: host, roots: try ChainShapes.roots(network.trust, future: nil))
+    let today = try ChainShapes.verified(sent, host: host, roots: try ChainShapes.roots(network.trust, future: nil), at: now)
     if let chain = today.first { return Verified(host: host, port: nil, sent: sent, chain: chain.reversed()) }
-    guard let chain = try ChainShapes.verified(sent, host: host, roots: roots).first else {
+    guard let chain = try ChainShapes.verified(sent, host: host, roots: roots, at: now).first else {
       #if CNPINNING_LINUX_BACKEND
       // Today's verification, for its reason.
       do {
-        _ = try CNTrustEvaluator(configuration: network.configuration).verify(sent, for: host)
+        _ = try CNTrustEvaluator(configuration: network.configuration).verify(sent, for: host, at: now)
       } catch {
         throw .failed("--chain \(file) does not verify for \(host): \(error)")
       }
@@ -213,14 +228,14 @@ enum PinsCommand {
   }
 
   /// The suggestion for every shape the sent chain takes under the roots, printed or added.
-  private static func suggest(_ verified: Verified, format: Format, _ arguments: Arguments, roots: [CNCertificate])
-    throws(CLIError)
-  {
+  private static func suggest(
+    _ verified: Verified, format: Format, _ arguments: Arguments, roots: [CNCertificate], at now: Date
+  ) throws(CLIError) {
     let host = verified.host
-    var shapes = try ChainShapes.verified(verified.sent, host: host, roots: roots)
+    var shapes = try ChainShapes.verified(verified.sent, host: host, roots: roots, at: now)
     let today = Array(verified.chain.reversed())
     if !shapes.contains(today) { shapes.insert(today, at: 0) }
-    let chains: [CNChain]
+    var chains: [CNChain]
     do {
       chains = try SuggestedPins.chains(for: shapes, host: host)
     } catch let unpinnable as SuggestedPins.Unpinnable {
@@ -234,7 +249,9 @@ enum PinsCommand {
         "note: stores verify this chain in \(chain.shapeLengths.count) shapes (\(chain.shapeLengths.map(String.init).joined(separator: ", ")) certificates, from \(from)): one chain covers them, its other roots marked mayBeAnchor"
       )
     }
-    if chains.allSatisfy({ $0.shapeLengths.count == 1 }) && chains.count == 1 {
+    // The CA's next step, when the catalogue knows one: carried, and said why.
+    let succession = try Succession(today, host: host, arguments, at: now)
+    if chains.allSatisfy({ $0.shapeLengths.count == 1 }) && chains.count == 1 && succession.chains.isEmpty {
       Output.error(
         "note: one shape: a change of the CA's hierarchy needs a second chain; rehearse it before the switch with cnpin pins --chain NEXT.pem --host \(host) --add-to FILE"
       )
@@ -244,6 +261,7 @@ enum PinsCommand {
         "note: the leaf link names \(host) only; for its subdomains' own certificates write subjectAltName \".\(host)\" in another chain"
       )
     }
+    chains += succession.chains.filter { !chains.contains($0) }
     let includesSubdomains = arguments.has("--includes-subdomains")
     if let file = arguments.value("--add-to") {
       Output.error(try ConfigurationEdit.add(chains, host: host, includesSubdomains: includesSubdomains, to: file))
@@ -265,16 +283,22 @@ enum PinsCommand {
           "the Common Name \(VisibleText.quoted(name)) has control characters, which a property list cannot hold: use --format json"
         )
       }
-      Output.write(
-        Data(
-          (document
-            ? DocumentWriter.propertyList([(host, configuration)])
-            : DocumentWriter.propertyListEntry(host: host, configuration: configuration)).utf8))
+      // XML comments (never "--" inside), after the XML declaration when there is one.
+      let comments = succession.comments.map {
+        "<!-- \(VisibleText.escaped($0).replacingOccurrences(of: "--", with: "- -")) -->\n"
+      }.joined()
+      var text =
+        document
+        ? DocumentWriter.propertyList([(host, configuration)])
+        : DocumentWriter.propertyListEntry(host: host, configuration: configuration)
+      text.insert(contentsOf: comments, at: text.range(of: "<plist")?.lowerBound ?? text.startIndex)
+      Output.write(Data(text.utf8))
     case .json where document:
       Output.write(Data(DocumentWriter.json([(host, configuration)]).utf8))
     case .json:
       Output.print("\(DocumentWriter.jsonString(host)): \(DocumentWriter.jsonEntry(configuration))")
     default:
+      for comment in succession.comments { Output.print("// \(Output.value(comment))") }
       Output.print(SuggestedPins.swiftLiteral(chains, shapes: shapes))
     }
   }

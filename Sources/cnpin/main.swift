@@ -11,6 +11,7 @@ let usage = """
     lint FILE                 find configuration mistakes that fail open or lock users out
     get URL --config FILE     fetch a URL through a pinned session, like curl
     convert FILE --to FORMAT  convert a configuration (plist, json) or export its keys (nsc, okhttp, …)
+    catalogue                 list the CA catalogue: each CA's families, successors and dated events
     policy sign|verify|rescue sign, verify, or make a rescue policy from a new chain
     help [COMMAND]            show help
     version                   print cnpin's version (also --version)
@@ -25,7 +26,7 @@ let usage = """
 
 let helps = [
   "pins": PinsCommand.help, "check": CheckCommand.help, "lint": LintCommand.help, "get": GetCommand.help,
-  "convert": ConvertCommand.help, "policy": PolicyCommand.help,
+  "convert": ConvertCommand.help, "policy": PolicyCommand.help, "catalogue": CatalogueCommand.help,
 ]
 
 /// What `--json` prints when a command fails before it has a document of its own.
@@ -48,6 +49,7 @@ func run(_ words: [String]) async throws(CLIError) {
   case "get": try await GetCommand.run(rest)
   case "convert": try ConvertCommand.run(rest)
   case "policy": try PolicyCommand.run(rest)
+  case "catalogue": try CatalogueCommand.run(rest)
   case "version", "--version":
     Output.print("cnpin \(CNPinningVersion.current)")
     #if CNPINNING_LINUX_BACKEND

@@ -92,7 +92,7 @@ struct ReadmeExampleTests {
     let document = try CNPinningDocument(configuration: manager.pinnedDomains)
     let findings = CNConfigurationLinter.lint(document, rehearse: true)
     #expect(findings.filter { $0.severity != .note }.isEmpty, "\(findings)")
-    #expect(CACatalogue.hierarchies(namedBy: manager.pinnedDomains["api.example.com"]!.chains).count == 2)
+    #expect(CACatalogue.compiledIn.families(namedBy: manager.pinnedDomains["api.example.com"]!.chains).count == 2)
   }
 
   /// What the README shows a rejection to read like: a chain through another CA.

@@ -96,9 +96,9 @@ struct ExportTests {
     let text = try String(contentsOfFile: output, encoding: .utf8)
     #expect(
       text.contains(
-        "Rotates soonest: YR1 (CA catalogue: current, Let's Encrypt RSA (Generation Y)), key LoMHBotttiDko50Gi13uXW71eIy7LAttI+rYT8wXF4w=, valid until 2028-09-02."
+        "Rotates soonest: YR1 (CA catalogue: current, Let's Encrypt Generation Y RSA), key LoMHBotttiDko50Gi13uXW71eIy7LAttI+rYT8wXF4w=, valid until 2028-09-02."
       ))
-    #expect(text.contains("YR3 (CA catalogue: backup, Let's Encrypt RSA (Generation Y)), valid until 2028-09-02"))
+    #expect(text.contains("YR3 (CA catalogue: backup, Let's Encrypt Generation Y RSA), valid until 2028-09-02"))
     #expect(export.stderr.contains("rotates soonest: YR1"))
     #expect(text.contains("App Transport Security enforces NSPinnedDomains for the whole app") == (format == "nspinneddomains"))
     #expect(

@@ -73,7 +73,7 @@ struct LintRehearsalTests {
   /// ECDSA chain beside it.
   @Test func theCataloguesKeysIdentifyAPinnedIntermediate() async throws {
     let directory = try TemporaryDirectory()
-    let yr1 = try #require(CACatalogue.knownKeys.first { $0.name == "YR1" }?.spkiSHA256)
+    let yr1 = try #require(CACatalogue.compiledIn.knownKeys.first { $0.name == "YR1" }?.spkiSHA256)
     let file = try directory.file(
       "pins.json",
       #"""
@@ -104,7 +104,7 @@ struct LintRehearsalTests {
     #expect(run.status == 0, "\(run.stdout)")
     #expect(
       run.stdout.contains(
-        #"refuses Let's Encrypt RSA (Generation Y) as stores that carry Root YR: none yet (submitted to the root programs) verify it: ["Root YR" → "YR1 or YR2 or YR3" → leaf]"#
+        #"refuses Let's Encrypt Generation Y RSA (current since 2026-05-13) as stores that carry Root YR: none yet (submitted to the root programs) verify it: ["Root YR" → "YR1 or YR2 or YR3" → leaf]"#
       ), "\(run.stdout)")
     #expect(
       run.stdout.contains(

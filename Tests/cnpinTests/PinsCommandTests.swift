@@ -71,7 +71,10 @@ struct PinsCommandTests {
   }
 
   /// The seed's printPins.py example: the same chain, the same fragment for the CAs; the leaf by
-  /// the name it is valid for rather than by its CN, which 2026's certificate profiles drop.
+  /// the name it is valid for rather than by its CN, which 2026's certificate profiles drop. R13
+  /// is of Let's Encrypt's Generation X, which stopped issuing on 2026-05-13: the suggestion also
+  /// carries Generation Y RSA, saying why in a comment (issue 64; before, it locked the host out
+  /// at its next certificate).
   @Test func plistFormatMatchesTheSeed() async throws {
     let fixture = try Fixture(root: "ISRG Root X1", intermediate: "R13", leaf: "austinsoft.com")
     let base =
@@ -82,6 +85,7 @@ struct PinsCommandTests {
     #expect(plist.status == 0)
     #expect(
       plist.stdout == """
+        <!-- Let's Encrypt Generation X RSA stopped issuing on 2026-05-13: the suggestion also carries Let's Encrypt Generation Y RSA (current since 2026-05-13) in all its store shapes, so that the CA's next certificates pass (CA catalogue 2026.12.06, facts of 2026-12-06) -->
         \t<key>austinsoft.com</key>
         \t<dict>
         \t\t<key>includesSubdomains</key>
@@ -100,6 +104,34 @@ struct PinsCommandTests {
         \t\t\t\t\t<string>prefixWithNumber</string>
         \t\t\t\t\t<key>value</key>
         \t\t\t\t\t<string>R</string>
+        \t\t\t\t</dict>
+        \t\t\t\t<dict>
+        \t\t\t\t\t<key>type</key>
+        \t\t\t\t\t<string>subjectAltName</string>
+        \t\t\t\t\t<key>value</key>
+        \t\t\t\t\t<string>austinsoft.com</string>
+        \t\t\t\t</dict>
+        \t\t\t</array>
+        \t\t\t<array>
+        \t\t\t\t<dict>
+        \t\t\t\t\t<key>type</key>
+        \t\t\t\t\t<string>prefixWithNumber</string>
+        \t\t\t\t\t<key>value</key>
+        \t\t\t\t\t<string>ISRG Root X</string>
+        \t\t\t\t</dict>
+        \t\t\t\t<dict>
+        \t\t\t\t\t<key>type</key>
+        \t\t\t\t\t<string>exact</string>
+        \t\t\t\t\t<key>value</key>
+        \t\t\t\t\t<string>Root YR</string>
+        \t\t\t\t\t<key>mayBeAnchor</key>
+        \t\t\t\t\t<true/>
+        \t\t\t\t</dict>
+        \t\t\t\t<dict>
+        \t\t\t\t\t<key>type</key>
+        \t\t\t\t\t<string>prefixWithNumber</string>
+        \t\t\t\t\t<key>value</key>
+        \t\t\t\t\t<string>YR</string>
         \t\t\t\t</dict>
         \t\t\t\t<dict>
         \t\t\t\t\t<key>type</key>

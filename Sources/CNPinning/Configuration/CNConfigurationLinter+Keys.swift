@@ -11,7 +11,7 @@ extension CNConfigurationLinter {
     /// Common Names by certificate SHA-256 (base64).
     let namesByCertificate: [String: Set<String>]
 
-    init(_ anchors: [CNCertificate]) {
+    init(_ anchors: [CNCertificate], catalogue: CACatalogue) {
       var keys: [String: Set<String>] = [:]
       var certificates: [String: Set<String>] = [:]
       for anchor in anchors {
@@ -19,7 +19,7 @@ extension CNConfigurationLinter {
         keys[anchor.spkiSHA256Base64, default: []].insert(name)
         certificates[Data(anchor.sha256).base64EncodedString(), default: []].insert(name)
       }
-      for known in CACatalogue.knownKeys {
+      for known in catalogue.knownKeys {
         keys[known.spkiSHA256, default: []].insert(known.name)
         if let hash = known.certificateSHA256 { certificates[hash, default: []].insert(known.name) }
       }
@@ -61,24 +61,56 @@ extension CNConfigurationLinter {
     return findings
   }
 
-  /// With `--rehearse`: each shape of a catalogued hierarchy that the host's chains name and do
-  /// not accept, with the stores that verify it.
-  static func rehearsal(_ entry: CNPinningDocument.Entry, path: String) -> [CNLintFinding] {
+  /// With `--rehearse`, per CA (issue 64): for every operator a host's chains name, each shape
+  /// of each of its families that issue or are announced (another key type's included: an ACME
+  /// client's switch brings it overnight) that the chainSet refuses, with the stores that verify
+  /// the shape and the family's dates; a warning each. A host whose chains accept only retired
+  /// families is an error: it refuses every certificate issued after the last of their dates.
+  static func rehearsal(_ entry: CNPinningDocument.Entry, path: String, catalogue: CACatalogue, now: Date)
+    -> [CNLintFinding]
+  {
     let chains = entry.configuration.chains
-    return CACatalogue.hierarchies(namedBy: chains).flatMap { hierarchy in
-      CACatalogue.refused(of: hierarchy, by: chains).map { refused in
+    let named = catalogue.families(namedBy: chains)
+    let accepted = named.filter { CACatalogue.accepts($0, by: chains) }
+    var findings: [CNLintFinding] = []
+    if !accepted.isEmpty, !accepted.contains(where: { $0.status(at: now) != .retired }) {
+      let last = accepted.compactMap(\.until).max() ?? "?"
+      let successors = accepted.flatMap { catalogue.successors(of: $0, at: now) }.map(\.title)
+      findings.append(
+        CNLintFinding(
+          severity: .error, path: "\(path).chainSet",
+          message:
+            "refuses every certificate issued after \(last): it accepts only \(accepted.map(\.title).joined(separator: " and ")), which stopped issuing by then (\(catalogue.label))\(successors.isEmpty ? "" : "; add \(successors.joined(separator: " and ")): cnpin pins --chain NEXT.pem --host \(entry.host) --add-to FILE")"
+        ))
+    }
+    let operators = Set(named.map(\.operatorName))
+    for family in catalogue.families where operators.contains(family.operatorName) && family.status(at: now) != .retired {
+      for refused in CACatalogue.refused(of: family, by: chains) {
         let names = (refused.shape.above + [refused.issuing.joined(separator: " or ")]).map { VisibleText.quoted($0) }
-        let backups = hierarchy.certificates.filter { $0.status == .backup && refused.issuing.contains($0.name) }.map(\.name)
+        let backups = family.certificates.filter { $0.status == .backup && refused.issuing.contains($0.name) }.map(\.name)
         let backupNote =
           backups.isEmpty
           ? ""
           : " (\(backups.joined(separator: ", ")) \(backups.count == 1 ? "is a backup" : "are backups") the CA may issue from without warning)"
-        return CNLintFinding(
-          severity: .warning, path: "\(path).chainSet",
-          message:
-            "refuses \(hierarchy.name) as \(refused.shape.stores) verify it: [\(names.joined(separator: " → ")) → leaf]\(backupNote); add the shape (mark the root it starts at mayBeAnchor, or add a chain)"
-        )
+        findings.append(
+          CNLintFinding(
+            severity: .warning, path: "\(path).chainSet",
+            message:
+              "refuses \(family.title) (\(dates(of: family, at: now))) as \(refused.shape.stores) verify it: [\(names.joined(separator: " → ")) → leaf]\(backupNote); add the shape (mark the root it starts at mayBeAnchor, or add a chain)"
+          ))
       }
+    }
+    return findings
+  }
+
+  /// A family's status on `date` and its dates in words: "current since 2026-05-13", "announced
+  /// for 2026-05-13".
+  package static func dates(of family: CACatalogue.Family, at date: Date) -> String {
+    switch family.status(at: date) {
+    case .announced: return family.since.map { "announced for \($0)" } ?? "announced"
+    case .current: return family.since.map { "current since \($0)" } ?? "current"
+    case .retiring: return "stops issuing on \(family.until ?? "?")"
+    case .retired: return "stopped issuing on \(family.until ?? "?")"
     }
   }
 }

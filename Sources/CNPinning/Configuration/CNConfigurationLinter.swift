@@ -55,6 +55,16 @@ public enum CNConfigurationLinter: Sendable {
     data: Data, source: String? = nil, now: Date = Date(), trustAnchors: [CNCertificate]? = nil,
     futureAnchors: [CNCertificate] = [], hosts: [String] = [], rehearse: Bool = false
   ) -> [CNLintFinding] {
+    lint(
+      data: data, source: source, now: now, trustAnchors: trustAnchors, futureAnchors: futureAnchors, hosts: hosts,
+      rehearse: rehearse, catalogue: .compiledIn)
+  }
+
+  /// `lint(data:…)` with another CA catalogue (`cnpin lint --catalogue FILE`).
+  package static func lint(
+    data: Data, source: String? = nil, now: Date = Date(), trustAnchors: [CNCertificate]? = nil,
+    futureAnchors: [CNCertificate] = [], hosts: [String] = [], rehearse: Bool = false, catalogue: CACatalogue
+  ) -> [CNLintFinding] {
     let document: CNPinningDocument
     do {
       document = try CNPinningDocument(data: data, source: source)
@@ -64,7 +74,8 @@ public enum CNConfigurationLinter: Sendable {
       return [CNLintFinding(severity: .error, path: "", message: "\(error)")]
     }
     return lint(
-      document, now: now, trustAnchors: trustAnchors, futureAnchors: futureAnchors, hosts: hosts, rehearse: rehearse)
+      document, now: now, trustAnchors: trustAnchors, futureAnchors: futureAnchors, hosts: hosts, rehearse: rehearse,
+      catalogue: catalogue)
   }
 
   /// The findings for a loaded document (see `lint(data:source:now:trustAnchors:futureAnchors:hosts:rehearse:)`).
@@ -72,10 +83,20 @@ public enum CNConfigurationLinter: Sendable {
     _ document: CNPinningDocument, now: Date = Date(), trustAnchors: [CNCertificate]? = nil,
     futureAnchors: [CNCertificate] = [], hosts: [String] = [], rehearse: Bool = false
   ) -> [CNLintFinding] {
+    lint(
+      document, now: now, trustAnchors: trustAnchors, futureAnchors: futureAnchors, hosts: hosts, rehearse: rehearse,
+      catalogue: .compiledIn)
+  }
+
+  /// `lint(_:…)` with another CA catalogue.
+  package static func lint(
+    _ document: CNPinningDocument, now: Date = Date(), trustAnchors: [CNCertificate]? = nil,
+    futureAnchors: [CNCertificate] = [], hosts: [String] = [], rehearse: Bool = false, catalogue: CACatalogue
+  ) -> [CNLintFinding] {
     var findings = document.warnings.map { CNLintFinding(severity: .warning, path: $0.path, message: $0.message) }
     let parents = SubdomainParents(document)
     let anchors = trustAnchors.map { Anchors($0, future: futureAnchors) }
-    let known = KnownCertificates((trustAnchors ?? []) + futureAnchors)
+    let known = KnownCertificates((trustAnchors ?? []) + futureAnchors, catalogue: catalogue)
     for entry in document.entries {
       let path = self.path(entry)
       findings += lint(entry, path: path, anchors: anchors)
@@ -83,7 +104,7 @@ public enum CNConfigurationLinter: Sendable {
       findings += shadowing(entry, parents: parents)
       if let anchors { findings += anchorFindings(entry, path: path, anchors: anchors) }
       findings += pinFindings(entry, path: path, known: known)
-      if rehearse { findings += rehearsal(entry, path: path) }
+      if rehearse { findings += rehearsal(entry, path: path, catalogue: catalogue, now: now) }
     }
     findings += unpinned(hosts, in: document)
     return findings.enumerated().sorted { ($0.element.severity, $0.offset) < ($1.element.severity, $1.offset) }

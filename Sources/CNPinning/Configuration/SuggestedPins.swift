@@ -107,6 +107,36 @@ package enum SuggestedPins {
     return chains
   }
 
+  /// The pinned chains that accept every shape of a catalogued `family` with each of its issuing
+  /// CAs (by their naming scheme), as `chains(for:host:)` makes them from a server's certificates:
+  /// one per group of shapes that are tails of one another, its other roots marked `mayBeAnchor`.
+  /// What a suggestion adds for the family that succeeds the chain's (issue 64).
+  package static func chains(for family: CACatalogue.Family, host: String) throws -> [CNChain] {
+    var remaining = family.shapes.map(\.above).sorted { $0.count > $1.count }
+    var issuingLinks: [CNChainLink] = []
+    for name in family.issuing {
+      let link = try link(for: name)
+      if !issuingLinks.contains(link) { issuingLinks.append(link) }
+    }
+    let leaf = try CNChainLink(.subjectAltName, HostName.unbracketed(host))
+    var chains: [CNChain] = []
+    while let longest = remaining.first {
+      let group = remaining.filter { longest.suffix($0.count).elementsEqual($0) }
+      remaining.removeAll { longest.suffix($0.count).elementsEqual($0) }
+      let starts = Set(group.map { longest.count - $0.count })
+      var links: [CNChainLink] = []
+      for (position, name) in longest.enumerated() {
+        let link = try link(for: name)
+        links.append(try CNChainLink(link.type, link.value, mayBeAnchor: position > 0 && starts.contains(position)))
+      }
+      for issuing in issuingLinks {
+        let chain = try CNChain(links + [issuing, leaf])
+        if !chains.contains(chain) { chains.append(chain) }
+      }
+    }
+    return chains
+  }
+
   /// The configuration `cnpin pins` suggests for the shapes of a host's verified chains.
   package static func configuration(shapes: [[CNCertificate]], host: String, includesSubdomains: Bool) throws
     -> CNConfiguration
