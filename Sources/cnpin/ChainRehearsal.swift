@@ -17,7 +17,7 @@ enum ChainRehearsal {
         .init(
           target: file, status: "FAIL",
           detail:
-            "the leaf (\(Output.value(chain[0].commonName ?? "no Common Name"))) is for none of the configuration's hosts; name the host with --host"
+            "the leaf (\(Output.value(chain[0].displayName))) is for none of the configuration's hosts; name the host with --host"
         )
       ]
     }

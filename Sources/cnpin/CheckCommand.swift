@@ -158,7 +158,7 @@ enum CheckCommand {
   static func judged(_ pinning: CNPinningResult?, chain: [CNCertificate], target: String) -> Result {
     switch pinning {
     case .accepted(let match)?:
-      let names = chain.reversed().map { Output.value($0.commonName ?? "?") }.joined(separator: " → ")
+      let names = chain.reversed().map { Output.value($0.displayName) }.joined(separator: " → ")
       return Result(target: target, status: "PASS", detail: "\(describeMatch(match)) matches [\(names)]")
     case .rejected(let failure)?, .reportOnly(let failure)?:
       return Result(target: target, status: "FAIL", detail: "\(failure)")

@@ -45,7 +45,7 @@ struct ExpiryHorizon {
 
   /// The certificates of `chain` that expire within the horizon.
   func certificates(_ chain: [CNCertificate]) -> [Warning] {
-    chain.compactMap { warning("certificate", $0.commonName ?? "(no Common Name)", $0.notValidAfter) }
+    chain.compactMap { warning("certificate", $0.displayName, $0.notValidAfter) }
   }
 
   /// The pins of `host`, when they have an `expirationDate` within the horizon.

@@ -101,7 +101,7 @@ enum GetCommand {
         if !event.verifiedChain.isEmpty {
           Output.error(
             "*   verified chain (root → leaf): "
-              + report.verifiedChain.map { $0.map(Output.value) ?? "(no usable CN)" }.joined(separator: " → "))
+              + event.verifiedChain.reversed().map { Output.value($0.displayName) }.joined(separator: " → "))
         }
         Output.error("*   \(report.decision)")
       }

@@ -141,7 +141,7 @@ enum PinsCommand {
             presentedChain: verified.sent.map(CertificateReport.init), error: nil)))
       return
     }
-    let names = chain.map { $0.commonName ?? "(no usable CN: \($0.commonNameProblem!))" }
+    let names = chain.map(\.displayName)
     if let leaf = verified.chain.first, format != .pem, format != .spki || leaf.commonName == nil {
       Output.error("note: the leaf is valid for: \(leafNames(leaf))")
     }
@@ -187,7 +187,7 @@ enum PinsCommand {
         Output.print("The server presented (leaf first, as sent):")
         for (index, certificate) in presented.enumerated() {
           Output.print(
-            "  \(index): \(certificate.commonName.map(Output.value) ?? "(no usable CN)")  (issued by \(certificate.issuerCommonNames.last.map(Output.value) ?? "?"))"
+            "  \(index): \(Output.value(certificate.displayName))  (issued by \(certificate.issuerCommonNames.last.map(Output.value) ?? "?"))"
           )
         }
       }

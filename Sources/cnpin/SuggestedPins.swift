@@ -6,7 +6,7 @@ extension SuggestedPins {
   /// (the longest shape's); several chains as an array.
   static func swiftLiteral(_ chains: [CNChain], shapes: [[CNCertificate]]) -> String {
     let literals = chains.map { chain in
-      let names = shapes.first { $0.count == chain.links.count }?.map { $0.commonName ?? "?" } ?? []
+      let names = shapes.first { $0.count == chain.links.count }?.map(\.displayName) ?? []
       var lines = ["CNChain([  // written root → leaf"]
       for (index, link) in chain.links.enumerated() {
         let anchor = link.mayBeAnchor ? ", mayBeAnchor: true" : ""

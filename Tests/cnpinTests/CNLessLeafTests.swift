@@ -40,7 +40,10 @@ struct CNLessLeafTests {
     let host = try Host(name, profile: profile)
     let names = try await cnpin(["pins", host.authority] + host.network)
     #expect(names.status == 0, "\(names.stderr)")
-    #expect(names.stdout.hasSuffix("(no usable CN: the subject has no Common Name)\n"), "\(names.stdout)")
+    // Printed by the names it is valid for (issue 64, item 6: it was "(no usable CN: …)").
+    #expect(
+      names.stdout.hasSuffix("(no CN; SAN \(name == "api.test" ? "api.test, 127.0.0.1, ::1" : "127.0.0.1"))\n"), "\(names.stdout)"
+    )
     #expect(names.stderr.contains("note: the leaf is valid for: \(name)"), "\(names.stderr)")
 
     let suggested = try await cnpin(["pins", host.authority, "--format", "json", "--document"] + host.network)
@@ -51,8 +54,11 @@ struct CNLessLeafTests {
     #expect(chain.links.last == (try CNChainLink(.subjectAltName, name)))
 
     let url = "https://\(host.authority)/"
-    let got = try await cnpin(["get", "--config", file, url] + host.network)
+    let got = try await cnpin(["get", "--config", file, url, "-v"] + host.network)
     #expect(got.status == 0 && got.stdout == "hello", "\(got.stdout)\(got.stderr)")
+    #expect(got.stderr.contains("(no CN; SAN "), "\(got.stderr)")
+    let checked = try await cnpin(["check", "--config", file, host.authority] + host.network)
+    #expect(checked.status == 0 && checked.stdout.contains("→ (no CN; SAN "), "\(checked.stdout)")
     // The leaf link can fail: a certificate for another name under the same CA is refused.
     let other = try host.pki.ye1.issue(
       { () -> TestCertificateSpec in
@@ -70,6 +76,12 @@ struct CNLessLeafTests {
         failure?.description.contains(#"is valid for "other.test", "127.0.0.1", which does not match subjectAltName "api.test""#)
           == true, "\(String(describing: failure))")
     }
+    // A refusal names the CN-less leaf by its subjectAltName entries too.
+    let refused = try CNPinningManager(configuration: [
+      name: CNConfiguration([try CNChain([CNChainLink(.exact, "Some Other Root"), CNChainLink(.subjectAltName, name)])])
+    ])
+    let refusal = refused.evaluate(host: name, chain: otherChain).failure?.description ?? ""
+    #expect(refusal.contains("(no CN; SAN other.test, 127.0.0.1)]"), "\(refusal)")
   }
 
   /// A leaf named after a load balancer (its CN is not the host): the suggestion pins the host it

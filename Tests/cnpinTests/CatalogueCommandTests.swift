@@ -31,7 +31,9 @@ struct CatalogueCommandTests {
     let edited = json.stdout.replacingOccurrences(of: #""version": "2026.12.06""#, with: #""version": "2027.01.01""#)
       .replacingOccurrences(
         of: #""events": ["#,
-        with: #""events": [{"date": "2027-06-01", "stores": ["Example Store"], "kind": "rootRemoved", "operators": [], "roots": ["ISRG Root X1"], "summary": "ISRG Root X1 leaves", "source": "a test"},"#)
+        with:
+          #""events": [{"date": "2027-06-01", "stores": ["Example Store"], "kind": "rootRemoved", "operators": [], "roots": ["ISRG Root X1"], "summary": "ISRG Root X1 leaves", "source": "a test"},"#
+      )
     let file = try directory.file("catalogue.json", edited)
     let pins = try directory.file(
       "pins.json",
@@ -43,7 +45,10 @@ struct CatalogueCommandTests {
     let lint = try await cnpin(["lint", pins, "--trust", "none", "--catalogue", file, "--at", "2027-05-01", "--warn-days", "60"])
     #expect(lint.status == 4, "\(lint.stdout)")
     #expect(lint.stdout.contains("note: with the CA catalogue 2027.01.01, facts of 2026-12-06"))
-    #expect(lint.stdout.contains(#"Example Store: ISRG Root X1 leaves (a test); for api.test: chainSet[0] starts at "ISRG Root X1" (one of its 2 shapes)"#), "\(lint.stdout)")
+    #expect(
+      lint.stdout.contains(
+        #"Example Store: ISRG Root X1 leaves (a test); for api.test: chainSet[0] starts at "ISRG Root X1" (one of its 2 shapes)"#),
+      "\(lint.stdout)")
     // The compiled-in catalogue has no such event.
     let compiled = try await cnpin(["lint", pins, "--trust", "none", "--at", "2027-05-01", "--warn-days", "60"])
     #expect(compiled.status == 0, "\(compiled.stdout)")

@@ -104,7 +104,8 @@ struct RealChainCorpusTests {
     let old = try directory.file("old.json", DocumentWriter.json([(chain.host, alone)]))
     let rehearsal = try await cnpin(["lint", old, "--trust", "none", "--rehearse", "--at", chain.time])
     #expect(rehearsal.stdout.contains("refuses \(successorTitle) (announced for"), "\(rehearsal.stdout)")
-    let days = Int((try #require(CACatalogue.day(lastDay))).timeIntervalSince(try #require(ISO8601.date(from: chain.time))) / 86_400) + 2
+    let days =
+      Int((try #require(CACatalogue.day(lastDay))).timeIntervalSince(try #require(ISO8601.date(from: chain.time))) / 86_400) + 2
     let calendar = try await cnpin(["lint", old, "--trust", "none", "--at", chain.time, "--warn-days", "\(days)"])
     #expect(calendar.status == 4, "\(calendar.stdout)")
     #expect(
@@ -125,7 +126,9 @@ struct RealChainCorpusTests {
     let old = try directory.file("old.json", DocumentWriter.json([(chain.host, alone)]))
     let soon = try await cnpin(["lint", old, "--trust", "none", "--at", "2027-03-01", "--warn-days", "60"])
     #expect(soon.status == 4)
-    #expect(soon.stdout.contains("calendar 2027-04-15 (in 45 days): Chrome: Chrome removes roots whose keys were made in 2008-09"), "\(soon.stdout)")
+    #expect(
+      soon.stdout.contains("calendar 2027-04-15 (in 45 days): Chrome: Chrome removes roots whose keys were made in 2008-09"),
+      "\(soon.stdout)")
     #expect(soon.stdout.contains(#"chainSet[0] starts at "GlobalSign""#), "\(soon.stdout)")
     let later = try await cnpin(["lint", old, "--trust", "none", "--at", "2027-03-01", "--warn-days", "30"])
     #expect(later.status == 0, "\(later.stdout)")

@@ -258,7 +258,8 @@ public final class CNPinningManager: Sendable {
     let rootFirst = Array(chain.reversed())
     return CNPinningFailure(
       host: host, domain: pinned.domain, configuration: pinned.configuration,
-      presentedCommonNames: rootFirst.map(\.commonName), presentedSPKIHashes: rootFirst.map(\.spkiSHA256Base64),
+      presentedCommonNames: rootFirst.map(\.commonName), presentedLeafAltNames: rootFirst.last?.subjectAltNameEntries ?? [],
+      presentedSPKIHashes: rootFirst.map(\.spkiSHA256Base64),
       presentedCertificateHashes: rootFirst.map { Data($0.sha256).base64EncodedString() }, reason: reason,
       enterpriseMismatches: enterprise)
   }

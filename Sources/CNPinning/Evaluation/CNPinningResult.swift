@@ -128,6 +128,8 @@ public struct CNPinningFailure: Sendable, Equatable {
   public let configuration: CNConfiguration?
   /// The verified chain's Common Names, root → leaf; nil where a certificate has no usable CN.
   public let presentedCommonNames: [String?]
+  /// The leaf's subjectAltName entries: how a leaf without a CN is named in the description.
+  package let presentedLeafAltNames: [String]
   /// The verified chain's SPKI SHA-256 values (base64), root → leaf.
   public let presentedSPKIHashes: [String]
   /// The verified chain's certificate SHA-256 values (base64), root → leaf.
@@ -153,6 +155,7 @@ extension CNPinningFailure {
     let rootFirst = Array(chain.reversed())
     return CNPinningFailure(
       host: host, domain: nil, configuration: nil, presentedCommonNames: rootFirst.map(\.commonName),
+      presentedLeafAltNames: chain.first?.subjectAltNameEntries ?? [],
       presentedSPKIHashes: rootFirst.map(\.spkiSHA256Base64),
       presentedCertificateHashes: rootFirst.map { Data($0.sha256).base64EncodedString() },
       reason: .invalidHost(reason), enterpriseMismatches: [])
@@ -163,7 +166,12 @@ extension CNPinningFailure: CustomStringConvertible {
   public var description: String {
     let chain =
       "["
-      + presentedCommonNames.map { $0.map { VisibleText.quoted($0) } ?? "(no usable CN)" }
+      + presentedCommonNames.enumerated().map { index, name in
+        name.map { VisibleText.quoted($0) }
+          ?? (index == presentedCommonNames.count - 1 && !presentedLeafAltNames.isEmpty
+            ? VisibleText.escaped(CNCertificate.displayName(commonName: nil, altNames: presentedLeafAltNames, problem: nil))
+            : "(no usable CN)")
+      }
       .joined(separator: " → ") + "]"
     switch reason {
     case .invalidHost(let why):

@@ -152,14 +152,19 @@ public struct CNCertificate: Sendable, Hashable {
 }
 
 extension CNCertificate {
-  /// How the certificate is named where a chain is printed, escaped for a terminal: its Common
-  /// Name; without a usable one (a CN-less leaf, issue 64), its subjectAltName entries, or why it
-  /// has no CN when it has neither.
+  /// How the certificate is named where a chain is printed (raw: the printer escapes it): its
+  /// Common Name; without a usable one (a CN-less leaf, issue 64), its subjectAltName entries, or
+  /// why it has no CN when it has neither.
   package var displayName: String {
-    if let commonName { return VisibleText.escaped(commonName) }
-    let names = subjectAltNameEntries
-    guard names.isEmpty else { return "(no CN; SAN " + names.map { VisibleText.escaped($0) }.joined(separator: ", ") + ")" }
-    return "(no usable CN: \(commonNameProblem.map { "\($0)" } ?? "none"))"
+    if let commonName { return commonName }
+    return Self.displayName(commonName: nil, altNames: subjectAltNameEntries, problem: commonNameProblem)
+  }
+
+  /// `displayName` from a certificate's parts: its CN, else its subjectAltName entries, else why.
+  package static func displayName(commonName: String?, altNames: [String], problem: CommonNameProblem?) -> String {
+    if let commonName { return commonName }
+    guard altNames.isEmpty else { return "(no CN; SAN " + altNames.joined(separator: ", ") + ")" }
+    return "(no usable CN: \(problem.map { "\($0)" } ?? "none"))"
   }
 }
 
