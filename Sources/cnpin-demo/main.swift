@@ -48,7 +48,7 @@ func demo() async throws -> Bool {
   step("2. cnpin pins api.demo.test:\(genuineServer.port) — the verified chain, root → leaf")
   let probe = try CNPinnedSession(manager: nil, configuration: configuration)
   let event = try await probe.probe(host: "api.demo.test", port: genuineServer.port)
-  let chain = Array(event.verifiedChain.reversed())
+  let chain = Array(CertificateChain(leafFirst: event.verifiedChain).rootFirst)
   for certificate in chain { say(certificate.displayName) }
   say("(the server sent \(event.presentedChain.count) certificates; the root comes from the trust store)")
   if chain.count != 3 { unexpected.append("the verified chain has \(chain.count) certificates, not 3") }

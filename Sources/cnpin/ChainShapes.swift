@@ -26,8 +26,8 @@ enum ChainShapes {
         throw .usage("\(error)")
       }
       guard let chain = try? evaluator.verify(sent, for: host, at: date) else { continue }
-      let rootToLeaf = Array(chain.reversed())
-      if !shapes.contains(rootToLeaf) { shapes.append(rootToLeaf) }
+      let rootFirst = Array(CertificateChain(leafFirst: chain).rootFirst)
+      if !shapes.contains(rootFirst) { shapes.append(rootFirst) }
     }
     return shapes.sorted { $0.count > $1.count }
     #else

@@ -74,6 +74,7 @@ enum CheckCommand {
     let chainFiles = arguments.values("--chain")
     if chainFiles.isEmpty, !arguments.values("--host").isEmpty { throw .usage("--host names the host of a --chain") }
 
+    if horizon != nil { Output.error("note: --warn-days with the \(Output.value(catalogue.label))") }
     var results: [Result]
     if chainFiles.isEmpty {
       let session = try network.session(manager: manager)
@@ -158,7 +159,7 @@ enum CheckCommand {
   static func judged(_ pinning: CNPinningResult?, chain: [CNCertificate], target: String) -> Result {
     switch pinning {
     case .accepted(let match)?:
-      let names = chain.reversed().map { Output.value($0.displayName) }.joined(separator: " → ")
+      let names = CertificateChain(leafFirst: chain).rootFirst.map { Output.value($0.displayName) }.joined(separator: " → ")
       return Result(target: target, status: "PASS", detail: "\(describeMatch(match)) matches [\(names)]")
     case .rejected(let failure)?, .reportOnly(let failure)?:
       return Result(target: target, status: "FAIL", detail: "\(failure)")

@@ -73,8 +73,9 @@ enum ConvertCommand {
   private static func export(_ path: String, as format: PinFormat, _ arguments: Arguments) throws(CLIError) {
     let document = try loadDocument(path)
     for warning in document.warnings { Output.error("warning: \(warning)") }
-    let export = PinExport(
-      document, format: format, pool: try CertificatePool(arguments), catalogue: try CatalogueOption.catalogue(arguments))
+    let catalogue = try CatalogueOption.catalogue(arguments)
+    let export = PinExport(document, format: format, pool: try CertificatePool(arguments), catalogue: catalogue)
+    Output.error("note: keys of renaming CAs from the \(Output.value(catalogue.label))")
     try write(Data(PinExportWriter.text(export, source: URL(fileURLWithPath: path).lastPathComponent).utf8), arguments)
     if format == .nsPinnedDomains { Output.error("warning: \(PinExportWriter.appTransportSecurityWarning)") }
     for finding in export.findings { Output.error("\(path): \(finding)") }

@@ -93,7 +93,7 @@ enum GetCommand {
     session.setConnectionObserver { event in
       let report = ConnectionReport(
         host: event.host, port: event.port, reused: event.kind == .reused,
-        verifiedChain: event.verifiedChain.reversed().map(\.commonName),
+        verifiedChain: CertificateChain(leafFirst: event.verifiedChain).rootFirst.map(\.commonName),
         decision: describe(event, nearMiss: manager.nearestPinnedDomain(to: event.host)), httpVersion: event.httpVersion)
       connections.withLock { $0.append(report) }
       if verbose {
@@ -101,7 +101,8 @@ enum GetCommand {
         if !event.verifiedChain.isEmpty {
           Output.error(
             "*   verified chain (root → leaf): "
-              + event.verifiedChain.reversed().map { Output.value($0.displayName) }.joined(separator: " → "))
+              + CertificateChain(leafFirst: event.verifiedChain).rootFirst.map { Output.value($0.displayName) }
+              .joined(separator: " → "))
         }
         Output.error("*   \(report.decision)")
       }

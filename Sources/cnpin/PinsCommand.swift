@@ -99,13 +99,13 @@ enum PinsCommand {
     let error: String?
   }
 
-  /// The chain to pin: what was sent (leaf first) and the chain verified under today's trust
-  /// (leaf first), with the host it is for.
+  /// The chain to pin: what was sent (as sent: the leaf, then what came with it) and the chain
+  /// verified under today's trust, with the host it is for.
   private struct Verified {
     let host: String
     let port: Int?
     let sent: [CNCertificate]
-    let chain: [CNCertificate]
+    let chain: CertificateChain
   }
 
   static func run(_ words: [String]) async throws(CLIError) {
@@ -132,7 +132,7 @@ enum PinsCommand {
       guard let text = arguments.positionals.first else { throw .usage("missing HOST[:PORT] (or --chain PEM --host HOST)") }
       verified = try await live(try HostPort(text), arguments, network: network)
     }
-    let chain = Array(verified.chain.reversed())
+    let chain = Array(verified.chain.rootFirst)
     if arguments.has("--json") {
       Output.print(
         Output.json(
@@ -142,7 +142,7 @@ enum PinsCommand {
       return
     }
     let names = chain.map(\.displayName)
-    if let leaf = verified.chain.first, format != .pem, format != .spki || leaf.commonName == nil {
+    if let leaf = verified.chain.leaf, format != .pem, format != .spki || leaf.commonName == nil {
       Output.error("note: the leaf is valid for: \(leafNames(leaf))")
     }
     if arguments.value("--add-to") != nil {
@@ -155,12 +155,12 @@ enum PinsCommand {
     case .spki:
       for (certificate, name) in zip(chain, names) { Output.print("\(certificate.spkiSHA256Base64)  \(Output.value(name))") }
     case .pem:
-      Output.write(Data(verified.chain.map(\.pemEncoded).joined().utf8))
+      Output.write(Data(verified.chain.leafFirst.map(\.pemEncoded).joined().utf8))
     case .plist, .json, .swift:
       try suggest(verified, format: format, arguments, roots: roots, at: now)
     }
     if format == .names || format == .spki || format == .pem {
-      _ = try Succession(verified.chain.reversed(), host: verified.host, arguments, at: now)
+      _ = try Succession(Array(verified.chain.rootFirst), host: verified.host, arguments, at: now)
     }
   }
 
@@ -171,7 +171,8 @@ enum PinsCommand {
     let session = try network.session(manager: nil)
     do {
       let event = try await session.probe(host: target.host, port: target.port)
-      return Verified(host: target.host, port: target.port, sent: event.presentedChain, chain: event.verifiedChain)
+      return Verified(
+        host: target.host, port: target.port, sent: event.presentedChain, chain: CertificateChain(leafFirst: event.verifiedChain))
     } catch let failure as CNPinnedSessionError {
       let presented = failure.connection?.presentedChain ?? []
       if arguments.has("--json") {
@@ -211,7 +212,7 @@ enum PinsCommand {
     let host = try HostPort(hostText).host
     let sent = try ChainFile.read(file, option: "--chain")
     let today = try ChainShapes.verified(sent, host: host, roots: try ChainShapes.roots(network.trust, future: nil), at: now)
-    if let chain = today.first { return Verified(host: host, port: nil, sent: sent, chain: chain.reversed()) }
+    if let chain = today.first { return Verified(host: host, port: nil, sent: sent, chain: CertificateChain(rootFirst: chain)) }
     guard let chain = try ChainShapes.verified(sent, host: host, roots: roots, at: now).first else {
       #if CNPINNING_LINUX_BACKEND
       // Today's verification, for its reason.
@@ -224,7 +225,7 @@ enum PinsCommand {
       throw .failed("--chain \(file) does not verify for \(host) under any root given")
     }
     Output.error("note: --chain \(file) verifies only under --future-anchors, not under today's trust")
-    return Verified(host: host, port: nil, sent: sent, chain: chain.reversed())
+    return Verified(host: host, port: nil, sent: sent, chain: CertificateChain(rootFirst: chain))
   }
 
   /// The suggestion for every shape the sent chain takes under the roots, printed or added.
@@ -233,7 +234,7 @@ enum PinsCommand {
   ) throws(CLIError) {
     let host = verified.host
     var shapes = try ChainShapes.verified(verified.sent, host: host, roots: roots, at: now)
-    let today = Array(verified.chain.reversed())
+    let today = Array(verified.chain.rootFirst)
     if !shapes.contains(today) { shapes.insert(today, at: 0) }
     var chains: [CNChain]
     do {

@@ -33,15 +33,11 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
   /// SHA-256 of the policy's content in a canonical form (window and chains, hosts sorted),
   /// base64: tells two policies with the same `iat` apart, however their JSON was formatted.
   public let contentSHA256: String
-  /// A host's chains as written and leaf first (the order verified chains arrive in).
+  /// A host's chains as written.
   struct HostChains: Sendable, Equatable {
     let chains: [CNChain]
-    let leafFirst: [[CNChainLink]]
 
-    init(_ chains: [CNChain]) {
-      self.chains = chains
-      self.leafFirst = chains.map { $0.links.reversed() }
-    }
+    init(_ chains: [CNChain]) { self.chains = chains }
   }
 
   /// Chains by normalised host, and for `"*"`.

@@ -178,7 +178,7 @@ extension CNPinningManager {
     case .success(let parsed): name = parsed
     case .failure(let invalid):
       // Refused for its name, before any trust evaluation (which needs a host to check).
-      let failure = CNPinningFailure.invalidHost(host, reason: invalid.reason, chain: [])
+      let failure = CNPinningFailure.invalidHost(host, reason: invalid.reason, chain: CertificateChain(leafFirst: []))
       return (.cancel(.pinMismatch(failure)), .rejected(failure), [])
     }
     guard configuration(for: name) != nil else { return (.notPinned, nil, []) }

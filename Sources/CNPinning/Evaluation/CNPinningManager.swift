@@ -10,8 +10,6 @@ public final class CNPinningManager: Sendable {
   struct PinnedDomain: Sendable {
     let domain: String
     let configuration: CNConfiguration
-    /// Each chain's links leaf first, the order in which verified chains arrive.
-    let leafFirstChains: [[CNChainLink]]
   }
 
   /// The pinned domains' configurations, keyed by normalised host name (the `configuration`
@@ -78,9 +76,7 @@ public final class CNPinningManager: Sendable {
     var configuration: [String: CNConfiguration] = [:]
     configuration.reserveCapacity(entries.count)
     for entry in entries {
-      let pinned = PinnedDomain(
-        domain: entry.name.normalized, configuration: entry.configuration,
-        leafFirstChains: entry.configuration.chains.map { $0.links.reversed() })
+      let pinned = PinnedDomain(domain: entry.name.normalized, configuration: entry.configuration)
       index.insert(entry.name, includesSubdomains: entry.configuration.includesSubdomains, pinned)
       configuration[entry.name.normalized] = entry.configuration
     }
@@ -114,19 +110,21 @@ public final class CNPinningManager: Sendable {
     let name: HostName
     switch HostName.parse(host) {
     case .success(let parsed): name = parsed
-    case .failure(let invalid): return .rejected(.invalidHost(host, reason: invalid.reason, chain: chain))
+    case .failure(let invalid):
+      return .rejected(.invalidHost(host, reason: invalid.reason, chain: CertificateChain(leafFirst: chain)))
     }
     return evaluate(name, chain: chain, at: date)
   }
 
   /// `evaluate(host:chain:at:)` for a host name already parsed.
-  package func evaluate(_ name: HostName, chain: [CNCertificate], at date: Date? = nil) -> CNPinningResult {
+  package func evaluate(_ name: HostName, chain certificates: [CNCertificate], at date: Date? = nil) -> CNPinningResult {
     guard let pinned = index.lookup(name) else { return .notPinned }
+    let chain = CertificateChain(leafFirst: certificates)
     let configuration = pinned.configuration
     if let expiration = configuration.expirationDate, (date ?? Date()) >= expiration { return .notPinned }
     let policy = enterpriseChains(for: name, at: date)
     if let policy {
-      for (chainIndex, links) in policy.leafFirst.enumerated() where Self.matches(links, chain) {
+      for (chainIndex, pinnedChain) in policy.chains.enumerated() where pinnedChain.matches(chain) {
         return .accepted(
           CNPinningMatch(
             host: name.normalized, domain: pinned.domain, configuration: configuration, source: .enterprisePolicy,
@@ -140,13 +138,11 @@ public final class CNPinningManager: Sendable {
     // Every kind of pin the host declares must be satisfied; within a kind one match suffices.
     var chainIndex: Int?
     if !configuration.chains.isEmpty {
-      chainIndex = pinned.leafFirstChains.firstIndex { Self.matches($0, chain) }
+      chainIndex = configuration.chains.firstIndex { $0.matches(chain) }
       guard chainIndex != nil else {
-        let mismatches = pinned.leafFirstChains.map { Self.mismatch($0, chain) }
+        let mismatches = configuration.chains.map { $0.mismatch(chain) }
         let enterprise = policy.map { policy in
-          zip(policy.chains, policy.leafFirst).map {
-            CNPinningFailure.EnterpriseMismatch(chain: $0, mismatch: Self.mismatch($1, chain))
-          }
+          policy.chains.map { CNPinningFailure.EnterpriseMismatch(chain: $0, mismatch: $0.mismatch(chain)) }
         }
         return verdict(
           name, date, configuration,
@@ -156,7 +152,7 @@ public final class CNPinningManager: Sendable {
       }
     }
     let spkiPin: CNSPKIPin?
-    switch Self.match(configuration.spkiPins, hashes: chain.map(\.spkiSHA256Base64)) {
+    switch Self.match(configuration.spkiPins, hashes: certificates.map(\.spkiSHA256Base64)) {
     case .success(let match): spkiPin = match
     case .failure(let unmatched):
       return verdict(
@@ -164,7 +160,7 @@ public final class CNPinningManager: Sendable {
         failure(host: name.normalized, pinned: pinned, reason: .noMatchingSPKIPin(unmatched.group), chain: chain))
     }
     let certificatePin: CNCertificatePin?
-    switch Self.match(configuration.certificatePins, hashes: chain.map { Data($0.sha256).base64EncodedString() }) {
+    switch Self.match(configuration.certificatePins, hashes: certificates.map { Data($0.sha256).base64EncodedString() }) {
     case .success(let match): certificatePin = match
     case .failure(let unmatched):
       return verdict(
@@ -235,60 +231,17 @@ public final class CNPinningManager: Sendable {
     return policy.chains(for: host)
   }
 
-  /// Whether the shape of leaf-first `links` with as many links as `chain` has certificates
-  /// matches it, certificate by certificate.
-  static func matches(_ leafFirstLinks: [CNChainLink], _ chain: [CNCertificate]) -> Bool {
-    guard let shape = shape(leafFirstLinks, count: chain.count) else { return false }
-    return zip(shape, chain).allSatisfy { $0.matches($1) }
-  }
-
-  /// The leaf-first links of the shape of a chain (given leaf first) that has `count`
-  /// certificates: the first `count` links, when the chain is that long or its link at `count`
-  /// may be the anchor (`CNChain.shapes`); nil when no shape has that length.
-  static func shape(_ leafFirstLinks: [CNChainLink], count: Int) -> ArraySlice<CNChainLink>? {
-    guard count >= 1, count <= leafFirstLinks.count else { return nil }
-    guard count == leafFirstLinks.count || leafFirstLinks[count - 1].mayBeAnchor else { return nil }
-    return leafFirstLinks.prefix(count)
-  }
-
   private func failure(
-    host: String, pinned: PinnedDomain, reason: CNPinningFailure.Reason, chain: [CNCertificate],
+    host: String, pinned: PinnedDomain, reason: CNPinningFailure.Reason, chain: CertificateChain,
     enterprise: [CNPinningFailure.EnterpriseMismatch] = []
   ) -> CNPinningFailure {
-    let rootFirst = Array(chain.reversed())
+    let rootFirst = chain.rootFirst
     return CNPinningFailure(
       host: host, domain: pinned.domain, configuration: pinned.configuration,
       presentedCommonNames: rootFirst.map(\.commonName), presentedLeafAltNames: rootFirst.last?.subjectAltNameEntries ?? [],
       presentedSPKIHashes: rootFirst.map(\.spkiSHA256Base64),
       presentedCertificateHashes: rootFirst.map { Data($0.sha256).base64EncodedString() }, reason: reason,
       enterpriseMismatches: enterprise)
-  }
-
-  /// Why leaf-first `links` do not match `chain`: the first failing link, from the leaf.
-  private static func mismatch(_ links: [CNChainLink], _ chain: [CNCertificate]) -> CNPinningFailure.ChainMismatch {
-    guard let shape = shape(links, count: chain.count) else {
-      let lengths = links.indices.reversed().filter { $0 == links.count - 1 || links[$0].mayBeAnchor }.map { $0 + 1 }
-      return .certificateCount(expected: lengths, actual: chain.count)
-    }
-    for (offset, (link, certificate)) in zip(shape, chain).enumerated() {
-      let position = chain.count - 1 - offset
-      if link.type == .subjectAltName {
-        if link.matches(certificate) { continue }
-        switch certificate.subjectAlternativeNames {
-        case .malformed: return .unreadableSubjectAltName(position: position, link: link)
-        case .absent: return .subjectAltName(position: position, link: link, names: [])
-        case .present(let names, _):
-          return .subjectAltName(position: position, link: link, names: names.dnsNames + names.ipAddresses)
-        }
-      }
-      guard let commonName = certificate.commonName else {
-        return .unreadableCommonName(position: position, link: link, problem: certificate.commonNameProblem!)
-      }
-      if !link.matches(commonName: commonName) {
-        return .commonName(position: position, link: link, commonName: commonName)
-      }
-    }
-    preconditionFailure("a chain reported as mismatching matched")
   }
 }
 

@@ -150,12 +150,12 @@ public struct CNPinningFailure: Sendable, Equatable {
 }
 
 extension CNPinningFailure {
-  /// The refusal of a host name that cannot name a host (`chain` leaf first, as presented).
-  static func invalidHost(_ host: String, reason: String, chain: [CNCertificate]) -> CNPinningFailure {
-    let rootFirst = Array(chain.reversed())
+  /// The refusal of a host name that cannot name a host.
+  static func invalidHost(_ host: String, reason: String, chain: CertificateChain) -> CNPinningFailure {
+    let rootFirst = chain.rootFirst
     return CNPinningFailure(
       host: host, domain: nil, configuration: nil, presentedCommonNames: rootFirst.map(\.commonName),
-      presentedLeafAltNames: chain.first?.subjectAltNameEntries ?? [],
+      presentedLeafAltNames: chain.leaf?.subjectAltNameEntries ?? [],
       presentedSPKIHashes: rootFirst.map(\.spkiSHA256Base64),
       presentedCertificateHashes: rootFirst.map { Data($0.sha256).base64EncodedString() },
       reason: .invalidHost(reason), enterpriseMismatches: [])

@@ -67,7 +67,7 @@ public struct CNPinningFailureReport: Codable, Sendable, Hashable {
     host = failure.host
     self.port = port
     configuration = Configuration(domain: failure.domain ?? failure.host, failure.configuration)
-    verifiedChain = chain.reversed().map {
+    verifiedChain = CertificateChain(leafFirst: chain).rootFirst.map {
       Certificate(
         commonName: $0.commonName, spkiSHA256: $0.spkiSHA256Base64, certificateSHA256: Data($0.sha256).base64EncodedString())
     }
