@@ -28,10 +28,17 @@ enum PolicyCommand {
     rescue makes and signs, in one step, the policy that lets locked-out apps reach HOST again
     after its CA changed: the chain in NEW.pem (the leaf first, as `cnpin pins --format pem` or the
     server writes it) is verified for HOST (system store or --cafile, and --future-anchors), the
-    chain `cnpin pins` would suggest for it is written (every shape the roots give), valid from now
-    for --hours (default 72, at most 720), and with --report-only-hours N, HOST's pin failures are
-    only reported for the first N hours (at most --hours). Serve the token from any host the app
-    fetches it from: its signature, not the connection, is what the app checks.
+    chain `cnpin pins` would suggest for it is written (every shape the roots give), with the keys
+    of its CA certificates as the policy's key pins for HOST (appliesTo ca: they replace the app's
+    own key pins along the rescue's chain, so key pinning is kept), valid from now for --hours
+    (default 72, at most 720), and with --report-only-hours N, HOST's pin failures are only reported
+    for the first N hours (at most --hours: pinning is OFF for HOST meanwhile, and it says so).
+    Serve the token from any host the app fetches it from: its signature, not the connection, is
+    what the app checks. A policy never changes the app's authentication host: a rescue for it
+    applies to nothing (a locked-out login host needs an app update).
+
+    sign and rescue say what the policy does to each host's key pins: the policy's own replace the
+    app's along its chains, the app's still apply, or (dropsKeyPins, signed) none do.
 
     Examples:
       cnpin policy sign --key enterprise-private.pem --alg ES256 policy.json > policy.jws
@@ -113,6 +120,13 @@ enum PolicyCommand {
         return object
       }
     }
+    // The new chain's CA keys (every shape's, the leaf left out), so that a rescue keeps key
+    // pinning: they replace the app's key pins along the rescue's chain.
+    var keys: [String] = []
+    for certificate in shapes.flatMap({ $0.dropLast() }) where !keys.contains(certificate.spkiSHA256Base64) {
+      keys.append(certificate.spkiSHA256Base64)
+    }
+    payload["spkiPins"] = [host: keys.map { ["sha256": $0, "appliesTo": "ca"] }]
     if let reportOnly { payload["reportOnly"] = [host: now + reportOnly * 3600] }
     let data: Data
     do {
@@ -123,7 +137,15 @@ enum PolicyCommand {
     for chain in chains { Output.error("rescue: \(Output.value(host)): \(chain)") }
     Output.error(
       "rescue: valid for \(validity) hours, until \(ISO8601.string(from: Date(timeIntervalSince1970: TimeInterval(now + validity * 3600))))"
-        + (reportOnly.map { "; \(host)'s pin failures only reported for the first \($0) hours" } ?? ""))
+    )
+    if let reportOnly {
+      Output.error(
+        "rescue: pinning is OFF for \(Output.value(host)) until \(ISO8601.string(from: Date(timeIntervalSince1970: TimeInterval(now + reportOnly * 3600)))) (--report-only-hours \(reportOnly)): its pin failures are only reported"
+      )
+    }
+    Output.error(
+      "rescue: a policy never applies to the app's authentication host: if \(Output.value(host)) is it, this rescue changes nothing"
+    )
     try sign(data, arguments)
   }
 
@@ -137,9 +159,10 @@ enum PolicyCommand {
       let newer = try CNEnterprisePolicy.newerFeatures(ofPayload: payload)
       if !newer.isEmpty {
         Output.error(
-          "warning: the policy uses \(newer.joined(separator: " and ")), which a reader of the policy format before CNPinning 0.2 (and an Android sibling that has not caught up) does not know: such a reader refuses the whole policy, and the app's own pins stay in force"
+          "warning: the policy uses \(newer.joined(separator: " and ")), which a reader of the policy format older than the CNPinning version named (and an Android sibling that has not caught up) does not know: such a reader refuses the whole policy, and the app's own pins stay in force"
         )
       }
+      for line in try CNEnterprisePolicy.keyPinEffects(ofPayload: payload) { Output.error("policy: \(Output.value(line))") }
       let signer = try CNPolicySigner(privateKeyPEM: String(decoding: try read(keyPath, "the key"), as: UTF8.self))
       Output.print(try signer.sign(payload: payload, algorithm: algorithm))
     } catch let error as CLIError {
@@ -158,6 +181,10 @@ enum PolicyCommand {
     let expiry: Date
     let validNow: Bool
     let hosts: [String: [[CNChainLink]]]
+    /// Per host, until when pinning is OFF (its failures only reported).
+    let reportOnlyUntil: [String: Date]
+    /// Per host, what the policy does to the host's key pins.
+    let keyPins: [String: String]
   }
 
   private static func verify(_ words: [String]) throws(CLIError) {
@@ -190,7 +217,9 @@ enum PolicyCommand {
     }
     let report = Report(
       algorithm: policy.algorithm.rawValue, issuedAt: policy.issuedAt, notBefore: policy.notBefore, expiry: policy.expiry,
-      validNow: policy.isValid(at: Date(), clockSkew: skew), hosts: policy.chains.mapValues { $0.map(\.links) })
+      validNow: policy.isValid(at: Date(), clockSkew: skew), hosts: policy.chains.mapValues { $0.map(\.links) },
+      reportOnlyUntil: policy.reportOnlyUntil,
+      keyPins: Dictionary(uniqueKeysWithValues: policy.chains.keys.map { ($0, policy.keyPinEffect(forHostAsWritten: $0)) }))
     if arguments.has("--json") {
       Output.print(Output.json(report))
       return
@@ -199,6 +228,11 @@ enum PolicyCommand {
     Output.print("window: \(ISO8601.string(from: policy.start)) ≤ now < \(ISO8601.string(from: policy.expiry))")
     for (host, chains) in policy.chains.sorted(by: { $0.key < $1.key }) {
       for chain in chains { Output.print("\(Output.value(host)): \(chain)") }
+      Output.print("\(Output.value(host)): \(Output.value(policy.keyPinEffect(forHostAsWritten: host)))")
+    }
+    for (host, until) in policy.reportOnlyUntil.sorted(by: { $0.key < $1.key }) {
+      Output.print(
+        "pinning is OFF for \(Output.value(host)) until \(ISO8601.string(from: until)): its pin failures are only reported")
     }
     for warning in policy.warnings { Output.error("warning: \(warning)") }
   }

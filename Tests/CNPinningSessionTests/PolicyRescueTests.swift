@@ -102,6 +102,34 @@ struct PolicyRescueTests {
     #expect(world.policies.requests.count == 2)
   }
 
+  /// A sign-out sticks (issue 65, item 2): the rescue URL serving the policy signed out of (or
+  /// anyone answering it with a trusted certificate) does not bring it back, and neither does the
+  /// store at the next launch.
+  @Test func aSignOutSurvivesARescueFetchAndARelaunch() async throws {
+    let world = try World()
+    defer { world.stop() }
+    let store = Self.store()
+    defer { try? FileManager.default.removeItem(at: store.fileURL) }
+    let manager = try world.manager()
+    let session = try world.session(manager)
+    let url = world.api.url("/", hostName: "api.test")
+    world.served.withLock { $0 = try! world.policy() }
+    #expect(try await world.rescue(manager, store: store).fetch() != nil)
+    #expect(String(try await session.data(from: url).0) == "api after the switch")
+
+    manager.signOut()
+    let refetch = await #expect(throws: CNPolicyError.self) { try await world.rescue(manager, store: store).fetch() }
+    #expect(refetch?.code == .issuedBeforeSignOut)
+    #expect(manager.enterprisePolicy == nil)
+    _ = try #require(await error { _ = try await session.data(from: url) }?.pinFailure, "the sign-out was undone")
+
+    let relaunched = try world.manager()
+    try relaunched.restoreEnterprisePolicy(from: store)
+    #expect(relaunched.enterprisePolicy == nil, "the store brought back the policy signed out of")
+    await #expect(throws: CNPolicyError.self) { try await world.rescue(relaunched, store: store).fetch() }
+    #expect(relaunched.enterprisePolicy == nil)
+  }
+
   /// Expired, older, wrongly signed: refused, the pins unchanged, the store untouched.
   @Test func aPolicyTheRulesRefuseChangesNothing() async throws {
     let world = try World()

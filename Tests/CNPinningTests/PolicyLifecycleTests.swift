@@ -74,6 +74,25 @@ struct PolicyLifecycleTests {
     #expect(appMatch.source == .app)
   }
 
+  /// A policy for the authentication host alone (a rescue for a locked-out login host), or for
+  /// hosts the app does not pin, changes nothing: applying it is an error, not "applied"
+  /// (issue 65, item 6).
+  @Test(arguments: [
+    #""auth.test": [[{"type": "exact", "value": "Inspection Root"}]]"#,
+    #""Auth.Test.": [[{"type": "exact", "value": "Inspection Root"}]], "other.test": [[{"type": "exact", "value": "Inspection Root"}]]"#,
+  ])
+  func aPolicyThatChangesNoHostIsAnError(_ hosts: String) throws {
+    let manager = try Self.manager()
+    let error = #expect(throws: CNPolicyError.self) {
+      try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(hosts)))
+    }
+    #expect(error?.code == .changesNoHost)
+    #expect(error?.description.contains("authentication host") == true, "\(String(describing: error))")
+    #expect(manager.enterprisePolicy == nil && manager.policyHighWaterMark == nil)
+    // The wildcard changes the other pinned hosts.
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(Self.inspection)))
+  }
+
   @Test func anExactEntryWinsOverTheWildcard() throws {
     let manager = try Self.manager()
     let payload = policyPayload(
@@ -132,8 +151,8 @@ struct PolicyLifecycleTests {
   }
 
   /// Anti-rollback remembers the newest policy accepted, across signOut: a stolen older policy
-  /// (still inside its window) cannot be applied after a sign-out, and a policy re-issued with
-  /// the same `iat` must be the same policy.
+  /// (still inside its window) cannot be applied after a sign-out, nor, since issue 65, the
+  /// policy signed out of; one issued after the sign-out can.
   @Test func rollbackIsRefusedAcrossSignOut() throws {
     let manager = try Self.manager()
     let older = try Self.keys.sign(policyPayload(issuedAt: Date().addingTimeInterval(-120), Self.inspection))
@@ -141,9 +160,11 @@ struct PolicyLifecycleTests {
     try manager.applyEnterprisePolicy(with: newer)
     manager.signOut()
     let refusal = #expect(throws: CNPolicyError.self) { try manager.applyEnterprisePolicy(with: older) }
-    #expect(refusal.map(\.isOlderThanAccepted) == true, "an older policy was applied after signOut")
+    #expect(refusal?.code == .issuedBeforeSignOut, "an older policy was applied after signOut")
+    let same = #expect(throws: CNPolicyError.self) { try manager.applyEnterprisePolicy(with: newer) }
+    #expect(same?.code == .issuedBeforeSignOut, "the policy signed out of was applied again")
     #expect(manager.enterprisePolicy == nil)
-    try manager.applyEnterprisePolicy(with: newer)  // the same policy again is fine
+    try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: Date(), Self.inspection)))
     #expect(manager.enterprisePolicyIssuedAt != nil)
   }
 

@@ -41,13 +41,17 @@ import Testing
     #expect(manager.enterprisePolicy?.reportOnlyUntil["api.test"] == Date(timeIntervalSince1970: Double(until)))
   }
 
-  /// The login host is never affected by a policy, report-only included.
+  /// The login host is never affected by a policy, report-only included: a policy that would
+  /// put only it in report-only mode changes no host, and applying it is an error (issue 65).
   @Test func theLoginHostIsNeverPutInReportOnlyMode() throws {
     let manager = try Self.manager()
     let now = Date()
     let until = Int(now.timeIntervalSince1970) + 600
-    try manager.applyEnterprisePolicy(
-      with: try Self.keys.sign(Self.payload(issued: now.addingTimeInterval(-60), reportOnly: #"{"auth.test": \#(until)}"#)))
+    let error = #expect(throws: CNPolicyError.self) {
+      try manager.applyEnterprisePolicy(
+        with: try Self.keys.sign(Self.payload(issued: now.addingTimeInterval(-60), reportOnly: #"{"auth.test": \#(until)}"#)))
+    }
+    #expect(error?.code == .changesNoHost)
     #expect(manager.evaluate(host: "auth.test", chain: Self.chain, at: now).isRejected)
   }
 
@@ -76,7 +80,7 @@ import Testing
     let issued = Date().addingTimeInterval(-60)
     let until = Int(issued.timeIntervalSince1970) + 600
     let with = Self.payload(issued: issued, reportOnly: #"{"api.test": \#(until)}"#)
-    #expect(try CNEnterprisePolicy.newerFeatures(ofPayload: Data(with.utf8)) == ["reportOnly"])
+    #expect(try CNEnterprisePolicy.newerFeatures(ofPayload: Data(with.utf8)) == ["reportOnly (0.3)"])
     let manager = try Self.manager()
     try manager.applyEnterprisePolicy(with: try Self.keys.sign(with))
     let later = Self.payload(issued: issued, reportOnly: #"{"api.test": \#(until + 60)}"#)

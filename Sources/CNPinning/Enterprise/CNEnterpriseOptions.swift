@@ -17,11 +17,17 @@ public struct CNEnterpriseOptions: Sendable {
   public let policySigningKey: CNPolicySigningKey
   /// Seconds (0–300) by which a policy's window is widened on each side.
   public let clockSkew: TimeInterval
+  /// The audience every policy must name in its `aud` claim (the app's identifier, say); nil:
+  /// a policy must name none. A key that signs policies for several apps keeps one app's policy
+  /// from applying to another's only with an audience.
+  public let audience: String?
   let host: HostName
 
-  /// Throws `CNConfigurationError` for an `authenticationHost` that is not a host name and for a
-  /// `clockSkew` outside 0–300 seconds.
-  public init(authenticationHost: String, policySigningKey: CNPolicySigningKey, clockSkew: TimeInterval = 0) throws {
+  /// Throws `CNConfigurationError` for an `authenticationHost` that is not a host name, a
+  /// `clockSkew` outside 0–300 seconds and an empty `audience`.
+  public init(
+    authenticationHost: String, policySigningKey: CNPolicySigningKey, clockSkew: TimeInterval = 0, audience: String? = nil
+  ) throws {
     switch HostName.parse(authenticationHost) {
     case .success(let host): self.host = host
     case .failure(let invalid):
@@ -31,8 +37,13 @@ public struct CNEnterpriseOptions: Sendable {
     guard (0...300).contains(clockSkew) else {
       throw CNConfigurationError(problems: [.clockSkewOutOfRange(clockSkew).at("clockSkew")])
     }
+    if let audience, audience.isEmpty {
+      throw CNConfigurationError(
+        problems: [.invalidValue(audience, reason: "an audience is a non-empty string").at("audience")])
+    }
     self.authenticationHost = authenticationHost
     self.policySigningKey = policySigningKey
     self.clockSkew = clockSkew
+    self.audience = audience
   }
 }

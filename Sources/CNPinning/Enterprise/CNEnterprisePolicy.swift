@@ -9,6 +9,13 @@ import Foundation
 /// of host → NumericDate, each host's pin failures only reported, not enforced, until that time
 /// (never past `exp`), the usual first response to a lockout. A reader of the format before 0.3
 /// reads `reportOnly` as a host and refuses the policy whole.
+///
+/// A policy chain satisfies a host's chain pins only: the host's own key pins (`spkiPins`,
+/// `certificatePins`) still apply to a connection the policy's chain accepts, unless the policy
+/// carries its own for the host (`spkiPins`: host or `"*"` → pins written as in configuration
+/// files, which then replace the app's key pins on that route), or says in a signed field that it
+/// drops them (`dropsKeyPins`: an array of hosts or `"*"`: an inspection proxy's policy, accepted
+/// by names alone). Both are read by no reader before 0.4, which refuses the policy whole.
 public struct CNEnterprisePolicy: Sendable, Equatable {
   /// Tokens larger than this are refused unread.
   public static let maximumTokenSize = 256 * 1024
@@ -26,6 +33,13 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
   public let chains: [String: [CNChain]]
   /// Until when each host's pin failures are only reported (`reportOnly`), by host as written.
   public let reportOnlyUntil: [String: Date]
+  /// The audiences the policy names (`aud`: a string or an array of strings); empty when none.
+  public let audience: [String]
+  /// The policy's own key pins per host as written (`"*"` included): on the policy's route they
+  /// replace the host's key pins.
+  public let spkiPins: [String: [CNSPKIPin]]
+  /// The hosts (as written, `"*"` included) whose key pins the policy drops on its route, signed.
+  public let dropsKeyPins: [String]
   /// The same, by normalised host.
   let reportOnlyByHost: [String: Date]
   /// Remarks such as links without a type.
@@ -33,16 +47,28 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
   /// SHA-256 of the policy's content in a canonical form (window and chains, hosts sorted),
   /// base64: tells two policies with the same `iat` apart, however their JSON was formatted.
   public let contentSHA256: String
-  /// A host's chains as written.
+  /// A host's chains as written, and which key pins apply along them.
   struct HostChains: Sendable, Equatable {
     let chains: [CNChain]
+    let keyPins: KeyPins
+  }
 
-    init(_ chains: [CNChain]) { self.chains = chains }
+  /// The key pins a connection the policy's chain accepts must still satisfy.
+  enum KeyPins: Sendable, Equatable {
+    /// The host's own (`spkiPins` and `certificatePins` of the app's configuration).
+    case app
+    /// The policy's, in place of the host's.
+    case own([CNSPKIPin])
+    /// None: the policy drops them, in a signed field.
+    case dropped
   }
 
   /// Chains by normalised host, and for `"*"`.
-  let byHost: [String: HostChains]
-  let wildcard: HostChains?
+  let byHost: [String: [CNChain]]
+  let wildcard: [CNChain]?
+  /// The policy's key pins by normalised host, and for `"*"`.
+  let keyPinsByHost: [String: [CNSPKIPin]]
+  let dropsKeyPinsByHost: Set<String>
 
   /// Verifies `token` with `key` and reads its payload. The policy must be valid at `date`
   /// (its window widened by `clockSkew` seconds on each side).
@@ -58,12 +84,18 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
     self.chains = reader.chains
     self.reportOnlyUntil = reader.reportOnly
     self.reportOnlyByHost = reader.reportOnlyByHost
+    self.spkiPins = reader.spkiPins
+    self.dropsKeyPins = reader.dropsKeyPins
+    self.audience = reader.audience
+    self.keyPinsByHost = reader.keyPinsByHost
+    self.dropsKeyPinsByHost = reader.dropsKeyPinsByHost
     self.warnings = reader.loader.warnings
     self.byHost = reader.byHost
-    self.wildcard = reader.chains["*"].map(HostChains.init)
+    self.wildcard = reader.chains["*"]
     self.contentSHA256 = Self.contentDigest(
       issuedAt: issuedAt, expiry: expiry, notBefore: reader.notBefore, chains: reader.chains,
-      reportOnly: reader.reportOnly)
+      reportOnly: reader.reportOnly, spkiPins: reader.spkiPins, dropsKeyPins: reader.dropsKeyPins,
+      audience: reader.audience)
     if date < start - clockSkew { throw .notYetValid(start) }
     if date >= expiry + clockSkew { throw .expired(expiry) }
   }
@@ -92,15 +124,50 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
     _ = try read(payload: Array(payload))
   }
 
-  /// What a payload that `validatePayload` accepts uses that a reader of the format before 0.2
-  /// does not know (`subjectAltName` links, the `mayBeAnchor` key, even set to false), in words;
+  /// What a payload that `validatePayload` accepts uses that an older reader of the format does
+  /// not know, each with the CNPinning version that first reads it (`subjectAltName` links and
+  /// `mayBeAnchor`, even set to false: 0.2; `reportOnly`: 0.3; `spkiPins`, `dropsKeyPins`: 0.4);
   /// such a reader refuses the policy whole, so the app's own pins stay in force
   /// (docs/decisions/enterprise.md).
   package static func newerFeatures(ofPayload payload: Data) throws(CNPolicyError) -> [String] {
     let reader = try read(payload: Array(payload)).0
     let links = reader.chains.values.joined().flatMap(\.links)
-    return (links.contains { $0.type == .subjectAltName } ? ["subjectAltName links"] : [])
-      + (reader.loader.readsMayBeAnchor ? ["mayBeAnchor"] : []) + (reader.reportOnly.isEmpty ? [] : ["reportOnly"])
+    return (links.contains { $0.type == .subjectAltName } ? ["subjectAltName links (0.2)"] : [])
+      + (reader.loader.readsMayBeAnchor ? ["mayBeAnchor (0.2)"] : [])
+      + (reader.reportOnly.isEmpty ? [] : ["reportOnly (0.3)"])
+      + (reader.spkiPins.isEmpty ? [] : ["spkiPins (0.4)"]) + (reader.dropsKeyPins.isEmpty ? [] : ["dropsKeyPins (0.4)"])
+  }
+
+  /// What a payload that `validatePayload` accepts does to each host's key pins along its chains,
+  /// one line per host (`cnpin policy sign` and `rescue` print them).
+  package static func keyPinEffects(ofPayload payload: Data) throws(CNPolicyError) -> [String] {
+    let reader = try read(payload: Array(payload)).0
+    return reader.chains.keys.sorted().map { host in
+      "\(host): "
+        + keyPinEffect(
+          normalized: normalized(host), keyPinsByHost: reader.keyPinsByHost, dropsKeyPinsByHost: reader.dropsKeyPinsByHost)
+    }
+  }
+
+  /// What this policy does to `host`'s key pins along its chains (`host` as the payload writes it).
+  package func keyPinEffect(forHostAsWritten host: String) -> String {
+    Self.keyPinEffect(normalized: Self.normalized(host), keyPinsByHost: keyPinsByHost, dropsKeyPinsByHost: dropsKeyPinsByHost)
+  }
+
+  private static func normalized(_ host: String) -> String {
+    host == "*" ? "*" : (try? HostName.parse(host).get())?.normalized ?? host
+  }
+
+  private static func keyPinEffect(normalized host: String, keyPinsByHost: [String: [CNSPKIPin]], dropsKeyPinsByHost: Set<String>)
+    -> String
+  {
+    if let pins = keyPinsByHost[host] ?? keyPinsByHost["*"] {
+      return "along the policy's chains, its own \(pins.count) key pin(s) replace the host's spkiPins and certificatePins"
+    }
+    if dropsKeyPinsByHost.contains(host) || dropsKeyPinsByHost.contains("*") {
+      return "along the policy's chains, the host's key pins are DROPPED (dropsKeyPins): names alone judge them"
+    }
+    return "along the policy's chains, the host's own key pins (spkiPins, certificatePins) still apply"
   }
 
   /// When a policy token says it stops applying (`exp`), read WITHOUT verifying its signature:
@@ -119,7 +186,8 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
 
   /// SHA-256 of a canonical text of the content: one line per fact, hosts sorted, chains in order.
   private static func contentDigest(
-    issuedAt: Date, expiry: Date, notBefore: Date?, chains: [String: [CNChain]], reportOnly: [String: Date]
+    issuedAt: Date, expiry: Date, notBefore: Date?, chains: [String: [CNChain]], reportOnly: [String: Date],
+    spkiPins: [String: [CNSPKIPin]], dropsKeyPins: [String], audience: [String]
   ) -> String {
     var lines = ["iat \(issuedAt.timeIntervalSince1970)", "exp \(expiry.timeIntervalSince1970)"]
     if let notBefore { lines.append("nbf \(notBefore.timeIntervalSince1970)") }
@@ -137,8 +205,20 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
     for host in reportOnly.keys.sorted() {
       lines.append("reportOnly \(host.count):\(host) \(reportOnly[host]!.timeIntervalSince1970)")
     }
+    for host in spkiPins.keys.sorted() {
+      for pin in spkiPins[host]! { lines.append("spkiPin \(host.count):\(host) \(pin.scope.rawValue) \(pin.sha256Base64)") }
+    }
+    for host in dropsKeyPins.sorted() { lines.append("dropsKeyPins \(host.count):\(host)") }
+    for name in audience.sorted() { lines.append("aud \(name.count):\(name)") }
     let text = Array(lines.joined(separator: "\n").utf8)
     return Data(text.withUnsafeBytes { SHA256Digest.hash($0) }).base64EncodedString()
+  }
+
+  /// Why the policy is not for an app that expects `expected` as its audience (nil: none); nil
+  /// when it is: it names `expected`, or names none when the app expects none.
+  func audienceRefusal(expected: String?) -> CNPolicyError? {
+    guard let expected else { return audience.isEmpty ? nil : .audienceMismatch(expected: nil, found: audience) }
+    return audience.contains(expected) ? nil : .audienceMismatch(expected: expected, found: audience)
   }
 
   /// The start of the window: the later of `iat` and `nbf`.
@@ -154,9 +234,15 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
     reportOnlyByHost[host.normalized].map { date < $0 } ?? false
   }
 
-  /// The chains for `host`: its own entry, else `"*"`.
+  /// The chains for `host` (its own entry, else `"*"`) and the key pins along them: the
+  /// policy's own for the host (else for `"*"`), none where it drops them, else the host's.
   func chains(for host: HostName) -> HostChains? {
-    byHost[host.normalized] ?? wildcard
+    guard let chains = byHost[host.normalized] ?? wildcard else { return nil }
+    if let pins = keyPinsByHost[host.normalized] ?? keyPinsByHost["*"] { return HostChains(chains: chains, keyPins: .own(pins)) }
+    if dropsKeyPinsByHost.contains(host.normalized) || dropsKeyPinsByHost.contains("*") {
+      return HostChains(chains: chains, keyPins: .dropped)
+    }
+    return HostChains(chains: chains, keyPins: .app)
   }
 }
 
@@ -167,9 +253,17 @@ private struct PayloadReader {
   var expiry: Date?
   var notBefore: Date?
   var chains: [String: [CNChain]] = [:]
-  var byHost: [String: CNEnterprisePolicy.HostChains] = [:]
+  var byHost: [String: [CNChain]] = [:]
   var reportOnly: [String: Date] = [:]
   var reportOnlyByHost: [String: Date] = [:]
+  var spkiPins: [String: [CNSPKIPin]] = [:]
+  var keyPinsByHost: [String: [CNSPKIPin]] = [:]
+  var dropsKeyPins: [String] = []
+  var dropsKeyPinsByHost: Set<String> = []
+  var audience: [String] = []
+  /// Each `spkiPins` host as written and normalised; each `dropsKeyPins` host normalised.
+  private var keyPinHosts: [(String, String)] = []
+  private var droppedHosts: [String] = []
   private var keysByHost: [String: String] = [:]
 
   mutating func read(_ payload: ConfigValue) {
@@ -177,6 +271,7 @@ private struct PayloadReader {
     issuedAt = date("iat", payload["iat"], required: true)
     expiry = date("exp", payload["exp"], required: true)
     notBefore = date("nbf", payload["nbf"], required: false)
+    if let value = payload["aud"] { readAudience(value) }
     if let issuedAt, let expiry, expiry <= issuedAt {
       loader.fail("payload.exp", .expiryNotAfterIssue)
     }
@@ -185,6 +280,14 @@ private struct PayloadReader {
       let path = ConfigPath("payload").entry(key)
       if key == "reportOnly" {
         readReportOnly(value)
+        continue
+      }
+      if key == "spkiPins" {
+        readKeyPins(value)
+        continue
+      }
+      if key == "dropsKeyPins" {
+        readDroppedKeyPins(value)
         continue
       }
       if key == "*" {
@@ -199,10 +302,96 @@ private struct PayloadReader {
       }
       keysByHost[host.normalized] = key
       chains[key] = set
-      byHost[host.normalized] = CNEnterprisePolicy.HostChains(set)
+      byHost[host.normalized] = set
     }
     if chains.isEmpty && reportOnly.isEmpty && loader.problems.isEmpty {
       loader.fail("payload", .policyPinsNoHost)
+    }
+    // Key pins say what applies along the policy's chains: a host without chains has none.
+    let (chains, byHost) = (chains, byHost)
+    let routed = { (normalized: String) in
+      normalized == "*" ? !chains.isEmpty : byHost[normalized] != nil || chains["*"] != nil
+    }
+    for (written, normalized) in keyPinHosts where !routed(normalized) {
+      loader.fail(
+        ConfigPath("payload").member("spkiPins").entry(written),
+        .invalidValue(written, reason: "has no chains in the policy: its key pins would apply to nothing"))
+    }
+    for (index, written) in dropsKeyPins.enumerated() {
+      let normalized = droppedHosts[index]
+      if keyPinsByHost[normalized] != nil {
+        loader.fail(
+          ConfigPath("payload").member("dropsKeyPins").element(index),
+          .invalidValue(written, reason: "also has key pins of the policy's own: give one or the other"))
+      } else if !routed(normalized) {
+        loader.fail(
+          ConfigPath("payload").member("dropsKeyPins").element(index),
+          .invalidValue(written, reason: "has no chains in the policy: there are no chains to drop key pins along"))
+      }
+    }
+  }
+
+  /// `aud`: a string, or an array of strings (RFC 7519, 4.1.3).
+  private mutating func readAudience(_ value: ConfigValue) {
+    let path = ConfigPath("payload").member("aud")
+    switch value {
+    case .string(let text) where !text.isEmpty: audience = [text]
+    case .array(let elements):
+      for (index, element) in elements.enumerated() {
+        guard case .string(let text) = element, !text.isEmpty else {
+          loader.fail(path.element(index), .wrongType(expected: "a non-empty string", found: element.typeName))
+          continue
+        }
+        audience.append(text)
+      }
+    default: loader.fail(path, .wrongType(expected: "a string or an array of strings", found: value.typeName))
+    }
+  }
+
+  /// `spkiPins`: host or `"*"` → pins as configuration files write them (`sha256`, `appliesTo`).
+  private mutating func readKeyPins(_ value: ConfigValue) {
+    let path = ConfigPath("payload").member("spkiPins")
+    guard let entries = loader.members(of: value, at: path, expected: "an object of host names and pins") else { return }
+    for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
+      let entry = path.entry(key)
+      let normalized: String
+      if key == "*" {
+        normalized = "*"
+      } else if let host = loader.validatedHost(key, path: entry) {
+        normalized = host.normalized
+      } else {
+        continue
+      }
+      guard
+        let pins = loader.loadPins(value, path: entry, make: CNSPKIPin.init(sha256Base64:scope:), fromCertificate: nil)
+      else { continue }
+      if keyPinsByHost[normalized] != nil {
+        loader.fail(entry, .duplicateHost(key, sameAs: key))
+        continue
+      }
+      spkiPins[key] = pins
+      keyPinsByHost[normalized] = pins
+      keyPinHosts.append((key, normalized))
+    }
+  }
+
+  /// `dropsKeyPins`: an array of hosts (or `"*"`) whose key pins the policy drops.
+  private mutating func readDroppedKeyPins(_ value: ConfigValue) {
+    let path = ConfigPath("payload").member("dropsKeyPins")
+    guard let elements = loader.elements(of: value, at: path, expected: "an array of host names") else { return }
+    for (index, element) in elements.enumerated() {
+      guard case .string(let key) = element else {
+        loader.fail(path.element(index), .wrongType(expected: "a host name", found: element.typeName))
+        continue
+      }
+      let normalized = key == "*" ? "*" : loader.validatedHost(key, path: path.element(index))?.normalized
+      guard let normalized else { continue }
+      guard dropsKeyPinsByHost.insert(normalized).inserted else {
+        loader.fail(path.element(index), .duplicateHost(key, sameAs: key))
+        continue
+      }
+      dropsKeyPins.append(key)
+      droppedHosts.append(normalized)
     }
   }
 
@@ -260,24 +449,49 @@ private struct PayloadReader {
   }
 }
 
-/// The newest enterprise policy a manager has accepted: its issue time and payload hash. It only
-/// rises, and survives `signOut`, so an older policy (a stolen one still inside its window) is
-/// never accepted again. Persist it (it is `Codable`) and give it back with
-/// `raisePolicyHighWaterMark(to:)` to keep that promise across launches.
+/// The newest enterprise policy a manager has accepted: its issue time and payload hash, and
+/// whether it was signed out of. It only rises, and survives `signOut`, so an older policy (a
+/// stolen one still inside its window) is never accepted again; after `signOut` neither is the
+/// policy signed out of, whoever serves it. Persist it (it is `Codable`) and give it back with
+/// `raisePolicyHighWaterMark(to:)` to keep that promise across launches (a `CNPolicyStore` does).
 public struct CNPolicyHighWaterMark: Sendable, Equatable, Codable {
   /// The `iat` of the newest policy accepted.
   public let issuedAt: Date
   /// SHA-256 of the policy's content in canonical form (`CNEnterprisePolicy.contentSHA256`).
   public let contentSHA256: String
+  /// Whether the app signed out of it: then no policy issued at or before `issuedAt` applies.
+  public let signedOut: Bool
 
-  /// A mark for a policy issued at `issuedAt` whose payload has this SHA-256 (hex).
-  public init(issuedAt: Date, contentSHA256: String) {
+  /// A mark for a policy issued at `issuedAt` whose payload has this SHA-256 (base64), signed
+  /// out of or not.
+  public init(issuedAt: Date, contentSHA256: String, signedOut: Bool = false) {
     self.issuedAt = issuedAt
     self.contentSHA256 = contentSHA256
+    self.signedOut = signedOut
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    issuedAt = try container.decode(Date.self, forKey: .issuedAt)
+    contentSHA256 = try container.decode(String.self, forKey: .contentSHA256)
+    // A store written before sign-outs were kept has no such key.
+    signedOut = try container.decodeIfPresent(Bool.self, forKey: .signedOut) ?? false
+  }
+
+  /// Whether this mark is above `other`: a later `iat`, or the same one signed out of.
+  func isAbove(_ other: CNPolicyHighWaterMark?) -> Bool {
+    guard let other else { return true }
+    return issuedAt > other.issuedAt || (issuedAt == other.issuedAt && signedOut && !other.signedOut)
+  }
+
+  /// The mark after signing out of the policy it marks.
+  var signingOut: CNPolicyHighWaterMark {
+    CNPolicyHighWaterMark(issuedAt: issuedAt, contentSHA256: contentSHA256, signedOut: true)
   }
 
   /// Why `policy` may not be accepted once this mark is reached; nil when it may.
   func refusal(of policy: CNEnterprisePolicy) -> CNPolicyError? {
+    if signedOut, policy.issuedAt <= issuedAt { return .issuedBeforeSignOut(signedOut: issuedAt, offered: policy.issuedAt) }
     if policy.issuedAt < issuedAt { return .olderThanAcceptedPolicy(accepted: issuedAt, offered: policy.issuedAt) }
     if policy.issuedAt == issuedAt, policy.contentSHA256 != contentSHA256 {
       return .reissuedWithDifferentContent(issuedAt: issuedAt)

@@ -29,11 +29,23 @@ extension CNPinningManager {
   }
 
   /// Drops the applied policy (on logout); evaluation falls back to the app's own pins. The
-  /// anti-rollback mark stays.
+  /// anti-rollback mark rises above it: neither that policy nor any issued before it applies
+  /// again, whoever serves it (a rescue URL included). The mark is kept in the `CNPolicyStore` the
+  /// manager last restored from or saved to, written now (a failure to write is logged), so that
+  /// the store does not bring the policy back at the next launch; without a store it holds for the
+  /// manager's life.
   public func signOut() {
-    enterprise?.state.withLock { state in
+    let store = enterprise?.state.withLock { state -> CNPolicyStore? in
+      state.highWaterMark = state.highWaterMark?.signingOut
       state.policy = nil
       state.token = nil
+      return state.store
+    }
+    guard let store else { return }
+    do {
+      try saveEnterprisePolicy(to: store)
+    } catch {
+      CNPinningLog.warn("signOut could not keep its mark in the policy store: \(error)")
     }
   }
 
@@ -50,10 +62,11 @@ extension CNPinningManager {
   /// key). Persist it to keep refusing older policies after the app restarts.
   public var policyHighWaterMark: CNPolicyHighWaterMark? { enterprise?.state.withLock { $0.highWaterMark } }
 
-  /// Restores a persisted mark; it only ever rises (a lower mark changes nothing).
+  /// Restores a persisted mark; it only ever rises (a lower mark changes nothing; a sign-out
+  /// of the same policy is higher than its acceptance).
   public func raisePolicyHighWaterMark(to mark: CNPolicyHighWaterMark) {
     enterprise?.state.withLock { state in
-      if state.highWaterMark.map({ mark.issuedAt > $0.issuedAt }) ?? true { state.highWaterMark = mark }
+      if mark.isAbove(state.highWaterMark) { state.highWaterMark = mark }
     }
   }
 
@@ -63,9 +76,24 @@ extension CNPinningManager {
   /// When the applied policy expires; nil when none is applied.
   public var enterprisePolicyExpiry: Date? { enterprisePolicy?.expiry }
 
+  /// Whether a policy entry for `host` (as written; `"*"` for every host) changes a host the app
+  /// pins: one the pins cover, other than the authentication host.
+  private func changes(_ host: String, authenticationHost: HostName) -> Bool {
+    guard host != "*" else {
+      return pinnedDomains.contains { $0.key != authenticationHost.normalized || $0.value.includesSubdomains }
+    }
+    guard case .success(let name) = HostName.parse(host), name != authenticationHost else { return false }
+    return configuration(for: name) != nil
+  }
+
   private func verify(_ token: Data, at date: Date) throws -> (EnterpriseSupport, CNEnterprisePolicy) {
     guard let enterprise else { throw CNPolicyError.noSigningKey }
     let policy = try CNEnterprisePolicy(token: token, key: enterprise.key, at: date, clockSkew: enterprise.clockSkew)
+    if let refusal = policy.audienceRefusal(expected: enterprise.audience) { throw refusal }
+    let named = Set(policy.chains.keys).union(policy.reportOnlyUntil.keys).sorted()
+    guard named.contains(where: { changes($0, authenticationHost: enterprise.authenticationHost) }) else {
+      throw CNPolicyError.changesNoHost(named)
+    }
     for warning in policy.warnings { CNPinningLog.warn("enterprise policy: \(warning)") }
     return (enterprise, policy)
   }

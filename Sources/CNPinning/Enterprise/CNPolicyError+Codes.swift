@@ -69,6 +69,13 @@ public struct CNPolicyError: Error, Sendable, Hashable {
     public static let olderThanAcceptedPolicy = Code("olderThanAcceptedPolicy")
     /// A policy with the same `iat` as one already accepted, but other content.
     public static let reissuedWithDifferentContent = Code("reissuedWithDifferentContent")
+    /// A policy issued at or before the one signed out of (`signOut`): it never applies again.
+    public static let issuedBeforeSignOut = Code("issuedBeforeSignOut")
+    /// The policy's audience (`aud`) is not the one the app expects, or one of them is missing.
+    public static let audienceMismatch = Code("audienceMismatch")
+    /// The policy changes no host the app pins: its hosts are not pinned, or only the
+    /// authentication host is, which a policy never changes.
+    public static let changesNoHost = Code("changesNoHost")
     /// The policy store's file cannot be read, is not one, or cannot be written (where and why).
     public static let policyStoreUnusable = Code("policyStoreUnusable")
     /// The manager was created without a policy-signing key.
@@ -151,6 +158,16 @@ public struct CNPolicyError: Error, Sendable, Hashable {
   public static func reissuedWithDifferentContent(issuedAt: Date) -> CNPolicyError {
     CNPolicyError(.reissuedWithDifferentContent(issuedAt: issuedAt))
   }
+  /// A policy issued at or before the one signed out of.
+  public static func issuedBeforeSignOut(signedOut: Date, offered: Date) -> CNPolicyError {
+    CNPolicyError(.issuedBeforeSignOut(signedOut: signedOut, offered: offered))
+  }
+  /// The policy's audience is not the app's (`expected` nil: the app names none).
+  public static func audienceMismatch(expected: String?, found: [String]) -> CNPolicyError {
+    CNPolicyError(.audienceMismatch(expected: expected, found: found))
+  }
+  /// The policy changes no host the app pins (`hosts`: the hosts it names, as written).
+  public static func changesNoHost(_ hosts: [String]) -> CNPolicyError { CNPolicyError(.changesNoHost(hosts)) }
   /// The policy store's file cannot be used (where and why).
   public static func policyStoreUnusable(path: String, reason: String) -> CNPolicyError {
     CNPolicyError(.policyStoreUnusable(path: path, reason: reason))
@@ -218,6 +235,12 @@ public struct CNPolicyError: Error, Sendable, Hashable {
     case olderThanAcceptedPolicy(accepted: Date, offered: Date)
     /// A policy with the same `iat` as one already accepted, but other content.
     case reissuedWithDifferentContent(issuedAt: Date)
+    /// A policy issued at or before the one signed out of.
+    case issuedBeforeSignOut(signedOut: Date, offered: Date)
+    /// The policy's audience is not the app's.
+    case audienceMismatch(expected: String?, found: [String])
+    /// The policy changes no host the app pins.
+    case changesNoHost([String])
     case policyStoreUnusable(path: String, reason: String)
     /// The manager was created without a policy-signing key.
     case noSigningKey
@@ -256,6 +279,9 @@ public struct CNPolicyError: Error, Sendable, Hashable {
       case .olderThanAppliedPolicy: .olderThanAppliedPolicy
       case .olderThanAcceptedPolicy: .olderThanAcceptedPolicy
       case .reissuedWithDifferentContent: .reissuedWithDifferentContent
+      case .issuedBeforeSignOut: .issuedBeforeSignOut
+      case .audienceMismatch: .audienceMismatch
+      case .changesNoHost: .changesNoHost
       case .policyStoreUnusable: .policyStoreUnusable
       case .noSigningKey: .noSigningKey
       case .notPinned: .notPinned

@@ -39,6 +39,19 @@ extension CNPolicyError: CustomStringConvertible {
     case .reissuedWithDifferentContent(let issuedAt):
       return
         "a different policy with the same issue time (\(Self.format(issuedAt))) was already accepted; a new policy needs a later iat"
+    case .issuedBeforeSignOut(let signedOut, let offered):
+      return
+        "the policy was issued at \(Self.format(offered)), not after the one signed out of (\(Self.format(signedOut))); a sign-out is never undone by an earlier policy"
+    case .audienceMismatch(let expected?, let found):
+      return found.isEmpty
+        ? "the policy names no audience (aud), and the app expects \(VisibleText.quoted(expected))"
+        : "the policy is for \(found.map { VisibleText.quoted($0) }.joined(separator: ", ")), not for the app's audience \(VisibleText.quoted(expected))"
+    case .audienceMismatch(nil, let found):
+      return
+        "the policy is for the audience \(found.map { VisibleText.quoted($0) }.joined(separator: ", ")), and the app names none (CNEnterpriseOptions.audience)"
+    case .changesNoHost(let hosts):
+      return
+        "the policy changes no host the app pins: \(hosts.map { VisibleText.quoted($0) }.joined(separator: ", ")) \(hosts.count == 1 ? "is" : "are") not pinned, or only the authentication host, which a policy never changes"
     case .policyStoreUnusable(let path, let reason):
       return "the policy store \(VisibleText.quoted(path)) cannot be used: \(reason)"
     case .noSigningKey: return "this manager has no policy-signing key"
@@ -87,7 +100,9 @@ extension CNPolicyError {
   public var date: Date? {
     switch kind {
     case .expired(let date), .notYetValid(let date), .reissuedWithDifferentContent(let date): date
-    case .olderThanAppliedPolicy(_, let offered), .olderThanAcceptedPolicy(_, let offered): offered
+    case .olderThanAppliedPolicy(_, let offered), .olderThanAcceptedPolicy(_, let offered),
+      .issuedBeforeSignOut(_, let offered):
+      offered
     default: nil
     }
   }

@@ -29,34 +29,45 @@ public struct CNPolicyStore: Sendable, Equatable {
   }
 
   /// The file's contents; nil when there is no file. Throws `policyStoreUnusable` for a file that
-  /// cannot be read, is larger than `maximumSize`, or is not a store of this format.
+  /// cannot be read (a FIFO, a device or a socket is refused at once), is larger than
+  /// `maximumSize`, or is not a store of this format.
   func read() throws(CNPolicyError) -> Contents? {
-    let path = fileURL.path
-    guard FileManager.default.fileExists(atPath: path) else { return nil }
+    switch readContents() {
+    case .success(let contents): return contents
+    case .failure(.unreadable(let reason)), .failure(.malformed(let reason)):
+      throw .policyStoreUnusable(path: fileURL.path, reason: reason)
+    }
+  }
+
+  /// Why a store file is not read: it cannot be read now, or it holds no store.
+  enum Problem: Error {
+    case unreadable(String)
+    case malformed(String)
+  }
+
+  func readContents() -> Result<Contents?, Problem> {
+    guard FileManager.default.fileExists(atPath: fileURL.path) else { return .success(nil) }
     let data: Data
     do {
       data = try BoundedFile.read(fileURL, maximum: Self.maximumSize)
     } catch {
-      throw .policyStoreUnusable(path: path, reason: "it cannot be read (\(error.localizedDescription))")
+      return .failure(.unreadable("it cannot be read (\(error.localizedDescription))"))
     }
-    guard data.count <= Self.maximumSize else {
-      throw .policyStoreUnusable(path: path, reason: "it is larger than \(Self.maximumSize) bytes")
-    }
+    guard data.count <= Self.maximumSize else { return .failure(.malformed("it is larger than \(Self.maximumSize) bytes")) }
     do {
       _ = try StrictJSON.parse(Array(data))
     } catch {
-      throw .policyStoreUnusable(path: path, reason: "it is not JSON: \(error.description)")
+      return .failure(.malformed("it is not JSON: \(error.description)"))
     }
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .secondsSince1970
     guard let contents = try? decoder.decode(Contents.self, from: data) else {
-      throw .policyStoreUnusable(path: path, reason: "it is not a policy store (format, policy, highWaterMark)")
+      return .failure(.malformed("it is not a policy store (format, policy, highWaterMark)"))
     }
     guard contents.format == Self.format else {
-      throw .policyStoreUnusable(
-        path: path, reason: "its format is \(VisibleText.quoted(contents.format)), not \(Self.format)")
+      return .failure(.malformed("its format is \(VisibleText.quoted(contents.format)), not \(Self.format)"))
     }
-    return contents
+    return .success(contents)
   }
 
   /// Writes `contents` whole, or leaves the file as it was.
@@ -79,6 +90,7 @@ extension CNPinningManager {
   /// `policyStoreUnusable` for a file that is not a store (the pins stay the app's own), and the
   /// policy's own refusal (`invalidSignature` for a policy the key does not verify, say).
   public func restoreEnterprisePolicy(from store: CNPolicyStore, at date: Date = Date()) throws {
+    enterprise?.state.withLock { $0.store = store }
     guard let contents = try store.read() else { return }
     if let mark = contents.highWaterMark { raisePolicyHighWaterMark(to: mark) }
     guard let token = contents.policy else { return }
@@ -94,9 +106,29 @@ extension CNPinningManager {
   }
 
   /// Keeps the applied policy (none after `signOut`) and the anti-rollback mark in `store`,
-  /// replacing what it held. Throws `policyStoreUnusable` when the file cannot be written.
+  /// replacing what it held; `signOut` then writes its mark there too. The mark written is the
+  /// higher of the manager's and the file's, so a save never lowers it (one the manager could not
+  /// restore, say). Throws `policyStoreUnusable` when the file cannot be written, or exists but
+  /// cannot be read now (a file under data protection before the device's first unlock, a FIFO):
+  /// it is then left as it is, its mark with it.
   public func saveEnterprisePolicy(to store: CNPolicyStore) throws {
-    let policy = enterprisePolicyToken.map { String(decoding: $0, as: UTF8.self) }
-    try store.write(CNPolicyStore.Contents(policy: policy, highWaterMark: policyHighWaterMark))
+    enterprise?.state.withLock { $0.store = store }
+    var mark = policyHighWaterMark
+    switch store.readContents() {
+    case .success(let kept):
+      if let kept = kept?.highWaterMark, kept.isAbove(mark) {
+        mark = kept
+        raisePolicyHighWaterMark(to: kept)
+      }
+    case .failure(.malformed):
+      break  // Nothing to keep: replaced.
+    case .failure(.unreadable(let reason)):
+      throw CNPolicyError.policyStoreUnusable(
+        path: store.fileURL.path, reason: "\(reason); it is not replaced, so that its mark is kept")
+    }
+    // A policy the kept mark refuses (signed out of in another process, say) is not kept.
+    let refused = enterprisePolicy.map { policy in mark?.refusal(of: policy) != nil } ?? false
+    let policy = refused ? nil : enterprisePolicyToken.map { String(decoding: $0, as: UTF8.self) }
+    try store.write(CNPolicyStore.Contents(policy: policy, highWaterMark: mark))
   }
 }

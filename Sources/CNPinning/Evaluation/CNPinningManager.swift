@@ -31,6 +31,8 @@ public final class CNPinningManager: Sendable {
     let authenticationHost: HostName
     let key: CNPolicySigningKey
     let clockSkew: TimeInterval
+    /// The audience a policy must name (`aud`); nil: it must name none.
+    let audience: String?
     /// The applied policy and the anti-rollback mark, changed together.
     let state = Locked<EnterpriseState>(EnterpriseState())
   }
@@ -44,6 +46,8 @@ public final class CNPinningManager: Sendable {
     var token: Data?
     /// How many times `policy` was set (see `PolicyGeneration`).
     var changes: UInt64 = 0
+    /// The store last restored from or saved to: where `signOut` keeps its mark.
+    var store: CNPolicyStore?
   }
 
   /// Creates a manager from configurations keyed by host name, accepting enterprise policies
@@ -66,7 +70,8 @@ public final class CNPinningManager: Sendable {
     self.init(
       entries: document.entries, warnings: document.warnings,
       enterprise: enterprise.map {
-        EnterpriseSupport(authenticationHost: $0.host, key: $0.policySigningKey, clockSkew: $0.clockSkew)
+        EnterpriseSupport(
+          authenticationHost: $0.host, key: $0.policySigningKey, clockSkew: $0.clockSkew, audience: $0.audience)
       })
     for warning in warnings { CNPinningLog.warn((document.source.map { "\($0): " } ?? "") + warning.description) }
   }
@@ -123,13 +128,25 @@ public final class CNPinningManager: Sendable {
     let configuration = pinned.configuration
     if let expiration = configuration.expirationDate, (date ?? Date()) >= expiration { return .notPinned }
     let policy = enterpriseChains(for: name, at: date)
-    if let policy {
-      for (chainIndex, pinnedChain) in policy.chains.enumerated() where pinnedChain.matches(chain) {
+    // A policy chain satisfies the chain pins only: key pins still apply along it, the policy's
+    // own for the host, the host's, or none where the policy drops them in a signed field.
+    var policyKeyFailure: CNPinningFailure?
+    if let policy, let policyIndex = policy.chains.firstIndex(where: { $0.matches(chain) }) {
+      let keys: KeyPinOutcome
+      switch policy.keyPins {
+      case .dropped: keys = .matched(KeyPinMatch(spkiPin: nil, certificatePin: nil))
+      case .own(let pins): keys = Self.keyPins(spki: pins, certificate: [], certificates)
+      case .app: keys = Self.keyPins(spki: configuration.spkiPins, certificate: configuration.certificatePins, certificates)
+      }
+      switch keys {
+      case .matched(let match):
         return .accepted(
           CNPinningMatch(
             host: name.normalized, domain: pinned.domain, configuration: configuration, source: .enterprisePolicy,
-            chainIndex: chainIndex, chain: policy.chains[chainIndex], verifiedLength: chain.count, spkiPin: nil,
-            certificatePin: nil))
+            chainIndex: policyIndex, chain: policy.chains[policyIndex], verifiedLength: chain.count,
+            spkiPin: match.spkiPin, certificatePin: match.certificatePin))
+      case .refused(let reason):
+        policyKeyFailure = failure(host: name.normalized, pinned: pinned, reason: reason, chain: chain)
       }
     }
     guard !chain.isEmpty else {
@@ -140,6 +157,8 @@ public final class CNPinningManager: Sendable {
     if !configuration.chains.isEmpty {
       chainIndex = configuration.chains.firstIndex { $0.matches(chain) }
       guard chainIndex != nil else {
+        // The policy's chain matched and only its key pins failed: that is the reason.
+        if let policyKeyFailure { return verdict(name, date, configuration, policyKeyFailure) }
         let mismatches = configuration.chains.map { $0.mismatch(chain) }
         let enterprise = policy.map { policy in
           policy.chains.map { CNPinningFailure.EnterpriseMismatch(chain: $0, mismatch: $0.mismatch(chain)) }
@@ -151,27 +170,44 @@ public final class CNPinningManager: Sendable {
             enterprise: enterprise ?? []))
       }
     }
+    switch Self.keyPins(spki: configuration.spkiPins, certificate: configuration.certificatePins, certificates) {
+    case .refused(let reason):
+      return verdict(name, date, configuration, failure(host: name.normalized, pinned: pinned, reason: reason, chain: chain))
+    case .matched(let match):
+      return .accepted(
+        CNPinningMatch(
+          host: name.normalized, domain: pinned.domain, configuration: configuration, source: .app, chainIndex: chainIndex,
+          chain: chainIndex.map { configuration.chains[$0] }, verifiedLength: chain.count, spkiPin: match.spkiPin,
+          certificatePin: match.certificatePin))
+    }
+  }
+
+  /// The key pins that matched (nil for a kind without pins).
+  private struct KeyPinMatch {
     let spkiPin: CNSPKIPin?
-    switch Self.match(configuration.spkiPins, hashes: certificates.map(\.spkiSHA256Base64)) {
-    case .success(let match): spkiPin = match
-    case .failure(let unmatched):
-      return verdict(
-        name, date, configuration,
-        failure(host: name.normalized, pinned: pinned, reason: .noMatchingSPKIPin(unmatched.group), chain: chain))
-    }
     let certificatePin: CNCertificatePin?
-    switch Self.match(configuration.certificatePins, hashes: certificates.map { Data($0.sha256).base64EncodedString() }) {
-    case .success(let match): certificatePin = match
-    case .failure(let unmatched):
-      return verdict(
-        name, date, configuration,
-        failure(host: name.normalized, pinned: pinned, reason: .noMatchingCertificatePin(unmatched.group), chain: chain))
+  }
+
+  /// Key pins satisfied, or the reason they are not.
+  private enum KeyPinOutcome {
+    case matched(KeyPinMatch)
+    case refused(CNPinningFailure.Reason)
+  }
+
+  /// The SPKI and certificate pins against `certificates` (leaf first): the first match of each
+  /// kind, or the reason the first kind without one fails.
+  private static func keyPins(spki: [CNSPKIPin], certificate: [CNCertificatePin], _ certificates: [CNCertificate])
+    -> KeyPinOutcome
+  {
+    let spkiPin: CNSPKIPin?
+    switch match(spki, hashes: certificates.map(\.spkiSHA256Base64)) {
+    case .success(let match): spkiPin = match
+    case .failure(let unmatched): return .refused(.noMatchingSPKIPin(unmatched.group))
     }
-    return .accepted(
-      CNPinningMatch(
-        host: name.normalized, domain: pinned.domain, configuration: configuration, source: .app, chainIndex: chainIndex,
-        chain: chainIndex.map { configuration.chains[$0] }, verifiedLength: chain.count, spkiPin: spkiPin,
-        certificatePin: certificatePin))
+    switch match(certificate, hashes: certificates.map { Data($0.sha256).base64EncodedString() }) {
+    case .success(let match): return .matched(KeyPinMatch(spkiPin: spkiPin, certificatePin: match))
+    case .failure(let unmatched): return .refused(.noMatchingCertificatePin(unmatched.group))
+    }
   }
 
   /// Hash pins of one kind against the chain's hashes (leaf first), grouped by scope: each scope
