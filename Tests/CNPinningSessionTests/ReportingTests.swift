@@ -304,6 +304,49 @@ extension KeptUploadTests {
   }
 }
 
+extension KeptUploadTests {
+  /// A kept file names its own URL: one the pins in force do not name as a report URI (planted,
+  /// or left from pins that changed) is dropped, not sent; the configured one still goes
+  /// (issue 65, item 7).
+  @Test func aKeptUploadGoesOnlyToAReportURIThePinsName() async throws {
+    let directory = try TemporaryFolder()
+    let status = Locked(503)
+    let missed = try ReportingTests.Fixture(keptIn: directory.url, collectorStatus: status)
+    _ = await error(of: { _ = try await missed.session.data(from: missed.api.url("/", hostName: "api.test")) })
+    #expect(await eventually(within: 30) { missed.collector.requests.count == 1 })
+    await missed.session.failureReportUploadsSettled()
+    try Self.makeDue(in: directory.url)
+    let (name, object) = try #require(try Self.kept(in: directory.url).first)
+    var planted = object
+    planted["url"] = "https://reports.test:\(missed.collector.port)/elsewhere"
+    try JSONSerialization.data(withJSONObject: planted).write(to: directory.url.appendingPathComponent("0" + name))
+    status.withLock { $0 = 202 }
+    let later = try missed.relaunch(keepingUploadsIn: directory.url)
+    #expect(await eventually(within: 30) { missed.collector.requests.count == 2 })
+    await later.failureReportUploadsSettled()
+    #expect(missed.collector.requests.map(\.target) == ["/collect", "/collect"])
+    #expect(try Self.kept(in: directory.url).isEmpty, "the planted upload was kept")
+  }
+
+  /// A FIFO named like a kept upload (or a device, a socket) is refused at once: the launch and
+  /// the uploads beside it go on (issue 65, item 7: it blocked the session's start).
+  @Test func aFIFONamedLikeAnUploadBlocksNothing() async throws {
+    let directory = try TemporaryFolder()
+    let status = Locked(503)
+    let missed = try ReportingTests.Fixture(keptIn: directory.url, collectorStatus: status)
+    _ = await error(of: { _ = try await missed.session.data(from: missed.api.url("/", hostName: "api.test")) })
+    #expect(await eventually(within: 30) { missed.collector.requests.count == 1 })
+    await missed.session.failureReportUploadsSettled()
+    try Self.makeDue(in: directory.url)
+    #expect(mkfifo(directory.url.appendingPathComponent("00000000000000000001-fifo.upload.json").path, 0o600) == 0)
+    status.withLock { $0 = 202 }
+    let later = try missed.relaunch(keepingUploadsIn: directory.url)
+    #expect(await eventually(within: 30) { missed.collector.requests.count == 2 })
+    await later.failureReportUploadsSettled()
+    #expect(missed.collector.requests.count == 2)
+  }
+}
+
 /// A temporary folder, removed when the value goes.
 final class TemporaryFolder: Sendable {
   let url: URL

@@ -65,7 +65,8 @@ import Testing
     let reports = Locked<[CNPinningFailureReport]>([])
     var configuration = CNPinnedSessionConfiguration()
     configuration.failureReporter = CNPinningReporter { report in reports.withLock { $0.append(report) } }
-    let effects = ConnectionEffects(configuration: configuration, makeTransport: CNPinnedSession.platformTransport)
+    let effects = ConnectionEffects(
+      configuration: configuration, manager: ChallengeJudgementTests.manager, makeTransport: CNPinnedSession.platformTransport)
     effects.emit([judgement], challengeHost: "API.Test.", port: 443, manager: ChallengeJudgementTests.manager)
     #expect(await eventually(within: 10) { reports.withLock { $0.map(\.host) } == ["api.test"] })
   }

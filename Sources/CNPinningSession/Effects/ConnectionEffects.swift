@@ -12,20 +12,26 @@ package struct ConnectionEffects: Sendable {
   package let uploader: ReportUploader?
 
   /// Effects for `reporter`; with an `uploader` and a reporter that keeps uploads on disk, the
-  /// kept uploads that are due are sent now (a new session is how an app's launch shows here).
-  package init(reporter: CNPinningReporter, uploader: ReportUploader?) {
+  /// kept uploads that are due are sent now (a new session is how an app's launch shows here),
+  /// each only to a report URI `manager`'s pins name.
+  package init(reporter: CNPinningReporter, uploader: ReportUploader?, manager: CNPinningManager? = nil) {
     self.reporter = reporter
     self.uploader = uploader
-    if let uploader, let queue = reporter.uploadQueue { uploader.sendKept(queue) }
+    if let uploader, let queue = reporter.uploadQueue {
+      uploader.sendKept(queue, to: Set(manager?.pinnedDomains.values.compactMap(\.reportURI) ?? []))
+    }
   }
 
   /// The effects of a session made with `configuration`: its `failureReporter`, or one of the
   /// session's own; uploads through a transport `makeTransport` makes, unless `uploads` is false
   /// (the session that uploads reports).
-  package init(configuration: CNPinnedSessionConfiguration, uploads: Bool = true, makeTransport: @escaping TransportMaker) {
+  package init(
+    configuration: CNPinnedSessionConfiguration, manager: CNPinningManager?, uploads: Bool = true,
+    makeTransport: @escaping TransportMaker
+  ) {
     self.init(
       reporter: configuration.failureReporter ?? CNPinningReporter(),
-      uploader: uploads ? ReportUploader(configuration: configuration, makeTransport: makeTransport) : nil)
+      uploader: uploads ? ReportUploader(configuration: configuration, makeTransport: makeTransport) : nil, manager: manager)
   }
 
   /// `emit` for judgements a session-level challenge for `host` (as URLSession spells it) made:

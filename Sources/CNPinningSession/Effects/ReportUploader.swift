@@ -14,6 +14,8 @@ package final class ReportUploader: Sendable {
   private let session = Locked<SessionEngine?>(nil)
   private let uploads = Locked(Uploads())
   private let nextRound = Locked<Task<Void, Never>?>(nil)
+  /// The report URIs the pins in force name: where kept uploads may go.
+  private let reportURIs = Locked<Set<URL>>([])
 
   /// How many uploads are running, and who waits for none to be.
   private struct Uploads {
@@ -48,6 +50,7 @@ package final class ReportUploader: Sendable {
   /// once. With a `queue` the upload is kept on disk first, and stays there, to be sent again
   /// after a backoff, until the collector takes it or refuses it for good.
   func upload(_ body: Data, to url: URL, keptIn queue: UploadQueue?) {
+    reportURIs.withLock { _ = $0.insert(url) }
     let name = queue?.add(body, to: url)
     run { [self] in
       let sent = await send(body, to: url)
@@ -56,10 +59,25 @@ package final class ReportUploader: Sendable {
   }
 
   /// Sends the uploads `queue` kept that are due (at a session's start: those of earlier
-  /// launches), and plans the next round for when the next one is due.
-  func sendKept(_ queue: UploadQueue) {
+  /// launches), and plans the next round for when the next one is due. Only to a report URI the
+  /// configuration in force names (`reportURIs`): a kept file can name any https URL (planted,
+  /// or left from pins that changed), and is then dropped, saying so.
+  func sendKept(_ queue: UploadQueue, to reportURIs: Set<URL>) {
+    self.reportURIs.withLock { $0.formUnion(reportURIs) }
+    sendKept(queue)
+  }
+
+  /// `sendKept(_:to:)` to the report URIs known so far.
+  private func sendKept(_ queue: UploadQueue) {
     run { [self] in
+      let reportURIs = self.reportURIs.withLock { $0 }
       for (name, entry) in queue.takeDue() {
+        guard reportURIs.contains(entry.url) else {
+          CNPinningLog.warn(
+            "a kept failure report upload to \(entry.url.absoluteString) was dropped: the pins in force name no such reportURI")
+          queue.failed(name, retryable: false)
+          continue
+        }
         record(await send(entry.body, to: entry.url), of: name, in: queue)
       }
       scheduleNextRound(queue)

@@ -41,7 +41,8 @@ package final class SessionEngine: Sendable {
       throw CNPinnedSessionError.invalidArgument(
         "httpMaximumConnectionsPerHost must be at least 1, not \(configuration.httpMaximumConnectionsPerHost)")
     }
-    self.effects = ConnectionEffects(configuration: configuration, uploads: reportsFailures, makeTransport: makeTransport)
+    self.effects = ConnectionEffects(
+      configuration: configuration, manager: manager, uploads: reportsFailures, makeTransport: makeTransport)
     self.configuration = configuration
     self.transportSecurity = try configuration.transportSecurity.indexed()
     self.state = Locked(State(manager: manager, observer: nil))

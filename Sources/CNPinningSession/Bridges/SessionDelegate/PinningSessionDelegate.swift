@@ -45,7 +45,7 @@ final class PinningSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     self.manager = manager
     self.configuration = configuration
     transportSecurity = try configuration.transportSecurity.indexed()
-    effects = ConnectionEffects(configuration: configuration, makeTransport: CNPinnedSession.platformTransport)
+    effects = ConnectionEffects(configuration: configuration, manager: manager, makeTransport: CNPinnedSession.platformTransport)
   }
 
   /// A task to plain `http://` the session would refuse never starts.
