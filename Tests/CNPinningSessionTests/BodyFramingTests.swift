@@ -103,6 +103,26 @@ struct BodyFramingTests {
     }
   }
 
+  /// A whole chunked body whose Transfer-Encoding then names another coding (a second field,
+  /// `identity`): libcurl reads the chunks, RFC 9112 reads to the connection's end. Refused, as
+  /// before, but saying the framing is ambiguous rather than that the body may be cut (issue 65,
+  /// item 7).
+  @Test(arguments: [
+    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, identity\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+  ])
+  func chunkedFollowedByAnotherCodingIsRefusedAsAmbiguous(response: String) async throws {
+    for result in try await Self.outcomes(response, closeNotify: false) {
+      guard case .failure(let error) = result else {
+        Issue.record("accepted: \(result)")
+        continue
+      }
+      #expect(error.code == .invalidResponse, "\(error)")
+      #expect(error.description.contains("names chunked, but not as the last coding"), "\(error)")
+      #expect(!error.description.contains("may be truncated"), "\(error)")
+    }
+  }
+
   /// libcurl refuses "0200" and "HTTP/1.1 2000" as unsupported: the error names the status line,
   /// not the URL.
   @Test(arguments: ["HTTP/1.1 0200 OK", "HTTP/1.1 2000 OK", "HTTP/3.7 200 OK"])

@@ -14,6 +14,9 @@ package struct ResponseHead {
   /// Where libcurl sees chunks (a `chunked` anywhere in the field) and this does not, the body
   /// is only held to more (its end must be a close_notify); the reverse cannot happen.
   package private(set) var endsChunked = false
+  /// Whether some `Transfer-Encoding` field names `chunked` (libcurl then reads chunks): with
+  /// `endsChunked` false, the two framings disagree, and a refusal says that rather than "cut".
+  package private(set) var namedChunked = false
   /// The first `Content-Length` value, and the first value that differs from it (RFC 9110 §8.6:
   /// a list of identical values is one length; differing ones make the framing invalid).
   private var contentLength: String?
@@ -32,12 +35,15 @@ package struct ResponseHead {
       unknownVersion = !Self.knownVersions.contains { line.starts(with: $0) }
       bytes.removeAll(keepingCapacity: true)
       endsChunked = false
+      namedChunked = false
       contentLength = nil
       conflictingContentLengths = nil
     } else if Self.starts(line, with: Self.contentLengthName) {
       noteContentLength(line.dropFirst(Self.contentLengthName.count))
     } else if Self.starts(line, with: Self.transferEncodingName) {
-      endsChunked = Self.lastCodingIsChunked(line.dropFirst(Self.transferEncodingName.count))
+      let value = line.dropFirst(Self.transferEncodingName.count)
+      if endsChunked || Self.namesChunked(value) { namedChunked = true }
+      endsChunked = Self.lastCodingIsChunked(value)
     }
     guard bytes.count + line.count <= Self.maximumSize else { return false }
     bytes.append(contentsOf: line)
@@ -59,6 +65,14 @@ package struct ResponseHead {
   private static func starts(_ line: UnsafeRawBufferPointer, with name: [UInt8]) -> Bool {
     // Setting bit 0x20 lower-cases letters and leaves "-" and ":" as they are.
     line.count >= name.count && zip(line, name).allSatisfy { $0 | 0x20 == $1 }
+  }
+
+  /// Whether some coding of a Transfer-Encoding value is chunked.
+  private static func namesChunked(_ value: Slice<UnsafeRawBufferPointer>) -> Bool {
+    value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).contains { element in
+      let coding = element.drop { isSpace($0) }.reversed().drop { isSpace($0) }.reversed()
+      return coding.count == chunked.count && zip(coding, chunked).allSatisfy { $0 | 0x20 == $1 }
+    }
   }
 
   /// Whether the last of the comma-separated codings in a Transfer-Encoding value is chunked.

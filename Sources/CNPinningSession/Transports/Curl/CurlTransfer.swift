@@ -229,6 +229,15 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
       connection.applicationProtocol != "h2",
       Self.bodyEndsWithConnection(completion.result.framing, endsChunked: head.endsChunked, isHEAD: plan.method.isHEAD)
     else { return nil }
+    if head.namedChunked {
+      // libcurl read chunks; RFC 9112 §6.3 reads a body whose last coding is not chunked to
+      // the connection's end. Framed two ways, it is refused, saying so.
+      return .invalidResponse(
+        host: plan.host,
+        reason:
+          "its Transfer-Encoding names chunked, but not as the last coding (a later field or coding follows it): RFC 9112 then frames the body by the connection's end, which came without TLS close_notify, and libcurl by the chunks; a body framed two ways is refused"
+      )
+    }
     return .connectionLost(
       host: plan.host, reason: "the connection ended without TLS close_notify, so the body may be truncated")
   }
