@@ -15,7 +15,7 @@ SHELL := /bin/bash
 # build still fails the recipe (`make lint` shows it).
 QUIET_LINKER := { grep -v "Cannot export local symbol" || true; }
 
-.PHONY: deps build cnpin demo test examples bench bench-build bench-peers bench-instructions bench-load leaks soak asan tsan apple-check openapi-check docs api-check api-baseline format lint fuzz
+.PHONY: deps build cnpin demo test export-consumers examples bench bench-build bench-peers bench-instructions bench-load leaks soak asan tsan apple-check openapi-check docs api-check api-baseline format lint fuzz
 
 deps:
 	@scripts/deps.sh
@@ -44,6 +44,13 @@ test: deps
 	python3 scripts/check-snippets.py
 	$(SWIFT) build --product CNPinningPackageTests $(IMPORTS) $(STRICT)
 	$(SWIFT) test --skip-build --disable-xctest --quiet
+
+# Each export read by the program that consumes it, where it runs here: the OkHttp export
+# compiled by Debian's kotlin against Debian's OkHttp and run on loopback (installs the two).
+export-consumers: deps
+	scripts/export-consumers.sh
+	$(SWIFT) build --product CNPinningPackageTests $(IMPORTS) $(STRICT)
+	CNPINNING_EXPORT_CONSUMERS=1 $(SWIFT) test --skip-build --disable-xctest --quiet --filter 'OkHttpConsumerTests|ExportConsumerTests'
 
 # The examples, each built from the repository as the separate package a user writes; the Linux
 # service is run against openssl s_server on loopback (the SwiftUI app: make apple-check).

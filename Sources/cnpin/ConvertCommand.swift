@@ -4,12 +4,13 @@ import Foundation
 /// `cnpin convert FILE --to plist|json|nspinneddomains|nsc|okhttp|trustkit`.
 enum ConvertCommand {
   static let spec = ArgumentSpec(
-    flags: ["--help", "-h"], options: ["--to", "-o", "--cafile", "--chain", "--trust", "--catalogue"], positionals: 1...1,
+    flags: ["--help", "-h", "--force"], options: ["--to", "-o", "--cafile", "--chain", "--trust", "--catalogue"],
+    positionals: 1...1,
     positionalName: "FILE")
 
   static let help = """
     Usage: cnpin convert FILE --to plist|json [-o OUTPUT]
-           cnpin convert FILE --to nspinneddomains|nsc|okhttp|trustkit [-o OUTPUT]
+           cnpin convert FILE --to nspinneddomains|nsc|okhttp|trustkit [-o OUTPUT] [--force]
                          [--chain PEM …] [--cafile PEM | --trust system|none]
 
     Reads a configuration (property list or JSON), validates it like the library does, and writes
@@ -27,11 +28,17 @@ enum ConvertCommand {
     files, the anchors (--cafile, else the system store) and, for Let's Encrypt and the other
     catalogued CAs, every current and announced backup member of a rotating family (YR1, YR2 and
     YR3 for prefixWithNumber "YR"). Where a rotating family's keys are not all known, only the
-    chain's anchor keys are exported. SPKI pins are carried as they are; subdomain rules, expiry
-    dates, report-only and the report URI where the format has them. Each output names the key
-    that rotates soonest. What a format cannot carry (a leaf rule, a whole-certificate pin, a CN
-    link no certificate given matches, a host left with a single key, report-only pins outside
-    TrustKit) is reported on standard error with the host's path, and the exit status is 1.
+    chain's anchor keys are exported. A host that pins keys (spkiPins) beside its chains exports
+    those keys alone: every chain CNPinning accepts carries one, and the chains' CA keys would let
+    in chains they refuse; the chain names are then not carried, and it says so. Subdomain rules,
+    expiry dates, report-only and the report URI go where the format has them. Each output names
+    the key that rotates soonest and the inputs it was made from.
+
+    An export never accepts what the configuration refuses. What a format cannot carry (a leaf
+    rule, a .domain leaf rule on the domain itself, a whole-certificate pin, key pins of several
+    scopes, a CN link no certificate given matches, a host left with a single key, report-only
+    pins outside TrustKit, a host TrustKit's reader refuses) is reported on standard error with
+    the host's path, the exit status is 1, and nothing is written unless --force.
     `cnpin lint FILE --against OUTPUT` reports later drift between the two.
 
     Options:
@@ -39,6 +46,8 @@ enum ConvertCommand {
                        intermediates, or a chain from `cnpin pins HOST --format pem`
       --cafile PEM     anchors to resolve root links against, instead of the system store
       --trust none     do not read the system store (--trust system is the default; Linux)
+      --force          write the export even when something could not be carried (exit 1 all
+                       the same)
 
     Examples:
       cnpin convert Info.plist --to json -o pins.json
@@ -76,14 +85,24 @@ enum ConvertCommand {
     let catalogue = try CatalogueOption.catalogue(arguments)
     let export = PinExport(document, format: format, pool: try CertificatePool(arguments), catalogue: catalogue)
     Output.error("note: keys of renaming CAs from the \(Output.value(catalogue.label))")
-    try write(Data(PinExportWriter.text(export, source: URL(fileURLWithPath: path).lastPathComponent).utf8), arguments)
+    let inputs = ExportInputs(arguments)
+    let text = PinExportWriter.text(export, source: URL(fileURLWithPath: path).lastPathComponent, inputs: inputs)
+    // A file that would accept what the configuration refuses, or leave a host unpinned, is not
+    // written unless asked for.
+    if export.isComplete || arguments.has("--force") { try write(Data(text.utf8), arguments) }
     if format == .nsPinnedDomains { Output.error("warning: \(PinExportWriter.appTransportSecurityWarning)") }
+    if inputs.headerLine == nil && !inputs.values.isEmpty {
+      Output.error("note: the inputs are not recorded in the file (a path holds \"--\"): give them again to cnpin lint --against")
+    }
     for finding in export.findings { Output.error("\(path): \(finding)") }
     if let soonest = export.soonestRotation.key, let date = soonest.validUntil {
       Output.error("rotates soonest: \(soonest.origin), valid until \(PinExport.day(date))")
     }
     if !export.isComplete {
-      throw .failed("\(export.findings.filter { !$0.carried }.count) part(s) of \(path) could not be carried to \(format.title)")
+      let count = export.findings.filter { !$0.carried }.count
+      throw .failed(
+        "\(count) part(s) of \(path) could not be carried to \(format.title)"
+          + (arguments.has("--force") ? "; written anyway (--force)" : "; nothing written (--force writes it anyway)"))
     }
   }
 

@@ -20,6 +20,9 @@ struct ExportedPins: Equatable {
   let format: PinFormat
   /// Keyed by host name, lowercased.
   var hosts: [String: Host] = [:]
+  /// What the file holds that bears on pinning and that cnpin does not model, each with its
+  /// line: drift whatever the configuration says, as no comparison could see what it does.
+  var unmodelled: [String] = []
 
   /// What `export` writes.
   init(_ export: PinExport) {
@@ -39,7 +42,7 @@ struct ExportedPins: Equatable {
   /// Reads an exported file, telling its format from its content.
   static func read(_ data: Data, path: String) throws(CLIError) -> ExportedPins {
     let text = String(decoding: data, as: UTF8.self)
-    if text.contains("<network-security-config") { return try networkSecurityConfig(data, path: path) }
+    if text.contains("<\(NetworkSecurityConfigNames.root)") { return try networkSecurityConfig(data, path: path) }
     if text.contains("CertificatePinner") && !text.contains("<plist") { return okHttp(text) }
     let plist: Any
     do {
@@ -48,13 +51,23 @@ struct ExportedPins: Equatable {
       throw .usage("\(path) is no exported file cnpin reads (a property list, Network Security Config XML or OkHttp Kotlin)")
     }
     let root = plist as? [String: Any] ?? [:]
-    if let domains = (root["NSAppTransportSecurity"] as? [String: Any])?["NSPinnedDomains"] as? [String: Any] {
+    if let domains = (root[NSPinnedDomainsNames.appTransportSecurity] as? [String: Any])?[NSPinnedDomainsNames.pinnedDomains]
+      as? [String: Any]
+    {
       return nsPinnedDomains(domains)
     }
-    if let domains = (root["TSKConfiguration"] as? [String: Any] ?? root)["kTSKPinnedDomains"] as? [String: Any] {
-      return trustKit(domains)
-    }
-    throw .usage("\(path) is a property list with neither NSAppTransportSecurity › NSPinnedDomains nor kTSKPinnedDomains")
+    let trustKitRoot = root[TrustKitNames.infoPlistKey] as? [String: Any] ?? root
+    if trustKitRoot[TrustKitNames.pinnedDomains] is [String: Any] { return trustKit(trustKitRoot, text: text) }
+    throw .usage(
+      "\(path) is a property list with neither NSAppTransportSecurity › NSPinnedDomains nor \(TrustKitNames.pinnedDomains)")
+  }
+
+  /// The line of a property list's `<key>name</key>` (the first), for naming what is not modelled.
+  private static func line(ofKey name: String, in text: String) -> String {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    let tag = "<key>\(DocumentWriter.xmlEscaped(name))</key>"
+    return lines.firstIndex { $0.contains(tag) }.map { "line \($0 + 1)" }
+      ?? "no line (not in the file, or a binary property list)"
   }
 
   private static func identities(_ value: Any?) -> Set<String> {
@@ -62,56 +75,113 @@ struct ExportedPins: Equatable {
   }
 
   private static func nsPinnedDomains(_ domains: [String: Any]) -> ExportedPins {
+    typealias Names = NSPinnedDomainsNames
     var pins = ExportedPins(format: .nsPinnedDomains)
     for (name, value) in domains {
       let entry = value as? [String: Any] ?? [:]
       pins.hosts[name.lowercased()] = Host(
-        includesSubdomains: entry["NSIncludesSubdomains"] as? Bool ?? false, keys: identities(entry["NSPinnedCAIdentities"]),
-        leafKeys: identities(entry["NSPinnedLeafIdentities"]))
+        includesSubdomains: entry[Names.includesSubdomains] as? Bool ?? false, keys: identities(entry[Names.caIdentities]),
+        leafKeys: identities(entry[Names.leafIdentities]))
     }
     return pins
   }
 
-  private static func trustKit(_ domains: [String: Any]) -> ExportedPins {
+  /// TrustKit's dictionary, by the keys it reads (`TrustKitNames`); a key cnpin does not write is
+  /// not modelled, and `TSKIgnorePinningForUserDefinedTrustAnchors` true turns pinning off on macOS
+  /// for any chain ending at an anchor the user installed.
+  private static func trustKit(_ root: [String: Any], text: String) -> ExportedPins {
+    typealias Names = TrustKitNames
     var pins = ExportedPins(format: .trustKit)
-    for (name, value) in domains {
+    for key in root.keys.sorted() where !Names.global.contains(key) {
+      pins.unmodelled.append("\(line(ofKey: key, in: text)): TrustKit key \(Output.value(key)), which cnpin does not write")
+    }
+    if root[Names.ignorePinningForUserDefinedTrustAnchors] as? Bool != false {
+      pins.unmodelled.append(
+        "\(line(ofKey: Names.ignorePinningForUserDefinedTrustAnchors, in: text)): \(Names.ignorePinningForUserDefinedTrustAnchors) is not false: on macOS TrustKit skips the pins for a chain that ends at an anchor the user installed"
+      )
+    }
+    for (name, value) in (root[Names.pinnedDomains] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {
       let entry = value as? [String: Any] ?? [:]
+      for key in entry.keys.sorted() where !Names.domain.contains(key) {
+        pins.unmodelled.append(
+          "\(line(ofKey: key, in: text)): \(Output.value(name)): TrustKit key \(Output.value(key)), which cnpin does not write")
+      }
+      if entry[Names.disableDefaultReportUri] as? Bool != true {
+        pins.unmodelled.append(
+          "\(line(ofKey: name, in: text)): \(Output.value(name)): \(Names.disableDefaultReportUri) is not true: TrustKit also sends failure reports to its own collector"
+        )
+      }
       pins.hosts[name.lowercased()] = Host(
-        includesSubdomains: entry["kTSKIncludeSubdomains"] as? Bool ?? false,
-        keys: Set(entry["kTSKPublicKeyHashes"] as? [String] ?? []), expiration: entry["kTSKExpirationDate"] as? String,
-        enforce: entry["kTSKEnforcePinning"] as? Bool ?? true)
+        includesSubdomains: entry[Names.includeSubdomains] as? Bool ?? false,
+        keys: Set(entry[Names.publicKeyHashes] as? [String] ?? []), expiration: entry[Names.expirationDate] as? String,
+        enforce: entry[Names.enforcePinning] as? Bool ?? true)
     }
     return pins
   }
 
-  /// OkHttp: each `.add("pattern", "sha256/…", …)` outside comments; `**.host` is the host with
-  /// its subdomains.
+  /// OkHttp: each plain `.add("pattern", "sha256/…", …)` call outside comments, read as Kotlin
+  /// reads the file; `**.host` is the host with its subdomains. Any other `add` (inside
+  /// `apply { … }`, with a constant or a template, a `*.` pattern, a pin that is not SHA-256) is
+  /// not modelled.
   private static func okHttp(_ text: String) -> ExportedPins {
     var pins = ExportedPins(format: .okHttp)
-    let code = KotlinSource.stringsOutsideComments(text)
+    let tokens = KotlinSource.tokens(text)
     var index = 0
-    while index < code.count {
-      defer { index += 1 }
-      guard case .call("add") = code[index] else { continue }
-      var arguments: [String] = []
-      while index + 1 < code.count, case .string(let value) = code[index + 1] {
-        arguments.append(value)
+    while index < tokens.count {
+      let token = tokens[index]
+      index += 1
+      let dotted: Bool
+      switch token.kind {
+      case .call("add"): dotted = true
+      case .bareCall("add"): dotted = false
+      default: continue
+      }
+      // The arguments up to the matching `)`.
+      var arguments: [KotlinSource.Kind] = []
+      var depth = 1
+      while index < tokens.count && depth > 0 {
+        switch tokens[index].kind {
+        case .call, .bareCall, .open: depth += 1
+        case .close: depth -= 1
+        default: break
+        }
+        if depth > 0 { arguments.append(tokens[index].kind) }
         index += 1
       }
-      guard let pattern = arguments.first else { continue }
+      var strings: [String] = []
+      var plain = dotted
+      for (position, argument) in arguments.enumerated() {
+        switch argument {
+        case .string(let value, template: false) where position % 2 == 0: strings.append(value)
+        case .comma where position % 2 == 1: break
+        default: plain = false
+        }
+      }
+      let patternOK = strings.first.map { !$0.hasPrefix("*.") } ?? false
+      let pinsOK = strings.count > 1 && strings.dropFirst().allSatisfy { $0.hasPrefix("sha256/") }
+      guard plain, patternOK, pinsOK, let pattern = strings.first else {
+        pins.unmodelled.append(
+          "line \(token.line): a pin added in a way cnpin does not read (it reads plain .add(\"host\", \"sha256/…\") calls with literal strings, and **. patterns)"
+        )
+        continue
+      }
       let wildcard = pattern.hasPrefix("**.")
       let name = (wildcard ? String(pattern.dropFirst(3)) : pattern).lowercased()
       var host = pins.hosts[name] ?? Host()
       host.includesSubdomains = host.includesSubdomains || wildcard
-      host.keys.formUnion(arguments.dropFirst().filter { $0.hasPrefix("sha256/") }.map { String($0.dropFirst(7)) })
+      host.keys.formUnion(strings.dropFirst().map { String($0.dropFirst(7)) })
       pins.hosts[name] = host
     }
     return pins
   }
 
   /// Each `domain-config`'s domains with the nearest `pin-set`: its own, else an enclosing
-  /// config's (a nested config inherits its parent's).
+  /// config's (a nested config inherits its parent's). Trust anchors (whose `overridePins`
+  /// bypasses the pin-set, as the anchors of `debug-overrides` do by default in a debug build),
+  /// elements Android does not read (it skips them without a word) and more than one pin-set in a
+  /// config (which Android refuses) are not modelled.
   private static func networkSecurityConfig(_ data: Data, path: String) throws(CLIError) -> ExportedPins {
+    typealias Names = NetworkSecurityConfigNames
     let root: MarkupElement
     do {
       root = try MarkupElement.parse(String(decoding: data, as: UTF8.self))
@@ -119,16 +189,53 @@ struct ExportedPins: Equatable {
       throw .usage("\(path):\(error.line): invalid XML: \(error.reason)")
     }
     var pins = ExportedPins(format: .networkSecurityConfig)
+    /// The elements Android reads inside each, by parent (`XmlConfigSource.java`).
+    let children: [String: Set<String>] = [
+      Names.root: [Names.baseConfig, Names.domainConfig, Names.debugOverrides],
+      Names.baseConfig: [Names.trustAnchors], Names.debugOverrides: [Names.trustAnchors],
+      Names.domainConfig: [Names.domain, Names.pinSet, Names.domainConfig, Names.trustAnchors],
+      Names.pinSet: [Names.pin], Names.trustAnchors: [Names.certificates],
+    ]
+    if root.name != Names.root {
+      pins.unmodelled.append("line \(root.line): the root element is <\(Output.value(root.name))>, not <\(Names.root)>")
+    }
     root.walk { element, ancestors in
-      guard element.name == "domain-config" else { return }
-      let configs = [element] + ancestors.reversed().filter { $0.name == "domain-config" }
-      let pinSet = configs.lazy.compactMap { $0.children.first { $0.name == "pin-set" } }.first
-      let keys = pinSet?.children.filter { $0.name == "pin" && $0.attributes["digest"] == "SHA-256" }
-        .map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }
-      for domain in element.children where domain.name == "domain" {
-        pins.hosts[domain.text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()] = Host(
-          includesSubdomains: domain.attributes["includeSubdomains"] == "true", keys: Set(keys ?? []),
-          expiration: pinSet?.attributes["expiration"])
+      if let parent = ancestors.last, !(children[parent.name]?.contains(element.name) ?? false) {
+        pins.unmodelled.append(
+          "line \(element.line): <\(Output.value(element.name))> inside <\(Output.value(parent.name))>, which Android skips or refuses"
+        )
+      }
+      switch element.name {
+      case Names.trustAnchors:
+        let overriding = element.children.contains { $0.attributes[Names.overridePins] == "true" }
+        let inDebug = ancestors.contains { $0.name == Names.debugOverrides }
+        pins.unmodelled.append(
+          "line \(element.line): <\(Names.trustAnchors)>"
+            + (overriding
+              ? " with \(Names.overridePins)=\"true\": chains ending at these anchors bypass the pin-set"
+              : inDebug
+                ? " in <\(Names.debugOverrides)>: in a debug build these anchors bypass the pin-set unless \(Names.overridePins)=\"false\""
+                : ": which anchors the app trusts, which cnpin does not model"))
+      case Names.pin where element.attributes[Names.digest] != Names.sha256:
+        pins.unmodelled.append(
+          "line \(element.line): a pin whose digest is \(Output.value(element.attributes[Names.digest] ?? "missing")), not \(Names.sha256), which Android refuses"
+        )
+      case Names.domainConfig:
+        let pinSets = element.children.filter { $0.name == Names.pinSet }
+        if pinSets.count > 1 {
+          pins.unmodelled.append(
+            "line \(pinSets[1].line): a second <\(Names.pinSet)> in one <\(Names.domainConfig)>, which Android refuses")
+        }
+        let configs = [element] + ancestors.reversed().filter { $0.name == Names.domainConfig }
+        let pinSet = configs.lazy.compactMap { $0.children.first { $0.name == Names.pinSet } }.first
+        let keys = pinSet?.children.filter { $0.name == Names.pin && $0.attributes[Names.digest] == Names.sha256 }
+          .map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        for domain in element.children where domain.name == Names.domain {
+          pins.hosts[domain.text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()] = Host(
+            includesSubdomains: domain.attributes[Names.includeSubdomains] == "true", keys: Set(keys ?? []),
+            expiration: pinSet?.attributes[Names.expiration])
+        }
+      default: break
       }
     }
     return pins
@@ -136,7 +243,7 @@ struct ExportedPins: Equatable {
 
   /// The differences, one line each, with the configuration's side first.
   func drift(from exported: ExportedPins, file: String, against: String) -> [String] {
-    var lines: [String] = []
+    var lines = exported.unmodelled.map { "\($0): not modelled, so it is drift whatever \(file) says" }
     for name in Set(hosts.keys).union(exported.hosts.keys).sorted() {
       let host = Output.value(name)
       guard let expected = hosts[name] else {

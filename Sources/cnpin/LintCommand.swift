@@ -167,6 +167,9 @@ enum LintCommand {
       throw .usage("cannot read --against \(exported): \(error.localizedDescription)")
     }
     let actual = try ExportedPins.read(data, path: exported)
+    // The export's own inputs, from its header, unless given here.
+    let inputs = ExportInputs.read(fromExported: String(decoding: data, as: UTF8.self))
+    let arguments = try inputs?.applied(to: arguments, exported: exported) ?? arguments
     let export = PinExport(
       try loadDocument(path), format: actual.format, pool: try CertificatePool(arguments),
       catalogue: try CatalogueOption.catalogue(arguments))

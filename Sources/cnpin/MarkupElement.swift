@@ -13,6 +13,8 @@ struct MarkupElement: Equatable {
   var attributes: [String: String] = [:]
   var text = ""
   var children: [MarkupElement] = []
+  /// The line its start tag is on.
+  var line = 0
 
   /// Deeper documents are refused (no Network Security Config nests more than a few levels).
   static let maximumDepth = 64
@@ -83,6 +85,7 @@ extension MarkupElement {
         } else if peek("<") {
           index += 1
           var element = MarkupElement(name: try name())
+          element.line = line
           let selfClosing = try attributes(of: &element)
           guard open.count < MarkupElement.maximumDepth else {
             throw invalid("elements nest deeper than \(MarkupElement.maximumDepth)")

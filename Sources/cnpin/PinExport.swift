@@ -1,4 +1,5 @@
 import CNPinning
+import CNPinningSession
 import Foundation
 
 /// A configuration resolved to public keys for a format that pins keys, not names (`cnpin
@@ -99,8 +100,38 @@ struct PinExport {
         keys.append(key)
       }
     }
+    if let problem = format.refusal(ofHost: entry.host, includesSubdomains: configuration.includesSubdomains) {
+      findings.append(Finding(path: path, message: "\(problem); the host is left out", carried: false))
+      return nil
+    }
+    // Key pins beside chains: every chain CNPinning accepts carries one of them, so they alone are
+    // exported (the chains' CA keys would let in a chain the key pins refuse).
+    let keyPinned = !configuration.spkiPins.isEmpty
     for (index, chain) in configuration.chains.enumerated() {
-      resolve(chain, host: entry.host, configuration, path: "\(path).chainSet[\(index)]", pool: pool, now: now).forEach(add)
+      let chainPath = "\(path).chainSet[\(index)]"
+      if let leaf = chain.links.last, chain.links.count > 1, let reason = Self.unsatisfiableOnHost(leaf, host: entry.host) {
+        findings.append(Finding(path: "\(chainPath)[\(chain.links.count - 1)]", message: reason, carried: false))
+      }
+      if keyPinned { continue }
+      resolve(chain, host: entry.host, configuration, path: chainPath, pool: pool, now: now).forEach(add)
+    }
+    if keyPinned && !configuration.chains.isEmpty {
+      findings.append(
+        Finding(
+          path: "\(path).chainSet",
+          message:
+            "the CN chains are not carried: the host also pins keys (spkiPins), which every chain CNPinning accepts carries, so those keys alone are exported; \(format.title) then accepts a chain with a pinned key whatever its names",
+          carried: true))
+    }
+    let scopes = Set(configuration.spkiPins.map(\.scope))
+    let sharedSet = format == .nsPinnedDomains ? scopes.subtracting([.leaf]) : scopes
+    if sharedSet.count > 1 {
+      findings.append(
+        Finding(
+          path: "\(path).spkiPins",
+          message:
+            "the pins of each scope (\(scopes.map(\.rawValue).sorted().joined(separator: ", "))) must all find a match, and \(format.title) asks one match of a single set: exported together they would accept a chain that matches one scope alone",
+          carried: false))
     }
     for (index, pin) in configuration.spkiPins.enumerated() {
       let pinPath = "\(path).spkiPins[\(index)]"
@@ -223,13 +254,24 @@ struct PinExport {
   }
 
   /// Whether the platform's host-name check implies the leaf link: a `subjectAltName` link that
-  /// names the host (not its subdomains), or a `.domain` the host is in.
+  /// names the host (not its subdomains), or a `.domain` the host is below.
   static func hostNameCheckCarries(_ link: CNChainLink, host: String, includesSubdomains: Bool) -> Bool {
     guard link.type == .subjectAltName else { return false }
     let value = link.value.lowercased()
     let name = host.lowercased()
-    if value.hasPrefix(".") { return name.hasSuffix(value) || "." + name == value }
+    if value.hasPrefix(".") { return name.hasSuffix(value) }
     return value == name && !includesSubdomains
+  }
+
+  /// Why a leaf link refuses every leaf valid only for `host`, or nil: a `.domain` link on the
+  /// domain's own name asks for a name below it, which such a leaf does not have. A key format
+  /// would accept that leaf (the host-name check passes it), so this is never carried.
+  static func unsatisfiableOnHost(_ link: CNChainLink, host: String) -> String? {
+    guard link.type == .subjectAltName, link.value.hasPrefix("."), "." + host.lowercased() == link.value.lowercased() else {
+      return nil
+    }
+    return
+      "the leaf rule \(link) asks for a name below \(link.value.dropFirst()), so it refuses every leaf valid only for \(host) itself; an export would accept such a leaf"
   }
 
   /// The catalogue's current and backup certificates whose names satisfy `link`, one per key
@@ -287,6 +329,24 @@ enum PinFormat: String, CaseIterable {
   }
 
   var carriesExpiry: Bool { self == .networkSecurityConfig || self == .trustKit }
+
+  /// Why the format's reader refuses `host` as a pinned domain, or nil. TrustKit raises at start
+  /// for a domain outside the public suffix list's registries and for includeSubdomains on a
+  /// public suffix (`parse_configuration.m`, `GetRegistryLength`).
+  func refusal(ofHost host: String, includesSubdomains: Bool) -> String? {
+    guard self == .trustKit else { return nil }
+    let name = host.lowercased()
+    guard let suffix = PublicSuffixList.listedSuffix(of: name), !name.contains(":"),
+      name.split(separator: ".").contains(where: { $0.contains { !$0.isNumber } })
+    else {
+      return
+        "TrustKit refuses \(host): its domain registry knows no public suffix for it (an IP address, a single label, or a top-level domain outside the public suffix list such as .test), and it raises at start"
+    }
+    if includesSubdomains && suffix == name {
+      return "TrustKit refuses includeSubdomains for \(host), a public suffix, and raises at start"
+    }
+    return nil
+  }
   var carriesReportOnly: Bool { self == .trustKit }
   var carriesReportURI: Bool { self == .trustKit }
   var carriesLeafScope: Bool { self == .nsPinnedDomains }

@@ -6,8 +6,8 @@ import Foundation
 /// dictionary as a property list. Each file says where it came from, which key rotates soonest,
 /// and whose each key is, in the format's comments.
 enum PinExportWriter {
-  static func text(_ export: PinExport, source: String, now: Date = Date()) -> String {
-    let header = headerLines(export, source: source, now: now)
+  static func text(_ export: PinExport, source: String, inputs: ExportInputs? = nil, now: Date = Date()) -> String {
+    let header = headerLines(export, source: source, inputs: inputs, now: now)
     switch export.format {
     case .nsPinnedDomains: return nsPinnedDomains(export, header: header)
     case .networkSecurityConfig: return networkSecurityConfig(export, header: header)
@@ -20,11 +20,19 @@ enum PinExportWriter {
   static let appTransportSecurityWarning =
     "App Transport Security enforces NSPinnedDomains for the whole app: every URLSession, WKWebView and SDK that connects to these hosts, not only the code that uses CNPinning."
 
-  static func headerLines(_ export: PinExport, source: String, now: Date) -> [String] {
+  static func headerLines(_ export: PinExport, source: String, inputs: ExportInputs?, now: Date) -> [String] {
     var lines = [
       "Generated from \(source) by cnpin convert (to \(export.format.rawValue)) on \(PinExport.day(now)).",
-      "Each CN chain is resolved to the keys (SPKI SHA-256) of the CA certificates its links name, with every current and backup member of a rotating CA family the CA catalogue knows. One pinned key anywhere in the verified chain satisfies these pins: looser than the CN chains, which ask for every link.",
+      "Each CN chain is resolved to the keys (SPKI SHA-256) of the CA certificates its links name, with every current and backup member of a rotating CA family the CA catalogue knows; a host that also pins keys exports those keys alone. One pinned key anywhere in the verified chain satisfies these pins: looser than the CN chains, which ask for every link.",
     ]
+    if let line = inputs?.headerLine { lines.append(line) }
+    if export.format == .okHttp {
+      lines.append(
+        export.hosts.contains(where: \.includesSubdomains)
+          ? "Needs OkHttp 4.3 or later: a **. pattern (a domain and every name below it) came in 4.3; OkHttp 3 takes it and pins no host with it (3.13.1 checked)."
+          : "Reads with OkHttp 3.x and later (CertificatePinner.Builder().add(pattern, pins))."
+      )
+    }
     let (soonest, undated) = export.soonestRotation
     if let soonest, let date = soonest.validUntil {
       lines.append("Rotates soonest: \(soonest.origin), key \(soonest.spkiSHA256), valid until \(PinExport.day(date)).")
@@ -60,21 +68,22 @@ enum PinExportWriter {
     """
 
   private static func nsPinnedDomains(_ export: PinExport, header: [String]) -> String {
+    typealias Names = NSPinnedDomainsNames
     var lines = [plistHead] + header.map { comment($0) }
-    lines += ["<plist version=\"1.0\">", "<dict>", "  <key>NSAppTransportSecurity</key>", "  <dict>"]
-    lines += ["    <key>NSPinnedDomains</key>", "    <dict>"]
+    lines += ["<plist version=\"1.0\">", "<dict>", "  <key>\(Names.appTransportSecurity)</key>", "  <dict>"]
+    lines += ["    <key>\(Names.pinnedDomains)</key>", "    <dict>"]
     for host in export.hosts {
       lines += ["      <key>\(xml(host.host))</key>", "      <dict>"]
-      lines.append("        <key>NSIncludesSubdomains</key>")
+      lines.append("        <key>\(Names.includesSubdomains)</key>")
       lines.append(host.includesSubdomains ? "        <true/>" : "        <false/>")
       for (member, keys) in [
-        ("NSPinnedCAIdentities", host.keys.filter { !$0.isLeaf }), ("NSPinnedLeafIdentities", host.keys.filter(\.isLeaf)),
+        (Names.caIdentities, host.keys.filter { !$0.isLeaf }), (Names.leafIdentities, host.keys.filter(\.isLeaf)),
       ]
       where !keys.isEmpty {
         lines += ["        <key>\(member)</key>", "        <array>"]
         for key in keys {
           lines.append(comment(about(key), indent: "          "))
-          lines.append("          <dict><key>SPKI-SHA256-BASE64</key><string>\(xml(key.spkiSHA256))</string></dict>")
+          lines.append("          <dict><key>\(Names.spki)</key><string>\(xml(key.spkiSHA256))</string></dict>")
         }
         lines.append("        </array>")
       }
@@ -84,30 +93,43 @@ enum PinExportWriter {
     return lines.joined(separator: "\n") + "\n"
   }
 
+  /// TrustKit's keys are the values of its `kTSK…` constants (`TrustKit/TSKTrustKitConfig.m`),
+  /// recorded in `TrustKitNames`.
   private static func trustKit(_ export: PinExport, header: [String]) -> String {
+    typealias Names = TrustKitNames
     var lines = [plistHead] + header.map { comment($0) }
     lines.append(
       comment(
-        "TrustKit's configuration dictionary: pass it to initSharedInstanceWithConfiguration:, or put it under TSKConfiguration in the Info.plist."
+        "TrustKit's configuration dictionary: pass it to initSharedInstanceWithConfiguration:, or put it under \(Names.infoPlistKey) in the Info.plist."
       ))
-    lines += ["<plist version=\"1.0\">", "<dict>", "  <key>kTSKSwizzleNetworkDelegates</key>", "  <false/>"]
-    lines += ["  <key>kTSKPinnedDomains</key>", "  <dict>"]
+    lines += ["<plist version=\"1.0\">", "<dict>", "  <key>\(Names.swizzleNetworkDelegates)</key>", "  <false/>"]
+    lines.append(
+      comment(
+        "On macOS TrustKit skips pinning for a chain that ends at an anchor the user installed unless this is false (its default is true); CNPinning never skips pins.",
+        indent: "  "))
+    lines += ["  <key>\(Names.ignorePinningForUserDefinedTrustAnchors)</key>", "  <false/>"]
+    lines += ["  <key>\(Names.pinnedDomains)</key>", "  <dict>"]
     for host in export.hosts {
-      lines += ["    <key>\(xml(host.host))</key>", "    <dict>"]
-      lines += ["      <key>kTSKEnforcePinning</key>", host.enforce ? "      <true/>" : "      <false/>"]
-      lines += ["      <key>kTSKIncludeSubdomains</key>", host.includesSubdomains ? "      <true/>" : "      <false/>"]
-      lines += ["      <key>kTSKPublicKeyHashes</key>", "      <array>"]
+      lines += ["    <key>\(xml(host.host.lowercased()))</key>", "    <dict>"]
+      lines += ["      <key>\(Names.enforcePinning)</key>", host.enforce ? "      <true/>" : "      <false/>"]
+      lines += ["      <key>\(Names.includeSubdomains)</key>", host.includesSubdomains ? "      <true/>" : "      <false/>"]
+      lines += ["      <key>\(Names.publicKeyHashes)</key>", "      <array>"]
       for key in host.keys {
         lines.append(comment(about(key), indent: "        "))
         lines.append("        <string>\(xml(key.spkiSHA256))</string>")
       }
       lines.append("      </array>")
       if let date = host.expirationDate {
-        lines += ["      <key>kTSKExpirationDate</key>", "      <string>\(PinExport.day(date))</string>"]
+        lines += ["      <key>\(Names.expirationDate)</key>", "      <string>\(PinExport.day(date))</string>"]
       }
+      lines.append(
+        comment(
+          "Without this TrustKit also sends every failure report to its own default collector; CNPinning reports only where the configuration says.",
+          indent: "      "))
+      lines += ["      <key>\(Names.disableDefaultReportUri)</key>", "      <true/>"]
       if let uri = host.reportURI {
         lines += [
-          "      <key>kTSKReportUris</key>", "      <array>", "        <string>\(xml(uri.absoluteString))</string>",
+          "      <key>\(Names.reportUris)</key>", "      <array>", "        <string>\(xml(uri.absoluteString))</string>",
           "      </array>",
         ]
       }
@@ -118,20 +140,23 @@ enum PinExportWriter {
   }
 
   private static func networkSecurityConfig(_ export: PinExport, header: [String]) -> String {
+    typealias Names = NetworkSecurityConfigNames
     var lines = ["<?xml version=\"1.0\" encoding=\"utf-8\"?>"] + header.map { comment($0) }
-    lines.append("<network-security-config>")
+    lines.append("<\(Names.root)>")
     for host in export.hosts {
-      lines.append("  <domain-config>")
-      lines.append("    <domain includeSubdomains=\"\(host.includesSubdomains)\">\(xml(host.host))</domain>")
-      let expiration = host.expirationDate.map { " expiration=\"\(PinExport.day($0))\"" } ?? ""
-      lines.append("    <pin-set\(expiration)>")
+      lines.append("  <\(Names.domainConfig)>")
+      lines.append(
+        "    <\(Names.domain) \(Names.includeSubdomains)=\"\(host.includesSubdomains)\">\(xml(host.host.lowercased()))</\(Names.domain)>"
+      )
+      let expiration = host.expirationDate.map { " \(Names.expiration)=\"\(PinExport.day($0))\"" } ?? ""
+      lines.append("    <\(Names.pinSet)\(expiration)>")
       for key in host.keys {
         lines.append(comment(about(key), indent: "      "))
-        lines.append("      <pin digest=\"SHA-256\">\(xml(key.spkiSHA256))</pin>")
+        lines.append("      <\(Names.pin) \(Names.digest)=\"\(Names.sha256)\">\(xml(key.spkiSHA256))</\(Names.pin)>")
       }
-      lines += ["    </pin-set>", "  </domain-config>"]
+      lines += ["    </\(Names.pinSet)>", "  </\(Names.domainConfig)>"]
     }
-    lines.append("</network-security-config>")
+    lines.append("</\(Names.root)>")
     return lines.joined(separator: "\n") + "\n"
   }
 
@@ -161,7 +186,8 @@ enum PinExportWriter {
     ]
     for host in export.hosts {
       // `**.` covers the domain and every name below it.
-      let pattern = host.includesSubdomains ? "**.\(host.host)" : host.host
+      let name = host.host.lowercased()
+      let pattern = host.includesSubdomains ? "**.\(name)" : name
       for key in host.keys {
         lines.append("    .add(\(kotlin(pattern)), \(kotlin("sha256/" + key.spkiSHA256))) // \(about(key))")
       }

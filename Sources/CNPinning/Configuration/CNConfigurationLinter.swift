@@ -183,8 +183,27 @@ public enum CNConfigurationLinter: Sendable {
         let isLeaf = linkIndex == chain.links.count - 1 && chain.links.count > 1
         findings += lint(link, path: linkPath, isLeaf: isLeaf, anchors: anchors)
       }
+      if chain.links.count > 1, let leaf = chain.links.last, let finding = domainLinkOnItsOwnName(leaf, entry) {
+        findings.append(
+          CNLintFinding(severity: finding.severity, path: "\(chainPath)[\(chain.links.count - 1)]", message: finding.message))
+      }
     }
     return findings
+  }
+
+  /// A `subjectAltName` `.domain` leaf link on the domain's own name: it asks for a name below
+  /// the domain, so a leaf valid only for the host never satisfies it (an error when only the
+  /// host is pinned; with subdomains, the host itself is the one locked out).
+  private static func domainLinkOnItsOwnName(_ link: CNChainLink, _ entry: CNPinningDocument.Entry)
+    -> (severity: CNLintFinding.Severity, message: String)?
+  {
+    guard link.type == .subjectAltName, link.value.hasPrefix("."),
+      case .success(let host) = HostName.parse(entry.host), "." + host.normalized == link.value.lowercased()
+    else { return nil }
+    let message =
+      "subjectAltName \(VisibleText.quoted(link.value)) asks for a name below \(host.normalized), so a leaf valid only for \(host.normalized) itself never satisfies it; pin \(VisibleText.quoted(host.normalized)) for the host"
+    return entry.configuration.includesSubdomains
+      ? (.warning, message + " (its subdomains match)") : (.error, message)
   }
 
   /// Whether `chain` reads leaf → root: its first link names the host and its last does not.

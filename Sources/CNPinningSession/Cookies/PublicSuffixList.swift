@@ -1,7 +1,7 @@
 /// The Public Suffix List (`PublicSuffixData.swift`, generated from Debian's copy): the domains
 /// under which anyone may register a name (`com`, `co.uk`, `github.io`, …), so that no cookie may
 /// name one as its `Domain` and reach every site under it. Read once, on first use.
-enum PublicSuffixList {
+package enum PublicSuffixList {
   private struct Rules {
     var names: Set<String> = []
     /// `*.name` rules, by `name`.
@@ -30,6 +30,19 @@ enum PublicSuffixList {
   static func publicSuffix(of host: String) -> String? {
     let labels = host.split(separator: ".", omittingEmptySubsequences: false)
     guard !labels.isEmpty, !labels.contains(where: \.isEmpty) else { return nil }
+    return listedSuffix(of: labels) ?? String(labels[labels.count - 1])
+  }
+
+  /// The public suffix a rule of the list gives `host`, without the implicit `*` rule: nil for
+  /// a name under a top-level domain the list does not know (`api.test`), a single label or a
+  /// name with an empty label. What TrustKit's domain registry calls a known registry.
+  package static func listedSuffix(of host: String) -> String? {
+    let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+    guard labels.count > 1, !labels.contains(where: \.isEmpty) else { return nil }
+    return listedSuffix(of: labels)
+  }
+
+  private static func listedSuffix(of labels: [Substring]) -> String? {
     for start in labels.indices {
       let candidate = labels[start...].joined(separator: ".")
       if rules.exceptions.contains(candidate) { return labels[(start + 1)...].joined(separator: ".") }
@@ -38,7 +51,7 @@ enum PublicSuffixList {
         return candidate
       }
     }
-    return String(labels[labels.count - 1])
+    return nil
   }
 
   /// Whether `domain` is itself a public suffix.
