@@ -89,14 +89,51 @@ import Testing
     let store = Self.store()
     defer { try? FileManager.default.removeItem(at: store.fileURL) }
     #expect(mkfifo(store.fileURL.path, 0o600) == 0)
-    let manager = try Self.manager()
-    let restore = #expect(throws: CNPolicyError.self) { try manager.restoreEnterprisePolicy(from: store) }
+    let restoring = try Self.manager()
+    let restore = #expect(throws: CNPolicyError.self) { try restoring.restoreEnterprisePolicy(from: store) }
     #expect(restore?.description.contains("not a regular file") == true, "\(String(describing: restore))")
+    // A manager with a policy (applied before it first used the store) does not replace it.
+    let manager = try Self.manager()
     try manager.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(Self.rescue)))
     let save = #expect(throws: CNPolicyError.self) { try manager.saveEnterprisePolicy(to: store) }
     #expect(save?.description.contains("not replaced") == true, "\(String(describing: save))")
     var status = stat()
     #expect(stat(store.fileURL.path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+  }
+
+  /// The Apple review's N8: a store that cannot be read at launch (before the first unlock) left
+  /// the mark unset, and a rescue fetch could then apply the policy signed out of. Now no policy
+  /// applies until a restore reads the store.
+  @Test func noPolicyAppliesWhileTheMarkIsUnknown() throws {
+    let store = Self.store()
+    defer { try? FileManager.default.removeItem(at: store.fileURL) }
+    let token = try Self.keys.sign(policyPayload(Self.rescue))
+    let before = try Self.manager()
+    try before.applyEnterprisePolicy(with: token)
+    try before.saveEnterprisePolicy(to: store)
+    before.signOut()
+    let kept = try Data(contentsOf: store.fileURL)
+
+    // The next launch, with the file unreadable for now (a FIFO in its place).
+    try FileManager.default.removeItem(at: store.fileURL)
+    #expect(mkfifo(store.fileURL.path, 0o600) == 0)
+    let after = try Self.manager()
+    #expect(throws: CNPolicyError.self) { try after.restoreEnterprisePolicy(from: store) }
+    let refused = #expect(throws: CNPolicyError.self) { try after.applyEnterprisePolicy(with: token) }
+    #expect(refused?.code == .policyStoreUnusable && refused?.description.contains("mark is unknown") == true)
+    #expect(after.enterprisePolicy == nil)
+
+    // Readable again: the restore reads the sign-out, and the policy stays refused for it.
+    try FileManager.default.removeItem(at: store.fileURL)
+    try kept.write(to: store.fileURL)
+    try after.restoreEnterprisePolicy(from: store)
+    #expect(
+      throws: CNPolicyError.issuedBeforeSignOut(
+        signedOut: after.policyHighWaterMark!.issuedAt, offered: after.policyHighWaterMark!.issuedAt)
+    ) {
+      try after.applyEnterprisePolicy(with: token)
+    }
+    try after.applyEnterprisePolicy(with: try Self.keys.sign(policyPayload(issuedAt: Date(), Self.rescue)))
   }
 
   /// A store from before sign-outs were kept reads as no sign-out.

@@ -102,6 +102,7 @@ extension CNPinningManager {
 extension CNPinningManager.EnterpriseState {
   /// Applies `policy` (signed as `token`) unless the mark refuses it, and raises the mark.
   mutating func accept(_ policy: CNEnterprisePolicy, token: Data) throws(CNPolicyError) {
+    if let markUnknown { throw markUnknown }
     if let refusal = highWaterMark?.refusal(of: policy) { throw refusal }
     self.policy = policy
     self.token = Data(String(decoding: token, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).utf8)

@@ -28,23 +28,15 @@ public struct CNPolicyStore: Sendable, Equatable {
     var highWaterMark: CNPolicyHighWaterMark?
   }
 
-  /// The file's contents; nil when there is no file. Throws `policyStoreUnusable` for a file that
-  /// cannot be read (a FIFO, a device or a socket is refused at once), is larger than
-  /// `maximumSize`, or is not a store of this format.
-  func read() throws(CNPolicyError) -> Contents? {
-    switch readContents() {
-    case .success(let contents): return contents
-    case .failure(.unreadable(let reason)), .failure(.malformed(let reason)):
-      throw .policyStoreUnusable(path: fileURL.path, reason: reason)
-    }
-  }
-
   /// Why a store file is not read: it cannot be read now, or it holds no store.
   enum Problem: Error {
     case unreadable(String)
     case malformed(String)
   }
 
+  /// The file's contents; nil when there is no file. A file that cannot be read (a FIFO, a
+  /// device or a socket is refused at once) is `unreadable`; one larger than `maximumSize` or not
+  /// a store of this format is `malformed`.
   func readContents() -> Result<Contents?, Problem> {
     guard FileManager.default.fileExists(atPath: fileURL.path) else { return .success(nil) }
     let data: Data
@@ -88,10 +80,27 @@ extension CNPinningManager {
   /// is raised, and the policy, verified again, applied while its window lasts (one that expired
   /// is dropped from the file, the mark kept). No file: nothing happens. Throws
   /// `policyStoreUnusable` for a file that is not a store (the pins stay the app's own), and the
-  /// policy's own refusal (`invalidSignature` for a policy the key does not verify, say).
+  /// policy's own refusal (`invalidSignature` for a policy the key does not verify, say). A file
+  /// that exists but cannot be read now (under data protection before the device's first unlock,
+  /// say) leaves the mark unknown: until a later restore reads it, no policy is applied, so that
+  /// one signed out of is not applied again meanwhile.
   public func restoreEnterprisePolicy(from store: CNPolicyStore, at date: Date = Date()) throws {
     enterprise?.state.withLock { $0.store = store }
-    guard let contents = try store.read() else { return }
+    let contents: CNPolicyStore.Contents?
+    switch store.readContents() {
+    case .success(let read):
+      contents = read
+      enterprise?.state.withLock { $0.markUnknown = nil }
+    case .failure(.malformed(let reason)):
+      throw CNPolicyError.policyStoreUnusable(path: store.fileURL.path, reason: reason)
+    case .failure(.unreadable(let reason)):
+      let error = CNPolicyError.policyStoreUnusable(
+        path: store.fileURL.path,
+        reason: "\(reason); its anti-rollback mark is unknown, so no policy is applied until it can be read")
+      enterprise?.state.withLock { $0.markUnknown = error }
+      throw error
+    }
+    guard let contents else { return }
     if let mark = contents.highWaterMark { raisePolicyHighWaterMark(to: mark) }
     guard let token = contents.policy else { return }
     do {

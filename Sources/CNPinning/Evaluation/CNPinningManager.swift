@@ -48,6 +48,9 @@ public final class CNPinningManager: Sendable {
     var changes: UInt64 = 0
     /// The store last restored from or saved to: where `signOut` keeps its mark.
     var store: CNPolicyStore?
+    /// Why the mark is unknown (the store existed but could not be read at restore): every
+    /// policy is refused with it until a restore reads the store.
+    var markUnknown: CNPolicyError?
   }
 
   /// Creates a manager from configurations keyed by host name, accepting enterprise policies
