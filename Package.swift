@@ -99,6 +99,9 @@ let package = Package(
       name: "cnpinTests", dependencies: ["cnpin", "cnpin-demo", "CNPinning", "CNPinningTestKit"],
       swiftSettings: linuxBackend),
     .testTarget(
+      name: "CNPinningCurlTests", dependencies: [.target(name: "CNPinningCurl", condition: linuxOnly)],
+      swiftSettings: linuxBackend),
+    .testTarget(
       name: "CNPinningSessionTests",
       dependencies: [
         "CNPinning", "CNPinningSession", .target(name: "CNPinningCurl", condition: linuxOnly),

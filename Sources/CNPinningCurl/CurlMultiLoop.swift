@@ -46,10 +46,15 @@ import Glibc
 /// queues a command while nobody drives, or by a borrower that hands over. It parks only
 /// when nothing runs, under the same lock, so nothing can be left without a driver.
 /// There is no other timeout: a wake-up missed would show as a hang, not as a slow request.
+///
+/// The decisions (who drives, whom to signal, when to wait, park or hand over) are
+/// `CurlLoopControl`'s, a value kept under the lock and tested without threads; this type runs
+/// the actions it returns, outside the lock.
 // Unchecked Sendable: the multi handle, easy handles and transfers are touched only by the driver, one thread at a time, handed over under the loop's lock (above).
 package final class CurlMultiLoop: @unchecked Sendable {
   private static let counter = Locked(0)
-  private enum Command {
+  /// Work for the driver, queued from any thread.
+  enum Command {
     case start(CurlJob)
     case cancel(CurlJob)
     /// A streamed body can go on: unpause the job.
@@ -58,20 +63,6 @@ package final class CurlMultiLoop: @unchecked Sendable {
     case run(UnownedJob)
   }
 
-  /// Who may touch libcurl now.
-  private enum Driver {
-    case networkThread
-    /// A requesting task, on the thread it runs on (`borrow`).
-    case borrower
-    /// Nobody: the network thread is parked, nothing runs and nothing is queued.
-    case nobody
-  }
-
-  /// Idle easy handles kept for reuse: enough for a full fan-out on one HTTP/2 connection (128
-  /// streams, nginx's default limit), so that repeated bursts reuse their handles instead of
-  /// freeing and making most of them again each time. An idle handle that has been used holds
-  /// about 19 KB (libcurl 7.88), so 2.5 MB at most, and only after that many ran at once.
-  private static let maximumIdleHandles = 128
   /// Open connections kept for reuse. libcurl's default (four per easy handle in the multi at
   /// the moment) shrinks whenever few requests are in flight and closes connections that the
   /// next burst then has to open again.
@@ -93,32 +84,8 @@ package final class CurlMultiLoop: @unchecked Sendable {
   private let parkDescriptor: Int32
   /// `CURLOPT_RESOLVE` entries, the same for every request of the session.
   private let resolveList: UnsafeMutablePointer<curl_slist>?
-  private struct Control {
-    var queue: [Command] = []
-    var shuttingDown = false
-    /// A new session is idle: its network thread starts parked.
-    var driver = Driver.nobody
-    /// Set while the driver is (about to be) blocked waiting and nobody has signalled it yet:
-    /// the first producer to find it set signals the wake-up descriptor (a system call) and
-    /// clears it.
-    var driverIsWaiting = false
-    /// Set while the network thread resumes the tasks whose jobs ended, after deciding to wait
-    /// or park and before it does: a producer then neither signals it nor leaves it to park,
-    /// but queues and sets `reclaimed`, and the thread looks at the queue before it waits. A
-    /// task that prefers the loop as its executor is queued there as it is resumed, and would
-    /// otherwise signal its own thread once per request.
-    var resuming = false
-    /// Work was queued while the network thread resumed tasks (`resuming`): it drives on.
-    var reclaimed = false
-    /// Whether the latest request took less than the budget (from hand-over to report): only
-    /// then may the next one borrow. A new session's first request (a handshake, often) does not.
-    var lastRequestWasQuick = false
-    /// How many transfers were borrowed (for tests).
-    var borrowed = 0
-    /// How many times a producer signalled the driver or the parked network thread (for tests).
-    var signals = 0
-  }
-  private let control = Locked(Control())
+  /// Who drives, what is queued, and whom to signal: the loop's decisions, under its lock.
+  private let control = Locked(CurlLoopControl<Command>())
   private let finished = DispatchSemaphore(value: 0)
   /// The network thread's name.
   package let name: String
@@ -132,7 +99,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
   // Touched only by the driver:
   /// Running transfers, by the easy handle lent to each.
   private var active: [UnsafeMutableRawPointer: CurlEasy] = [:]
-  private var idle: [CurlEasy] = []
+  private var handles = CurlHandlePool()
   /// Tasks whose jobs ended, to be resumed once the driver has decided to wait or park
   /// (`takeEndedTransfers`).
   private var endedTransfers: [CurlDelivery.Resumption] = []
@@ -191,7 +158,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
       cancel(job)
     }
     let quick = job.networkTime < borrowBudget
-    control.withLock { $0.lastRequestWasQuick = quick }
+    control.withLock { $0.requestEnded(quick: quick) }
   }
 
   /// Unpauses `job`, whose streamed body (either way) can go on.
@@ -205,25 +172,15 @@ package final class CurlMultiLoop: @unchecked Sendable {
 
   /// Ends every job (`sessionStopped`) and stops the thread.
   package func shutdown() {
-    let wakeUp = control.withLock { state -> WakeUp? in
-      guard !state.shuttingDown else { return nil }
-      state.shuttingDown = true
-      return Self.wakeUp(afterQueueing: &state)
-    }
-    guard let wakeUp else { return }
+    guard let wakeUp = control.withLock({ $0.shutdown() }) else { return }
     send(wakeUp)
     // On the network thread (a task run by the loop as its executor, or the last reference to
     // the session dropped there), the loop ends once that job returns.
     if !isOnNetworkThread { finished.wait() }
   }
 
-  private func enqueue(_ command: Command) {
-    let wakeUp = control.withLock { state -> WakeUp? in
-      guard !state.shuttingDown else { return nil }
-      state.queue.append(command)
-      return Self.wakeUp(afterQueueing: &state)
-    }
-    if let wakeUp {
+  func enqueue(_ command: Command) {
+    if let wakeUp = control.withLock({ $0.enqueue(command) }) {
       send(wakeUp)
     } else {
       switch command {
@@ -234,36 +191,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
     }
   }
 
-  /// Whom to wake so that queued work is seen.
-  private enum WakeUp {
-    /// Nobody: the driver is running and looks at the queue before it next waits.
-    case none
-    /// The driver, waiting in its event set.
-    case driver
-    /// The parked network thread, which becomes the driver.
-    case networkThread
-  }
-
-  /// After work was queued (called under the lock): whom to wake for it.
-  private static func wakeUp(afterQueueing state: inout Control) -> WakeUp {
-    switch state.driver {
-    case .nobody:
-      state.driver = .networkThread
-      guard !state.resuming else {
-        state.reclaimed = true
-        return .none
-      }
-      state.signals += 1
-      return .networkThread
-    case .networkThread, .borrower:
-      guard state.driverIsWaiting else { return .none }
-      state.driverIsWaiting = false
-      state.signals += 1
-      return .driver
-    }
-  }
-
-  private func send(_ wakeUp: WakeUp) {
+  private func send(_ wakeUp: CurlLoopControl<Command>.WakeUp) {
     switch wakeUp {
     case .none: break
     case .driver: cnp_eventfd_signal(wakeDescriptor)
@@ -275,52 +203,21 @@ package final class CurlMultiLoop: @unchecked Sendable {
     // Parked until the first command makes this thread the driver.
     cnp_eventfd_await(parkDescriptor)
     while true {
-      let (queue, shuttingDown) = control.withLock { state in
-        defer { state.queue = [] }
-        return (state.queue, state.shuttingDown)
-      }
+      let (queue, shuttingDown) = control.withLock { $0.takeQueue() }
       for command in queue { handle(command) }
       if shuttingDown { break }
       driver.runDueTimer()
       collectFinishedTransfers()
       let ended = takeEndedTransfers()
-      enum Next { case again, wait, park }
-      // Wait only when no command is queued and libcurl's timer is not due; a command queued
-      // from now on signals the wait (the flag and the queue change under one lock). Park when
-      // nothing runs: the next request may then drive itself. Tasks to resume are resumed after
-      // the decision (a task that sends its next request at once finds an idle session idle) and
-      // before the wait, which a command queued meanwhile cancels (`resuming`).
-      var next = control.withLock { state -> Next in
-        guard state.queue.isEmpty, !state.shuttingDown else { return .again }
-        let next: Next
-        if active.isEmpty, !driver.hasTimer {
-          state.driver = .nobody
-          next = .park
-        } else {
-          next = .wait
-        }
-        if ended.isEmpty {
-          state.driverIsWaiting = next == .wait
-        } else {
-          state.resuming = true
-        }
-        return next
+      // Tasks to resume are resumed after the decision (a task that sends its next request at
+      // once finds an idle session idle) and before the wait, which work queued meanwhile
+      // cancels (`CurlLoopControl.resuming`).
+      var next = control.withLock {
+        $0.afterTurn(transfersRun: !active.isEmpty, timerSet: driver.hasTimer, tasksToResume: !ended.isEmpty)
       }
       if !ended.isEmpty {
         for resumption in ended { resumption.resume() }
-        if next != .again {
-          next = control.withLock { state -> Next in
-            state.resuming = false
-            if state.reclaimed {
-              state.reclaimed = false
-              return .again
-            }
-            guard next == .wait else { return next }
-            guard state.queue.isEmpty, !state.shuttingDown else { return .again }
-            state.driverIsWaiting = true
-            return .wait
-          }
-        }
+        if next != .again { next = control.withLock { $0.resumed(after: next) } }
       }
       switch next {
       case .again:
@@ -330,17 +227,13 @@ package final class CurlMultiLoop: @unchecked Sendable {
         cnp_eventfd_await(parkDescriptor)
       case .wait:
         driver.waitAndAct(wakeDescriptor: wakeDescriptor)
-        control.withLock { $0.driverIsWaiting = false }
+        control.withLock { $0.woke() }
       }
     }
     for easy in active.values {
       if let job = easy.job { finish(job, easy, .sessionStopped) }
     }
-    let left = control.withLock { state in
-      defer { state.queue = [] }
-      return state.queue
-    }
-    for command in left {
+    for command in control.withLock({ $0.takeQueue().commands }) {
       switch command {
       case .start(let job): end(job, .sessionStopped)
       case .run(let job): runElsewhere(job)
@@ -350,7 +243,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
     for resumption in takeEndedTransfers() { resumption.resume() }
     // Easy handles leave the share before it goes; connections (and their TLS state) close
     // with the multi handle; the TLS sessions with the share.
-    idle = []
+    handles.removeAll()
     driver.close()
     curl_share_cleanup(share)
     cnp_socket_registry_free(sockets)
@@ -363,39 +256,22 @@ package final class CurlMultiLoop: @unchecked Sendable {
   /// Otherwise returns once the transfer has reported or the role is handed on.
   private func borrow(for transfer: CurlJob) -> Bool {
     let deadline = DispatchTime.now().uptimeNanoseconds &+ borrowBudget
-    let borrowed = control.withLock { state -> Bool in
-      guard case .nobody = state.driver, state.queue.isEmpty, !state.shuttingDown, state.lastRequestWasQuick
-      else { return false }
-      state.driver = .borrower
-      state.borrowed += 1
-      return true
-    }
-    guard borrowed else { return false }
+    guard control.withLock({ $0.beginBorrowing() }) else { return false }
     handle(.start(transfer))
     while true {
       driver.runDueTimer()
       collectFinishedTransfers()
       // Normally none: the borrower's own report needs no resumption, and it runs no other.
       let ended = takeEndedTransfers()
-      enum Next { case wait, release, handOver }
-      let next = control.withLock { state -> Next in
-        let done = transfer.delivery.hasDelivered || DispatchTime.now().uptimeNanoseconds >= deadline
-        guard done || !state.queue.isEmpty || state.shuttingDown else {
-          state.driverIsWaiting = true
-          return .wait
-        }
-        if active.isEmpty, state.queue.isEmpty, !state.shuttingDown, !driver.hasTimer {
-          state.driver = .nobody
-          return .release
-        }
-        state.driver = .networkThread
-        return .handOver
+      let done = transfer.delivery.hasDelivered || DispatchTime.now().uptimeNanoseconds >= deadline
+      let next = control.withLock {
+        $0.afterBorrowedTurn(done: done, transfersRun: !active.isEmpty, timerSet: driver.hasTimer)
       }
       for resumption in ended { resumption.resume() }
       switch next {
       case .wait:
         driver.waitAndAct(wakeDescriptor: wakeDescriptor, until: deadline)
-        control.withLock { $0.driverIsWaiting = false }
+        control.withLock { $0.woke() }
       case .release:
         return true
       case .handOver:
@@ -433,7 +309,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
   private func start(_ job: CurlJob) {
     let easy: CurlEasy
     do throws(CurlSetupError) {
-      if let reused = idle.popLast() { easy = reused } else { easy = try CurlEasy(share: share, sockets: sockets) }
+      easy = try handles.take(share: share, sockets: sockets)
     } catch {
       end(job, .notStarted(reason: error.reason))
       return
@@ -441,13 +317,13 @@ package final class CurlMultiLoop: @unchecked Sendable {
     do throws(CurlSetupError) {
       try easy.bind(job, resolve: resolveList)
     } catch {
-      release(easy)
+      handles.release(easy)
       end(job, .notStarted(reason: error.reason))
       return
     }
     // Adding sets libcurl's timer to now: the job starts on the loop's next turn.
     guard curl_multi_add_handle(driver.multi, easy.handle) == CURLM_OK else {
-      release(easy)
+      handles.release(easy)
       end(job, .notStarted(reason: "curl_multi_add_handle failed"))
       return
     }
@@ -471,7 +347,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
     active[easy.handle] = nil
     easy.unbind()
     end(job, result)
-    keep(easy)
+    handles.keep(easy)
   }
 
   /// Ends `job`; the task waiting for it is resumed from `takeEndedTransfers`.
@@ -486,35 +362,6 @@ package final class CurlMultiLoop: @unchecked Sendable {
     guard !endedTransfers.isEmpty else { return [] }
     defer { endedTransfers.removeAll(keepingCapacity: true) }
     return endedTransfers
-  }
-
-  /// Takes a handle back from its job and keeps it for the next one.
-  private func release(_ easy: CurlEasy) {
-    easy.unbind()
-    keep(easy)
-  }
-
-  private func keep(_ easy: CurlEasy) {
-    if idle.count < Self.maximumIdleHandles { idle.append(easy) }
-  }
-}
-
-/// The loop as a task executor (SE-0417): a task that prefers it runs its jobs on the network
-/// thread, between the loop's turns, so a request it makes is resumed there when libcurl is
-/// done, without a hand-off to another thread. Its jobs delay every transfer of the session
-/// while they run, so they must not block. Once the session stops, its jobs run on Dispatch's
-/// shared threads.
-extension CurlMultiLoop: TaskExecutor {
-  package func enqueue(_ job: consuming ExecutorJob) {
-    enqueue(.run(UnownedJob(job)))
-  }
-
-  /// Runs `job` on one of Dispatch's shared threads, as the loop's (it has stopped): a job run as
-  /// another executor's would be sent back here by the task's preference.
-  private func runElsewhere(_ job: UnownedJob) {
-    DispatchQueue.global().async { [self] in
-      job.runSynchronously(on: asUnownedTaskExecutor())
-    }
   }
 }
 
