@@ -2,9 +2,7 @@ import CNPinning
 import CNPinningSession
 import Foundation
 
-// snippet.hide
 let session = try CNPinnedSession(manager: try CNPinningManager(contentsOf: URL(fileURLWithPath: "pins.json")))
-// snippet.show
 // A body produced as it is sent, a response read as it arrives; fields go out as written.
 let records = AsyncStream<Data> { continuation in
   for number in 1...3 { continuation.yield(Data("{\"record\":\(number)}\n".utf8)) }

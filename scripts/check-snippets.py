@@ -6,7 +6,8 @@ OpenAPI transport's package, CNPinningOpenAPI/) is a snippet that a build compil
 
 Each ```swift block must follow a line `<!-- snippet: Snippets/NAME.swift -->` and equal that
 file with its `// snippet.hide` … `// snippet.show` regions left out (set-up the reader does not
-need, such as a placeholder for a value the text talks about). `swift build` compiles every file
+need, such as a placeholder for a value the text talks about; never in the README, whose programs
+must compile pasted alone). `swift build` compiles every file
 in Snippets/ (SwiftPM builds a package's snippets), and `make apple-check` type-checks them as an
 Apple platform (CNPinningOpenAPI/Snippets: `make openapi-check`), so a stale block is a red build. A block that cannot be a snippet (a
 Package.swift fragment) follows `<!-- not a snippet: REASON -->`. In a doc comment the block and
@@ -69,6 +70,9 @@ for document in documents + sources:
             problems.append(f"{document}:{index + 1}: no snippet file {path}")
             continue
         used.add(path)
+        # The README's programs are pasted alone: nothing of them may be hidden.
+        if document == "README.md" and "// snippet.hide" in open(path).read():
+            problems.append(f"{document}:{index + 1}: {path} hides set-up, so the README's program does not compile pasted alone")
         if visible(path) != text:
             problems.append(f"{document}:{index + 1}: the block differs from {path} (what compiles)")
 

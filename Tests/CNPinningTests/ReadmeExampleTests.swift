@@ -5,8 +5,9 @@ import CNPinningTestKit
 import Foundation
 import Testing
 
-/// The README's first example, as written, against the chains Let's Encrypt serves in 2026, made
-/// with their real names and shapes by the test kit.
+/// The getting-started article's first example (the README's until issue 67), as written,
+/// against the chains Let's Encrypt serves in 2026, made with their real names and shapes by the
+/// test kit.
 @Suite("README example")
 struct ReadmeExampleTests {
   /// The README's configuration (`Snippets/JudgeAChain.swift`); `theConfigurationIsTheReadmes`
