@@ -55,6 +55,28 @@ for module in CNPinning CNPinningSession; do
   done
 done
 
+# Every doc comment's links, internal and package ones included: the same catalogs over graphs
+# of every symbol down to internal access (and the libcurl wrapper's, which has no catalog),
+# checked and thrown away (DocC reads only the graphs' doc comments), so that a renamed symbol a
+# doc comment names as ``Link`` fails the build.
+for module in CNPinning CNPinningSession CNPinningCurl; do
+  internal=$graphs/internal/$module
+  rm -rf "$internal"
+  mkdir -p "$internal"
+  catalog=()
+  [ -d "Sources/$module/$module.docc" ] && catalog=("Sources/$module/$module.docc")
+  swift-symbolgraph-extract -module-name "$module" -I "$products/Modules" "${c_modules[@]}" \
+    -target "$(uname -m)-unknown-linux-gnu" -minimum-access-level internal -emit-extension-block-symbols \
+    -output-dir "$internal"
+  "$docc" convert "${catalog[@]}" --additional-symbol-graph-dir "$internal" \
+    --fallback-display-name "$module" --fallback-bundle-identifier "org.cnpinning.$module" \
+    --output-path "$graphs/internal/$module.doccarchive" --warnings-as-errors >"$out/$module-internal.log" 2>&1 || {
+    cat "$out/$module-internal.log" >&2
+    echo "docs: docc reported problems in $module's doc comments (internal symbols included)" >&2
+    exit 1
+  }
+done
+
 # The Apple path: the same catalogs over the graphs of the modules `make apple-check` builds
 # without the Linux define, so that an article linking a Linux-only symbol (or a type's module
 # that differs between the platforms) fails here rather than on the Swift Package Index's Mac.

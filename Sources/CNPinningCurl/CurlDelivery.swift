@@ -13,7 +13,7 @@ package final class CurlDelivery: Sendable {
     case delivered
     case taken
   }
-  /// `Locked` (a pthread mutex underneath), not `Synchronization.Mutex`: on Linux the Mutex waits
+  /// ``Locked`` (a pthread mutex underneath), not ``Synchronization/Mutex``: on Linux the Mutex waits
   /// in the kernel when contended, where ThreadSanitizer cannot see the ordering it gives, so
   /// `make tsan` reported this hand-off as a race (see docs/decisions/testing.md).
   private let state = Locked(State.pending)
@@ -36,7 +36,7 @@ package final class CurlDelivery: Sendable {
   }
 
   /// The task that already waits for the delivery: whoever delivered resumes it, when it chooses
-  /// to (`CurlMultiLoop` does once it has decided whether to park).
+  /// to (``CurlMultiLoop`` does once it has decided whether to park).
   package struct Resumption {
     let continuation: UnsafeContinuation<Void, Never>
     package func resume() { continuation.resume() }

@@ -9,7 +9,7 @@ import Foundation
 /// libcurl's per-request callbacks point at this object, which owns the handle they belong to,
 /// so they can never outlive it. The job currently using the handle is set by `bind` when it
 /// starts and cleared by `unbind` when it ends; a callback that arrives with no job fails closed
-/// (and stops a debug build). Touched only by the session's driver (see `CurlMultiLoop`).
+/// (and stops a debug build). Touched only by the session's driver (see ``CurlMultiLoop``).
 final class CurlEasy {
   let handle: UnsafeMutableRawPointer
   /// The job using the handle, between `bind` and `unbind`.
@@ -215,8 +215,8 @@ private struct Options {
   }
 
   /// Connecting (TLS included) uses the request timeout, and so does the wait for each next
-  /// byte once the request is sent (URLSession's idle timeout: `CurlTransfer.watchIdleTime`);
-  /// the whole exchange the resource timeout (each bounded: `BoundedInterval`).
+  /// byte once the request is sent (URLSession's idle timeout: ``CurlTransfer/watchIdleTime``);
+  /// the whole exchange the resource timeout (each bounded: ``BoundedInterval``).
   private func setTimeouts(_ request: CurlRequest) throws(CurlSetupError) {
     if let timeout = request.timeout {
       try set(CURLOPT_CONNECTTIMEOUT_MS, timeout.milliseconds)

@@ -20,7 +20,7 @@ import Glibc
 /// the socket, until the poll times out: the one-second stalls of HTTP/2 fan-out.
 /// `curl_multi_socket_action` runs every timer it takes off its list.
 ///
-/// Touched only by the session's driver (`CurlMultiLoop`: its network thread, or a requesting
+/// Touched only by the session's driver (``CurlMultiLoop``: its network thread, or a requesting
 /// thread that borrowed it), except `wakeDescriptor`, which any thread may signal.
 final class CurlEventDriver {
   let multi: UnsafeMutableRawPointer

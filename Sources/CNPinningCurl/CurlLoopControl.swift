@@ -1,5 +1,5 @@
 #if CNPINNING_LINUX_BACKEND
-/// The hand-off decisions of `CurlMultiLoop` as a value: who drives libcurl (the network thread,
+/// The hand-off decisions of ``CurlMultiLoop`` as a value: who drives libcurl (the network thread,
 /// a borrowing caller, nobody), what queued work is waiting, and, for each event, the action
 /// the loop then takes outside the lock (signal a descriptor, wait, park, hand over, resume).
 /// The loop keeps one behind its lock and does nothing else under it; tests drive it as a
@@ -115,7 +115,7 @@ package struct CurlLoopControl<Command> {
   }
 
   /// The network thread's decision after a turn, given whether transfers run, libcurl's timer
-  /// is set and tasks are to be resumed (then `resuming` is set until `resumed(after:)`).
+  /// is set and tasks are to be resumed (then `resuming` is set until ``resumed(after:)``).
   package mutating func afterTurn(transfersRun: Bool, timerSet: Bool, tasksToResume: Bool) -> Next {
     guard queue.isEmpty, !shuttingDown else { return .again }
     let next: Next

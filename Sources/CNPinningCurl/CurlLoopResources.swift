@@ -6,7 +6,7 @@ internal import CNPinningCurlShims
 import Glibc
 #endif
 
-/// The kernel and libcurl objects a `CurlMultiLoop` is made of, made together or not at all: a
+/// The kernel and libcurl objects a ``CurlMultiLoop`` is made of, made together or not at all: a
 /// failure part-way frees what was made before it. The loop frees them when it stops.
 struct CurlLoopResources {
   private static let globalInitialisation: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
@@ -16,8 +16,8 @@ struct CurlLoopResources {
   let share: UnsafeMutableRawPointer
   /// The sockets of the session's connections (`CurlMultiLoop.sockets`).
   let sockets: OpaquePointer
-  /// Eventfds: `wakeDescriptor` ends the driver's wait (it is in the epoll set);
-  /// `parkDescriptor` wakes the parked network thread.
+  /// Eventfds: ``wakeDescriptor`` ends the driver's wait (it is in the epoll set);
+  /// ``parkDescriptor`` wakes the parked network thread.
   let wakeDescriptor: Int32
   let parkDescriptor: Int32
 

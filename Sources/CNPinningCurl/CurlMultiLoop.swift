@@ -48,7 +48,7 @@ import Glibc
 /// There is no other timeout: a wake-up missed would show as a hang, not as a slow request.
 ///
 /// The decisions (who drives, whom to signal, when to wait, park or hand over) are
-/// `CurlLoopControl`'s, a value kept under the lock and tested without threads; this type runs
+/// ``CurlLoopControl``'s, a value kept under the lock and tested without threads; this type runs
 /// the actions it returns, outside the lock.
 // Unchecked Sendable: the multi handle, easy handles and transfers are touched only by the driver, one thread at a time, handed over under the loop's lock (above).
 package final class CurlMultiLoop: @unchecked Sendable {
@@ -68,7 +68,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
   /// next burst then has to open again.
   private static let maximumConnections = 64
   /// The longest a request drives libcurl on its caller's thread (nanoseconds; 0: never), by
-  /// default 1 ms (`CNPinnedSessionConfiguration.borrowBudget`): long enough for a request on an
+  /// default 1 ms (``CNPinnedSessionConfiguration/borrowBudget``): long enough for a request on an
   /// open connection to a server nearby, short enough to be a brief wait for the caller's
   /// thread, which sleeps in epoll meanwhile.
   private let borrowBudget: UInt64
@@ -78,11 +78,11 @@ package final class CurlMultiLoop: @unchecked Sendable {
   /// The sockets of the session's connections, for the check of an idle connection before a
   /// request that must not be sent twice. Freed after the multi handle and the share.
   private let sockets: OpaquePointer
-  /// The wake-up eventfds (`CurlLoopResources`), closed when the loop is released, after its
+  /// The wake-up eventfds (``CurlLoopResources``), closed when the loop is released, after its
   /// thread has ended, so that a producer can never write to a closed (or reused) one.
   private let wakeDescriptor: Int32
   private let parkDescriptor: Int32
-  /// `CURLOPT_RESOLVE` entries, the same for every request of the session.
+  /// ``CURLOPT_RESOLVE`` entries, the same for every request of the session.
   private let resolveList: UnsafeMutablePointer<curl_slist>?
   /// Who drives, what is queued, and whom to signal: the loop's decisions, under its lock.
   private let control = Locked(CurlLoopControl<Command>())
@@ -101,7 +101,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
   private var active: [UnsafeMutableRawPointer: CurlEasy] = [:]
   private var handles = CurlHandlePool()
   /// Tasks whose jobs ended, to be resumed once the driver has decided to wait or park
-  /// (`takeEndedTransfers`).
+  /// (``takeEndedTransfers``).
   private var endedTransfers: [CurlDelivery.Resumption] = []
 
   /// A loop whose requests connect to `resolve`'s addresses for their hosts and ports
@@ -350,7 +350,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
     handles.keep(easy)
   }
 
-  /// Ends `job`; the task waiting for it is resumed from `takeEndedTransfers`.
+  /// Ends `job`; the task waiting for it is resumed from ``takeEndedTransfers``.
   private func end(_ job: CurlJob, _ result: CurlEnd) {
     if let resumption = job.end(result) { endedTransfers.append(resumption) }
   }

@@ -68,7 +68,7 @@ package struct CurlRequest: Sendable {
     package let recordsVersionMessages: Bool
     package let wantsPresentedChain: Bool
     /// Makes what a verified chain is kept as, with its TLS session (for resumption): the
-    /// session's own object, handed back in `CurlConnectionFacts.verified`.
+    /// session's own object, handed back in ``CurlConnectionFacts/verified``.
     package let keepVerifiedChain: @Sendable (_ chain: [CNCertificate], _ presented: [CNCertificate]) -> AnyObject
 
     package init(

@@ -65,7 +65,7 @@ package struct CurlConnectionFacts {
   /// The protocol ALPN chose ("h2", "http/1.1").
   package let applicationProtocol: String?
   /// What the session kept of the chain OpenSSL verified for this TLS session
-  /// (`CurlRequest.TLS.keepVerifiedChain`); nil when there is none.
+  /// (``CurlRequest/TLS/keepVerifiedChain``); nil when there is none.
   package let verified: AnyObject?
 }
 

@@ -16,7 +16,7 @@ import Foundation
 // - renegotiation is refused, so a connection is verified by exactly one handshake.
 
 /// What the TLS hooks know about one connection. Owned by the connection's SSL_CTX; touched
-/// only by the session's driver (inside libcurl and OpenSSL calls it makes; see `CurlMultiLoop`).
+/// only by the session's driver (inside libcurl and OpenSSL calls it makes; see ``CurlMultiLoop``).
 // Unchecked Sendable: touched only by the session's driver, one thread at a time (inside libcurl and OpenSSL calls it makes).
 final class TLSConnectionState: @unchecked Sendable {
   /// The store the connection's chain is verified against, and how (`ChainVerification.run`).

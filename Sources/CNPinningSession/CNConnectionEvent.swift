@@ -24,7 +24,7 @@ public struct CNConnectionEvent: Sendable {
   /// The HTTP version agreed by ALPN ("HTTP/2", "HTTP/1.1"); nil when the transport does not say
   /// or the server chose none.
   public let httpVersion: String?
-  /// The `label` of the `CNHTTPRequest` that caused the event (an OpenAPI operation ID, say);
+  /// The `label` of the ``CNHTTPRequest`` that caused the event (an OpenAPI operation ID, say);
   /// nil for other requests.
   public let requestLabel: String?
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A request for `CNPinnedSession.exchange(_:)`: a method, a URL, ordered header fields and an
+/// A request for ``CNPinnedSession/exchange(_:)``: a method, a URL, ordered header fields and an
 /// optional body sent as it is produced, a chunk at a time. It goes through the same pins,
 /// transport-security rules, redirects, cookies, limits and events as `data(for:)`.
 public struct CNHTTPRequest: Sendable {
@@ -18,7 +18,7 @@ public struct CNHTTPRequest: Sendable {
   /// or longer (zero, negative and NaN: none of its own; at most a year).
   public var timeoutInterval: TimeInterval?
   /// A name for the request (an OpenAPI operation ID, say), carried by every
-  /// `CNConnectionEvent` the request causes as `requestLabel`.
+  /// ``CNConnectionEvent`` the request causes as `requestLabel`.
   public var label: String?
 
   /// A request for `url`.
@@ -73,7 +73,7 @@ public struct CNHTTPRequest: Sendable {
 }
 
 /// One HTTP header field, as sent or received: fields keep their order and their repeats in a
-/// `CNHTTPRequest` and a `CNHTTPResponse`, where a dictionary would lose both.
+/// ``CNHTTPRequest`` and a ``CNHTTPResponse``, where a dictionary would lose both.
 public struct CNHTTPField: Sendable, Hashable {
   /// The field's name, as written (HTTP/2 sends names in lower case).
   public var name: String
@@ -87,7 +87,7 @@ public struct CNHTTPField: Sendable, Hashable {
   }
 }
 
-/// The answer to `CNPinnedSession.exchange(_:)`, returned when its head has arrived: the body
+/// The answer to ``CNPinnedSession/exchange(_:)``, returned when its head has arrived: the body
 /// follows as it arrives, read a chunk at a time (`body.chunks`) or a byte at a time.
 public struct CNHTTPResponse: Sendable {
   /// The status code of the last response (redirects the session followed are not returned).

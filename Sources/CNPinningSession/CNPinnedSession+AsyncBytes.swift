@@ -1,7 +1,7 @@
 import Foundation
 
 extension CNPinnedSession {
-  /// A response body read as it arrives, from `bytes(for:)`: a byte at a time
+  /// A response body read as it arrives, from ``bytes(for:)``: a byte at a time
   /// (`for try await byte in bytes`, the shape of `URLSession.AsyncBytes`) or a chunk at a time
   /// (`chunks`). The transfer waits while the reader does, so memory stays bounded; dropping
   /// every copy of the sequence and its iterators stops the transfer. Read it once.
@@ -18,7 +18,7 @@ extension CNPinnedSession {
     /// An iterator over the body's bytes.
     public func makeAsyncIterator() -> Iterator { Iterator(reader: reader) }
 
-    /// Reads the body a byte at a time. Throws `CNPinnedSessionError`.
+    /// Reads the body a byte at a time. Throws ``CNPinnedSessionError``.
     public struct Iterator: AsyncIteratorProtocol {
       fileprivate let reader: BodyReader
       private var chunk = Data()
@@ -47,7 +47,7 @@ extension CNPinnedSession {
       /// An iterator over the body's pieces.
       public func makeAsyncIterator() -> Iterator { Iterator(reader: reader) }
 
-      /// Reads the body a chunk at a time. Throws `CNPinnedSessionError`.
+      /// Reads the body a chunk at a time. Throws ``CNPinnedSessionError``.
       public struct Iterator: AsyncIteratorProtocol {
         fileprivate let reader: BodyReader
 

@@ -10,11 +10,11 @@ import FoundationNetworking
 extension CNPinnedSession {
   /// Sends `request` and returns once the response head has arrived, its body to read as it
   /// comes. The same pins, transport-security rules, redirects, cookies, credentials, limits
-  /// (`maximumDownloadSize` for the body), errors and events as `bytes(for:)`: a server that
+  /// (`maximumDownloadSize` for the body), errors and events as ``bytes(for:)``: a server that
   /// fails the pins is refused before any byte of the request is sent. A body given as a
-  /// sequence is read only as it is sent. Throws `CNPinnedSessionError`; cancelling the task
-  /// cancels the exchange, and reading the body afterwards reads it as `bytes(for:)` does. On
-  /// Apple platforms, as for `bytes(for:)`, experimental: the stream's connection is judged at
+  /// sequence is read only as it is sent. Throws ``CNPinnedSessionError``; cancelling the task
+  /// cancels the exchange, and reading the body afterwards reads it as ``bytes(for:)`` does. On
+  /// Apple platforms, as for ``bytes(for:)``, experimental: the stream's connection is judged at
   /// its end.
   public func exchange(_ request: CNHTTPRequest) async throws -> CNHTTPResponse {
     let sent = try SessionRequest(request)

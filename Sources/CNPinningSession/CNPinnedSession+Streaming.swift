@@ -19,7 +19,7 @@ extension CNPinnedSession {
   /// when the task ends, so the response and body go out on the verdict for the host's judged
   /// connection, and the stream's own connection is judged at its end (a refusal then ends the
   /// body with `connectionNotJudged` and is reported). Where the verdict must come before any
-  /// byte, use `data(for:)`; for an app's own URLSession, the delegate API
+  /// byte, use ``data(for:)``; for an app's own URLSession, the delegate API
   /// (`validate(challenge:)`) stays the recommended path.
   public func bytes(for request: URLRequest) async throws -> (AsyncBytes, HTTPURLResponse) {
     let (outcome, body) = try await engine.exchange(SessionRequest(request), into: ResponseBodyChannel.self)

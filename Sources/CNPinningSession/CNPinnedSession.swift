@@ -75,12 +75,12 @@ public final class CNPinnedSession: Sendable {
   }
 
   /// Loads `request`, following redirects (each hop is judged by its own host's pins).
-  /// Throws `CNPinnedSessionError`.
+  /// Throws ``CNPinnedSessionError``.
   public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
     try await data(for: SessionRequest(request), progress: nil)
   }
 
-  /// Loads `request` as `data(for:)` does, updating `progress` as the body arrives.
+  /// Loads `request` as ``data(for:)`` does, updating `progress` as the body arrives.
   public func data(for request: URLRequest, progress: CNTransferProgress) async throws -> (Data, HTTPURLResponse) {
     try await data(for: SessionRequest(request), progress: progress)
   }
@@ -96,7 +96,7 @@ public final class CNPinnedSession: Sendable {
     try await download(for: SessionRequest(request), progress: nil)
   }
 
-  /// Downloads `request` as `download(for:)` does, updating `progress` as the body arrives.
+  /// Downloads `request` as ``download(for:)`` does, updating `progress` as the body arrives.
   public func download(for request: URLRequest, progress: CNTransferProgress) async throws -> (URL, HTTPURLResponse) {
     try await download(for: SessionRequest(request), progress: progress)
   }
@@ -109,7 +109,7 @@ public final class CNPinnedSession: Sendable {
   /// Connects to `host` and `port`, runs the TLS handshake with all of the session's checks, and
   /// disconnects without sending a request. Returns what was decided about the connection: the
   /// verified and presented chains and the pin result. Throws when the connection is refused,
-  /// `CNPinnedSessionError`, with what was seen of the connection (when the handshake got that
+  /// ``CNPinnedSessionError``, with what was seen of the connection (when the handshake got that
   /// far) in its `connection`.
   public func probe(host: String, port: Int = 443) async throws -> CNConnectionEvent {
     let authority = HostName.authority(host)
@@ -154,7 +154,7 @@ public final class CNPinnedSession: Sendable {
   /// request to another thread and back. Everything such a task does between its awaits delays
   /// every transfer of the session: it must not block (no file or network I/O of its own, no
   /// semaphores or locks held long, no `Thread.sleep`, no long computation). After
-  /// `invalidateAndCancel()` (or the session's end) its jobs run on Dispatch's shared threads.
+  /// ``invalidateAndCancel()`` (or the session's end) its jobs run on Dispatch's shared threads.
   /// On Apple platforms URLSession runs the network on threads of its own, and this is the
   /// global concurrent executor.
   @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
@@ -172,7 +172,7 @@ public final class CNPinnedSession: Sendable {
     engine.invalidate()
   }
 
-  /// `data(for:)` for a request in the session's own form, whose fields keep their order and
+  /// ``data(for:)`` for a request in the session's own form, whose fields keep their order and
   /// repeats (what `cnpin get -H` sends).
   package func data(for request: SessionRequest, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
     -> (Data, HTTPURLResponse)
@@ -181,7 +181,7 @@ public final class CNPinnedSession: Sendable {
     return (outcome.body, outcome.response)
   }
 
-  /// `download(for:)` for a request in the session's own form.
+  /// ``download(for:)`` for a request in the session's own form.
   package func download(for request: SessionRequest, progress: CNTransferProgress?) async throws(CNPinnedSessionError)
     -> (URL, HTTPURLResponse)
   {

@@ -16,11 +16,11 @@ public struct CNPinnedSessionConfiguration: Sendable {
   public var transportSecurity = CNTransportSecurity()
   /// Seconds a request may take to connect, and then wait for each next byte either way, before
   /// it fails with `timedOut`: URLSession's idle timeout, which any byte restarts (a server that
-  /// sends a byte a second is ended by `timeoutIntervalForResource`). A request's own
+  /// sends a byte a second is ended by ``timeoutIntervalForResource``). A request's own
   /// `timeoutInterval` wins when it is shorter. Any value is taken: zero, negative and NaN mean
   /// no limit, and anything beyond a year (`.infinity` included) is a year.
   public var timeoutIntervalForRequest: TimeInterval = 60
-  /// Seconds a whole request (with its body) may take; bounded as `timeoutIntervalForRequest`.
+  /// Seconds a whole request (with its body) may take; bounded as ``timeoutIntervalForRequest``.
   public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
   /// The most connections open at once to one host and port (HTTP/2 streams share one); further
   /// requests wait for a connection to be free. 6 by default, as URLSessionConfiguration's; at
@@ -43,7 +43,7 @@ public struct CNPinnedSessionConfiguration: Sendable {
   /// Names of headers that carry credentials, beyond `Authorization`, `Proxy-Authorization` and
   /// `Cookie` (compared case-insensitively). All of them go only to the origin of the original
   /// request: once a redirect leaves it, they are dropped for the rest of the chain, whether the
-  /// request or `httpAdditionalHeaders` set them.
+  /// request or ``httpAdditionalHeaders`` set them.
   public var credentialHeaders: [String] = []
   /// Where cookies are kept: each hop (redirects included) sends the stored cookies for its URL
   /// unless the request sets its own `Cookie` header or `httpShouldHandleCookies` is false, and

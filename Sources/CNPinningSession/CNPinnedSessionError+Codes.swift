@@ -1,7 +1,7 @@
 import CNPinning
 import Foundation
 
-/// Why a request through a `CNPinnedSession` failed. Certificate problems, pin rejections,
+/// Why a request through a ``CNPinnedSession`` failed. Certificate problems, pin rejections,
 /// handshake failures and network failures are distinct cases, so a caller can tell an attack
 /// or a misconfiguration from an outage.
 public struct CNPinnedSessionError: Error, Sendable, Equatable {

@@ -75,7 +75,7 @@ public final class CNPolicyRescue: Sendable {
     return manager.enterprisePolicy
   }
 
-  /// Fetches now and then every `interval` (at least a minute, at most a year) until `stop()`; a failed fetch is
+  /// Fetches now and then every `interval` (at least a minute, at most a year) until ``stop()``; a failed fetch is
   /// logged (`CNPinningLog`) and tried again at the next turn. A second `start` replaces the first.
   public func start(every interval: Duration) {
     let interval = max(BoundedInterval(interval) ?? .second, BoundedInterval(60)!).duration

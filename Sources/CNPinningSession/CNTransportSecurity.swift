@@ -8,8 +8,8 @@ public struct CNTransportSecurity: Sendable, Equatable {
   /// Whether the rules are applied at all.
   public var isEnabled: Bool
   /// The lowest TLS version a connection may use: TLS 1.2 by default, `.tls13` to refuse TLS 1.2
-  /// servers. The session's one TLS floor: every handshake offers it, also when `isEnabled` is
-  /// false; an exception's `minimumTLSVersion` replaces it for the hosts the exception covers.
+  /// servers. The session's one TLS floor: every handshake offers it, also when ``isEnabled`` is
+  /// false; an exception's ``minimumTLSVersion`` replaces it for the hosts the exception covers.
   public var minimumTLSVersion: CNTLSVersion
   /// Relaxations by host name; a key with `includesSubdomains` also covers the hosts below it.
   public var exceptions: [String: CNTransportSecurityException]
@@ -49,7 +49,7 @@ public struct CNTransportSecurity: Sendable, Equatable {
   }
 }
 
-/// How one host (and, with `includesSubdomains`, the hosts below it) may fall short of the
+/// How one host (and, with ``includesSubdomains``, the hosts below it) may fall short of the
 /// policy. The default relaxes nothing.
 public struct CNTransportSecurityException: Sendable, Equatable {
   /// Whether the exception also covers the domain's subdomains.

@@ -3,7 +3,7 @@ import CNPinning
 import CNPinningCurl
 import Foundation
 
-/// Verifies a certificate chain for a host outside TLS, with exactly what a `CNPinnedSession`
+/// Verifies a certificate chain for a host outside TLS, with exactly what a ``CNPinnedSession``
 /// with the same configuration applies to a server's chain during the handshake: OpenSSL's
 /// verification against the configuration's ``CNTrust`` (the `ssl_server` purpose, the same
 /// security level, DNS names against DNS SANs and IP addresses against IP SANs, never the

@@ -26,7 +26,7 @@ extension URLSession {
 
 #if CNPINNING_LINUX_BACKEND
 extension URLSession {
-  /// Returns at once on Linux: a URLSession from `cnPinned(manager:configuration:)` judges every
+  /// Returns at once on Linux: a URLSession from ``cnPinned(manager:configuration:)`` judges every
   /// request against the pins in force when it starts, so nothing needs to start afresh. Here so
   /// that code shared with Apple platforms, where it flushes the session after the pins changed,
   /// needs no `#if`.

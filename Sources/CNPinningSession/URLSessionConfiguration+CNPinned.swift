@@ -5,7 +5,7 @@ import FoundationNetworking
 
 extension URLSessionConfiguration {
   /// An ephemeral configuration whose `http` and `https` requests all go through a
-  /// `CNPinnedSession` with `manager` and `configuration` (trust, unpinned-host rule, transport
+  /// ``CNPinnedSession`` with `manager` and `configuration` (trust, unpinned-host rule, transport
   /// security, proxies, reports): `URLSession(configuration: try .cnPinned(manager: manager))`
   /// pins code written against `URLSession` on Linux, where FoundationNetworking never hands a
   /// server-trust challenge to a delegate.
@@ -23,7 +23,7 @@ extension URLSessionConfiguration {
   /// refusal by trust or pins fails the task with `URLError(.serverCertificateUntrusted)` (an
   /// expired or not yet valid certificate with `.serverCertificateHasBadDate` or
   /// `.serverCertificateNotYetValid`) whose underlying error (`NSUnderlyingErrorKey`) is the
-  /// `CNPinnedSessionError` with its full reason. Cancelling a task cancels its transfer.
+  /// ``CNPinnedSessionError`` with its full reason. Cancelling a task cancels its transfer.
   /// Responses are never cached. A task with a data delegate gets the body as it arrives
   /// (completion-handler and `data(for:)` tasks get it whole, as FoundationNetworking keeps only
   /// the last piece for them); upload bodies from a file or stream are read as they are sent.

@@ -4,7 +4,7 @@ import Foundation
 /// hierarchy: its certificates, issuing CAs and the shapes a trust store may verify it in) with
 /// a status and dates, the families that succeed them, and the dated events of root stores and
 /// the CA/Browser Forum that break or endanger pins. One data file, `catalogue/ca-catalogue.json`,
-/// with a version and a date, compiled in (`CACatalogue.compiledIn`, read on first use, so that
+/// with a version and a date, compiled in (``CACatalogue/compiledIn``, read on first use, so that
 /// commands that do not use it never load it) and replaceable without a release (`cnpin …
 /// --catalogue FILE`). Its facts come from the sources each entry names.
 package struct CACatalogue: Sendable {

@@ -54,7 +54,7 @@ package struct BoundedInterval: Sendable, Hashable, Comparable {
 }
 
 extension Date {
-  /// Whole seconds since 1970, within the years 1 to 9999 (`ISO8601.validRange`); NaN is the
+  /// Whole seconds since 1970, within the years 1 to 9999 (``ISO8601/validRange``); NaN is the
   /// earliest, at which no certificate is valid yet. For OpenSSL's verification time.
   package var boundedEpochSeconds: Int {
     let seconds = timeIntervalSince1970

@@ -65,8 +65,8 @@ extension CNConfigurationError.Problem: CustomStringConvertible {
 /// A configuration that cannot be used, with every problem found, in document order (hosts sorted).
 ///
 /// The one error of configurations: the loaders (`CNPinningDocument`, `CNPinningManager(contentsOf:)`)
-/// throw every problem they find, each with its path; the model initialisers (`CNChainLink`,
-/// `CNChain`, `CNConfiguration`) throw the one problem they find, without a path.
+/// throw every problem they find, each with its path; the model initialisers (``CNChainLink``,
+/// ``CNChain``, ``CNConfiguration``) throw the one problem they find, without a path.
 public struct CNConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The file the configuration came from, when it came from a file.
   public let source: String?

@@ -78,7 +78,7 @@ public enum CNConfigurationLinter: Sendable {
       catalogue: catalogue)
   }
 
-  /// The findings for a loaded document (see `lint(data:source:now:trustAnchors:futureAnchors:hosts:rehearse:)`).
+  /// The findings for a loaded document (see ``lint(data:source:now:trustAnchors:futureAnchors:hosts:rehearse:)``).
   public static func lint(
     _ document: CNPinningDocument, now: Date = Date(), trustAnchors: [CNCertificate]? = nil,
     futureAnchors: [CNCertificate] = [], hosts: [String] = [], rehearse: Bool = false
@@ -191,7 +191,7 @@ public enum CNConfigurationLinter: Sendable {
     return findings
   }
 
-  /// A `subjectAltName` `.domain` leaf link on the domain's own name: it asks for a name below
+  /// A ``subjectAltName`` `.domain` leaf link on the domain's own name: it asks for a name below
   /// the domain, so a leaf valid only for the host never satisfies it (an error when only the
   /// host is pinned; with subdomains, the host itself is the one locked out).
   private static func domainLinkOnItsOwnName(_ link: CNChainLink, _ entry: CNPinningDocument.Entry)
@@ -222,7 +222,7 @@ public enum CNConfigurationLinter: Sendable {
     whitespace(link, path: path, anchors: anchors) + kind(link, path: path, isLeaf: isLeaf)
   }
 
-  /// Whitespace only where it cannot match. A `prefix` or `prefixWithNumber` value may end with a
+  /// Whitespace only where it cannot match. A `prefix` or ``prefixWithNumber`` value may end with a
   /// space that is part of the name (`"Amazon Root CA "` before the `1`), which is what
   /// `cnpin pins` suggests; leading whitespace, and trailing whitespace on an `exact` or `suffix`
   /// value that no trust anchor's name has, is a mistake.

@@ -36,7 +36,7 @@ public struct CNPinningDocument: Sendable, Equatable {
     lhs.entries == rhs.entries && lhs.warnings == rhs.warnings
   }
 
-  /// Reads a property list (XML or binary) or JSON document. Throws `CNConfigurationError`
+  /// Reads a property list (XML or binary) or JSON document. Throws ``CNConfigurationError``
   /// with every problem found. Certificate files named by relative paths are looked for in
   /// `baseDirectory` (the current directory when nil).
   public init(data: Data, source: String? = nil, baseDirectory: URL? = nil) throws {
@@ -104,7 +104,7 @@ public struct CNPinningDocument: Sendable, Equatable {
   /// This document with `chains` added to `host`'s chainSet (a new entry with
   /// `includesSubdomains` when the document does not pin `host` itself), everything else kept;
   /// chains the entry already has are not added again. The indexes the added chains have in the
-  /// entry's chainSet. Throws `CNConfigurationError` for an invalid host, or one pinned only in
+  /// entry's chainSet. Throws ``CNConfigurationError`` for an invalid host, or one pinned only in
   /// `NSPinnedDomains` (which holds no CN chains).
   package func adding(_ chains: [CNChain], to host: String, includesSubdomains: Bool) throws(CNConfigurationError) -> (
     document: CNPinningDocument, added: [Int]

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads a configuration file's bytes into a `ConfigValue` tree: XML or binary property list, or JSON.
+/// Reads a configuration file's bytes into a ``ConfigValue`` tree: XML or binary property list, or JSON.
 enum ConfigDocument {
   /// Configuration files larger than this are refused rather than read.
   static let maximumSize = 64 * 1024 * 1024

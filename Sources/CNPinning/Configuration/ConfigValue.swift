@@ -58,6 +58,6 @@ struct ConfigPath: CustomStringConvertible, ExpressibleByStringLiteral, Sendable
   func entry(_ key: String) -> ConfigPath { ConfigPath("\(description)[\(Self.quoted(key))]") }
 
   /// A key as it appears in a path: in double quotes, escaped as in JSON (quotes, backslashes
-  /// and every character `VisibleText` escapes).
+  /// and every character ``VisibleText`` escapes).
   static func quoted(_ key: String) -> String { VisibleText.quoted(key, as: .json) }
 }

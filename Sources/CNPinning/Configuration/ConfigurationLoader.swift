@@ -29,7 +29,7 @@ struct ConfigurationLoader {
   var baseDirectory: URL?
   static let linkKeys = ["type", "value", "mayBeAnchor"]
 
-  /// Loads the `CNPinningManager` dictionary, or a whole Info.plist that contains one.
+  /// Loads the ``CNPinningManager`` dictionary, or a whole Info.plist that contains one.
   init(document: ConfigValue, baseDirectory: URL? = nil) {
     self.baseDirectory = baseDirectory
     guard self.members(of: document, at: "", expected: "a dictionary at the top level") != nil else { return }
@@ -197,7 +197,7 @@ struct ConfigurationLoader {
 }
 
 /// Typed access to configuration values: each returns the value when it has the expected type,
-/// and otherwise records `wrongType` at `path`, saying what was expected, and returns nil.
+/// and otherwise records ``wrongType`` at `path`, saying what was expected, and returns nil.
 extension ConfigurationLoader {
   /// A dictionary's members, in the order written.
   mutating func members(of value: ConfigValue, at path: ConfigPath, expected: String = "a dictionary")

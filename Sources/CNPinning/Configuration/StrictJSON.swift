@@ -98,7 +98,7 @@ struct StrictJSON {
     cursor.position += 1
     var scalars = String.UnicodeScalarView()
     var runStart = cursor.position
-    /// Adds the unescaped bytes since `runStart`.
+    /// Adds the unescaped bytes since ``runStart``.
     func flushRun(_ cursor: ByteCursor<[UInt8]>) {
       if cursor.position > runStart { scalars.append(contentsOf: cursor.text(from: runStart).unicodeScalars) }
     }

@@ -75,7 +75,7 @@ package enum SuggestedPins {
   /// same leaf: the longest one's CAs by name, its leaf by `host` (a `subjectAltName` link), the
   /// first certificate of every shorter shape marked `mayBeAnchor`. Shapes that are not tails
   /// of the longest are left out (`chains(for:host:)` makes one chain per family). Throws
-  /// `Unpinnable` for a CA without a usable Common Name, `CNConfigurationError` for a host that
+  /// ``Unpinnable`` for a CA without a usable Common Name, ``CNConfigurationError`` for a host that
   /// is not a valid subjectAltName value.
   package static func chain(shapes: [[CNCertificate]], host: String) throws -> CNChain {
     guard let longest = shapes.max(by: { $0.count < $1.count }), !longest.isEmpty else {
@@ -108,7 +108,7 @@ package enum SuggestedPins {
   }
 
   /// The pinned chains that accept every shape of a catalogued `family` with each of its issuing
-  /// CAs (by their naming scheme), as `chains(for:host:)` makes them from a server's certificates:
+  /// CAs (by their naming scheme), as ``chains(for:host:)`` makes them from a server's certificates:
   /// one per group of shapes that are tails of one another, its other roots marked `mayBeAnchor`.
   /// What a suggestion adds for the family that succeeds the chain's (issue 64).
   package static func chains(for family: CACatalogue.Family, host: String) throws -> [CNChain] {

@@ -8,7 +8,7 @@ import os
 /// seed's delegate pattern made, a report that could not be uploaded).
 ///
 /// By default, on Apple platforms, warnings go to the unified log in every build (subsystem
-/// `CNPinning`, category `pinning`, level warning; the message is private data, since host and
+/// ``CNPinning``, category `pinning`, level warning; the message is private data, since host and
 /// certificate names can identify a user's employer or software); on Linux, to standard error in
 /// debug builds and nowhere in release builds: a service chooses with
 /// `CNPinningLog.setHandler(CNPinningLog.standardError)` or its own logger
@@ -17,8 +17,8 @@ public enum CNPinningLog: Sendable {
   /// Receives each warning as one line of text.
   public typealias Handler = @Sendable (String) -> Void
 
-  /// The handler in a struct: a bare closure stored as `Locked`'s generic value is converted to
-  /// and from its generic form on every `withLock` (which writes the value back), and each
+  /// The handler in a struct: a bare closure stored as ``Locked``'s generic value is converted to
+  /// and from its generic form on every ``withLock`` (which writes the value back), and each
   /// round trip wrapped it in two more thunks, so each warning made the next call deeper.
   private struct Route: Sendable {
     let send: Handler

@@ -23,8 +23,8 @@ public struct CNEnterpriseOptions: Sendable {
   public let audience: String?
   let host: HostName
 
-  /// Throws `CNConfigurationError` for an `authenticationHost` that is not a host name, a
-  /// `clockSkew` outside 0–300 seconds and an empty `audience`.
+  /// Throws ``CNConfigurationError`` for an ``authenticationHost`` that is not a host name, a
+  /// ``clockSkew`` outside 0–300 seconds and an empty `audience`.
   public init(
     authenticationHost: String, policySigningKey: CNPolicySigningKey, clockSkew: TimeInterval = 0, audience: String? = nil
   ) throws {

@@ -10,11 +10,11 @@ import Foundation
 /// (never past `exp`), the usual first response to a lockout. A reader of the format before 0.3
 /// reads `reportOnly` as a host and refuses the policy whole.
 ///
-/// A policy chain satisfies a host's chain pins only: the host's own key pins (`spkiPins`,
+/// A policy chain satisfies a host's chain pins only: the host's own key pins (``spkiPins``,
 /// `certificatePins`) still apply to a connection the policy's chain accepts, unless the policy
-/// carries its own for the host (`spkiPins`: host or `"*"` → pins written as in configuration
+/// carries its own for the host (``spkiPins``: host or `"*"` → pins written as in configuration
 /// files, which then replace the app's key pins on that route), or says in a signed field that it
-/// drops them (`dropsKeyPins`: an array of hosts or `"*"`: an inspection proxy's policy, accepted
+/// drops them (``dropsKeyPins``: an array of hosts or `"*"`: an inspection proxy's policy, accepted
 /// by names alone). Both are read by no reader before 0.4, which refuses the policy whole.
 public struct CNEnterprisePolicy: Sendable, Equatable {
   /// Tokens larger than this are refused unread.
@@ -261,7 +261,7 @@ private struct PayloadReader {
   var dropsKeyPins: [String] = []
   var dropsKeyPinsByHost: Set<String> = []
   var audience: [String] = []
-  /// Each `spkiPins` host as written and normalised; each `dropsKeyPins` host normalised.
+  /// Each ``spkiPins`` host as written and normalised; each ``dropsKeyPins`` host normalised.
   private var keyPinHosts: [(String, String)] = []
   private var droppedHosts: [String] = []
   private var keysByHost: [String: String] = [:]
@@ -348,7 +348,7 @@ private struct PayloadReader {
     }
   }
 
-  /// `spkiPins`: host or `"*"` → pins as configuration files write them (`sha256`, `appliesTo`).
+  /// ``spkiPins``: host or `"*"` → pins as configuration files write them (`sha256`, ``appliesTo``).
   private mutating func readKeyPins(_ value: ConfigValue) {
     let path = ConfigPath("payload").member("spkiPins")
     guard let entries = loader.members(of: value, at: path, expected: "an object of host names and pins") else { return }
@@ -375,7 +375,7 @@ private struct PayloadReader {
     }
   }
 
-  /// `dropsKeyPins`: an array of hosts (or `"*"`) whose key pins the policy drops.
+  /// ``dropsKeyPins``: an array of hosts (or `"*"`) whose key pins the policy drops.
   private mutating func readDroppedKeyPins(_ value: ConfigValue) {
     let path = ConfigPath("payload").member("dropsKeyPins")
     guard let elements = loader.elements(of: value, at: path, expected: "an array of host names") else { return }
@@ -395,7 +395,7 @@ private struct PayloadReader {
     }
   }
 
-  /// `reportOnly`: host → NumericDate, each later than `iat` and no later than `exp`.
+  /// ``reportOnly``: host → NumericDate, each later than `iat` and no later than `exp`.
   private mutating func readReportOnly(_ value: ConfigValue) {
     let path = ConfigPath("payload").member("reportOnly")
     guard let entries = loader.members(of: value, at: path, expected: "an object of host names and NumericDates")

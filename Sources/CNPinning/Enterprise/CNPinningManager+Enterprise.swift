@@ -1,7 +1,7 @@
 import Foundation
 
 extension CNPinningManager {
-  /// Verifies and applies a signed policy (the raw JWS). Throws `CNPolicyError`, for example
+  /// Verifies and applies a signed policy (the raw JWS). Throws ``CNPolicyError``, for example
   /// `policyAlreadyApplied` when a policy is applied (refresh it instead); state is unchanged
   /// when it throws.
   /// A policy older than one already accepted (or with the same `iat` and other content) is
@@ -30,7 +30,7 @@ extension CNPinningManager {
 
   /// Drops the applied policy (on logout); evaluation falls back to the app's own pins. The
   /// anti-rollback mark rises above it: neither that policy nor any issued before it applies
-  /// again, whoever serves it (a rescue URL included). The mark is kept in the `CNPolicyStore` the
+  /// again, whoever serves it (a rescue URL included). The mark is kept in the ``CNPolicyStore`` the
   /// manager last restored from or saved to, written now (a failure to write is logged), so that
   /// the store does not bring the policy back at the next launch; without a store it holds for the
   /// manager's life.

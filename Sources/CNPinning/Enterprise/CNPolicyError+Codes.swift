@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a policy does not apply: a signed enterprise policy, or the key that verifies policies,
-/// was refused, or the pins leave a challenge to the app (`notPinned`, `notServerTrust`).
+/// was refused, or the pins leave a challenge to the app (``notPinned``, ``notServerTrust``).
 public struct CNPolicyError: Error, Sendable, Hashable {
   /// The failure, with its details; `package` so that cases can be added without breaking
   /// a client's exhaustive `switch` (clients compare `code`).
@@ -34,7 +34,7 @@ public struct CNPolicyError: Error, Sendable, Hashable {
     public static let keyNotForSignatures = Code("keyNotForSignatures")
     /// The token's algorithm is not the one the key's JWK names in `alg`.
     public static let algorithmNotAllowedByKey = Code("algorithmNotAllowedByKey")
-    /// The token is larger than `CNEnterprisePolicy.maximumTokenSize` bytes.
+    /// The token is larger than ``CNEnterprisePolicy/maximumTokenSize`` bytes.
     public static let tooLarge = Code("tooLarge")
     /// The token is not three base64url segments (why).
     public static let malformedToken = Code("malformedToken")
@@ -111,7 +111,7 @@ public struct CNPolicyError: Error, Sendable, Hashable {
   public static func algorithmNotAllowedByKey(algorithm: String, allowed: String) -> CNPolicyError {
     CNPolicyError(.algorithmNotAllowedByKey(algorithm: algorithm, allowed: allowed))
   }
-  /// The token is larger than `CNEnterprisePolicy.maximumTokenSize` bytes.
+  /// The token is larger than ``CNEnterprisePolicy/maximumTokenSize`` bytes.
   public static func tooLarge(_ value: Int) -> CNPolicyError { CNPolicyError(.tooLarge(value)) }
   /// The token is not three base64url segments (why).
   public static func malformedToken(_ value: String) -> CNPolicyError { CNPolicyError(.malformedToken(value)) }
@@ -200,7 +200,7 @@ public struct CNPolicyError: Error, Sendable, Hashable {
     case keyNotForSignatures(String)
     /// The token's algorithm is not the one the key's JWK names in `alg`.
     case algorithmNotAllowedByKey(algorithm: String, allowed: String)
-    /// The token is larger than `CNEnterprisePolicy.maximumTokenSize` bytes.
+    /// The token is larger than ``CNEnterprisePolicy/maximumTokenSize`` bytes.
     case tooLarge(Int)
     /// The token is not three base64url segments (why).
     case malformedToken(String)

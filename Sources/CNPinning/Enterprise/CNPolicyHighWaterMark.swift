@@ -8,12 +8,12 @@ import Foundation
 public struct CNPolicyHighWaterMark: Sendable, Equatable, Codable {
   /// The `iat` of the newest policy accepted.
   public let issuedAt: Date
-  /// SHA-256 of the policy's content in canonical form (`CNEnterprisePolicy.contentSHA256`).
+  /// SHA-256 of the policy's content in canonical form (``CNEnterprisePolicy/contentSHA256``).
   public let contentSHA256: String
-  /// Whether the app signed out of it: then no policy issued at or before `issuedAt` applies.
+  /// Whether the app signed out of it: then no policy issued at or before ``issuedAt`` applies.
   public let signedOut: Bool
 
-  /// A mark for a policy issued at `issuedAt` whose payload has this SHA-256 (base64), signed
+  /// A mark for a policy issued at ``issuedAt`` whose payload has this SHA-256 (base64), signed
   /// out of or not.
   public init(issuedAt: Date, contentSHA256: String, signedOut: Bool = false) {
     self.issuedAt = issuedAt

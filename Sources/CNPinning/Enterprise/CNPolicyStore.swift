@@ -3,7 +3,7 @@ import Foundation
 /// Where a manager keeps its last good enterprise policy and its anti-rollback mark across
 /// launches, so that an app rescued from a lockout by a policy stays rescued when it restarts,
 /// before it can fetch again: one file, written whole or not at all (a new file renamed over the
-/// old), at most `maximumSize` bytes. The policy is kept as signed and verified again when it is
+/// old), at most ``maximumSize`` bytes. The policy is kept as signed and verified again when it is
 /// restored; the file holds nothing secret.
 ///
 /// The file is JSON: `{"format": "cnpinning-policy-store-1", "policy": "<compact JWS>" or null,
@@ -16,7 +16,7 @@ public struct CNPolicyStore: Sendable, Equatable {
   public static let maximumSize = CNEnterprisePolicy.maximumTokenSize + 4096
   static let format = "cnpinning-policy-store-1"
 
-  /// A store in `fileURL` (its folder must exist; the file need not).
+  /// A store in ``fileURL`` (its folder must exist; the file need not).
   public init(fileURL: URL) {
     self.fileURL = fileURL
   }
@@ -35,7 +35,7 @@ public struct CNPolicyStore: Sendable, Equatable {
   }
 
   /// The file's contents; nil when there is no file. A file that cannot be read (a FIFO, a
-  /// device or a socket is refused at once) is `unreadable`; one larger than `maximumSize` or not
+  /// device or a socket is refused at once) is `unreadable`; one larger than ``maximumSize`` or not
   /// a store of this format is `malformed`.
   func readContents() -> Result<Contents?, Problem> {
     guard FileManager.default.fileExists(atPath: fileURL.path) else { return .success(nil) }

@@ -13,7 +13,7 @@ extension CNTrustEvaluation {
   /// A platform evaluation's outcome as a value: whether it trusted the chain, the reason it
   /// gave when not, and the chain it built, leaf first, as DER (nil when it gives none). A
   /// certificate that cannot be read makes the whole evaluation untrusted.
-  /// `init(trusted:reason:chain:)` with Security's error as its code and description (either
+  /// ``init(trusted:reason:chain:)`` with Security's error as its code and description (either
   /// may be missing) for the reason.
   package init(trusted: Bool, errorCode: Int?, errorDescription: String?, chain: [Data]?) {
     let reason = errorCode.map { code in [String(code), errorDescription].compactMap { $0 }.joined(separator: " ") }
@@ -67,7 +67,7 @@ extension CNChallengeDecision {
   /// The seed API's answer (`validate(challenge:)`), as the seed's own code expects it: default
   /// handling for every challenge other than server trust (NTLM, Negotiate, HTTP authentication,
   /// a server's optional request for a client certificate, which the system answers as it would
-  /// without a delegate); throws `notPinned` for a host without pins, which the app decides.
+  /// without a delegate); throws ``notPinned`` for a host without pins, which the app decides.
   package func seedAnswer() throws(CNPolicyError) -> CNSeedAnswer {
     switch self {
     case .notPinned: throw .notPinned
@@ -85,7 +85,7 @@ extension CNChallengeDecision {
   }
 
   /// The stricter answer (`validateServerTrust(challenge:)`): as `seedAnswer`, but every
-  /// challenge other than server trust is left to the app (throws `notServerTrust`), for an app
+  /// challenge other than server trust is left to the app (throws ``notServerTrust``), for an app
   /// that answers client-certificate or NTLM challenges itself.
   package func serverTrustAnswer() throws(CNPolicyError) -> CNSeedAnswer {
     if case .notServerTrust = self { throw .notServerTrust }

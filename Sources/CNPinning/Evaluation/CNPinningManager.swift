@@ -16,7 +16,7 @@ public final class CNPinningManager: Sendable {
   /// the manager was made with). `configuration(for:)` finds the one that applies to a host.
   public let pinnedDomains: [String: CNConfiguration]
   /// Remarks about the configuration that did not stop it from loading (for example a link
-  /// without a type). Also sent to `CNPinningLog` when loaded from a file.
+  /// without a type). Also sent to ``CNPinningLog`` when loaded from a file.
   public let warnings: [CNConfigurationWarning]
   private let index: HostIndex<PinnedDomain>
   /// Every host's `expirationDate`, sorted: the moments at which the pins in force change.
@@ -44,7 +44,7 @@ public final class CNPinningManager: Sendable {
     var highWaterMark: CNPolicyHighWaterMark?
     /// The applied policy as signed (whitespace around it trimmed), to keep on disk.
     var token: Data?
-    /// How many times `policy` was set (see `PolicyGeneration`).
+    /// How many times `policy` was set (see ``PolicyGeneration``).
     var changes: UInt64 = 0
     /// The store last restored from or saved to: where `signOut` keeps its mark.
     var store: CNPolicyStore?
@@ -54,21 +54,21 @@ public final class CNPinningManager: Sendable {
   }
 
   /// Creates a manager from configurations keyed by host name, accepting enterprise policies
-  /// when `enterprise` is given. Throws `CNConfigurationError` for an empty dictionary, an
+  /// when `enterprise` is given. Throws ``CNConfigurationError`` for an empty dictionary, an
   /// invalid host name, or two keys that name the same host.
   public convenience init(configuration: [String: CNConfiguration], enterprise: CNEnterpriseOptions? = nil) throws {
     self.init(document: try CNPinningDocument(configuration: configuration), enterprise: enterprise)
   }
 
   /// Reads the configuration from an Info.plist-style property list (XML or binary, a whole
-  /// Info.plist or just the `CNPinningManager` dictionary) or the same structure as JSON.
+  /// Info.plist or just the ``CNPinningManager`` dictionary) or the same structure as JSON.
   public convenience init(contentsOf url: URL, enterprise: CNEnterpriseOptions? = nil) throws {
     self.init(document: try CNPinningDocument(contentsOf: url), enterprise: enterprise)
   }
 
   /// Uses a loaded document (for bytes: `CNPinningDocument(data:source:)`), accepting
   /// enterprise policies when `enterprise` is given. The document's warnings are sent to
-  /// `CNPinningLog`, prefixed with where it was read from.
+  /// ``CNPinningLog``, prefixed with where it was read from.
   public convenience init(document: CNPinningDocument, enterprise: CNEnterpriseOptions? = nil) {
     self.init(
       entries: document.entries, warnings: document.warnings,
@@ -102,7 +102,7 @@ public final class CNPinningManager: Sendable {
     return configuration(for: name)
   }
 
-  /// `configuration(for:)` for a host name already parsed (transports parse once per request).
+  /// ``configuration(for:)`` for a host name already parsed (transports parse once per request).
   package func configuration(for name: HostName) -> (domain: String, configuration: CNConfiguration)? {
     index.lookup(name).map { ($0.domain, $0.configuration) }
   }
@@ -124,7 +124,7 @@ public final class CNPinningManager: Sendable {
     return evaluate(name, chain: chain, at: date)
   }
 
-  /// `evaluate(host:chain:at:)` for a host name already parsed.
+  /// ``evaluate(host:chain:at:)`` for a host name already parsed.
   package func evaluate(_ name: HostName, chain certificates: [CNCertificate], at date: Date? = nil) -> CNPinningResult {
     guard let pinned = index.lookup(name) else { return .notPinned }
     let chain = CertificateChain(leafFirst: certificates)

@@ -51,7 +51,7 @@ public struct CNPinningMatch: Sendable, Equatable {
   public let chainIndex: Int?
   /// The chain that matched, as configured; nil when the host declares no chains.
   public let chain: CNChain?
-  /// The shape of `chain` that matched (`CNChain.shapes`): the chain itself, or the tail of it
+  /// The shape of `chain` that matched (``CNChain/shapes``): the chain itself, or the tail of it
   /// that the trust store verified, starting at a link that may be the anchor.
   public let shape: CNChain?
   /// The SPKI pin that matched, when the host declares SPKI pins.
@@ -86,9 +86,9 @@ public struct CNPinningFailure: Sendable, Equatable {
     case emptyChain
     /// None of the configured chains matches; one mismatch per configured chain, in order.
     case noMatchingChain([ChainMismatch])
-    /// No SPKI pin matches a certificate in its scope (see `presentedSPKIHashes`).
+    /// No SPKI pin matches a certificate in its scope (see ``presentedSPKIHashes``).
     case noMatchingSPKIPin([CNSPKIPin])
-    /// No certificate pin matches a certificate in its scope (see `presentedCertificateHashes`).
+    /// No certificate pin matches a certificate in its scope (see ``presentedCertificateHashes``).
     case noMatchingCertificatePin([CNCertificatePin])
 
     /// The rule that failed, as failure reports name it.

@@ -16,7 +16,7 @@ public struct CNChain: Hashable, Sendable {
   /// The tails this chain stands for besides itself (each with its own), longest first.
   private let tails: [CNChain]
 
-  /// Creates a chain from links written root → leaf. Throws `CNConfigurationError`: `emptyChain`
+  /// Creates a chain from links written root → leaf. Throws ``CNConfigurationError``: `emptyChain`
   /// when empty, `misplacedLink(index)` for a `subjectAltName` link before the last, or for the
   /// last link marked `mayBeAnchor` (the leaf is never the anchor).
   public init(_ links: [CNChainLink]) throws(CNConfigurationError) {

@@ -23,7 +23,7 @@ public struct CNChainLink: Hashable, Sendable {
     /// leaf without one can be pinned. Only the last link of a chain can have this type.
     case subjectAltName
 
-    /// Whether the link reads the certificate's Common Name (every type but `subjectAltName`).
+    /// Whether the link reads the certificate's Common Name (every type but ``subjectAltName``).
     public var comparesCommonName: Bool { self != .subjectAltName }
   }
 
@@ -33,15 +33,15 @@ public struct CNChainLink: Hashable, Sendable {
   public let value: String
   /// Whether the verified chain may start at this link: a trust store that carries this CA as a
   /// root verifies the chain without the links above it. A chain stands for itself and for each
-  /// of its tails that starts at such a link, and for nothing else (`CNChain.shapes`).
+  /// of its tails that starts at such a link, and for nothing else (``CNChain/shapes``).
   public let mayBeAnchor: Bool
-  /// A `subjectAltName` value, read.
+  /// A ``subjectAltName`` value, read.
   private let altName: AltName?
 
-  /// Creates a link. Throws `CNConfigurationError` for an empty value, which would match
+  /// Creates a link. Throws ``CNConfigurationError`` for an empty value, which would match
   /// anything (`emptyValue`), and for a `subjectAltName` value that is not a host name, an IP
   /// address or a `.domain` (`invalidValue`). `mayBeAnchor` marks a CA the trust store may hold
-  /// as a root; see `CNChain.shapes`.
+  /// as a root; see ``CNChain/shapes``.
   public init(_ type: LinkType, _ value: String, mayBeAnchor: Bool = false) throws(CNConfigurationError) {
     guard !value.isEmpty else { throw CNConfigurationError(.emptyValue) }
     self.type = type

@@ -22,14 +22,14 @@ public struct CNConfiguration: Sendable, Equatable {
   /// Where failure reports are POSTed as JSON; nil sends none.
   public let reportURI: URL?
 
-  /// Creates a CN-chain configuration. Throws `CNConfigurationError.Problem.noChainsDefined` for an empty chain
+  /// Creates a CN-chain configuration. Throws ``CNConfigurationError/Problem/noChainsDefined`` for an empty chain
   /// set and `CNConfigurationError.Problem.duplicateChain(index)` for a chain that repeats an earlier one.
   public init(includesSubdomains: Bool = false, _ chains: [CNChain]) throws(CNConfigurationError) {
     guard !chains.isEmpty else { throw CNConfigurationError(.noChainsDefined) }
     try self.init(includesSubdomains: includesSubdomains, chains: chains)
   }
 
-  /// Creates a configuration with any pin kinds. Throws `CNConfigurationError` for no pins at all,
+  /// Creates a configuration with any pin kinds. Throws ``CNConfigurationError`` for no pins at all,
   /// repeated chains or pins, and — unless `allowsSingleHashPin` is set — for a host pinned only
   /// by hash pins with fewer than two of them (no backup).
   public init(

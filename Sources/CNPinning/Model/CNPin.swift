@@ -19,7 +19,7 @@ public enum CNPinScope: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// A pin on a certificate's public key: base64 of the SHA-256 of its SubjectPublicKeyInfo (the
-/// value of the openssl pipeline in `CNCertificate.spkiSHA256Base64`). Survives certificate
+/// value of the openssl pipeline in ``CNCertificate/spkiSHA256Base64``). Survives certificate
 /// renewals that keep the key.
 public struct CNSPKIPin: Sendable, Hashable {
   /// Base64 of the SHA-256 of the public key (SubjectPublicKeyInfo).

@@ -43,7 +43,7 @@ package enum ISO8601 {
 
 extension ISO8601 {
   /// `YYYY-MM-DDTHH:MM:SSZ` (with a fraction when the date has one), in the same proleptic
-  /// Gregorian calendar `date(from:)` reads, so every date round-trips. (Foundation's formatter
+  /// Gregorian calendar ``date(from:)`` reads, so every date round-trips. (Foundation's formatter
   /// switches to the Julian calendar before 1582.)
   package static func string(from date: Date) -> String {
     let total = min(max(date.timeIntervalSince1970, validRange.lowerBound), validRange.upperBound)

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a pin failure (enforced or report-only), or the expiry of a host's pins, looked like:
 /// delivered to the app's handler, whole. What is POSTed to the configuration's `reportURI` is
-/// its `CNPinningReportUpload`, minimal unless the app opts in. Both schemas are in docs/REPORTS.md.
+/// its ``CNPinningReportUpload``, minimal unless the app opts in. Both schemas are in docs/REPORTS.md.
 public struct CNPinningFailureReport: Codable, Sendable, Hashable {
   /// What happened.
   public enum Kind: String, Codable, Sendable {

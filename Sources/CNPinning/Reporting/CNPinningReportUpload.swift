@@ -10,7 +10,7 @@ import Foundation
 /// CNPinning version, pins (a digest of the configuration that applied) and platform reported,
 /// which is what tells a CA switch from an interception proxy.
 ///
-/// The app's own handler always receives the whole `CNPinningFailureReport`; this is what leaves
+/// The app's own handler always receives the whole ``CNPinningFailureReport``; this is what leaves
 /// the device.
 public struct CNPinningReportUpload: Codable, Sendable, Hashable {
   /// How much of a report leaves the device.
@@ -74,7 +74,7 @@ public struct CNPinningReportUpload: Codable, Sendable, Hashable {
   /// With `.full`: the configuration that applied.
   public let configuration: CNPinningFailureReport.Configuration?
 
-  /// The upload of `report` with `content`, from an app of `appVersion`.
+  /// The upload of `report` with `content`, from an app of ``appVersion``.
   public init(_ report: CNPinningFailureReport, content: Content, appVersion: String?) {
     self.content = content
     kind = report.kind

@@ -54,13 +54,13 @@ public final class CNPinningReporter: Sendable {
   /// report-only, and each expiry of a host's pins, once) on a private queue, so that a slow
   /// handler never delays the connection a report is about; without one, reports are only
   /// uploaded (to a `reportURI`) and expiries logged. Uploads are minimal
-  /// (`CNPinningReportUpload.Content.minimal`) and carry the main bundle's version.
+  /// (``CNPinningReportUpload/Content/minimal``) and carry the main bundle's version.
   public convenience init(handler: (@Sendable (CNPinningFailureReport) -> Void)? = nil) {
     self.init(handler: handler, uploads: .minimal, appVersion: nil)
   }
 
   /// Creates a reporter whose uploads carry `uploads` (`.full` sends the verified chain's names
-  /// and keys: an opt-in, see docs/REPORTS.md) and `appVersion` (nil: the main bundle's
+  /// and keys: an opt-in, see docs/REPORTS.md) and ``appVersion`` (nil: the main bundle's
   /// `CFBundleShortVersionString`, when it has one). With `keepingUploadsIn`, a folder of the
   /// app's (Application Support, not Caches), every upload is kept there until its collector
   /// takes it, sent again with backoff in this launch and the next ones (at most 100 uploads and

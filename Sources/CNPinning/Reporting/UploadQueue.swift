@@ -3,9 +3,9 @@ import Foundation
 /// Failure-report uploads kept on disk until their collector takes them, so that the reports of a
 /// lockout outlive the launch that saw it (issue 54, item 2): one file per upload in a folder the
 /// app names (`CNPinningReporter(…keepingUploadsIn:)`), each written whole or not at all (a new
-/// file renamed into place), at most `maximumCount` files and `maximumBytes` bytes (the oldest go
+/// file renamed into place), at most ``maximumCount`` files and ``maximumBytes`` bytes (the oldest go
 /// first), each retried with exponential backoff (`retryDelay`) for at most `maximumAttempts`
-/// sends and `maximumAge`. A file that cannot be read as one of these is logged, named, and
+/// sends and ``maximumAge``. A file that cannot be read as one of these is logged, named, and
 /// removed: it never stops a launch. Thread-safe; shared by every session of a reporter, which
 /// never sends one upload twice at once.
 package final class UploadQueue: Sendable {
@@ -129,7 +129,7 @@ package final class UploadQueue: Sendable {
   }
 
   /// Removes the oldest files until one of `bytes` more fits both bounds. Sizes are read by
-  /// reading the files (at most `maximumBytes` in all), not by asking for their metadata.
+  /// reading the files (at most ``maximumBytes`` in all), not by asking for their metadata.
   private func makeRoom(for bytes: Int) {
     let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter {
       $0.hasSuffix(Self.suffix)

@@ -30,9 +30,9 @@ public struct CNCertificate: Sendable, Hashable {
   /// The certificate's DER encoding.
   public let derEncoded: [UInt8]
   /// The Common Name used for pinning: the last CN attribute of the subject, or nil when there is
-  /// none or it cannot be read safely (see `commonNameProblem`).
+  /// none or it cannot be read safely (see ``commonNameProblem``).
   public let commonName: String?
-  /// Why `commonName` is nil.
+  /// Why ``commonName`` is nil.
   public let commonNameProblem: CommonNameProblem?
   /// Every CN attribute of the subject in order, for display (undecodable bytes are replaced).
   public let subjectCommonNames: [String]
@@ -53,11 +53,11 @@ public struct CNCertificate: Sendable, Hashable {
   let issuerRange: Range<Int>
   let subjectPublicKeyInfoRange: Range<Int>
   let signatureAlgorithmRange: Range<Int>
-  /// Where the serial number's content and each extension lie in `derEncoded`.
+  /// Where the serial number's content and each extension lie in ``derEncoded``.
   package let serialNumberRange: Range<Int>
   package let extensions: [CertificateExtension]
 
-  /// Reads a DER-encoded certificate. Throws `CNCertificateError` for anything that is not exactly
+  /// Reads a DER-encoded certificate. Throws ``CNCertificateError`` for anything that is not exactly
   /// one well-formed certificate.
   public init(derEncoded: some DataProtocol) throws {
     let bytes = [UInt8](derEncoded)
@@ -160,7 +160,7 @@ extension CNCertificate {
     return Self.displayName(commonName: nil, altNames: subjectAltNameEntries, problem: commonNameProblem)
   }
 
-  /// `displayName` from a certificate's parts: its CN, else its subjectAltName entries, else why.
+  /// ``displayName`` from a certificate's parts: its CN, else its subjectAltName entries, else why.
   package static func displayName(commonName: String?, altNames: [String], problem: CommonNameProblem?) -> String {
     if let commonName { return commonName }
     guard altNames.isEmpty else { return "(no CN; SAN " + altNames.joined(separator: ", ") + ")" }

@@ -16,7 +16,7 @@ public struct CNCertificateError: Error, Sendable, Hashable {
     private init(_ name: String) { description = name }
     /// No bytes were given.
     public static let empty = Code("empty")
-    /// The input is larger than `CNCertificate.maximumSize`.
+    /// The input is larger than ``CNCertificate/maximumSize``.
     public static let tooLarge = Code("tooLarge")
     /// The DER ends inside the named element.
     public static let truncated = Code("truncated")
@@ -38,7 +38,7 @@ public struct CNCertificateError: Error, Sendable, Hashable {
 
   /// No bytes were given.
   public static let empty = CNCertificateError(.empty)
-  /// The input is larger than `CNCertificate.maximumSize`.
+  /// The input is larger than ``CNCertificate/maximumSize``.
   public static func tooLarge(_ value: Int) -> CNCertificateError { CNCertificateError(.tooLarge(value)) }
   /// The DER ends inside the named element.
   public static func truncated(field: String, offset: Int) -> CNCertificateError {
@@ -73,7 +73,7 @@ public struct CNCertificateError: Error, Sendable, Hashable {
   package enum Kind: Sendable, Hashable {
     /// No bytes were given.
     case empty
-    /// The input is larger than `CNCertificate.maximumSize`.
+    /// The input is larger than ``CNCertificate/maximumSize``.
     case tooLarge(Int)
     /// The DER ends inside the named element.
     case truncated(field: String, offset: Int)

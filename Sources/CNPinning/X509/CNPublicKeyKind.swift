@@ -60,7 +60,7 @@ public enum CNPublicKeyKind: Sendable, Hashable, CustomStringConvertible {
     return true
   }
 
-  /// Reads a DER SubjectPublicKeyInfo. Throws `CNCertificateError` when it is malformed.
+  /// Reads a DER SubjectPublicKeyInfo. Throws ``CNCertificateError`` when it is malformed.
   public init(subjectPublicKeyInfo der: [UInt8]) throws(CNCertificateError) {
     self = try der.withUnsafeBufferPointer { bytes throws(CNCertificateError) in try Self.read(bytes).kind }
   }
@@ -128,7 +128,7 @@ public enum CNPublicKeyKind: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The modulus and public exponent of an RSA SubjectPublicKeyInfo, as big-endian bytes without
-/// leading zeros: what key checks beyond the size need (`CNPublicKeyKind` reads only the size).
+/// leading zeros: what key checks beyond the size need (``CNPublicKeyKind`` reads only the size).
 struct RSAPublicNumbers {
   let modulus: [UInt8]
   let exponent: [UInt8]

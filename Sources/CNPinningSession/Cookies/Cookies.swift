@@ -11,14 +11,14 @@ import FoundationNetworking
 /// - **Sent**: only cookies whose domain and path match the URL and that have not expired;
 ///   `Secure` ones only over https; none whose `Domain` is a public suffix (a cookie planted on
 ///   `.com` reaches no one through the session).
-/// - **Kept**: at most `perResponse` cookies of one response, in order (the rest are dropped: a
+/// - **Kept**: at most ``perResponse`` cookies of one response, in order (the rest are dropped: a
 ///   response of thousands of `Set-Cookie` lines costs a bounded amount); none larger than
-///   `maximumSize`; a `Secure` cookie (or a `__Secure-`/`__Host-` one) only from https, and a
+///   ``maximumSize``; a `Secure` cookie (or a `__Secure-`/`__Host-` one) only from https, and a
 ///   plain-http response cannot replace one; a `Domain` that is a public suffix is refused (or,
 ///   when it is the host itself, the cookie is kept for that host alone); `__Host-` cookies carry
 ///   no `Domain` and have the path `/`. When the cookie's site (its registrable domain: every
 ///   host under `example.co.uk` counts together, and each under a private suffix such as
-///   `github.io` is a site of its own) already holds `perSite` cookies, the site's oldest goes
+///   `github.io` is a site of its own) already holds ``perSite`` cookies, the site's oldest goes
 ///   to make room. When the storage holds `total`, room is made in a site over its fair share
 ///   (`max(fairShareFloor, total / sites)`, the sites in the jar counted), the one holding the
 ///   most; when no site is over it, in the site least recently used (a site is used when a
@@ -27,7 +27,7 @@ import FoundationNetworking
 ///   **The promise** (RFC 6265bis §5.7's intent): the total cap never takes a site's cookies up
 ///   to its fair share while a site used less recently holds any, so a crowd of one-cookie
 ///   sites evicts its own members before a recently used site's session cookies; memory stays
-///   within `total` cookies of at most `maximumSize` bytes.
+///   within `total` cookies of at most ``maximumSize`` bytes.
 package enum Cookies {
   /// The most cookies kept from one response (RFC 6265 asks for at least 50 per domain).
   static let perResponse = 50

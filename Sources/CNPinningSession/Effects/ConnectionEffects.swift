@@ -43,7 +43,7 @@ package struct ConnectionEffects: Sendable {
 
   /// Emits the judgements of connections to `host` and `port`. `hostName`: the host parsed, to
   /// look up its `reportURI` (nil for a host refused for its name: reported, with nowhere to
-  /// upload). `label`: the `CNHTTPRequest`'s, carried by each event.
+  /// upload). `label`: the ``CNHTTPRequest``'s, carried by each event.
   package func emit(
     _ judgements: [Judgement], host: String, port: Int, hostName: HostName?, manager: CNPinningManager?,
     observer: (@Sendable (CNConnectionEvent) -> Void)?, label: String? = nil

@@ -67,7 +67,7 @@ package final class ReportUploader: Sendable {
     sendKept(queue)
   }
 
-  /// `sendKept(_:to:)` to the report URIs known so far.
+  /// ``sendKept(_:to:)`` to the report URIs known so far.
   private func sendKept(_ queue: UploadQueue) {
     run { [self] in
       let reportURIs = self.reportURIs.withLock { $0 }

@@ -7,14 +7,14 @@ import FoundationNetworking
 
 /// What a `CNPinnedSession` runs on (and, on Linux, each session of `URLSessionConfiguration.cnPinned`):
 /// the pins and observers in force, the checks that need no network, the redirect loop and one
-/// transport, which the public API on top chooses (`TransportMaker`).
+/// transport, which the public API on top chooses (``TransportMaker``).
 package final class SessionEngine: Sendable {
   /// The settings the session was made with, its trust and unpinned-host rule included.
   package let configuration: CNPinnedSessionConfiguration
   private let state: Locked<State>
   /// Observer events, failure reports and uploads, after each hop.
   private let effects: ConnectionEffects
-  /// `configuration.transportSecurity`, indexed.
+  /// ``configuration/transportSecurity``, indexed.
   private let transportSecurity: IndexedTransportSecurity
   /// libcurl and OpenSSL on Linux, URLSession on Apple platforms.
   package let transport: any HopTransport
@@ -24,7 +24,7 @@ package final class SessionEngine: Sendable {
     var observer: (@Sendable (CNConnectionEvent) -> Void)?
     /// Receives each request's time on the network thread, for tests of the loop's latency.
     var networkTimeObserver: (@Sendable (_ nanoseconds: UInt64) -> Void)?
-    /// Set by `invalidateAndCancel`; every later request fails with `sessionInvalidated`, on
+    /// Set by ``invalidateAndCancel``; every later request fails with ``sessionInvalidated``, on
     /// every platform, before it reaches a transport (an invalidated URLSession raises an
     /// Objective-C exception when asked for a task).
     var invalidated = false

@@ -59,13 +59,13 @@ package struct DownloadFile: HopBody {
 }
 
 /// Removes the process's download directory when the process exits, if it is empty: a download
-/// the app has not moved away stays where it was returned (as with URLSession's `download(for:)`).
+/// the app has not moved away stays where it was returned (as with URLSession's ``download(for:)``).
 private enum DownloadDirectoryCleanup {
   /// The directory's path as C reads it, set once before the exit handler is registered and
   /// never freed: the handler may run at any time until the process ends.
   nonisolated(unsafe) private static var path: UnsafeMutablePointer<CChar>?
 
-  /// Called once, under `DownloadFile.directory`'s lock.
+  /// Called once, under ``DownloadFile/directory``'s lock.
   static func register(_ made: UnsafePointer<CChar>) {
     path = strdup(made)
     atexit {

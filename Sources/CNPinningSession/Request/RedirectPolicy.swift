@@ -1,7 +1,7 @@
 import Foundation
 
 /// The request that follows a redirect response, with the rules browsers and URLSession apply.
-/// Credentials are the exchange's business (`CredentialHeaders`): they depend on the original
+/// Credentials are the exchange's business (``CredentialHeaders``): they depend on the original
 /// origin, not on one hop.
 package enum RedirectPolicy {
   /// Whether `status` is a redirect this policy follows. (A switch, not a set: a static set costs
@@ -38,7 +38,7 @@ package enum RedirectPolicy {
     return (next, target)
   }
 
-  /// Scheme, canonical host and port (`RequestTarget.origin`): where credentials may go. A URL
+  /// Scheme, canonical host and port (``RequestTarget/origin``): where credentials may go. A URL
   /// the session would refuse is an origin of its own.
   package static func origin(of url: URL) -> String {
     (try? RequestTarget(url))?.origin ?? "not a target: \(url.absoluteString)"

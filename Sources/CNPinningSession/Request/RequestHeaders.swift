@@ -4,7 +4,7 @@ import Foundation
 /// the URLSession protocol: the request's own fields go first, in the order written and with
 /// their repeats; then the configuration's (`httpAdditionalHeaders`, by name) that the request
 /// does not set (names compared without regard to ASCII case); `withheld` credential names are
-/// sent by neither. Fields meant for a proxy (`proxyOnly`) are the proxy's: the transport sends
+/// sent by neither. Fields meant for a proxy (``proxyOnly``) are the proxy's: the transport sends
 /// them to the proxy (in the CONNECT of a tunnel) and never to an origin.
 package enum RequestHeaders {
   /// Lower-case names of the fields that only a proxy may receive.

@@ -2,8 +2,8 @@ import CNPinning
 import Foundation
 
 /// A hop's URL, checked and canonicalised once, before anything looks at its host: the pins, the
-/// transport-security exceptions and the unpinned-host rule are looked up with `hostName`, TLS
-/// verifies `host`, and the transport connects to `connectionURL`. So every spelling of a host —
+/// transport-security exceptions and the unpinned-host rule are looked up with ``hostName``, TLS
+/// verifies `host`, and the transport connects to ``connectionURL``. So every spelling of a host —
 /// upper case, a trailing dot, an IPv6 address written out, an IPv4-mapped IPv6 address — is one
 /// host for all of them, and none can reach a server under another host's rules.
 package struct RequestTarget: Sendable {

@@ -15,7 +15,7 @@ package struct ResponseHead {
   /// is only held to more (its end must be a close_notify); the reverse cannot happen.
   package private(set) var endsChunked = false
   /// Whether some `Transfer-Encoding` field names `chunked` (libcurl then reads chunks): with
-  /// `endsChunked` false, the two framings disagree, and a refusal says that rather than "cut".
+  /// ``endsChunked`` false, the two framings disagree, and a refusal says that rather than "cut".
   package private(set) var namedChunked = false
   /// The first `Content-Length` value, and the first value that differs from it (RFC 9110 §8.6:
   /// a list of identical values is one length; differing ones make the framing invalid).
@@ -29,7 +29,7 @@ package struct ResponseHead {
   package init() {}
 
   /// Adds one header line (with its line ending) as received; false when the head would exceed
-  /// `maximumSize`.
+  /// ``maximumSize``.
   package mutating func consume(line: UnsafeRawBufferPointer) -> Bool {
     if line.starts(with: Self.statusPrefix) {
       unknownVersion = !Self.knownVersions.contains { line.starts(with: $0) }
@@ -149,7 +149,7 @@ package struct ResponseHead {
     }
   }
 
-  /// The value of the field `name` (ASCII, any case) as `parsed()` would give it (repeats joined
+  /// The value of the field `name` (ASCII, any case) as ``parsed()`` would give it (repeats joined
   /// by ", "), read straight from the bytes; nil without one or without a status line.
   package func value(forField name: String) -> String? {
     let wanted = Array(name.utf8)
@@ -187,7 +187,7 @@ package struct ResponseHead {
   private static func lowercased(_ byte: UInt8) -> UInt8 { isUpperCase(byte) ? byte + 0x20 : byte }
 
   /// The header fields as received, in order and with their repeats (a field without a colon
-  /// is skipped, as `parsed()` skips it); nil without a status line.
+  /// is skipped, as ``parsed()`` skips it); nil without a status line.
   package func orderedFields() -> [CNHTTPField]? {
     bytes.withUnsafeBufferPointer { head -> [CNHTTPField]? in
       var lines = Lines(head)
@@ -230,7 +230,7 @@ package struct ResponseHead {
     }
   }
 
-  /// The body length the head states (`CNHTTPResponse.statedLength(of:)`).
+  /// The body length the head states (``CNHTTPResponse/statedLength(of:)``).
   package var expectedBodyLength: Int? {
     orderedFields().flatMap(CNHTTPResponse.statedLength(of:)).flatMap { Int(exactly: $0) }
   }

@@ -12,7 +12,7 @@ import FoundationNetworking
 package struct SessionRequest: Sendable {
   package var method: String
   package var url: URL
-  /// In order, with repeats: what the wire gets, under the rules of `RequestHeaders`.
+  /// In order, with repeats: what the wire gets, under the rules of ``RequestHeaders``.
   package var fields: [CNHTTPField]
   package var body: Body
   /// Seconds to connect or to wait for data; nil: the configuration's.
@@ -20,7 +20,7 @@ package struct SessionRequest: Sendable {
   /// Whether stored cookies go with the request and cookies it gets are kept
   /// (`URLRequest.httpShouldHandleCookies`).
   package var handlesCookies = true
-  /// The `CNHTTPRequest`'s label, carried by the request's events.
+  /// The ``CNHTTPRequest``'s label, carried by the request's events.
   package var label: String?
 
   /// Where a request's body comes from.

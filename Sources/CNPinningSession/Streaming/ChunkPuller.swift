@@ -2,9 +2,9 @@ import CNPinning
 import Dispatch
 import Foundation
 
-/// Hands a `ChunkedUpload`'s chunks to a thread that blocks for each (the writer of URLSession's
+/// Hands a ``ChunkedUpload``'s chunks to a thread that blocks for each (the writer of URLSession's
 /// body stream on Apple platforms): one long-lived task pulls a chunk each time the thread asks,
-/// so a chunk is pulled only when it can be written. `cancel()`, when the request's task ends,
+/// so a chunk is pulled only when it can be written. ``cancel()``, when the request's task ends,
 /// cancels that task and wakes the thread: a producer that waits for ever keeps neither the
 /// thread nor the request (issue 53, L2; before, each chunk was pulled by a task of its own that
 /// no cancellation reached, and a waiting producer held the thread for good).
@@ -19,7 +19,7 @@ package final class ChunkPuller: Sendable {
   private let demand: AsyncStream<Void>.Continuation
   private let task: Task<Void, Never>
 
-  /// A puller of `upload`'s chunks for a request to `host`; nothing is pulled before `take()`.
+  /// A puller of `upload`'s chunks for a request to `host`; nothing is pulled before ``take()``.
   package init(_ upload: ChunkedUpload, host: String) {
     let (requests, demand) = AsyncStream.makeStream(of: Void.self)
     self.demand = demand
@@ -40,7 +40,7 @@ package final class ChunkPuller: Sendable {
 
   deinit { cancel() }
 
-  /// The next chunk, nil at the end, or why there is none (`cancelled` after `cancel()`).
+  /// The next chunk, nil at the end, or why there is none (`cancelled` after ``cancel()``).
   /// Blocks the calling thread, which must not be one of Swift's cooperative pool.
   package func take() -> Result<Data?, CNPinnedSessionError> {
     guard !state.withLock({ $0.cancelled }) else { return .failure(.cancelled) }
@@ -73,7 +73,7 @@ package final class ChunkPuller: Sendable {
   }
 
   /// Writes the body through `write` once `readerStarted()` (`wait(until:)`), a chunk at a time as
-  /// `take()` gives them, and calls `close` when it has ended whole or the reader closed its end
+  /// ``take()`` gives them, and calls `close` when it has ended whole or the reader closed its end
   /// (`write` false: the task is over). Returns false, without closing, when the sequence failed
   /// or the task ended first: a body cut short is never ended as if whole. Blocks the calling
   /// thread (the writer of URLSession's body stream on Apple platforms).
@@ -101,7 +101,7 @@ package final class ChunkPuller: Sendable {
     }
   }
 
-  /// Stops pulling: the pulling task is cancelled and a thread waiting in `take()` returns.
+  /// Stops pulling: the pulling task is cancelled and a thread waiting in ``take()`` returns.
   package func cancel() {
     let first = state.withLock { state -> Bool in
       defer { state.cancelled = true }

@@ -2,7 +2,7 @@ import CNPinning
 import Foundation
 
 /// A request body taken from a caller's `AsyncSequence` of chunks (`CNHTTPRequest.Body`), read
-/// by one reader at a time: libcurl's read callback through `ChunkedRequestBody` on Linux, a
+/// by one reader at a time: libcurl's read callback through ``ChunkedRequestBody`` on Linux, a
 /// bound stream's writing thread on Apple platforms. Empty chunks are skipped, so that an empty
 /// chunk never reads as the end. A stated length is held to here, on both platforms: a sequence
 /// may end neither short of it nor past it, and the chunk that completes it is handed on only
@@ -25,7 +25,7 @@ package final class ChunkedUpload: @unchecked Sendable {
     var whole = false
     /// What must outlive the writer (`keep`).
     var kept: [any Sendable] = []
-    /// The pullers `puller(host:)` made, stopped by `taskEnded()`.
+    /// The pullers ``puller(host:)`` made, stopped by ``taskEnded()``.
     var pullers: [ChunkPuller] = []
   }
 
@@ -65,8 +65,8 @@ package final class ChunkedUpload: @unchecked Sendable {
     state.withLock { $0.kept.append(object) }
   }
 
-  /// A puller of this body's chunks for a thread that writes them (`ChunkPuller`), stopped when
-  /// the request's task ends (`taskEnded()`).
+  /// A puller of this body's chunks for a thread that writes them (``ChunkPuller``), stopped when
+  /// the request's task ends (``taskEnded()``).
   package func puller(host: String) -> ChunkPuller {
     let puller = ChunkPuller(self, host: host)
     state.withLock { $0.pullers.append(puller) }
@@ -98,7 +98,7 @@ package final class ChunkedUpload: @unchecked Sendable {
   }
 
   /// The sequence's next non-empty chunk, nil at its end. Whatever the sequence throws (a
-  /// `CNPinnedSessionError` too) is recorded as the upload's failure.
+  /// ``CNPinnedSessionError`` too) is recorded as the upload's failure.
   private func nextNonEmpty(host: String) async throws(CNPinnedSessionError) -> Data? {
     do {
       while !ended {

@@ -27,7 +27,7 @@ package enum UploadSource: Sendable {
 
   /// The answer to URLSession's `needNewBodyStream` (to answer a 401 or 407, or to retry on a new
   /// connection): a file's body opened again; nil for a body that is read once (the caller's
-  /// stream, a sequence), whose task then fails with `askedAgain`.
+  /// stream, a sequence), whose task then fails with ``askedAgain``.
   package func reopened() -> InputStream? {
     guard case .file(let file) = self else { return nil }
     return InputStream(url: file)

@@ -5,7 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One HTTP exchange as `CNPinnedSession` hands it to its transport, with everything decided
+/// One HTTP exchange as ``CNPinnedSession`` hands it to its transport, with everything decided
 /// about it before the network: its checked target, the pins in force when it started, the
 /// transport-security rules for its host and where its body goes.
 package struct Hop {
@@ -129,8 +129,8 @@ package struct TransferOutcome: Sendable {
   }
 }
 
-/// The seam between `CNPinnedSession` and the platform that moves its bytes: libcurl and
-/// OpenSSL on Linux (`CurlTransport`), URLSession on Apple platforms (`URLSessionTransport`).
+/// The seam between ``CNPinnedSession`` and the platform that moves its bytes: libcurl and
+/// OpenSSL on Linux (``CurlTransport``), URLSession on Apple platforms (``URLSessionTransport``).
 /// The session decides everything that needs no network (targets, the unpinned-host rule, plain
 /// http to pinned hosts, redirects, effects); a transport runs one hop and says what happened.
 package protocol HopTransport: Sendable {
@@ -143,11 +143,11 @@ package protocol HopTransport: Sendable {
   /// How many transfers ran on their requesting task's thread, for tests (0 where URLSession
   /// runs them).
   var borrowedTransfers: Int { get }
-  /// Where tasks that prefer the session's thread run (`CNPinnedSession.executor`).
+  /// Where tasks that prefer the session's thread run (``CNPinnedSession/executor``).
   @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
   var executor: any TaskExecutor { get }
 }
 
 /// Makes a session's transport for its configuration. The public API on top chooses the
-/// platform's (`CNPinnedSession.platformTransport`); the engine and its report uploads use it.
+/// platform's (``CNPinnedSession/platformTransport``); the engine and its report uploads use it.
 package typealias TransportMaker = @Sendable (CNPinnedSessionConfiguration) throws(CNPinnedSessionError) -> any HopTransport

@@ -1,7 +1,7 @@
 import CNPinning
 
 /// What the transport learnt about the TLS connection a request is about to use: collected by
-/// the TLS hooks, judged by `ConnectionVerdict`. Plain values; nothing here points at C state.
+/// the TLS hooks, judged by ``ConnectionVerdict``. Plain values; nothing here points at C state.
 package struct ConnectionFacts: Sendable {
   /// How the request came by its connection (the event's kind, one definition).
   package typealias Use = CNConnectionEvent.Kind

@@ -2,7 +2,7 @@ import CNPinning
 
 /// The session's rules for one request, captured when the request starts.
 package struct RequestPolicy: Sendable {
-  /// The canonical host (see `RequestTarget`): what TLS verifies.
+  /// The canonical host (see ``RequestTarget``): what TLS verifies.
   package let host: String
   /// The host parsed for pin and exception lookups.
   package let hostName: HostName

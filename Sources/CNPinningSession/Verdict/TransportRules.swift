@@ -41,7 +41,7 @@ package struct TransportRules: Sendable, Equatable {
 }
 
 /// A session's transport-security policy with its exceptions indexed by host name, built once per
-/// session (`CNTransportSecurity.indexed()`).
+/// session (``CNTransportSecurity/indexed()``).
 package struct IndexedTransportSecurity: Sendable {
   let policy: TransportRules
   let exceptions: HostIndex<CNTransportSecurityException>

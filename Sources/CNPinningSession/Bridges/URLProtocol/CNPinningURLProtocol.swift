@@ -3,16 +3,16 @@ import CNPinning
 import Foundation
 import FoundationNetworking
 
-/// Carries a URLSession's `http` and `https` requests through a `CNPinnedSession` (see
+/// Carries a URLSession's `http` and `https` requests through a ``CNPinnedSession`` (see
 /// `URLSessionConfiguration.cnPinned(manager:configuration:)`).
 ///
 /// FoundationNetworking gives a protocol no way to reach its URLSession or configuration, so
 /// each pinned configuration gets its own protocol class: `CNPinningURLProtocol<Slot>`, where
-/// the slot type names that configuration's session in `PinnedSessions`.
+/// the slot type names that configuration's session in ``PinnedSessions``.
 final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
-  /// The load in flight; stopped by `stopLoading`.
+  /// The load in flight; stopped by ``stopLoading``.
   private var loading: Loading?
-  /// Set by `stopLoading`: a load stopped before it started never starts (URLSession has
+  /// Set by ``stopLoading``: a load stopped before it started never starts (URLSession has
   /// already finished the task).
   private var isStopped = false
 
@@ -123,14 +123,14 @@ final class CNPinningURLProtocol<Slot: SessionSlot>: URLProtocol {
 }
 
 /// One load's way back to URLSession. FoundationNetworking expects every protocol-client call on
-/// the task's work queue (its task registry is confined to it); `startLoading` and `stopLoading`
+/// the task's work queue (its task registry is confined to it); ``startLoading`` and ``stopLoading``
 /// are called there too. So the transfer's outcome is handed to that queue, and once the load is
 /// stopped nothing more is reported: URLSession has already finished the task.
 ///
 /// A body read as it arrives goes to the task's data delegate with back-pressure: at most
-/// `bytesInFlight` bytes are handed on that the delegate has not returned from (a barrier on the
+/// ``bytesInFlight`` bytes are handed on that the delegate has not returned from (a barrier on the
 /// session's delegate queue after each piece tells), and the transfer waits for room, so a slow
-/// delegate slows the network, as a slow reader of `bytes(for:)` does, instead of the pieces
+/// delegate slows the network, as a slow reader of ``bytes(for:)`` does, instead of the pieces
 /// piling up in memory. FoundationNetworking's own protocol has no such bound.
 // The pieces in flight are behind a lock, and `stopped` and `transfer` are touched only on `queue`.
 // Unchecked Sendable: its state is behind a lock or touched only on the task's work queue (`queue`).

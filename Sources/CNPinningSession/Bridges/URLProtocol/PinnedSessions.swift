@@ -6,7 +6,7 @@ import FoundationNetworking
 /// A type that names one pinned session: the slot types are made at run time from two generic
 /// bit types, so any number of configurations each get a protocol class of their own.
 protocol SessionSlot {
-  /// The session's index in `PinnedSessions`.
+  /// The session's index in ``PinnedSessions``.
   static var index: Int { get }
 }
 

@@ -36,7 +36,7 @@ enum TaskInternals {
     return Reading(workQueue: workQueue, session: session, body: try body(known))
   }
 
-  /// `knownBody`, an `Optional<_Body>`: no child when nil, else "some" holding the enum case.
+  /// ``knownBody``, an `Optional<_Body>`: no child when nil, else "some" holding the enum case.
   private static func body(_ known: Any) throws(URLError) -> Body? {
     guard let some = Mirror(reflecting: known).children.first?.value else { return nil }
     guard let payload = Mirror(reflecting: some).children.first else { return nil }  // .none

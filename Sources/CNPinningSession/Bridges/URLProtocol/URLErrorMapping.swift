@@ -1,7 +1,7 @@
 #if CNPINNING_LINUX_BACKEND
 import Foundation
 
-/// The `URLError` a URLSession task fails with for a `CNPinnedSessionError`: the code URLSession
+/// The `URLError` a URLSession task fails with for a ``CNPinnedSessionError``: the code URLSession
 /// itself would use, with the session's error (and its full reason) as the underlying error.
 enum URLErrorMapping {
   static func urlError(for error: any Error, url: URL?) -> URLError {

@@ -2,7 +2,7 @@
 import CNPinning
 import Foundation
 
-/// A caller's sequence of chunks (`CNHTTPRequest.Body`) sent as libcurl asks for it: a task
+/// A caller's sequence of chunks (``CNHTTPRequest/Body``) sent as libcurl asks for it: a task
 /// pulls the next chunk while libcurl sends the one before, so at most two chunks are held, and
 /// `read` never waits (it answers `.paused`, and `wake` follows when a chunk has come). A failed
 /// sequence aborts the transfer; a sequence is read once, so the body cannot be rewound.

@@ -4,7 +4,7 @@ import CNPinningCurl
 import Foundation
 
 /// Turns a failed transfer into the session's error: a pure function of libcurl's completion
-/// (its result, by kind, and what the TLS hooks saw) and the request's plan and policy. Certificate refusals are judged by `ConnectionVerdict` before
+/// (its result, by kind, and what the TLS hooks saw) and the request's plan and policy. Certificate refusals are judged by ``ConnectionVerdict`` before
 /// this is asked. The table, first match wins:
 ///
 /// | facts | error |

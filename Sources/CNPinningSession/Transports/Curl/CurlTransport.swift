@@ -7,7 +7,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// `CNPinnedSession`'s transport on Linux: each hop becomes a `RequestPlan`, told to libcurl as
+/// ``CNPinnedSession``'s transport on Linux: each hop becomes a ``RequestPlan``, told to libcurl as
 /// a `CurlRequest` through the session's multi loop (`CNPinningCurl`), with a `CurlTransfer`
 /// making every decision on the way.
 package final class CurlTransport: HopTransport {

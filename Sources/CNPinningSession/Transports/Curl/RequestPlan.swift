@@ -63,7 +63,7 @@ struct RequestPlan: Sendable {
   let timeout: BoundedInterval?
   /// How long the whole exchange may take (nil: no limit).
   let resourceTimeout: BoundedInterval?
-  /// What the session takes for now (`CNPinnedSessionConfiguration.clock`).
+  /// What the session takes for now (``CNPinnedSessionConfiguration/clock``).
   let clock: @Sendable () -> Date
   /// Whether the transfer stops after the TLS handshake (a probe), sending no request.
   let connectOnly: Bool
@@ -138,7 +138,7 @@ struct RequestPlan: Sendable {
     }
   }
 
-  /// The request's fields and the configuration's (`RequestHeaders.split`), in order, then the
+  /// The request's fields and the configuration's (``RequestHeaders/split``), in order, then the
   /// hop's cookies (unless the request sets `Cookie`) and an empty `Expect` (unless it sets
   /// one), so that libcurl never waits for a `100 Continue`.
   private static func headerLines(_ fields: [CNHTTPField], cookies: String?) throws(CNPinnedSessionError) -> [String] {

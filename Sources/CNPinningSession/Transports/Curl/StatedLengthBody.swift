@@ -6,7 +6,7 @@ import Foundation
 /// rest would be dropped unseen). libcurl asks for nothing more once the length is sent, so the
 /// last byte is held back until the body has said it ends. A file that shrank or grew since it
 /// was measured, and an `httpBodyStream` whose `Content-Length` is wrong, fail here;
-/// `ChunkedUpload` holds a sequence to its length the same way, earlier.
+/// ``ChunkedUpload`` holds a sequence to its length the same way, earlier.
 struct StatedLengthBody {
   private let body: any StreamedRequestBody
   /// Bytes handed to libcurl.

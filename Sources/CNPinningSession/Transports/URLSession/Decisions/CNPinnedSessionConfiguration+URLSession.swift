@@ -29,7 +29,7 @@ extension CNPinnedSessionConfiguration {
 
 extension CNPinnedSessionConfiguration {
   /// Why `URLSession.cnPinned` cannot take this configuration on Apple platforms, or nil: what the
-  /// transport refuses, and credential headers in `httpAdditionalHeaders`, which URLSession adds
+  /// transport refuses, and credential headers in ``httpAdditionalHeaders``, which URLSession adds
   /// to every request it sends, redirects to other origins included.
   var settingAppURLSessionCannotHonour: String? {
     if let reason = settingURLSessionCannotHonour { return reason }
@@ -41,7 +41,7 @@ extension CNPinnedSessionConfiguration {
 
   /// What an app's URLSession (`URLSession.cnPinned`) does with a redirect from `original` (the
   /// task's first request) to `next`: refuses one to plain http that the session would refuse
-  /// (a pinned host, or the transport-security policy), stops unless `followsRedirects`, and
+  /// (a pinned host, or the transport-security policy), stops unless ``followsRedirects``, and
   /// otherwise follows, without credential headers once the redirect leaves the first origin.
   func redirect(
     from original: URL?, to next: URLRequest, manager: CNPinningManager?, transportSecurity: IndexedTransportSecurity
@@ -56,7 +56,7 @@ extension CNPinnedSessionConfiguration {
   }
 
   /// Why a request to `url` must not go out, when it is plain `http://` and the session would
-  /// refuse it (`TransportRules.refusal(forPlainHTTPTo:isPinned:)`); nil otherwise.
+  /// refuse it (``TransportRules/refusal(forPlainHTTPTo:isPinned:)``); nil otherwise.
   func plainHTTPRefusal(for url: URL?, manager: CNPinningManager?, transportSecurity: IndexedTransportSecurity)
     -> CNPinnedSessionError?
   {
@@ -144,8 +144,8 @@ extension CNPinnedSessionConfiguration {
     return settings
   }
 
-  /// What the transport's URLSessions start from: `urlSessionSettings()` without cookies (the
-  /// session's business, hop by hop: `Cookies`) and without additional headers (added to each
+  /// What the transport's URLSessions start from: ``urlSessionSettings()`` without cookies (the
+  /// session's business, hop by hop: ``Cookies``) and without additional headers (added to each
   /// request, so that credentials stay behind when a redirect leaves the origin).
   func transportURLSessionSettings() -> URLSessionConfiguration {
     let settings = urlSessionSettings()

@@ -19,7 +19,7 @@ import Foundation
 ///   out (a closed connection's addresses and ports may come again: review M3).
 /// - A task whose connection is not bound yet waits (`judge`) for the running openers that could
 ///   have opened it (its host and port, challenged before its request went out), at most its
-///   request's timeout or `longestWait`, whichever is shorter, and not past its cancellation or
+///   request's timeout or ``longestWait``, whichever is shorter, and not past its cancellation or
 ///   the URLSession's invalidation (which cancels it); it stands if one of them binds its very
 ///   connection. So a connection nobody judged passes no task while a stranger's opener runs
 ///   (review N2), and a waiter is never held behind a long-lived opener for long (N4).
@@ -305,7 +305,7 @@ extension ConnectionVerdicts.State {
   }
 
   /// The running openers that could have opened the connection of `task` (which has none of its
-  /// own challenges), when no verdict stands for it yet: those for `hostPort` whose accepted
+  /// own challenges), when no verdict stands for it yet: those for ``hostPort`` whose accepted
   /// challenge came before the task's request went out (any, when the metrics do not say when).
   fileprivate func openers(before facts: TransactionFacts?, for task: Int, hostPort: String) -> Set<Int> {
     guard challenged[task] == nil, let facts else { return [] }

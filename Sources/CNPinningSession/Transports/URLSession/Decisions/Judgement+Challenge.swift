@@ -27,8 +27,8 @@ enum ChallengeRoute: Sendable, Equatable {
 }
 
 /// A server-trust challenge answered by a transport that hands challenges to a delegate (Apple's
-/// URLSession), as the same `Judgement` the Linux transport makes, so that observer events and
-/// failure reports follow from one piece of code on every platform (`ConnectionEffects`, which
+/// URLSession), as the same ``Judgement`` the Linux transport makes, so that observer events and
+/// failure reports follow from one piece of code on every platform (``ConnectionEffects``, which
 /// reports each failure once). Platform-neutral, tested on Linux.
 extension Judgement {
   /// The answer to a server-trust challenge for `host`, and the judgement it records.

@@ -19,7 +19,7 @@ enum ChallengeDisposition<Trust> {
 }
 
 /// Judges a task's server-trust challenges with the shared decision, records each judgement with
-/// the URLSession's `ConnectionVerdicts` before answering (so that the other tasks on the
+/// the URLSession's ``ConnectionVerdicts`` before answering (so that the other tasks on the
 /// connection find it), and remembers why it refused one (the task then fails with URLSession's
 /// cancellation, which says nothing). Generic over the platform's trust object (`SecTrust` on
 /// Apple platforms, where `answer(_:task:)` adapts a challenge); platform-neutral, tested on

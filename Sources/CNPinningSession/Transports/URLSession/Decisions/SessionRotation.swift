@@ -13,7 +13,7 @@ struct SessionRotationClosed: Error {}
 /// - A lease for another owner (manager), or for a newer generation of the same owner, replaces
 ///   the current session; a lease for an older generation of the current owner uses the current
 ///   session, so generations never go backwards when stale readers arrive late.
-/// - A replaced session, or one taken out of service (`retire(_:)`), is retired
+/// - A replaced session, or one taken out of service (``retire(_:)``), is retired
 ///   (`finishTasksAndInvalidate`) once it has no lease.
 /// - `close` refuses new leases, cancels every running lease's work, and cancels (`cancel`:
 ///   `invalidateAndCancel`) each session once its last lease ends.

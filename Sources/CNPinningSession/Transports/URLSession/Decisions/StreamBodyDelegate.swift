@@ -7,7 +7,7 @@ import FoundationNetworking
 
 /// The delegate of a data task whose body is read as it arrives (`bytes(for:)` on Apple
 /// platforms): its response handed on at once, each chunk of its body handed to the reader as it
-/// arrives (`ChunkFeed`: the task is suspended while the reader has a full channel, and resumed
+/// arrives (``ChunkFeed``: the task is suspended while the reader has a full channel, and resumed
 /// when it has taken half), and redirects returned to the session. The Apple transport's is a
 /// subclass that adds the server-trust challenge (`PinningStreamDelegate`). Platform-neutral,
 /// tested on Linux with swift-corelibs-foundation's URLSession.
@@ -205,7 +205,7 @@ class StreamBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   }
 
   /// The body again, for a resend (a 401 or 407 answered, a stale connection retried), as
-  /// `TaskBodyDelegate` answers it (issue 53, L3: before, the task failed with URLSession's own
+  /// ``TaskBodyDelegate`` answers it (issue 53, L3: before, the task failed with URLSession's own
   /// error, naming neither).
   func urlSession(
     _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void

@@ -9,7 +9,7 @@ import FoundationNetworking
 /// arrive (a body, or a decompressed bomb, never grows past it), and a download is written to its
 /// file chunk by chunk. Redirects come back to the caller; a file upload is reopened when
 /// URLSession must send it again. (A stream, read as it arrives, has a delegate of its own,
-/// `StreamBodyDelegate`, feeding `ChunkFeed`.)
+/// ``StreamBodyDelegate``, feeding ``ChunkFeed``.)
 ///
 /// The Apple transport's task delegate is a subclass (it adds the server-trust challenge).
 /// Platform-neutral: tested on Linux with swift-corelibs-foundation's URLSession.
@@ -176,7 +176,7 @@ class TaskBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   }
 
   /// The body again, for a resend (a 401 or 407 answered, a stale connection retried):
-  /// `UploadSource.reopened()`, or the task fails with `UploadSource.askedAgain`.
+  /// ``UploadSource/reopened()``, or the task fails with ``UploadSource/askedAgain``.
   func urlSession(
     _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
   ) {

@@ -52,7 +52,7 @@ enum URLSessionHop {
 
   /// A failed task's error in the session's terms, first cause first: a failed request body's
   /// (its task was cancelled for it), the session's own, the delegate's rejection of a
-  /// challenge, the transport closed, then URLSession's error (`failure(_:host:timeout:trust:)`).
+  /// challenge, the transport closed, then URLSession's error (``failure(_:host:timeout:trust:)``).
   static func failure(
     _ error: Error, upload: UploadSource?, rejection: CNPinnedSessionError?, sessionClosed: Bool, host: String,
     timeout: TimeInterval, trust: CNTrust

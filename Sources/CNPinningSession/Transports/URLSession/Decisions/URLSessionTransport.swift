@@ -6,8 +6,8 @@ import FoundationNetworking
 #endif
 
 /// CNPinnedSession's transport on Apple platforms: an ephemeral URLSession (no cache) whose
-/// per-task delegates answer server-trust challenges with `PinningChallenges`, each task judged on
-/// the connection it used (`ConnectionVerdicts`). Redirects come back to the session's own loop,
+/// per-task delegates answer server-trust challenges with ``PinningChallenges``, each task judged on
+/// the connection it used (``ConnectionVerdicts``). Redirects come back to the session's own loop,
 /// so each hop is judged by its own host. URLSession does not judge a reused connection again, so
 /// a new one is made whenever the pins in force may have changed: another manager, or a newer
 /// `PolicyGeneration` of the same one (enterprise policy changes, pin expiry). `SessionRotation`
@@ -42,7 +42,7 @@ final class URLSessionTransport: HopTransport {
   private let delegates: Delegates
 
   /// `makeSession`: a URLSession from `configuration.transportURLSessionSettings()`, with a
-  /// `RedirectRefusal` as its delegate.
+  /// ``RedirectRefusal`` as its delegate.
   init(
     configuration: CNPinnedSessionConfiguration, makeSession: @escaping @Sendable () -> URLSession, delegates: Delegates
   ) throws(CNPinnedSessionError) {
@@ -111,9 +111,9 @@ final class URLSessionTransport: HopTransport {
     }
   }
 
-  /// Judges a hop's task on the connection it used (`ConnectionVerdicts`): throws when
+  /// Judges a hop's task on the connection it used (``ConnectionVerdicts``): throws when
   /// URLSession sent it over a connection nobody judged, after taking that URLSession out of
-  /// service (`SessionRotation.retire`), so that the next request goes through a new URLSession
+  /// service (``SessionRotation/retire``), so that the next request goes through a new URLSession
   /// with caches of its own. `final` false: a stream's response, whose metrics come at its end.
   private func verdictCheck(for hop: Hop, judgements: JudgementLog) -> VerdictCheck {
     let (host, port, manager, unpinnedHosts, sessions) = (
@@ -132,8 +132,8 @@ final class URLSessionTransport: HopTransport {
   }
 
   /// A body read as it arrives: a data task whose delegate hands each chunk to `channel` as it
-  /// comes, suspending the task while the reader has a full channel (`StreamBodyDelegate`,
-  /// `ChunkFeed`). Returns with the response; the body follows through `channel`, under the lease
+  /// comes, suspending the task while the reader has a full channel (``StreamBodyDelegate``,
+  /// ``ChunkFeed``). Returns with the response; the body follows through `channel`, under the lease
   /// of the URLSession, until it ends. The response is judged on what is known when it comes
   /// (its metrics come at the end) and, once accepted, the task again by its own connection at its
   /// end, a refusal then emitted and reported; a response refused was judged, emitted and
