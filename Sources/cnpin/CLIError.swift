@@ -5,8 +5,11 @@ import CNPinningSession
 enum CLIError: Error {
   /// A pin or a verification failed (exit 1).
   case failed(String)
-  /// The command line or a configuration is wrong (exit 2).
+  /// The command line is wrong (exit 2): the message, then the command's help.
   case usage(String)
+  /// An input is wrong or cannot be used (exit 2): a file that cannot be read or written, a
+  /// configuration or a certificate that does not load. The message alone: the command line
+  /// was right.
   case configuration(String)
   /// The network failed (exit 3).
   case network(String)

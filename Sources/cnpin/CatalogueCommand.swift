@@ -82,7 +82,7 @@ enum CatalogueOption {
     do {
       data = try BoundedFile.read(URL(fileURLWithPath: path), maximum: maximum)
     } catch {
-      throw .usage("cannot read --catalogue \(path): \(error.localizedDescription)")
+      throw .configuration("cannot read --catalogue \(path): \(error.localizedDescription)")
     }
     guard data.count <= maximum else { throw .configuration("--catalogue \(path) is larger than 4 MiB") }
     guard let text = String(data: data, encoding: .utf8) else {

@@ -71,19 +71,14 @@ enum ChainRehearsal {
 enum ChainFile {
   /// The certificates of a PEM file, the leaf first; `option` names the option in errors.
   static func read(_ file: String, option: String) throws(CLIError) -> [CNCertificate] {
-    let text: String
-    do {
-      text = try String(contentsOfFile: file, encoding: .utf8)
-    } catch {
-      throw .usage("cannot read \(option) \(file): \(error.localizedDescription)")
-    }
+    let text = try InputFile.text(file, "\(option) \(file)")
     let chain: [CNCertificate]
     do {
       chain = try CNCertificate.certificates(pemEncoded: text)
     } catch {
-      throw .usage("\(option) \(file): \(error)")
+      throw .configuration("\(option) \(file): \(error)")
     }
-    guard !chain.isEmpty else { throw .usage("\(option) \(file) holds no certificate") }
+    guard !chain.isEmpty else { throw .configuration("\(option) \(file) holds no certificate") }
     return chain
   }
 }

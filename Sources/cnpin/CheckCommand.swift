@@ -79,11 +79,20 @@ enum CheckCommand {
     if chainFiles.isEmpty {
       let session = try network.session(manager: manager)
       if arguments.positionals.isEmpty {
-        Output.error("cnpin: checking port 443 of each host the configuration pins (name HOST:PORT to check another port)")
+        Output.error(
+          "cnpin: checking port 443 of each host the configuration pins, or the port --resolve names for it (name HOST:PORT to check another port)"
+        )
       }
+      // A host --resolve sends elsewhere is checked at the port it names, as curl connects there.
+      let resolvedPorts = Dictionary(
+        network.configuration.resolve.map { ($0.host.lowercased(), $0.port) }, uniquingKeysWith: { first, _ in first })
       let targets =
         arguments.positionals.isEmpty
-        ? try document.entries.map { entry throws(CLIError) in try HostPort(HostName.authority(entry.host)) }
+        ? try document.entries.map { entry throws(CLIError) in
+          try HostPort(
+            resolvedPorts[entry.host.lowercased()].map { HostName.authority(entry.host, port: $0) }
+              ?? HostName.authority(entry.host))
+        }
         : try arguments.positionals.map { text throws(CLIError) in try HostPort(text) }
       results = []
       for target in targets {

@@ -9,9 +9,18 @@ enum ConfigurationEdit {
   /// `CFBundleIdentifier`, say) would be lost by writing the file again, so it is refused.
   private static let pinKeys: Set<String> = ["CNPinningManager", "PinnedDomains", "NSAppTransportSecurity"]
 
+  /// What an edit did, in words, and how many chains the file now pins `host` with.
+  struct Outcome {
+    let message: String
+    let hostChains: Int
+  }
+
   /// Adds `chains` to `host`'s chainSet in the file at `path`, and says what it did.
-  static func add(_ chains: [CNChain], host: String, includesSubdomains: Bool, to path: String) throws(CLIError) -> String {
+  static func add(_ chains: [CNChain], host: String, includesSubdomains: Bool, to path: String) throws(CLIError) -> Outcome {
     let url = URL(fileURLWithPath: path)
+    guard FileManager.default.fileExists(atPath: path) else {
+      return try create(chains, host: host, includesSubdomains: includesSubdomains, at: url)
+    }
     let data: Data
     do {
       data = try Data(contentsOf: url)
@@ -26,7 +35,10 @@ enum ConfigurationEdit {
     } catch {
       throw .configuration("--add-to \(path): \(error)")
     }
-    guard !updated.added.isEmpty else { return "\(path) already pins these chains for \(host); nothing written" }
+    let hostChains = updated.document.entries.first { $0.host == host }?.configuration.chains.count ?? chains.count
+    guard !updated.added.isEmpty else {
+      return Outcome(message: "\(path) already pins these chains for \(host); nothing written", hostChains: hostChains)
+    }
     let encoded = updated.document.encoded(as: format)
     // What is written must read back as what was meant, before it replaces the file.
     guard
@@ -40,8 +52,34 @@ enum ConfigurationEdit {
       throw .configuration("cannot write \(path): \(error.localizedDescription)")
     }
     let comments = format == .propertyList && String(decoding: data, as: UTF8.self).contains("<!--")
-    return "added chain\(updated.added.count == 1 ? "" : "s") \(updated.added.map(String.init).joined(separator: ", ")) to "
-      + "\(host) in \(path)\(comments ? " (its XML comments are not kept)" : "")"
+    return Outcome(
+      message: "added chain\(updated.added.count == 1 ? "" : "s") \(updated.added.map(String.init).joined(separator: ", ")) to "
+        + "\(host) in \(path)\(comments ? " (its XML comments are not kept)" : "")", hostChains: hostChains)
+  }
+
+  /// A new file pinning `host` to `chains`: a property list for a `.plist` name, else JSON.
+  private static func create(_ chains: [CNChain], host: String, includesSubdomains: Bool, at url: URL) throws(CLIError)
+    -> Outcome
+  {
+    let configuration: CNConfiguration
+    do {
+      configuration = try CNConfiguration(includesSubdomains: includesSubdomains, chains)
+    } catch {
+      throw .failed("\(error)")
+    }
+    let isPropertyList = url.pathExtension.lowercased() == "plist"
+    let text =
+      isPropertyList
+      ? DocumentWriter.propertyList([(host, configuration)]) : DocumentWriter.json([(host, configuration)])
+    do {
+      try Data(text.utf8).write(to: url, options: .withoutOverwriting)
+    } catch {
+      throw .configuration("cannot create \(url.path): \(error.localizedDescription)")
+    }
+    return Outcome(
+      message:
+        "created \(url.path) (\(isPropertyList ? "property list" : "JSON")) pinning \(host) to \(chains.count) chain\(chains.count == 1 ? "" : "s")",
+      hostChains: chains.count)
   }
 
   /// The file's format, refusing a file that holds more than pins, or a binary property list.

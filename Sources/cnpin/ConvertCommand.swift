@@ -111,7 +111,7 @@ enum ConvertCommand {
       do {
         try data.write(to: URL(fileURLWithPath: output))
       } catch {
-        throw .usage("cannot write \(output): \(error.localizedDescription)")
+        throw .configuration("cannot write \(output): \(error.localizedDescription)")
       }
     } else {
       Output.write(data)

@@ -69,12 +69,7 @@ struct ExpiryHorizon {
 
   /// The enterprise policy in `path`, read without verifying its signature (only its `exp`).
   func policy(at path: String) throws(CLIError) -> [Warning] {
-    let token: Data
-    do {
-      token = try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-      throw .usage("cannot read --policy \(path): \(error.localizedDescription)")
-    }
+    let token = try InputFile.read(path, "--policy \(path)")
     do {
       return warning("policy", path, try CNEnterprisePolicy.unverifiedExpiry(of: token)).map { [$0] } ?? []
     } catch {

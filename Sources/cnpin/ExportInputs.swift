@@ -62,7 +62,7 @@ struct ExportInputs: Equatable {
       }
     }
     guard missing.isEmpty else {
-      throw .usage(
+      throw .configuration(
         "\(exported) was exported with \(missing.map { Output.value($0) }.joined(separator: ", ")), which cannot be found here: pass the export's inputs again (\(Self.options.joined(separator: ", ")))"
       )
     }

@@ -48,7 +48,8 @@ struct ExportedPins: Equatable {
     do {
       plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
     } catch {
-      throw .usage("\(path) is no exported file cnpin reads (a property list, Network Security Config XML or OkHttp Kotlin)")
+      throw .configuration(
+        "\(path) is no exported file cnpin reads (a property list, Network Security Config XML or OkHttp Kotlin)")
     }
     let root = plist as? [String: Any] ?? [:]
     if let domains = (root[NSPinnedDomainsNames.appTransportSecurity] as? [String: Any])?[NSPinnedDomainsNames.pinnedDomains]
@@ -58,7 +59,7 @@ struct ExportedPins: Equatable {
     }
     let trustKitRoot = root[TrustKitNames.infoPlistKey] as? [String: Any] ?? root
     if trustKitRoot[TrustKitNames.pinnedDomains] is [String: Any] { return trustKit(trustKitRoot, text: text) }
-    throw .usage(
+    throw .configuration(
       "\(path) is a property list with neither NSAppTransportSecurity › NSPinnedDomains nor \(TrustKitNames.pinnedDomains)")
   }
 
@@ -186,7 +187,7 @@ struct ExportedPins: Equatable {
     do {
       root = try MarkupElement.parse(String(decoding: data, as: UTF8.self))
     } catch {
-      throw .usage("\(path):\(error.line): invalid XML: \(error.reason)")
+      throw .configuration("\(path):\(error.line): invalid XML: \(error.reason)")
     }
     var pins = ExportedPins(format: .networkSecurityConfig)
     /// The elements Android reads inside each, by parent (`XmlConfigSource.java`).

@@ -25,7 +25,8 @@ enum GetCommand {
     Fetches URL through CNPinnedSession with the pins of FILE: the body goes to standard output
     (escaped when that is a terminal) or to -o FILE, which is written whole or not at all (through
     a private file beside it, renamed into place) and never replaces a file unless --clobber is
-    given (curl replaces by default) nor a directory. -d sends DATA (or the contents of FILE) and makes the default method POST.
+    given (curl replaces by default) nor a directory; a device or a FIFO (-o /dev/null) is written
+    into. -d sends DATA (or the contents of FILE) and makes the default method POST.
     -v prints each connection's verified chain and pin decision, and the response head, on
     standard error; -i puts the response head before the body on standard output; -s hides the
     progress meter. Redirects are followed (each hop judged by its own host's pins), at most
@@ -171,6 +172,8 @@ enum GetCommand {
   private static func checkOutput(_ path: String, clobber: Bool) throws(CLIError) {
     let target = URL(fileURLWithPath: path)
     var isDirectory: ObjCBool = false
+    // A device or a FIFO (-o /dev/null) is written to, as curl does, not replaced.
+    if PlacedFile.isStream(path) { return }
     if FileManager.default.fileExists(atPath: target.path, isDirectory: &isDirectory) {
       if isDirectory.boolValue { throw .usage("-o \(path) is a directory; name a file") }
       if !clobber { throw .usage("-o \(path) exists; pass --clobber to replace it") }
@@ -181,12 +184,22 @@ enum GetCommand {
     }
   }
 
-  /// Puts a finished download at `path`: first as a private file beside it (on the same file
-  /// system), then renamed over the target with `--clobber`, or linked to it without (`link`
+  /// Puts a finished download at `path` (into it, for a device or a FIFO): first as a private
+  /// file beside it (on the same file system), then renamed over the target with `--clobber`, or
+  /// linked to it without (`link`
   /// fails rather than replace anything: there is no moment in which another file, a directory
   /// or a link put there could be replaced). Nothing is ever deleted but our own file, and its
   /// mode is set through a descriptor (`fchmod`), never by a path something could be swapped in at.
   private static func place(_ file: URL, at path: String, clobber: Bool) throws(CLIError) {
+    if PlacedFile.isStream(path) {
+      defer { unlink(file.path) }
+      do {
+        try PlacedFile.copy(file.path, into: path)
+      } catch {
+        throw .configuration("cannot write \(path): \(error.reason)")
+      }
+      return
+    }
     let target = URL(fileURLWithPath: path)
     let temporary = target.deletingLastPathComponent().appendingPathComponent(
       ".\(target.lastPathComponent).cnpin-\(UUID().uuidString)")
@@ -195,7 +208,7 @@ enum GetCommand {
     do {
       descriptor = try PlacedFile.move(file.path, to: temporary.path)
     } catch {
-      throw .usage("cannot write \(path): \(error.reason)")
+      throw .configuration("cannot write \(path): \(error.reason)")
     }
     defer { close(descriptor) }
     defer { unlink(temporary.path) }
@@ -203,15 +216,15 @@ enum GetCommand {
     let mask = umask(0)
     umask(mask)
     guard fchmod(descriptor, 0o666 & ~mask) == 0 else {
-      throw .usage("cannot write \(path): \(String(cString: strerror(errno)))")
+      throw .configuration("cannot write \(path): \(String(cString: strerror(errno)))")
     }
     guard PlacedFile.names(temporary.path, descriptor) else {
-      throw .usage("cannot write \(path): \(temporary.path) was replaced while the download was placed")
+      throw .configuration("cannot write \(path): \(temporary.path) was replaced while the download was placed")
     }
     let placed = clobber ? rename(temporary.path, target.path) : link(temporary.path, target.path)
     guard placed == 0 else {
       let reason = errno == EEXIST ? "it exists; pass --clobber to replace it" : String(cString: strerror(errno))
-      throw .usage("cannot write \(path): \(reason)")
+      throw .configuration("cannot write \(path): \(reason)")
     }
   }
 
@@ -255,11 +268,7 @@ enum GetCommand {
     }
     if let body = arguments.value("-d") {
       if body.hasPrefix("@") {
-        do {
-          request.body = .data(try Data(contentsOf: URL(fileURLWithPath: String(body.dropFirst()))))
-        } catch {
-          throw .usage("cannot read -d \(body): \(error.localizedDescription)")
-        }
+        request.body = .data(try InputFile.read(String(body.dropFirst()), "-d \(body)"))
       } else {
         request.body = .data(Data(body.utf8))
       }

@@ -92,7 +92,7 @@ enum LintCommand {
     do {
       return try trust.anchorCertificates()
     } catch {
-      throw .usage("cannot list the trust anchors: \(error); pass --cafile PEM or --trust none")
+      throw .configuration("cannot list the trust anchors: \(error); pass --cafile PEM or --trust none")
     }
   }
 
@@ -164,7 +164,7 @@ enum LintCommand {
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: exported))
     } catch {
-      throw .usage("cannot read --against \(exported): \(error.localizedDescription)")
+      throw .configuration("cannot read --against \(exported): \(error.localizedDescription)")
     }
     let actual = try ExportedPins.read(data, path: exported)
     // The export's own inputs, from its header, unless given here.

@@ -32,16 +32,11 @@ struct NetworkOptions {
 
   /// `--cafile FILE`: only the certificates of that PEM bundle are trusted.
   static func anchors(inPEMFile path: String) throws(CLIError) -> CNTrust {
-    let text: String
-    do {
-      text = try String(contentsOfFile: path, encoding: .utf8)
-    } catch {
-      throw .usage("cannot read --cafile \(path): \(error.localizedDescription)")
-    }
+    let text = try InputFile.text(path, "--cafile \(path)")
     do {
       return .customAnchors(try CNCertificate.certificates(pemEncoded: text))
     } catch {
-      throw .usage("--cafile \(path): \(error)")
+      throw .configuration("--cafile \(path): \(error)")
     }
   }
 

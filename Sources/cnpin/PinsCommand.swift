@@ -42,7 +42,8 @@ enum PinsCommand {
                        roots a trust store is about to carry (a CA's new roots, or the next CA's):
                        the chain is also verified under each, and the shapes they give are pinned
       --add-to FILE    add the suggested chain to HOST's chainSet in FILE (plist or JSON), keeping
-                       everything the file pins, instead of printing it (whatever --format says)
+                       everything the file pins, instead of printing it (whatever --format says);
+                       a missing FILE is created (a property list when named .plist, else JSON)
       --chain PEM      verify this chain file instead of connecting (needs --host)
       --host HOST      the host a --chain is for
       --at DATE        with --chain: verify and judge as of DATE (YYYY-MM-DD or a time, UTC)
@@ -219,7 +220,11 @@ enum PinsCommand {
       do {
         _ = try CNTrustEvaluator(configuration: network.configuration).verify(sent, for: host, at: now)
       } catch {
-        throw .failed("--chain \(file) does not verify for \(host): \(error)")
+        let hint =
+          error.code == .untrustedChain && arguments.value("--future-anchors") == nil
+          ? "; if its root is not in trust stores yet (a CA's new hierarchy), give the root with --future-anchors ROOT.pem"
+          : ""
+        throw .failed("--chain \(file) does not verify for \(host): \(error)\(hint)")
       }
       #endif
       throw .failed("--chain \(file) does not verify for \(host) under any root given")
@@ -252,11 +257,11 @@ enum PinsCommand {
     }
     // The CA's next step, when the catalogue knows one: carried, and said why.
     let succession = try Succession(today, host: host, arguments, at: now)
-    if chains.allSatisfy({ $0.shapeLengths.count == 1 }) && chains.count == 1 && succession.chains.isEmpty {
-      Output.error(
-        "note: one shape: a change of the CA's hierarchy needs a second chain; rehearse it before the switch with cnpin pins --chain NEXT.pem --host \(host) --add-to FILE"
-      )
-    }
+    // With --add-to, said only when the file then pins the host with this one chain alone.
+    let oneShape = chains.allSatisfy({ $0.shapeLengths.count == 1 }) && chains.count == 1 && succession.chains.isEmpty
+    let oneShapeNote =
+      "note: one shape: a change of the CA's hierarchy needs a second chain; rehearse it before the switch with cnpin pins --chain NEXT.pem --host \(host) --add-to FILE"
+    if oneShape && arguments.value("--add-to") == nil { Output.error(oneShapeNote) }
     if arguments.has("--includes-subdomains") {
       Output.error(
         "note: the leaf link names \(host) only; for its subdomains' own certificates write subjectAltName \".\(host)\" in another chain"
@@ -265,7 +270,9 @@ enum PinsCommand {
     chains += succession.chains.filter { !chains.contains($0) }
     let includesSubdomains = arguments.has("--includes-subdomains")
     if let file = arguments.value("--add-to") {
-      Output.error(try ConfigurationEdit.add(chains, host: host, includesSubdomains: includesSubdomains, to: file))
+      let edit = try ConfigurationEdit.add(chains, host: host, includesSubdomains: includesSubdomains, to: file)
+      Output.error(edit.message)
+      if oneShape && edit.hostChains == 1 { Output.error(oneShapeNote) }
       return
     }
     let configuration: CNConfiguration

@@ -47,6 +47,30 @@ enum PlacedFile {
     return output
   }
 
+  /// Whether `path` names something that is written to rather than replaced: a character device
+  /// (`/dev/null`, a terminal) or a FIFO (`>(…)` in a shell), as `curl -o` writes to them.
+  static func isStream(_ path: String) -> Bool {
+    var status = stat()
+    guard stat(path, &status) == 0 else { return false }
+    let kind = status.st_mode & S_IFMT
+    return kind == S_IFCHR || kind == S_IFIFO
+  }
+
+  /// Writes the regular file at `source` into the character device or FIFO at `destination`.
+  static func copy(_ source: String, into destination: String) throws(Failure) {
+    let input = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard input >= 0 else { throw .failed("cannot open the download") }
+    defer { close(input) }
+    let output = open(destination, O_WRONLY | O_CLOEXEC)
+    guard output >= 0 else { throw .failed("cannot open \(destination)") }
+    defer { close(output) }
+    var status = stat()
+    guard fstat(output, &status) == 0, [S_IFCHR, S_IFIFO].contains(status.st_mode & S_IFMT) else {
+      throw Failure(reason: "\(destination) is no longer a device or a FIFO")
+    }
+    try copy(input, to: output)
+  }
+
   /// Whether `path` still names the file `descriptor` is open on.
   static func names(_ path: String, _ descriptor: Int32) -> Bool {
     var held = stat()

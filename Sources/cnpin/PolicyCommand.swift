@@ -58,11 +58,7 @@ enum PolicyCommand {
   }
 
   private static func read(_ path: String, _ what: String) throws(CLIError) -> Data {
-    do {
-      return try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-      throw .usage("cannot read \(what) \(path): \(error.localizedDescription)")
-    }
+    try InputFile.read(path, "\(what) \(path)")
   }
 
   private static func sign(_ words: [String]) throws(CLIError) {
@@ -159,7 +155,7 @@ enum PolicyCommand {
       let newer = try CNEnterprisePolicy.newerFeatures(ofPayload: payload)
       if !newer.isEmpty {
         Output.error(
-          "warning: the policy uses \(newer.joined(separator: " and ")), which a reader of the policy format older than the CNPinning version named (and an Android sibling that has not caught up) does not know: such a reader refuses the whole policy, and the app's own pins stay in force"
+          "warning: the policy uses \(newer.joined(separator: " and ")), which the reader of CNPinning 0.1.0 (and an Android sibling that has not caught up) does not know: such a reader refuses the whole policy, and the app's own pins stay in force"
         )
       }
       for line in try CNEnterprisePolicy.keyPinEffects(ofPayload: payload) { Output.error("policy: \(Output.value(line))") }

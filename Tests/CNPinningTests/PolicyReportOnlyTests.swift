@@ -80,7 +80,7 @@ import Testing
     let issued = Date().addingTimeInterval(-60)
     let until = Int(issued.timeIntervalSince1970) + 600
     let with = Self.payload(issued: issued, reportOnly: #"{"api.test": \#(until)}"#)
-    #expect(try CNEnterprisePolicy.newerFeatures(ofPayload: Data(with.utf8)) == ["reportOnly (0.3)"])
+    #expect(try CNEnterprisePolicy.newerFeatures(ofPayload: Data(with.utf8)) == ["reportOnly"])
     let manager = try Self.manager()
     try manager.applyEnterprisePolicy(with: try Self.keys.sign(with))
     let later = Self.payload(issued: issued, reportOnly: #"{"api.test": \#(until + 60)}"#)

@@ -51,5 +51,15 @@ struct CheckCommandTests {
     #expect(run.status == 2)
     #expect(run.stderr.contains("PinnedDomains is empty"))
   }
+
+  /// Without hosts named, each pinned host is checked at the port `--resolve` names for it, as
+  /// curl connects there (before: port 443 always, a network error).
+  @Test func checkWithoutHostsUsesThePortResolveNames() async throws {
+    let fixture = try Fixture()
+    let run = try await cnpin(
+      ["check", "--config", try fixture.configuration(), "--cafile", fixture.caFile] + fixture.resolve(fixture.genuine))
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    #expect(run.stdout.hasPrefix("PASS       api.test:\(fixture.genuine.port)"), "\(run.stdout)")
+  }
 }
 #endif

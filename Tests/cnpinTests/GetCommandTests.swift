@@ -188,6 +188,49 @@ struct GetCommandTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["keep.txt", "new.txt"])
   }
 
+  /// Like curl, `-o` writes into a device or a FIFO (`-o /dev/null`, `-o >(…)`) rather than
+  /// refusing it as an existing file, and `--cafile` reads a pipe (`--cafile <(…)`), which
+  /// Foundation's file readers refuse. Both were refused before.
+  @Test func outputAndInputsMayBeDevicesAndPipes() async throws {
+    let fixture = try Fixture(genuineHandler: { _ in .text("streamed") })
+    let base =
+      ["get", "https://api.test:\(fixture.genuine.port)/", "--config", try fixture.configuration()]
+      + fixture.resolve(fixture.genuine)
+    let toNull = try await cnpin(base + ["--cafile", fixture.caFile, "-o", "/dev/null"])
+    #expect(toNull.status == 0 && toNull.stdout.isEmpty, "\(toNull.stderr)")
+
+    let directory = try TemporaryDirectory()
+    let fifo = directory.url.appendingPathComponent("fifo").path
+    let received = directory.url.appendingPathComponent("received.txt").path
+    let quoted = base.map { "'\($0)'" }.joined(separator: " ")
+    // The reader gets a writer once cnpin has ended (`1<>` opens without waiting), so that a
+    // cnpin that never opens the FIFO fails the test rather than hanging it.
+    let shell = try await run(
+      "/bin/bash",
+      [
+        "-c",
+        "mkfifo '\(fifo)' && { cat '\(fifo)' > '\(received)' & } && '\(cnpinExecutable.path)' \(quoted) --cafile <(cat '\(fixture.caFile)') -o '\(fifo)'; status=$?; : 1<>'\(fifo)'; wait; exit $status",
+      ])
+    #expect(shell.status == 0, "\(shell.stderr)")
+    #expect(try String(contentsOfFile: received, encoding: .utf8) == "streamed")
+  }
+
+  /// A runtime error (a file that cannot be read) is said alone: the command line was right, so
+  /// the command's help is not printed after it, as it was before.
+  @Test func aRuntimeErrorIsNotFollowedByTheHelp() async throws {
+    let fixture = try Fixture()
+    let missing = try await cnpin(
+      [
+        "get", "https://api.test:\(fixture.genuine.port)/", "--config", try fixture.configuration(), "--cafile",
+        "/nonexistent.pem",
+      ]
+        + fixture.resolve(fixture.genuine))
+    #expect(missing.status == 2)
+    #expect(missing.stderr == "cnpin: cannot read --cafile /nonexistent.pem: No such file or directory\n", "\(missing.stderr)")
+    let wrongLine = try await cnpin(["get"])
+    #expect(wrongLine.status == 2 && wrongLine.stderr.contains("Usage: cnpin get URL"), "\(wrongLine.stderr)")
+  }
+
   /// `-o` places the body with the mode a shell gives a new file (0666 less the umask, set on
   /// the open file, never by path), whether the download is linked beside the target (same file
   /// system) or copied there (the temporary folder on tmpfs), and leaves nothing else behind.

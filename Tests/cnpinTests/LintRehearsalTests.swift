@@ -121,6 +121,22 @@ struct LintRehearsalTests {
     }
   }
 
+  /// `--rehearse` over chains that name no catalogued CA says it had nothing to check, rather
+  /// than nothing (which read as "no finding").
+  @Test func rehearseSaysWhenItHasNothingToRehearse() async throws {
+    let directory = try TemporaryDirectory()
+    let file = try directory.file(
+      "private.json",
+      #"{"PinnedDomains": {"api.test": {"includesSubdomains": false, "chainSet": [[{"type": "exact", "value": "Example Private Root"}, {"type": "exact", "value": "Example Issuing CA"}, {"type": "subjectAltName", "value": "api.test"}]]}}}"#
+    )
+    let run = try await cnpin(["lint", file, "--trust", "none", "--rehearse"])
+    #expect(run.status == 0, "\(run.stdout)")
+    #expect(
+      run.stdout.contains(
+        #"note: PinnedDomains["api.test"].chainSet: nothing to rehearse: none of its chains names a catalogued CA"#),
+      "\(run.stdout)")
+  }
+
   /// The summary counts every warning printed, `--warn-days`' included (it printed one warning
   /// and then "0 warning(s)"); exit 4 says something expires.
   @Test func theSummaryCountsWhatWasPrinted() async throws {

@@ -216,5 +216,55 @@ struct PinsCommandTests {
     #expect(run.status == 3)
     #expect(run.stderr.contains("TLS handshake failed"))
   }
+
+  /// `--add-to` a file that does not exist creates it (JSON, or a property list for a `.plist`
+  /// name) instead of refusing it; the "one shape" note is said only when the file then pins the
+  /// host with that one chain, not right after a second chain was added (as before).
+  @Test func addToCreatesAFileAndSaysOneShapeOnlyWhenItIsSo() async throws {
+    let directory = try TemporaryDirectory()
+    let pki = try TestPKI()
+    let chain = try directory.file("chain.pem", pki.leaf.chain.dropLast().map(\.pemEncoded).joined())
+    let anchors = try directory.file("anchors.pem", pki.root.certificate.pemEncoded)
+    for (name, format) in [("new.json", "JSON"), ("new.plist", "property list")] {
+      let path = directory.url.appendingPathComponent(name).path
+      let run = try await cnpin(["pins", "--chain", chain, "--host", "api.test", "--cafile", anchors, "--add-to", path])
+      #expect(run.status == 0, "\(run.stderr)")
+      #expect(run.stderr.contains("created \(path) (\(format)) pinning api.test to 1 chain\n"), "\(run.stderr)")
+      #expect(run.stderr.contains("note: one shape"), "\(run.stderr)")
+      let data = try Data(contentsOf: URL(fileURLWithPath: path))
+      #expect(data.first == UInt8(ascii: format == "JSON" ? "{" : "<"))
+      let document = try CNPinningDocument(data: data)
+      #expect(document.entries.map(\.host) == ["api.test"])
+      #expect(
+        document.entries.first?.configuration.chains.map(\.description) == [
+          #"[prefixWithNumber "Test Root X" → prefixWithNumber "R" → subjectAltName "api.test"]"#
+        ])
+    }
+    let next = try TestPKI(root: "Next Root", intermediate: "Next CA", leaf: "api.test", dnsNames: ["api.test"])
+    let nextChain = try directory.file("next.pem", next.leaf.chain.dropLast().map(\.pemEncoded).joined())
+    let nextAnchors = try directory.file("next-anchors.pem", next.root.certificate.pemEncoded)
+    let json = directory.url.appendingPathComponent("new.json").path
+    let second = try await cnpin(["pins", "--chain", nextChain, "--host", "api.test", "--cafile", nextAnchors, "--add-to", json])
+    #expect(second.status == 0 && second.stderr.contains("added chain 1 to api.test in \(json)"), "\(second.stderr)")
+    #expect(!second.stderr.contains("one shape"), "\(second.stderr)")
+  }
+
+  /// A `--chain` whose root is not trusted (yet) names `--future-anchors`, the option a CA's new
+  /// hierarchy needs; a chain that fails for another reason does not.
+  @Test func anUntrustedChainNamesFutureAnchors() async throws {
+    let directory = try TemporaryDirectory()
+    let pki = try TestPKI()
+    let chain = try directory.file("chain.pem", pki.leaf.chain.dropLast().map(\.pemEncoded).joined())
+    let other = try directory.file("other.pem", try TestIdentity.root("Other Root").certificate.pemEncoded)
+    let untrusted = try await cnpin(["pins", "--chain", chain, "--host", "api.test", "--cafile", other])
+    #expect(untrusted.status == 1)
+    #expect(
+      untrusted.stderr.contains(
+        "if its root is not in trust stores yet (a CA's new hierarchy), give the root with --future-anchors ROOT.pem"),
+      "\(untrusted.stderr)")
+    let anchors = try directory.file("anchors.pem", pki.root.certificate.pemEncoded)
+    let wrongHost = try await cnpin(["pins", "--chain", chain, "--host", "elsewhere.test", "--cafile", anchors])
+    #expect(wrongHost.status == 1 && !wrongHost.stderr.contains("--future-anchors"), "\(wrongHost.stderr)")
+  }
 }
 #endif

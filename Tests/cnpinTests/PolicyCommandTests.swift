@@ -175,7 +175,7 @@ struct PolicyCommandTests {
     #expect(signed.status == 0, "\(signed.stderr)")
     #expect(
       signed.stderr.contains(
-        "warning: the policy uses subjectAltName links (0.2) and mayBeAnchor (0.2), which a reader of the policy format older than the CNPinning version named"
+        "warning: the policy uses subjectAltName links and mayBeAnchor, which the reader of CNPinning 0.1.0"
       ),
       "\(signed.stderr)")
     #expect(signed.stderr.contains("refuses the whole policy, and the app's own pins stay in force"))

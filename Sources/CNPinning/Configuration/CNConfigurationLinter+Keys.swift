@@ -71,6 +71,16 @@ extension CNConfigurationLinter {
   {
     let chains = entry.configuration.chains
     let named = catalogue.families(namedBy: chains)
+    guard !named.isEmpty else {
+      // Said, so that a rehearsal that checked nothing is not read as one that found nothing.
+      return [
+        CNLintFinding(
+          severity: .note, path: "\(path).chainSet",
+          message:
+            "nothing to rehearse: none of its chains names a catalogued CA (cnpin catalogue lists them); rehearse another CA's next chain with cnpin check --config FILE --chain NEXT.pem"
+        )
+      ]
+    }
     let accepted = named.filter { CACatalogue.accepts($0, by: chains) }
     var findings: [CNLintFinding] = []
     if !accepted.isEmpty, !accepted.contains(where: { $0.status(at: now) != .retired }) {

@@ -16,7 +16,7 @@ struct ConfigurationLoader {
   var domains: [Domain] = []
   private(set) var problems: [CNConfigurationError.Problem] = []
   var warnings: [CNConfigurationWarning] = []
-  /// Whether a link had the `mayBeAnchor` key (which readers before 0.2 refuse), whatever its value.
+  /// Whether a link had the `mayBeAnchor` key (which the reader of CNPinning 0.1.0 refuses), whatever its value.
   var readsMayBeAnchor = false
   private var keysByHost: [HostName: String] = [:]
 

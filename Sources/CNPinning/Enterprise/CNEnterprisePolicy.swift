@@ -7,15 +7,15 @@ import Foundation
 /// claims `iss`, `sub`, `aud`, `jti` (tolerated), one key per host or `"*"`, each an array of
 /// chains written root → leaf as in configuration files, and `reportOnly` (optional): an object
 /// of host → NumericDate, each host's pin failures only reported, not enforced, until that time
-/// (never past `exp`), the usual first response to a lockout. A reader of the format before 0.3
-/// reads `reportOnly` as a host and refuses the policy whole.
+/// (never past `exp`), the usual first response to a lockout. The reader of CNPinning 0.1.0 reads
+/// `reportOnly` as a host and refuses the policy whole.
 ///
 /// A policy chain satisfies a host's chain pins only: the host's own key pins (``spkiPins``,
 /// `certificatePins`) still apply to a connection the policy's chain accepts, unless the policy
 /// carries its own for the host (``spkiPins``: host or `"*"` → pins written as in configuration
 /// files, which then replace the app's key pins on that route), or says in a signed field that it
 /// drops them (``dropsKeyPins``: an array of hosts or `"*"`: an inspection proxy's policy, accepted
-/// by names alone). Both are read by no reader before 0.4, which refuses the policy whole.
+/// by names alone). The reader of CNPinning 0.1.0 knows neither, and refuses the policy whole.
 public struct CNEnterprisePolicy: Sendable, Equatable {
   /// Tokens larger than this are refused unread.
   public static let maximumTokenSize = 256 * 1024
@@ -124,18 +124,18 @@ public struct CNEnterprisePolicy: Sendable, Equatable {
     _ = try read(payload: Array(payload))
   }
 
-  /// What a payload that `validatePayload` accepts uses that an older reader of the format does
-  /// not know, each with the CNPinning version that first reads it (`subjectAltName` links and
-  /// `mayBeAnchor`, even set to false: 0.2; `reportOnly`: 0.3; `spkiPins`, `dropsKeyPins`: 0.4);
+  /// What a payload that ``validatePayload(_:)`` accepts uses that the reader of CNPinning 0.1.0
+  /// does not know (`subjectAltName` links, `mayBeAnchor` even set to false, `reportOnly`,
+  /// `spkiPins`, `dropsKeyPins`), in words;
   /// such a reader refuses the policy whole, so the app's own pins stay in force
   /// (docs/decisions/enterprise.md).
   package static func newerFeatures(ofPayload payload: Data) throws(CNPolicyError) -> [String] {
     let reader = try read(payload: Array(payload)).0
     let links = reader.chains.values.joined().flatMap(\.links)
-    return (links.contains { $0.type == .subjectAltName } ? ["subjectAltName links (0.2)"] : [])
-      + (reader.loader.readsMayBeAnchor ? ["mayBeAnchor (0.2)"] : [])
-      + (reader.reportOnly.isEmpty ? [] : ["reportOnly (0.3)"])
-      + (reader.spkiPins.isEmpty ? [] : ["spkiPins (0.4)"]) + (reader.dropsKeyPins.isEmpty ? [] : ["dropsKeyPins (0.4)"])
+    return (links.contains { $0.type == .subjectAltName } ? ["subjectAltName links"] : [])
+      + (reader.loader.readsMayBeAnchor ? ["mayBeAnchor"] : [])
+      + (reader.reportOnly.isEmpty ? [] : ["reportOnly"])
+      + (reader.spkiPins.isEmpty ? [] : ["spkiPins"]) + (reader.dropsKeyPins.isEmpty ? [] : ["dropsKeyPins"])
   }
 
   /// What a payload that `validatePayload` accepts does to each host's key pins along its chains,
