@@ -101,10 +101,10 @@ public struct CNHTTPResponse: Sendable {
   /// stops the transfer.
   public let body: CNPinnedSession.AsyncBytes
 
-  /// The value of the first field named `name`, in any case, or nil.
+  /// The value of the first field named `name`, in any ASCII case, or nil.
   public func value(forHeaderField name: String) -> String? {
-    let wanted = name.lowercased()
-    return headerFields.first { $0.name.lowercased() == wanted }?.value
+    let wanted = FieldName.key(name)
+    return headerFields.first { FieldName.key($0.name) == wanted }?.value
   }
 
   /// The body's length as the head states it, in bytes; nil when it is not known (see
@@ -118,7 +118,7 @@ public struct CNHTTPResponse: Sendable {
   static func statedLength(of fields: [CNHTTPField]) -> Int64? {
     var values: Set<String> = []
     for field in fields {
-      switch field.name.lowercased() {
+      switch FieldName.key(field.name) {
       case "transfer-encoding": return nil
       case "content-encoding" where field.value.lowercased() != "identity": return nil
       case "content-length":

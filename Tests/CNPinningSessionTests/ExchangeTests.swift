@@ -153,6 +153,10 @@ struct ExchangeTests {
     #expect(Array(names.prefix(4)) == ["X-Zeta", "Link", "X-Alpha", "Link"])
     #expect(response.headerFields.filter { $0.name == "Link" }.map(\.value) == ["<a>", "<b>"])
     #expect(response.value(forHeaderField: "link") == "<a>")
+    // Field names compare in ASCII case only (FieldName): a Kelvin sign is not a K (Unicode
+    // case folding, the second rule there was, took "LIN\u{212A}" for Link).
+    #expect(response.value(forHeaderField: "LINK") == "<a>")
+    #expect(response.value(forHeaderField: "LIN\u{212A}") == nil)
     #expect(String(try await Self.readAll(response)) == "made")
     let sent = try #require(server.requests.last)
     #expect(sent.method == "PUT" && String(sent.body) == "payload")

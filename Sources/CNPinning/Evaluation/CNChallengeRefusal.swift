@@ -7,8 +7,9 @@ import FoundationNetworking
 /// A server-trust challenge the manager refused: what the seed's delegate pattern cannot carry
 /// to the app by itself, since URLSession ends a task whose challenge was cancelled with
 /// `URLError.cancelled`, the same error as a cancel by the user or the app. Ask
-/// `CNPinningManager.refusal(explaining:)` with the task's error to tell the two apart.
-public struct CNChallengeRefusal: Error, Sendable, CustomStringConvertible {
+/// ``CNPinningManager/refusal(explaining:at:)`` with the task's error to tell the two apart.
+/// A value that explains an error, not an error itself: the task's error stays `URLError`.
+public struct CNChallengeRefusal: Sendable, CustomStringConvertible {
   /// The host of the refused connection, lower case.
   public let host: String
   /// Its port.

@@ -7,14 +7,14 @@ import FoundationNetworking
 /// Headers that carry credentials: `Authorization`, `Proxy-Authorization`, `Cookie`, and the names
 /// a configuration adds. They go only to the origin of a request's first hop.
 package struct CredentialHeaders: Sendable {
-  /// Lower-cased names.
+  /// The names as ``FieldName`` compares them.
   let names: Set<String>
 
   package init(additional: [String]) {
-    names = Set(["authorization", "proxy-authorization", "cookie"] + additional.map { $0.lowercased() })
+    names = Set(["authorization", "proxy-authorization", "cookie"] + additional.map(FieldName.key))
   }
 
-  package func contains(_ name: String) -> Bool { names.contains(name.lowercased()) }
+  package func contains(_ name: String) -> Bool { names.contains(FieldName.key(name)) }
 
   /// `request` without any credential header.
   package func removed(from request: SessionRequest) -> SessionRequest { request.removingFields(names) }

@@ -17,8 +17,8 @@ package enum RequestHeaders {
     guard !additional.isEmpty || withheld != nil else { return fields }
     var merged = fields
     if !additional.isEmpty {
-      let own = Set(fields.map { lowercasedASCII($0.name) })
-      for (name, value) in additional.sorted(by: { $0.key < $1.key }) where !own.contains(lowercasedASCII(name)) {
+      let own = Set(fields.map { FieldName.key($0.name) })
+      for (name, value) in additional.sorted(by: { $0.key < $1.key }) where !own.contains(FieldName.key(name)) {
         merged.append(CNHTTPField(name: name, value: value))
       }
     }
@@ -31,14 +31,9 @@ package enum RequestHeaders {
     origin: [CNHTTPField], proxy: [CNHTTPField]
   ) {
     let all = merged(fields, additional: additional, withheld: withheld)
-    guard all.contains(where: { proxyOnly.contains(lowercasedASCII($0.name)) }) else { return (all, []) }
+    guard all.contains(where: { proxyOnly.contains(FieldName.key($0.name)) }) else { return (all, []) }
     return (
-      all.filter { !proxyOnly.contains(lowercasedASCII($0.name)) }, all.filter { proxyOnly.contains(lowercasedASCII($0.name)) }
+      all.filter { !proxyOnly.contains(FieldName.key($0.name)) }, all.filter { proxyOnly.contains(FieldName.key($0.name)) }
     )
-  }
-
-  package static func lowercasedASCII(_ name: String) -> String {
-    guard name.utf8.contains(where: { (0x41...0x5A).contains($0) }) else { return name }
-    return String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
   }
 }

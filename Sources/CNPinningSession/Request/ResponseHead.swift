@@ -119,13 +119,13 @@ package struct ResponseHead {
         let nameRange = Self.trimmed(head, line.lowerBound..<colon)
         let name = String(decoding: head[nameRange], as: UTF8.self)
         let value = String(decoding: head[Self.trimmed(head, (colon + 1)..<line.upperBound)], as: UTF8.self)
-        let hasUpperCase = head[nameRange].contains(where: Self.isUpperCase)
+        let hasUpperCase = head[nameRange].contains(where: FieldName.isUpperCase)
         if hasUpperCase, spellings == nil {
           spellings = Dictionary(uniqueKeysWithValues: fields.keys.map { ($0, $0) })
         }
         let spelling: String?
         if spellings != nil {
-          let key = hasUpperCase ? Self.lowercased(head[nameRange]) : name
+          let key = hasUpperCase ? FieldName.key(head[nameRange]) : name
           spelling = spellings?[key]
           if spelling == nil { spellings?[key] = name }
         } else {
@@ -161,7 +161,7 @@ package struct ResponseHead {
         guard let colon = head[line].firstIndex(of: UInt8(ascii: ":")) else { continue }
         let nameRange = Self.trimmed(head, line.lowerBound..<colon)
         guard nameRange.count == wanted.count,
-          zip(head[nameRange], wanted).allSatisfy({ Self.lowercased($0) == Self.lowercased($1) })
+          zip(head[nameRange], wanted).allSatisfy({ FieldName.lowered($0) == FieldName.lowered($1) })
         else { continue }
         let found = String(decoding: head[Self.trimmed(head, (colon + 1)..<line.upperBound)], as: UTF8.self)
         value = value.map { $0 + ", " + found } ?? found
@@ -183,8 +183,6 @@ package struct ResponseHead {
     else { return nil }
     return (statusCode, status.lowerBound..<versionEnd)
   }
-
-  private static func lowercased(_ byte: UInt8) -> UInt8 { isUpperCase(byte) ? byte + 0x20 : byte }
 
   /// The header fields as received, in order and with their repeats (a field without a colon
   /// is skipped, as ``parsed()`` skips it); nil without a status line.
@@ -218,15 +216,6 @@ package struct ResponseHead {
         if !line.isEmpty { return line }
       }
       return nil
-    }
-  }
-
-  private static func isUpperCase(_ byte: UInt8) -> Bool { byte >= 0x41 && byte <= 0x5A }
-
-  private static func lowercased(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> String {
-    String(unsafeUninitializedCapacity: name.count) { buffer in
-      for (index, byte) in name.enumerated() { buffer[index] = isUpperCase(byte) ? byte + 0x20 : byte }
-      return name.count
     }
   }
 

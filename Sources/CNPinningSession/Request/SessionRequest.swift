@@ -64,15 +64,15 @@ package struct SessionRequest: Sendable {
 
   /// The value of the field `name` (any ASCII case), repeats joined by ", "; nil without one.
   package func value(forField name: String) -> String? {
-    let key = RequestHeaders.lowercasedASCII(name)
-    let values = fields.filter { RequestHeaders.lowercasedASCII($0.name) == key }.map(\.value)
+    let key = FieldName.key(name)
+    let values = fields.filter { FieldName.key($0.name) == key }.map(\.value)
     return values.isEmpty ? nil : values.joined(separator: ", ")
   }
 
   /// The request without the fields named `names` (lower case).
   package func removingFields(_ names: Set<String>) -> SessionRequest {
     var request = self
-    request.fields.removeAll { names.contains(RequestHeaders.lowercasedASCII($0.name)) }
+    request.fields.removeAll { names.contains(FieldName.key($0.name)) }
     return request
   }
 
@@ -99,7 +99,7 @@ package struct SessionRequest: Sendable {
   /// The `Content-Length` fields' length, checked as `statedLength` says, against `known` (a
   /// body's length, when known).
   func statedLength(bodyLength known: Int?) throws(CNPinnedSessionError) -> Int? {
-    let stated = fields.filter { RequestHeaders.lowercasedASCII($0.name) == "content-length" }.map(\.value)
+    let stated = fields.filter { FieldName.key($0.name) == "content-length" }.map(\.value)
     guard let first = stated.first else { return nil }
     for value in stated {
       guard !value.isEmpty, value.utf8.count <= 18, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {

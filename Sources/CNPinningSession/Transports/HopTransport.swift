@@ -124,7 +124,7 @@ package struct TransferOutcome: Sendable {
     case .urlSession(let response):
       return response.allHeaderFields
         .compactMap { name, value in (name as? String).map { CNHTTPField(name: $0, value: "\(value)") } }
-        .sorted { $0.name.lowercased() < $1.name.lowercased() }
+        .sorted { FieldName.key($0.name) < FieldName.key($1.name) }
     }
   }
 }

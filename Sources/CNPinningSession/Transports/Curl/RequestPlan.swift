@@ -143,7 +143,7 @@ struct RequestPlan: Sendable {
   /// one), so that libcurl never waits for a `100 Continue`.
   private static func headerLines(_ fields: [CNHTTPField], cookies: String?) throws(CNPinnedSessionError) -> [String] {
     var lines = try lines(fields)
-    let names = Set(fields.map { RequestHeaders.lowercasedASCII($0.name) })
+    let names = Set(fields.map { FieldName.key($0.name) })
     if let cookies, !names.contains("cookie") { lines.append(try line(name: "Cookie", value: cookies)) }
     if !names.contains("expect") { lines.append("Expect: ") }
     return lines
@@ -164,7 +164,7 @@ struct RequestPlan: Sendable {
     else { throw .invalidArgument("the header \"\(name)\" has an invalid name or value") }
     // "Name;" sends an empty header; "Name:" would remove curl's own. An empty Expect is sent
     // as "Expect: ", which libcurl reads as "send none of your own".
-    if value.isEmpty { return RequestHeaders.lowercasedASCII(name) == "expect" ? "\(name): " : "\(name);" }
+    if value.isEmpty { return FieldName.key(name) == "expect" ? "\(name): " : "\(name);" }
     return "\(name): \(value)"
   }
 
