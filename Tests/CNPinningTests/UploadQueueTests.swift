@@ -58,28 +58,36 @@ struct UploadQueueTests {
 
   @Test func retriesBackOffAndStopAfterTenTriesOrSevenDays() throws {
     #expect(
-      (1...10).map { UploadQueue.retryDelay(afterAttempts: $0) } == [60, 120, 240, 480, 960, 1920, 3840, 7680, 15360, 21600])
+      (1...10).map { UploadRetryPolicy.delay(afterAttempts: $0) } == [60, 120, 240, 480, 960, 1920, 3840, 7680, 15360, 21600])
     let queue = Self.queue()
     defer { try? FileManager.default.removeItem(at: queue.directory) }
     let start = Date(timeIntervalSince1970: 1_800_000_000)
     var now = start
     let name = try #require(queue.add(Data("{}".utf8), to: collector, at: start))
     #expect(queue.takeDue(at: now).isEmpty)  // being sent: not taken twice
-    for attempt in 1..<UploadQueue.maximumAttempts {
+    for attempt in 1..<UploadRetryPolicy.maximumAttempts {
       queue.failed(name, retryable: true, at: now)
       #expect(queue.takeDue(at: now).isEmpty, "due again at once after attempt \(attempt)")
       now = try #require(queue.nextDue())
       #expect(queue.takeDue(at: now).map(\.name) == [name])
     }
     queue.failed(name, retryable: true, at: now)
-    #expect(Self.names(queue).isEmpty, "kept after \(UploadQueue.maximumAttempts) tries")
+    #expect(Self.names(queue).isEmpty, "kept after \(UploadRetryPolicy.maximumAttempts) tries")
 
     let old = try #require(queue.add(Data("{}".utf8), to: collector, at: start))
-    queue.failed(old, retryable: true, at: start + UploadQueue.maximumAge)
+    queue.failed(old, retryable: true, at: start + UploadRetryPolicy.maximumAge)
     #expect(Self.names(queue).isEmpty, "kept after seven days")
     let refused = try #require(queue.add(Data("{}".utf8), to: collector, at: start))
     queue.failed(refused, retryable: false, at: start)
     #expect(Self.names(queue).isEmpty, "kept after a refusal")
+  }
+
+  /// What the collector's answer means, in the one place the uploader and the queue read it.
+  @Test func theAnswerSaysWhetherToTryAgain() {
+    let outcomes = [200, 204, 301, 307, 400, 404, 408, 429, 500, 503].map { UploadRetryPolicy.Outcome(status: $0) }
+    #expect(
+      outcomes == [.delivered, .delivered, .refused, .refused, .refused, .refused, .failed, .failed, .failed, .failed])
+    #expect(UploadRetryPolicy.Outcome(status: nil) == .failed)
   }
 
   @Test func aKeptUploadToPlainHTTPIsRefused() throws {

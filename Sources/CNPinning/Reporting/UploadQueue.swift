@@ -4,8 +4,7 @@ import Foundation
 /// lockout outlive the launch that saw it (issue 54, item 2): one file per upload in a folder the
 /// app names (`CNPinningReporter(…keepingUploadsIn:)`), each written whole or not at all (a new
 /// file renamed into place), at most ``maximumCount`` files and ``maximumBytes`` bytes (the oldest go
-/// first), each retried with exponential backoff (`retryDelay`) for at most `maximumAttempts`
-/// sends and ``maximumAge``. A file that cannot be read as one of these is logged, named, and
+/// first), each sent again as ``UploadRetryPolicy`` says. A file that cannot be read as one of these is logged, named, and
 /// removed: it never stops a launch. Thread-safe; shared by every session of a reporter, which
 /// never sends one upload twice at once.
 package final class UploadQueue: Sendable {
@@ -13,10 +12,6 @@ package final class UploadQueue: Sendable {
   package static let maximumCount = 100
   /// At most this many bytes of files are kept.
   package static let maximumBytes = 1 << 20
-  /// An upload is given up after this many failed sends …
-  package static let maximumAttempts = 10
-  /// … or this long after it was queued.
-  package static let maximumAge: TimeInterval = 7 * 24 * 3600
   static let format = "cnpinning-upload-1"
   static let suffix = ".upload.json"
 
@@ -38,11 +33,6 @@ package final class UploadQueue: Sendable {
   /// A queue in `directory`, created (owner-only) when it is missing.
   package init(directory: URL) {
     self.directory = directory
-  }
-
-  /// The delay before attempt `attempts + 1`: a minute, doubling, at most six hours.
-  package static func retryDelay(afterAttempts attempts: Int) -> TimeInterval {
-    min(60 * pow(2, Double(max(attempts - 1, 0))), 6 * 3600)
   }
 
   /// Keeps an upload of `body` to `url`, marked as being sent, and returns its name; nil when
@@ -84,15 +74,17 @@ package final class UploadQueue: Sendable {
     sending.withLock { _ = $0.remove(name) }
   }
 
-  /// A send failed: kept for another try after the backoff when `retryable` and within the
-  /// bounds, removed otherwise.
+  /// A send failed: kept for another try when `retryable` and ``UploadRetryPolicy`` gives it
+  /// one, removed otherwise.
   package func failed(_ name: String, retryable: Bool, at now: Date = Date()) {
     defer { sending.withLock { _ = $0.remove(name) } }
     guard let entry = read(name) else { return }
     var next = entry
     next.attempts += 1
-    guard retryable, next.attempts < Self.maximumAttempts, now.timeIntervalSince(entry.queuedAt) < Self.maximumAge,
-      let data = Self.encode(next.withNotBefore(now + Self.retryDelay(afterAttempts: next.attempts)))
+    guard
+      let again = UploadRetryPolicy.nextTry(
+        afterAttempts: next.attempts, retryable: retryable, queuedAt: entry.queuedAt, at: now),
+      let data = Self.encode(next.withNotBefore(again))
     else {
       remove(name)
       return

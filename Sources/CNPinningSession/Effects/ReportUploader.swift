@@ -84,30 +84,16 @@ package final class ReportUploader: Sendable {
     }
   }
 
-  /// How a send ended.
-  private enum Sent {
-    /// The collector answered 2xx.
-    case delivered
-    /// It answered with a status that a retry would not change (a redirect, most 4xx).
-    case refused
-    /// No answer, or 408, 429 or 5xx: worth another try.
-    case failed
-  }
-
-  private func send(_ body: Data, to url: URL) async -> Sent {
+  private func send(_ body: Data, to url: URL) async -> UploadRetryPolicy.Outcome {
     guard let session = try? uploadingSession() else { return .failed }
     let request = SessionRequest(
       method: "POST", url: url, fields: [CNHTTPField(name: "Content-Type", value: "application/json")],
       body: .data(body), timeout: 30)
-    guard let (outcome, _) = try? await session.exchange(request, into: BodyInMemory.self) else { return .failed }
-    switch outcome.statusCode {
-    case 200..<300: return .delivered
-    case 408, 429, 500..<600: return .failed
-    default: return .refused
-    }
+    let answer = try? await session.exchange(request, into: BodyInMemory.self)
+    return UploadRetryPolicy.Outcome(status: answer?.0.statusCode)
   }
 
-  private func record(_ sent: Sent, of name: String, in queue: UploadQueue) {
+  private func record(_ sent: UploadRetryPolicy.Outcome, of name: String, in queue: UploadQueue) {
     switch sent {
     case .delivered: queue.delivered(name)
     case .refused: queue.failed(name, retryable: false)
