@@ -148,11 +148,12 @@ apple-check: deps
 # swift-http-types' and swift-openapi-runtime's declarations recorded from 1.0.0
 # (CNPinningOpenAPI/Interfaces), with a self-test that mistakes fail; and the root package's
 # dependencies checked to be none. With local clones of the two packages,
-# `scripts/openapi-check.sh --real RUNTIME HTTP_TYPES` builds and tests against the real ones.
+# `scripts/openapi-check.sh --real RUNTIME HTTP_TYPES [DOCC_PLUGIN SYMBOLKIT]` runs swift build
+# and swift test in the package against the real ones.
 openapi-check: deps
 	scripts/openapi-check.sh --self-test
 
-# Formatting with the toolchain's swift-format and .swift-format. AppleCheck's and CNPinningOpenAPI's stubs keep their SDKs'
+# Formatting with the toolchain's swift-format and .swift-format. AppleCheck's stubs keep their SDKs'
 # names and AppleCheck's seed copy the seed's text, so they are left as they are.
 FORMAT_PATHS := Sources Tests Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift Package.swift Examples/PinnedService/Sources Examples/PinnedService/Package.swift Examples/TestCNPinningApp/Sources Examples/TestCNPinningApp/Package.swift Examples/LintAtBuildTime/Sources Examples/LintAtBuildTime/Package.swift CNPinningOpenAPI/Sources CNPinningOpenAPI/Snippets CNPinningOpenAPI/Tests CNPinningOpenAPI/Package.swift Plugins AppleCheck/DelegateConformances.swift AppleCheck/DelegateAbsences.swift
 format:

@@ -3,14 +3,15 @@
 #   scripts/openapi-check.sh [--self-test]
 #       without the packages (CI cannot fetch them): type-checks the transport, its tests and the
 #       DocC article's snippet against the packages' public declarations as recorded from their
-#       1.0.0 releases (CNPinningOpenAPI/Interfaces, compiled here as module interfaces), and the
-#       snippet's generated client against Stubs/GeneratedClient.swift. --self-test also shows that
+#       1.0.0 releases (CNPinningOpenAPI/Interfaces, compiled here as module interfaces), the
+#       snippet with the stand-in for a generated client it carries. --self-test also shows that
 #       mistakes fail it, among them the Int the old hand-written stub had for Int64.
-#   scripts/openapi-check.sh --real RUNTIME_CLONE HTTP_TYPES_CLONE
-#       with local git clones of the two packages (the `fetch` tool brings them): in a scratch copy
-#       outside the repository, builds and tests CNPinningOpenAPI against 1.0.0 and the newest
-#       tag of each (SwiftPM mirrors), type-checks the snippet against each, and records 1.0.0's
-#       public declarations again in CNPinningOpenAPI/Interfaces (`git diff` shows what changed).
+#   scripts/openapi-check.sh --real RUNTIME_CLONE HTTP_TYPES_CLONE [DOCC_PLUGIN_CLONE SYMBOLKIT_CLONE]
+#       with local git clones of the packages (bare ones do; the `fetch` tool brings them; 1.0.0
+#       of the two also resolves swift-docc-plugin and its swift-docc-symbolkit): in a scratch copy
+#       outside the repository, `swift build` (the snippet included) and `swift test` of
+#       CNPinningOpenAPI against 1.0.0 and the newest tag of each (SwiftPM mirrors), and records
+#       1.0.0's public declarations again in CNPinningOpenAPI/Interfaces (`git diff` shows what changed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 package=$root/CNPinningOpenAPI
@@ -33,15 +34,12 @@ c_modules() {
   )
 }
 
-# check_snippet MODULES_DIR OTHER_MODULES_DIR SOURCES_ROOT: the generated client's stand-in (into
-# MODULES_DIR), then the article's example.
+# check_snippet MODULES_DIR OTHER_MODULES_DIR SOURCES_ROOT: the article's example, with the
+# stand-in for a generated client it carries (as `swift build` compiles it in the package).
 check_snippet() {
   local modules=$1 others=$2 sources=$3
-  swiftc -swift-version 6 -parse-as-library -wmo -I "$modules" -I "$others" "${cmodules[@]}" -emit-module \
-    -module-name GeneratedClient -emit-module-path "$modules/GeneratedClient.swiftmodule" \
-    "$package/Stubs/GeneratedClient.swift" || return 1
   swiftc -swift-version 6 -I "$modules" -I "$others" "${cmodules[@]}" -typecheck -module-name PinnedClient \
-    -Xfrontend -import-module -Xfrontend GeneratedClient "$sources/Snippets/PinnedClient.swift" || return 1
+    "$sources/Snippets/PinnedClient.swift" || return 1
 }
 
 if [ "${1:-}" = --real ]; then
@@ -51,10 +49,17 @@ if [ "${1:-}" = --real ]; then
   (cd "$root" && tar --exclude=./.build --exclude=./.git --exclude=./.swiftpm --exclude=./CNPinningOpenAPI/.build -cf - .) |
     (cd "$scratch" && tar xf -)
   copy=$scratch/CNPinningOpenAPI
-  rm -rf "$copy/Snippets" "$copy/Package.resolved"  # the snippet needs a generated client: checked below
-  (cd "$copy" &&
-    swift package config set-mirror --original https://github.com/apple/swift-openapi-runtime --mirror "file://$runtime" &&
-    swift package config set-mirror --original https://github.com/apple/swift-http-types --mirror "file://$types")
+  rm -f "$copy/Package.resolved"
+  # Each mirror under its package's name: SwiftPM names a package by its URL's last component.
+  mkdir "$scratch/mirrors"
+  clones=(swift-openapi-runtime:"$runtime" swift-http-types:"$types")
+  [ -n "${4:-}" ] && clones+=(swift-docc-plugin:"$(cd "$4" && pwd)")
+  [ -n "${5:-}" ] && clones+=(swift-docc-symbolkit:"$(cd "$5" && pwd)")
+  for clone in "${clones[@]}"; do
+    ln -s "${clone#*:}" "$scratch/mirrors/${clone%%:*}"
+    (cd "$copy" && swift package config set-mirror --original "https://github.com/apple/${clone%%:*}" \
+      --mirror "file://$scratch/mirrors/${clone%%:*}")
+  done
   newest() { git -C "$1" tag --sort=-v:refname | grep -E '^[0-9]+\.[0-9]+\.[0-9]+$' | head -1; }
   for versions in "$(newest "$runtime") $(newest "$types")" "1.0.0 1.0.0"; do
     read -r runtimeVersion typesVersion <<<"$versions"
@@ -71,7 +76,7 @@ PY
     modules=$built/Modules
     c_modules "$scratch" "$built"
     check_snippet "$modules" "$modules" "$package"
-    echo "openapi-check --real: CNPinningOpenAPI built and tested, and its snippet type-checked, against swift-openapi-runtime $runtimeVersion and swift-http-types $typesVersion"
+    echo "openapi-check --real: CNPinningOpenAPI built (its snippet included) and tested, and the snippet type-checked, against swift-openapi-runtime $runtimeVersion and swift-http-types $typesVersion"
   done
   # The modules of 1.0.0 are the last built: their public declarations, recorded.
   for module in HTTPTypes:swift-http-types:"$types" OpenAPIRuntime:swift-openapi-runtime:"$runtime"; do

@@ -1,11 +1,19 @@
 // snippet.hide
-// The DocC article's example (CNPinningOpenAPI.docc), type-checked by scripts/openapi-check.sh
-// against the recorded interfaces and the stand-in for a generated client.
+// The DocC article's example (CNPinningOpenAPI.docc): built by `swift build` here against the
+// real packages, and type-checked by scripts/openapi-check.sh against the recorded interfaces.
+// The generated client it uses is a stand-in, at the end of this file (hidden in the article).
 // snippet.show
 import CNPinning
 import CNPinningOpenAPI
 import CNPinningSession
 import Foundation
+// snippet.hide
+// The shape of what swift-openapi-generator 1.x writes for a client (Client.swift: a struct
+// made from a server URL, a transport and middlewares, one async method per operation taking an
+// Input and returning an Output), for type-checking the DocC article's example. Written from the
+// generator's documentation (swiftpackageindex.com/apple/swift-openapi-generator, "Generating a
+// client in a Swift package"); one operation, getGreeting, stands for any.
+import OpenAPIRuntime
 
 func greeting() async throws -> String {
   let pins = try CNPinningManager(contentsOf: URL(fileURLWithPath: "CNPinning.plist"))
@@ -24,3 +32,33 @@ func greeting() async throws -> String {
     throw error
   }
 }
+
+struct Client: Sendable {
+  init(
+    serverURL: URL, configuration: Configuration = .init(), transport: any ClientTransport,
+    middlewares: [any ClientMiddleware] = []
+  ) { fatalError() }
+  func getGreeting(_ input: Operations.getGreeting.Input = .init()) async throws -> Operations.getGreeting.Output {
+    fatalError()
+  }
+}
+
+enum Operations {
+  // The generator names an operation's namespace by its operationId, as written.
+  // swift-format-ignore: TypeNamesShouldBeCapitalized
+  enum getGreeting {
+    struct Input: Sendable {}
+    enum Output: Sendable {
+      case ok(Ok)
+      case undocumented(statusCode: Int, UndocumentedPayload)
+      struct Ok: Sendable {
+        var body: Body
+        enum Body: Sendable {
+          case json(String)
+        }
+      }
+    }
+  }
+}
+
+struct UndocumentedPayload: Sendable {}
