@@ -7,12 +7,6 @@ import CNPinning
 import CNPinningOpenAPI
 import CNPinningSession
 import Foundation
-// snippet.hide
-// The shape of what swift-openapi-generator 1.x writes for a client (Client.swift: a struct
-// made from a server URL, a transport and middlewares, one async method per operation taking an
-// Input and returning an Output), for type-checking the DocC article's example. Written from the
-// generator's documentation (swiftpackageindex.com/apple/swift-openapi-generator, "Generating a
-// client in a Swift package"); one operation, getGreeting, stands for any.
 import OpenAPIRuntime
 
 func greeting() async throws -> String {
@@ -33,6 +27,12 @@ func greeting() async throws -> String {
   }
 }
 
+// snippet.hide
+// The shape of what swift-openapi-generator 1.x writes for a client (Client.swift: a struct
+// made from a server URL, a transport and middlewares, one async method per operation taking an
+// Input and returning an Output), for type-checking the DocC article's example. Written from the
+// generator's documentation (swiftpackageindex.com/apple/swift-openapi-generator, "Generating a
+// client in a Swift package"); one operation, getGreeting, stands for any.
 struct Client: Sendable {
   init(
     serverURL: URL, configuration: Configuration = .init(), transport: any ClientTransport,
