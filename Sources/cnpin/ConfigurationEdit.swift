@@ -87,12 +87,9 @@ enum ConfigurationEdit {
     let isJSON = data.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "{")
     let tree: Any
     do {
-      tree =
-        isJSON
-        ? try JSONSerialization.jsonObject(with: data)
-        : try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+      tree = try ConfigDocument.read(data).foundationObject
     } catch {
-      throw .configuration("--add-to \(path) is neither JSON nor a property list: \(error.localizedDescription)")
+      throw .configuration("--add-to \(path) is neither JSON nor a property list: \(error.problems.first?.reason ?? "\(error)")")
     }
     if !isJSON, data.starts(with: Array("bplist".utf8)) {
       throw .configuration(

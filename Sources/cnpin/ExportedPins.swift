@@ -2,9 +2,9 @@ import CNPinning
 import Foundation
 
 /// What an exported file pins, per host, in the terms every format shares: what `cnpin lint
-/// --against` compares. Read from a file with each format's own reader (Foundation's property
-/// list parser, `MarkupElement` for XML, OkHttp's `.add(pattern, pins…)` calls), or from a fresh
-/// `PinExport`.
+/// --against` compares. Read from a file by the package's readers (property lists as
+/// configurations are read, Network Security Config through the one XML reader, `MarkupElement`,
+/// OkHttp's `.add(pattern, pins…)` calls), or from a fresh `PinExport`.
 struct ExportedPins: Equatable {
   struct Host: Equatable {
     var includesSubdomains = false
@@ -46,10 +46,11 @@ struct ExportedPins: Equatable {
     if text.contains("CertificatePinner") && !text.contains("<plist") { return okHttp(text) }
     let plist: Any
     do {
-      plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+      plist = try ConfigDocument.propertyList(data)
     } catch {
       throw .configuration(
-        "\(path) is no exported file cnpin reads (a property list, Network Security Config XML or OkHttp Kotlin)")
+        "\(path) is no exported file cnpin reads (a property list, Network Security Config XML or OkHttp Kotlin): \(error.problems.first?.reason ?? "\(error)")"
+      )
     }
     let root = plist as? [String: Any] ?? [:]
     if let domains = (root[NSPinnedDomainsNames.appTransportSecurity] as? [String: Any])?[NSPinnedDomainsNames.pinnedDomains]

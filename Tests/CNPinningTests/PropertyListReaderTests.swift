@@ -74,16 +74,23 @@ struct PropertyListReaderTests {
       "<?xml version=\"1.0\"?>\n<plist><key>a</key></plist>",
       "line 2: the property list starts with <key>: this looks like a fragment pasted from an Info.plist; wrap it in <plist version=\"1.0\"><dict> … </dict></plist>"
     ),
-    ("<plist><string>&bogus;</string></plist>", "line 1: unknown entity &bogus;"),
-    ("<plist><string>&#0;</string></plist>", "line 1: unknown entity &#0;"),
-    ("<plist><string>open", "line 1: unterminated <string>"),
-    ("<plist><array><string>a</string></plist>", "line 1: expected </array>"),
+    ("<plist><string>&bogus;</string></plist>", "line 1: the entity &bogus; is not one XML predefines"),
+    ("<plist><string>&#0;</string></plist>", "line 1: the entity &#0; is not one XML predefines"),
+    ("<plist><string>open", "line 1: <string> is never closed"),
+    ("<plist><array><string>a</string></plist>", "line 1: the end tag </plist> matches no open element"),
     ("<plist><string>a</string></plist><extra/>", "line 1: unexpected content after the property list"),
     ("<plist><data>!!!</data></plist>", "line 1: <data> is not valid base64"),
     ("<plist><date>tomorrow</date></plist>", "line 1: <date> \"tomorrow\" is not an ISO 8601 date"),
     ("<plist><real>inf</real></plist>", "line 1: <real> \"inf\" is not a finite number"),
-    ("<!-- never closed", "line 1: unterminated comment"),
-    (String(repeating: "<array>", count: 100), "line 1: nesting deeper than 64 levels"),
+    ("<!-- never closed", "line 1: a comment does not end"),
+    (
+      "<!DOCTYPE plist [<!ENTITY e \"x\">]>\n<plist><string>&e;</string></plist>",
+      "line 1: a document type declaration is not read (nor any entity it would declare)"
+    ),
+    ("<plist><dict>\n<key>a</key><string>1<b/></string></dict></plist>", "line 2: <string> holds an element <b>"),
+    ("<plist><dict>x<key>a</key><true/></dict></plist>", "line 1: text in <dict>, where only elements belong"),
+    ("<plist><true/><false/></plist>", "line 1: more than one value in <plist>"),
+    (String(repeating: "<array>", count: 100), "line 1: elements nest deeper than 64"),
   ])
   func malformedXMLIsRefusedWithTheLine(_ xml: String, _ message: String) {
     do {

@@ -1,13 +1,14 @@
 // Uses cnpin's process helpers, which run the Linux build's tool.
 #if CNPINNING_LINUX_BACKEND
+import CNPinning
 import Foundation
 import Testing
 
 @testable import cnpin
 
-/// Android's Network Security Config as `cnpin lint --against` reads it, with cnpin's own XML
-/// reader (issue 57, item 2: FoundationXML's libxml2 and the system's ICU were loaded by every
-/// cnpin process for this one command).
+/// Android's Network Security Config as `cnpin lint --against` reads it, with the package's one
+/// XML reader, `MarkupElement` (issue 57, item 2: FoundationXML's libxml2 and the system's ICU
+/// were loaded by every cnpin process for this one command).
 @Suite struct NetworkSecurityConfigReadingTests {
   @Test func aRealisticConfigIsRead() throws {
     let root = try MarkupElement.parse(
@@ -95,6 +96,13 @@ import Testing
         try MarkupElement.parse(document)
       }
     }
+  }
+
+  /// References are found by their bytes: a combining mark after `;` (one character with it)
+  /// left `&lt;` unread before, and the document refused.
+  @Test func aReferenceBeforeACombiningMarkIsRead() throws {
+    #expect(try MarkupElement.parse("<x a='&amp;\u{301}'>&lt;\u{301}&#65;\u{301}</x>").text == "<\u{301}A\u{301}")
+    #expect(try MarkupElement.parse("<x a='&amp;\u{301}'/>").attributes["a"] == "&\u{301}")
   }
 
   /// Every truncation of a real document, and 5,000 with bytes replaced (a fixed seed), is read

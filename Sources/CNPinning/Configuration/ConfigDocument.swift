@@ -1,11 +1,11 @@
 import Foundation
 
 /// Reads a configuration file's bytes into a ``ConfigValue`` tree: XML or binary property list, or JSON.
-enum ConfigDocument {
+package enum ConfigDocument {
   /// Configuration files larger than this are refused rather than read.
   static let maximumSize = 64 * 1024 * 1024
 
-  static func read(_ data: Data) throws(CNConfigurationError) -> ConfigValue {
+  package static func read(_ data: Data) throws(CNConfigurationError) -> ConfigValue {
     guard data.count <= maximumSize else {
       throw CNConfigurationError(
         .malformedDocument("the document is \(data.count) bytes, more than the \(maximumSize)-byte limit"))
@@ -32,6 +32,15 @@ enum ConfigDocument {
     case .unknown:
       throw CNConfigurationError(.malformedDocument("neither a property list (XML or binary) nor a JSON object"))
     }
+  }
+
+  /// A property list (XML or binary), read as configurations are (every key once, the one XML
+  /// reader), as Foundation's property-list objects: for `cnpin lint --against`'s exported files.
+  package static func propertyList(_ data: Data) throws(CNConfigurationError) -> Any {
+    guard [.binaryPropertyList, .xmlPropertyList].contains(sniffFormat(data)) else {
+      throw CNConfigurationError(.malformedDocument("not a property list (XML or binary)"))
+    }
+    return try read(data).foundationObject
   }
 
   private enum Format { case json, binaryPropertyList, xmlPropertyList, unknown }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A configuration document as a tree of typed values, whatever format it was written in.
-indirect enum ConfigValue {
+package indirect enum ConfigValue {
   case dictionary([(key: String, value: ConfigValue)])
   case array([ConfigValue])
   case string(String)
@@ -27,6 +27,23 @@ indirect enum ConfigValue {
     case .date: return "a date"
     case .data: return "data"
     case .null: return "null"
+    }
+  }
+
+  /// The value as Foundation's property-list objects (`[String: Any]`, `[Any]`, `String`,
+  /// `Bool`, `Int64`, `Double`, `Date`, `Data`, `NSNull`).
+  package var foundationObject: Any {
+    switch self {
+    case .dictionary(let entries):
+      return Dictionary(entries.map { ($0.key, $0.value.foundationObject) }, uniquingKeysWith: { first, _ in first })
+    case .array(let values): return values.map(\.foundationObject)
+    case .string(let value): return value
+    case .bool(let value): return value
+    case .integer(let value): return value
+    case .real(let value): return value
+    case .date(let value): return value
+    case .data(let value): return value
+    case .null: return NSNull()
     }
   }
 

@@ -1,39 +1,57 @@
-/// An XML element as `cnpin lint --against` reads Android's Network Security Config: its name,
-/// attributes, text and child elements. Read by a small reader of its own rather than
-/// FoundationXML, whose libxml2 (with the system's ICU) every cnpin process loaded at start for
-/// this one command (issue 57, item 2).
+/// An XML element: its name, attributes, text and child elements. The package's one XML
+/// reader: configurations' property lists (``XMLPropertyList`` reads their values from it),
+/// and `cnpin`'s reading of Network Security Config files. Not FoundationXML, whose libxml2
+/// (with the system's ICU) every cnpin process loaded at start for one command (issue 57).
 ///
 /// What it reads: the XML declaration and other processing instructions, comments, CDATA,
 /// elements with single- or double-quoted attributes, the five predefined entities and character
-/// references. What it refuses, each with the line it is on: a document type declaration (and so
-/// any entity of its own), an unknown entity, a tag that does not close or match, text outside
-/// the root element, more than one root, and nesting deeper than `maximumDepth`.
-struct MarkupElement: Equatable {
-  let name: String
-  var attributes: [String: String] = [:]
-  var text = ""
-  var children: [MarkupElement] = []
+/// references, and a document type declaration without an internal subset (a property list's
+/// `<!DOCTYPE plist PUBLIC …>`), which says nothing it acts on. What it refuses, each with the
+/// line it is on: an internal subset (and so any entity of its own), an unknown entity, a tag
+/// that does not close or match, text outside the root element, more than one root (``parse(_:)``),
+/// and nesting deeper than ``maximumDepth``.
+package struct MarkupElement: Equatable, Sendable {
+  package let name: String
+  package var attributes: [String: String] = [:]
+  package var text = ""
+  package var children: [MarkupElement] = []
   /// The line its start tag is on.
-  var line = 0
+  package var line = 0
 
-  /// Deeper documents are refused (no Network Security Config nests more than a few levels).
-  static let maximumDepth = 64
+  package init(name: String) { self.name = name }
+
+  /// Deeper documents are refused (no configuration nests more than a few levels).
+  package static let maximumDepth = 64
 
   /// Why a document could not be read.
-  struct Invalid: Error, Equatable {
-    let line: Int
-    let reason: String
+  package struct Invalid: Error, Equatable {
+    package let line: Int
+    package let reason: String
+
+    package init(line: Int, reason: String) {
+      self.line = line
+      self.reason = reason
+    }
   }
 
   /// The document's root element.
-  static func parse(_ text: String) throws(Invalid) -> MarkupElement {
+  package static func parse(_ text: String) throws(Invalid) -> MarkupElement {
+    let roots = try elements(text)
+    if roots.count > 1 { throw Invalid(line: roots[1].line, reason: "a second root element <\(roots[1].name)>") }
+    guard let root = roots.first else { throw Invalid(line: 1, reason: "no root element") }
+    return root
+  }
+
+  /// The elements at the top of `text`, in order: a document has one, a fragment pasted from a
+  /// larger one may have several (the caller says which it accepts).
+  package static func elements(_ text: String) throws(Invalid) -> [MarkupElement] {
     var reader = Reader(Array(text.utf8))
     return try reader.document()
   }
 
   /// This element and every element under it, depth first, each with its ancestors (nearest
   /// last).
-  func walk(_ visit: (MarkupElement, [MarkupElement]) -> Void) {
+  package func walk(_ visit: (MarkupElement, [MarkupElement]) -> Void) {
     var pending: [(MarkupElement, [MarkupElement])] = [(self, [])]
     while let (element, ancestors) = pending.popLast() {
       visit(element, ancestors)
@@ -50,17 +68,24 @@ extension MarkupElement {
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    mutating func document() throws(Invalid) -> MarkupElement {
+    mutating func document() throws(Invalid) -> [MarkupElement] {
       // A byte-order mark is not text.
       if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
       var open: [MarkupElement] = []
-      var root: MarkupElement?
+      var roots: [MarkupElement] = []
       while index < bytes.count {
         if peek("<!--") {
           try skip(past: "-->", what: "a comment")
         } else if peek("<?") {
           try skip(past: "?>", what: "a processing instruction")
-        } else if peek("<!DOCTYPE") || peek("<!ENTITY") {
+        } else if peek("<!DOCTYPE") {
+          // Skipped unread, unless it has an internal subset (`[`), where entities are declared.
+          let end = bytes[index...].firstIndex(of: UInt8(ascii: ">")) ?? bytes.count
+          guard !bytes[index..<end].contains(UInt8(ascii: "[")) else {
+            throw invalid("a document type declaration is not read (nor any entity it would declare)")
+          }
+          try skip(past: ">", what: "a document type declaration")
+        } else if peek("<!ENTITY") {
           throw invalid("a document type declaration is not read (nor any entity it would declare)")
         } else if peek("<![CDATA[") {
           guard !open.isEmpty else { throw invalid("CDATA outside the root element") }
@@ -77,8 +102,7 @@ extension MarkupElement {
             throw invalid("the end tag </\(name)> matches no open element")
           }
           if open.isEmpty {
-            guard root == nil else { throw invalid("a second root element <\(name)>") }
-            root = element
+            roots.append(element)
           } else {
             open[open.count - 1].children.append(element)
           }
@@ -92,13 +116,11 @@ extension MarkupElement {
           }
           if selfClosing {
             if open.isEmpty {
-              guard root == nil else { throw invalid("a second root element <\(element.name)>") }
-              root = element
+              roots.append(element)
             } else {
               open[open.count - 1].children.append(element)
             }
           } else {
-            guard root == nil || !open.isEmpty else { throw invalid("a second root element <\(element.name)>") }
             open.append(element)
           }
         } else {
@@ -111,8 +133,7 @@ extension MarkupElement {
         }
       }
       if let unclosed = open.last { throw invalid("<\(unclosed.name)> is never closed") }
-      guard let root else { throw invalid("no root element") }
-      return root
+      return roots
     }
 
     /// Reads attributes up to `>` or `/>`; true for `/>`.
@@ -174,18 +195,19 @@ extension MarkupElement {
       }
     }
 
-    /// `raw` with the predefined entities and character references replaced.
+    /// `raw` with the predefined entities and character references replaced. Found by their
+    /// bytes, not by characters: a combining mark after `&` or `;` makes one character of the
+    /// two, which a search for the character "&" does not find.
     func decode(_ raw: ArraySlice<UInt8>) throws(Invalid) -> String {
-      let text = String(decoding: raw, as: UTF8.self)
-      guard text.contains("&") else { return text }
+      guard raw.contains(UInt8(ascii: "&")) else { return String(decoding: raw, as: UTF8.self) }
       var decoded = ""
-      var rest = text[...]
-      while let amp = rest.firstIndex(of: "&") {
-        decoded += rest[..<amp]
-        guard let semicolon = rest[amp...].firstIndex(of: ";"), rest.distance(from: amp, to: semicolon) <= 12 else {
+      var rest = raw
+      while let amp = rest.firstIndex(of: UInt8(ascii: "&")) {
+        decoded += String(decoding: rest[..<amp], as: UTF8.self)
+        guard let semicolon = rest[amp...].prefix(13).firstIndex(of: UInt8(ascii: ";")) else {
           throw invalid("an \"&\" that starts no reference")
         }
-        let entity = rest[rest.index(after: amp)..<semicolon]
+        let entity = String(decoding: rest[(amp + 1)..<semicolon], as: UTF8.self)
         switch entity {
         case "amp": decoded += "&"
         case "lt": decoded += "<"
@@ -199,9 +221,9 @@ extension MarkupElement {
           else { throw invalid("the entity &\(entity); is not one XML predefines") }
           decoded.unicodeScalars.append(scalar)
         }
-        rest = rest[rest.index(after: semicolon)...]
+        rest = rest[(semicolon + 1)...]
       }
-      return decoded + rest
+      return decoded + String(decoding: rest, as: UTF8.self)
     }
 
     func peek(_ literal: StaticString) -> Bool {
