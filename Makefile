@@ -15,7 +15,7 @@ SHELL := /bin/bash
 # build still fails the recipe (`make lint` shows it).
 QUIET_LINKER := { grep -v "Cannot export local symbol" || true; }
 
-.PHONY: deps build cnpin demo test export-consumers examples bench bench-build bench-peers bench-instructions bench-load leaks soak asan tsan apple-check openapi-check docs api-check api-baseline format lint fuzz
+.PHONY: deps build cnpin demo test test-slow export-consumers examples bench bench-build bench-peers bench-instructions bench-load leaks soak asan tsan apple-check openapi-check docs api-check api-baseline format lint fuzz
 
 deps:
 	@scripts/deps.sh
@@ -37,20 +37,40 @@ demo: deps
 	.build/debug/cnpin-demo
 
 # Builds the tests and what they use, not the snippets or the plugin's own copy of cnpin (make
-# build compiles those): a cold make test takes under two minutes on two cores. Then Swift Testing
-# alone (there are no XCTest tests, so XCTest's empty run is skipped), quietly: each failure and
-# issue, what the suites print, and the summary.
+# build compiles those), then Swift Testing alone (there are no XCTest tests, so XCTest's empty
+# run is skipped), quietly: each failure and issue, what the suites print, and the summary.
+# A cold make test on a quiet two-core machine: about 92 s to build (the three test modules are
+# 60 s of it: Swift Testing's macros expand every #expect; the libraries 25 s) and 28 s to run.
+# It builds in a folder of its own without debug information (101 s with it; a crash's
+# backtrace then names functions without lines: swift build --build-tests keeps them for lldb),
+# and leaves to make test-slow the tests below, which .ci/run runs too.
+TEST_BUILD := --build-path .build/test -Xswiftc -gnone
+# Slow tests (time alone in a debug build on two cores), left to make test-slow:
+#   aCrowdOfOneCookieSites…RecentlyUsedSite  27 s  3,010 one-cookie sites fill a full jar, twice
+#   oneRegistrableDomainCannotCrowdOut…      1.5 s, sitesWithinTheirFairShare… 1.7 s and
+#   aSiteOverItsFairShare… 2.4 s             the jar filled to its cap, each store judged against it
+#   theSessionAgreesWithTheEvaluator…        16 s  every x509-limbo case through a TLS handshake, two modes
+#   everyFaultOnEveryPath…                   14 s  25 server faults on three paths, each with recovery
+#   spkiPinsMatchEveryKeyType…, chainsOfEveryKeyType…, everyKeyType
+#                                            17 s  RSA keys up to 4,096 bits generated per key type
+#   everyAlgorithmSignsAndVerifies…PyJWT     3.5 s a Python process per algorithm
+SLOW_TESTS := aCrowdOfOneCookieSitesEvictsItsOwnBeforeARecentlyUsedSite|oneRegistrableDomainCannotCrowdOutAnother|sitesWithinTheirFairShareLoseCookiesLeastRecentlyUsedFirst|aSiteOverItsFairShareGivesUpCookiesFirst|theSessionAgreesWithTheEvaluatorEndToEnd|everyFaultOnEveryPathFailsCleanlyAndTheSessionRecovers|spkiPinsMatchEveryKeyTypeAndAgreeWithTheOpenSSLPipeline|chainsOfEveryKeyTypeVerifyWithOpenSSL|everyKeyType|everyAlgorithmSignsAndVerifiesAndInteroperatesWithPyJWT
 test: deps
 	python3 scripts/check-snippets.py
-	$(SWIFT) build --product CNPinningPackageTests $(IMPORTS) $(STRICT)
-	$(SWIFT) test --skip-build --disable-xctest --quiet
+	$(SWIFT) build --product CNPinningPackageTests $(TEST_BUILD) $(IMPORTS) $(STRICT)
+	$(SWIFT) test --skip-build $(TEST_BUILD) --disable-xctest --quiet --skip '$(SLOW_TESTS)'
+
+# The slow tests make test leaves out (above).
+test-slow: deps
+	$(SWIFT) build --product CNPinningPackageTests $(TEST_BUILD) $(IMPORTS) $(STRICT)
+	$(SWIFT) test --skip-build $(TEST_BUILD) --disable-xctest --quiet --filter '$(SLOW_TESTS)'
 
 # Each export read by the program that consumes it, where it runs here: the OkHttp export
 # compiled by Debian's kotlin against Debian's OkHttp and run on loopback (installs the two).
 export-consumers: deps
 	scripts/export-consumers.sh
-	$(SWIFT) build --product CNPinningPackageTests $(IMPORTS) $(STRICT)
-	CNPINNING_EXPORT_CONSUMERS=1 $(SWIFT) test --skip-build --disable-xctest --quiet --filter 'OkHttpConsumerTests|ExportConsumerTests'
+	$(SWIFT) build --product CNPinningPackageTests $(TEST_BUILD) $(IMPORTS) $(STRICT)
+	CNPINNING_EXPORT_CONSUMERS=1 $(SWIFT) test --skip-build $(TEST_BUILD) --disable-xctest --quiet --filter 'OkHttpConsumerTests|ExportConsumerTests'
 
 # The examples, each built from the repository as the separate package a user writes; the Linux
 # service is run against openssl s_server on loopback (the SwiftUI app: make apple-check).
