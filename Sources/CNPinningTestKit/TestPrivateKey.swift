@@ -136,18 +136,34 @@ public final class TestPrivateKey: @unchecked Sendable {
   }
 }
 
-// Unchecked Sendable: the dictionary is touched only under the lock.
+/// The shared keys, each generated under a lock of its own: a caller waits only for the key it
+/// asked for. (One lock held through every generation made a caller of any key, cached or not,
+/// wait behind an RSA key being generated: seconds, on the shared threads, under load long
+/// enough for a stalled reader elsewhere to lose its connection.)
+// Unchecked Sendable: the dictionary is touched only under `lock`.
 private final class KeyCache: @unchecked Sendable {
+  // Unchecked Sendable: the key is touched only under the slot's own lock.
+  private final class Slot: @unchecked Sendable {
+    let lock = NSLock()
+    var key: TestPrivateKey?
+  }
+
   private let lock = NSLock()
-  private var keys: [String: TestPrivateKey] = [:]
+  private var slots: [String: Slot] = [:]
 
   func key(_ type: TestKeyType, slot: Int) throws -> TestPrivateKey {
     let name = "\(type)#\(slot)"
-    lock.lock()
-    defer { lock.unlock() }
-    if let key = keys[name] { return key }
+    let place = lock.withLock {
+      if let place = slots[name] { return place }
+      let place = Slot()
+      slots[name] = place
+      return place
+    }
+    place.lock.lock()
+    defer { place.lock.unlock() }
+    if let key = place.key { return key }
     let key = try TestPrivateKey.generate(type)
-    keys[name] = key
+    place.key = key
     return key
   }
 }
