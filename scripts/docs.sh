@@ -32,19 +32,26 @@ extract CNPinningSession
 # Each module's graph and the graphs of its extensions to other modules' types (URLSession.cnPinned…).
 python3 scripts/doc-coverage.py "$graphs"/CNPinning*.symbols.json
 docc=$(command -v docc || echo "$(dirname "$(readlink -f "$(command -v swift)")")/docc")
+# convert MODULE GRAPHS ARCHIVE WHAT: MODULE's catalog (when it has one) over the symbol graphs
+# in GRAPHS into ARCHIVE, warnings as errors; on a problem, docc's log (ARCHIVE.log), then WHAT.
+convert() {
+  local module=$1 graph_dir=$2 archive=$3 what=$4 catalog=()
+  [ -d "Sources/$module/$module.docc" ] && catalog=("Sources/$module/$module.docc")
+  "$docc" convert "${catalog[@]}" --additional-symbol-graph-dir "$graph_dir" \
+    --fallback-display-name "$module" --fallback-bundle-identifier "org.cnpinning.$module" \
+    --output-path "$archive" --warnings-as-errors >"$archive.log" 2>&1 || {
+    cat "$archive.log" >&2
+    echo "docs: docc reported problems in $what" >&2
+    exit 1
+  }
+}
 for module in CNPinning CNPinningSession; do
   rm -rf "${graphs:?}/$module"
   mkdir -p "$graphs/$module"
   # A module's own graph and the extensions it declares on other modules' types.
   cp "$graphs/$module.symbols.json" "$graphs/$module"/
   cp "$graphs/$module@"*.symbols.json "$graphs/$module"/ 2>/dev/null || true
-  "$docc" convert "Sources/$module/$module.docc" --additional-symbol-graph-dir "$graphs/$module" \
-    --fallback-display-name "$module" --fallback-bundle-identifier "org.cnpinning.$module" \
-    --output-path "$out/$module.doccarchive" --warnings-as-errors >"$out/$module.log" 2>&1 || {
-    cat "$out/$module.log" >&2
-    echo "docs: docc reported problems in $module" >&2
-    exit 1
-  }
+  convert "$module" "$graphs/$module" "$out/$module.doccarchive" "$module"
   # Extensions to other modules' types are rendered, a page for each extended type's module.
   for extension in "$graphs/$module"/"$module@"*.symbols.json; do
     [ -e "$extension" ] || continue
@@ -63,18 +70,10 @@ for module in CNPinning CNPinningSession CNPinningCurl; do
   internal=$graphs/internal/$module
   rm -rf "$internal"
   mkdir -p "$internal"
-  catalog=()
-  [ -d "Sources/$module/$module.docc" ] && catalog=("Sources/$module/$module.docc")
   swift-symbolgraph-extract -module-name "$module" -I "$products/Modules" "${c_modules[@]}" \
     -target "$(uname -m)-unknown-linux-gnu" -minimum-access-level internal -emit-extension-block-symbols \
     -output-dir "$internal"
-  "$docc" convert "${catalog[@]}" --additional-symbol-graph-dir "$internal" \
-    --fallback-display-name "$module" --fallback-bundle-identifier "org.cnpinning.$module" \
-    --output-path "$graphs/internal/$module.doccarchive" --warnings-as-errors >"$out/$module-internal.log" 2>&1 || {
-    cat "$out/$module-internal.log" >&2
-    echo "docs: docc reported problems in $module's doc comments (internal symbols included)" >&2
-    exit 1
-  }
+  convert "$module" "$internal" "$graphs/internal/$module.doccarchive" "$module's doc comments (internal symbols included)"
 done
 
 # The Apple path: the same catalogs over the graphs of the modules `make apple-check` builds
@@ -101,12 +100,6 @@ for module in CNPinning CNPinningSession; do
   mkdir -p "$apple/symbol-graphs/$module"
   cp "$apple/symbol-graphs/$module.symbols.json" "$apple/symbol-graphs/$module"/
   cp "$apple/symbol-graphs/$module@"*.symbols.json "$apple/symbol-graphs/$module"/ 2>/dev/null || true
-  "$docc" convert "Sources/$module/$module.docc" --additional-symbol-graph-dir "$apple/symbol-graphs/$module" \
-    --fallback-display-name "$module" --fallback-bundle-identifier "org.cnpinning.$module" \
-    --output-path "$apple/$module.doccarchive" --warnings-as-errors >"$apple/$module.log" 2>&1 || {
-    cat "$apple/$module.log" >&2
-    echo "docs: docc reported problems in $module as Apple platforms build it" >&2
-    exit 1
-  }
+  convert "$module" "$apple/symbol-graphs/$module" "$apple/$module.doccarchive" "$module as Apple platforms build it"
 done
 echo "docs: .build/docs/CNPinning.doccarchive and .build/docs/CNPinningSession.doccarchive (and the Apple path's in .build/docs/apple)"
