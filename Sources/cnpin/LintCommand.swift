@@ -116,12 +116,7 @@ enum LintCommand {
       return
     }
     if arguments.value("--chain") != nil { throw .usage("--chain is read only with --against") }
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-      throw .configuration("cannot read \(path): \(error.localizedDescription)")
-    }
+    let data = try InputFile.read(path, path)
     let trust = try trust(arguments)
     let future = try arguments.value("--future-anchors").map { path throws(CLIError) -> [CNCertificate] in
       try ChainFile.read(path, option: "--future-anchors")
@@ -160,12 +155,7 @@ enum LintCommand {
 
   /// `--against`: the file exported again in the exported file's format, and the differences.
   private static func drift(_ path: String, against exported: String, _ arguments: Arguments) throws(CLIError) {
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: exported))
-    } catch {
-      throw .configuration("cannot read --against \(exported): \(error.localizedDescription)")
-    }
+    let data = try InputFile.read(exported, "--against \(exported)")
     let actual = try ExportedPins.read(data, path: exported)
     // The export's own inputs, from its header, unless given here.
     let inputs = ExportInputs.read(fromExported: String(decoding: data, as: UTF8.self))

@@ -228,5 +228,18 @@ struct LintCommandTests {
     let trustedProxy = try await cnpin(through + ["--proxy-cacert", proxyIntermediate], environment: proxySystem)
     #expect(trustedProxy.status == 0 && trustedProxy.stdout == "hello", "\(trustedProxy.stderr)")
   }
+
+  /// A configuration piped in (`cnpin lint <(…)`) is linted as a file is; it was refused with
+  /// Foundation's "You don't have permission". A missing file says why, without the help.
+  @Test func aPipedConfigurationIsLinted() async throws {
+    let fixture = try Fixture()
+    let file = try fixture.configuration()
+    let piped = try await run("/bin/bash", ["-c", "'\(cnpinExecutable.path)' lint <(cat '\(file)') --trust none"])
+    #expect(piped.status == 0, "\(piped.stdout)\(piped.stderr)")
+    #expect(piped.stdout.contains("0 error(s)"), "\(piped.stdout)")
+    let missing = try await cnpin(["lint", "/nonexistent.json"])
+    #expect(missing.status == 2, "\(missing.stderr)")
+    #expect(missing.stderr == "cnpin: cannot read /nonexistent.json: No such file or directory\n", "\(missing.stderr)")
+  }
 }
 #endif
