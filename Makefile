@@ -39,11 +39,12 @@ demo: deps
 # Builds the tests and what they use, not the snippets or the plugin's own copy of cnpin (make
 # build compiles those), then Swift Testing alone (there are no XCTest tests, so XCTest's empty
 # run is skipped), quietly: each failure and issue, what the suites print, and the summary.
-# A cold make test on a quiet two-core machine: about 92 s to build (the three test modules are
-# 60 s of it: Swift Testing's macros expand every #expect; the libraries 25 s) and 28 s to run.
-# It builds in a folder of its own without debug information (101 s with it; a crash's
-# backtrace then names functions without lines: swift build --build-tests keeps them for lldb),
-# and leaves to make test-slow the tests below, which .ci/run runs too.
+# A cold make test on a quiet two-core machine: 89-101 s to build (the three test modules are
+# 60 s of it: Swift Testing's macros expand every #expect; the libraries 25 s) and 28-33 s to
+# run, two minutes give or take a quarter. It builds in a folder of its own without debug
+# information (a crash's backtrace then names functions without lines: swift build
+# --build-tests keeps them for lldb), and leaves to make test-slow the tests below, which
+# .ci/run runs too.
 TEST_BUILD := --build-path .build/test -Xswiftc -gnone
 # Slow tests (time alone in a debug build on two cores), left to make test-slow:
 #   aCrowdOfOneCookieSites…RecentlyUsedSite  27 s  3,010 one-cookie sites fill a full jar, twice
