@@ -14,11 +14,13 @@ import FoundationNetworking
 @Suite struct URLSessionHopTests {
   static func hop(
     _ request: SessionRequest, cookies: HTTPCookieStorage? = nil, withheld: CredentialHeaders? = nil,
-    connectOnly: Bool = false
+    additionalHeaders: [String: String] = [:], connectOnly: Bool = false
   ) throws -> Hop {
-    Hop(
-      request: request, target: try RequestTarget(request.url), manager: nil,
-      rules: TransportRules(minimumTLSVersion: .tls12, isEnforced: false), destination: .memory, withheld: withheld,
+    let target = try RequestTarget(request.url)
+    return Hop(
+      request: request, target: target,
+      fields: HopFields(request, at: target, additional: additionalHeaders, withheld: withheld, cookies: cookies),
+      manager: nil, rules: TransportRules(minimumTLSVersion: .tls12, isEnforced: false), destination: .memory,
       cookies: cookies, progress: nil, wantsPresentedChain: false, connectOnly: connectOnly,
       effects: ConnectionEffects(reporter: CNPinningReporter(uploads: .minimal, appVersion: nil), uploader: nil),
       observer: nil)
@@ -32,8 +34,9 @@ import FoundationNetworking
     cookies.setCookie(
       HTTPCookie(properties: [.name: "id", .value: "7", .domain: "api.test", .path: "/", .secure: "TRUE"])!)
     let request = try URLSessionHop.request(
-      for: Self.hop(SessionRequest(url: Self.url, fields: [CNHTTPField(name: "Accept", value: "a/b")]), cookies: cookies),
-      additionalHeaders: ["User-Agent": "t/1"], chunkStream: Self.noChunks)
+      for: Self.hop(
+        SessionRequest(url: Self.url, fields: [CNHTTPField(name: "Accept", value: "a/b")]), cookies: cookies,
+        additionalHeaders: ["User-Agent": "t/1"]), chunkStream: Self.noChunks)
     #expect(request.value(forHTTPHeaderField: "Accept") == "a/b")
     #expect(request.value(forHTTPHeaderField: "User-Agent") == "t/1")
     #expect(request.value(forHTTPHeaderField: "Cookie") == "id=7")
@@ -44,7 +47,7 @@ import FoundationNetworking
     try Data(repeating: 7, count: 1234).write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
     let upload = try URLSessionHop.request(
-      for: Self.hop(SessionRequest(method: "PUT", url: Self.url, body: .upload(.file(file)))), additionalHeaders: [:],
+      for: Self.hop(SessionRequest(method: "PUT", url: Self.url, body: .upload(.file(file)))),
       chunkStream: Self.noChunks)
     #expect(upload.httpBodyStream != nil && upload.value(forHTTPHeaderField: "Content-Length") == "1234")
 
@@ -52,23 +55,23 @@ import FoundationNetworking
     #expect(throws: CNPinnedSessionError.invalidArgument("cannot read the upload file \(missing.path)")) {
       try URLSessionHop.request(
         for: Self.hop(SessionRequest(method: "PUT", url: Self.url, body: .upload(.file(missing)))),
-        additionalHeaders: [:], chunkStream: Self.noChunks)
+        chunkStream: Self.noChunks)
     }
     // A sequence: the stream the writer makes, its length when stated; no stream is a setup failure.
     let chunks = ChunkedUpload(AsyncStream<Data> { $0.finish() }, length: 10)
     let made = InputStream(data: Data())
     let sized = try URLSessionHop.request(
-      for: Self.hop(SessionRequest(method: "POST", url: Self.url, body: .upload(.chunks(chunks)))), additionalHeaders: [:],
+      for: Self.hop(SessionRequest(method: "POST", url: Self.url, body: .upload(.chunks(chunks)))),
       chunkStream: { _, host in host == "api.test" ? made : nil })
     #expect(sized.httpBodyStream === made && sized.value(forHTTPHeaderField: "Content-Length") == "10")
     #expect(throws: CNPinnedSessionError.self) {
       try URLSessionHop.request(
         for: Self.hop(SessionRequest(method: "POST", url: Self.url, body: .upload(.chunks(chunks)))),
-        additionalHeaders: [:], chunkStream: Self.noChunks)
+        chunkStream: Self.noChunks)
     }
     #expect(throws: CNPinnedSessionError.self) {
       try URLSessionHop.request(
-        for: Self.hop(SessionRequest(url: Self.url), connectOnly: true), additionalHeaders: [:], chunkStream: Self.noChunks)
+        for: Self.hop(SessionRequest(url: Self.url), connectOnly: true), chunkStream: Self.noChunks)
     }
   }
 

@@ -139,8 +139,13 @@ package final class SessionEngine: Sendable {
     if !isPinned, let refusal = configuration.unpinnedHosts.refusal(host: host) { throw refusal }
     let rules = transportSecurity.rules(for: name)
     if !target.isHTTPS, let refusal = rules.refusal(forPlainHTTPTo: host, isPinned: isPinned) { throw refusal }
+    let fields =
+      connectOnly
+      ? HopFields.none
+      : HopFields(
+        request, at: target, additional: configuration.httpAdditionalHeaders, withheld: withheld, cookies: cookies)
     let hop = Hop(
-      request: request, target: target, manager: manager, rules: rules, destination: destination, withheld: withheld,
+      request: request, target: target, fields: fields, manager: manager, rules: rules, destination: destination,
       cookies: cookies, progress: progress, wantsPresentedChain: observer != nil, connectOnly: connectOnly,
       effects: effects, observer: observer)
     let report = await transport.exchange(hop)

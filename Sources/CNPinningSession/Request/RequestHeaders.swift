@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The one rule by which a request's fields and a configuration's join, on both platforms and in
 /// the URLSession protocol: the request's own fields go first, in the order written and with
 /// their repeats; then the configuration's (`httpAdditionalHeaders`, by name) that the request
@@ -35,5 +39,39 @@ package enum RequestHeaders {
     return (
       all.filter { !proxyOnly.contains(FieldName.key($0.name)) }, all.filter { proxyOnly.contains(FieldName.key($0.name)) }
     )
+  }
+}
+
+/// The fields of one hop, worked out once by the engine (``SessionEngine``) so that each
+/// transport only writes them in its wire syntax: libcurl's header lines, a `URLRequest`.
+package struct HopFields: Sendable {
+  /// For the origin: ``RequestHeaders/split(_:additional:withheld:)``'s, then the hop's stored cookies unless those set
+  /// a `Cookie` (the request's own, or the configuration's).
+  package let origin: [CNHTTPField]
+  /// For a proxy alone (`Proxy-Authorization`): a transport sends them only to the proxy it goes
+  /// through, or not at all.
+  package let proxy: [CNHTTPField]
+
+  /// A handshake without a request sends no fields.
+  static let none = HopFields(origin: [], proxy: [])
+
+  private init(origin: [CNHTTPField], proxy: [CNHTTPField]) {
+    self.origin = origin
+    self.proxy = proxy
+  }
+
+  /// `request`'s fields for `target`, joined with the configuration's `additional` ones, without
+  /// `withheld`, with the cookies `storage` keeps for the hop.
+  package init(
+    _ request: SessionRequest, at target: RequestTarget, additional: [String: String], withheld: CredentialHeaders?,
+    cookies storage: HTTPCookieStorage?
+  ) {
+    var sent = request
+    let proxy: [CNHTTPField]
+    (sent.fields, proxy) = RequestHeaders.split(request.fields, additional: additional, withheld: withheld)
+    if let cookie = Cookies.header(for: sent, at: target, from: storage) {
+      sent.fields.append(CNHTTPField(name: "Cookie", value: cookie))
+    }
+    self.init(origin: sent.fields, proxy: proxy)
   }
 }

@@ -9,16 +9,17 @@ import FoundationNetworking
 /// about it before the network: its checked target, the pins in force when it started, the
 /// transport-security rules for its host and where its body goes.
 package struct Hop {
-  /// The request, its fields and body as they go out (before the configuration's fields join).
+  /// The request as the caller made it: its method, URL and body (its fields go out as ``fields``).
   package let request: SessionRequest
   package let target: RequestTarget
+  /// The fields that go out, for the origin and for a proxy, with the configuration's and the
+  /// hop's cookies, withheld credentials left out: decided here once, written by the transport.
+  package let fields: HopFields
   package let manager: CNPinningManager?
   /// The transport-security rules for the host, its TLS floor included.
   package let rules: TransportRules
   package let destination: BodyDestination
-  /// Credential headers that must not be sent (the configuration's included).
-  package let withheld: CredentialHeaders?
-  /// Where the hop's cookies come from and its response's go.
+  /// Where the hop's response's cookies go (its own are in ``fields``).
   package let cookies: HTTPCookieStorage?
   package let progress: CNTransferProgress?
   /// The body to stream, when the request's is read as it is sent.

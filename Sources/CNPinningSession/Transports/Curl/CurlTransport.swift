@@ -52,9 +52,8 @@ package final class CurlTransport: HopTransport {
     let plan: RequestPlan
     do throws(CNPinnedSessionError) {
       plan = try RequestPlan(
-        request: hop.request, target: hop.target, configuration: configuration, withheld: hop.withheld,
-        cookies: Cookies.header(for: hop.request, at: hop.target, from: hop.cookies), destination: hop.destination,
-        connectOnly: hop.connectOnly, proxies: proxies)
+        request: hop.request, target: hop.target, fields: hop.fields, configuration: configuration,
+        destination: hop.destination, connectOnly: hop.connectOnly, proxies: proxies)
     } catch {
       return HopReport(outcome: .failure(error), judgements: [], networkTime: nil)
     }

@@ -77,19 +77,13 @@ struct RequestPlan: Sendable {
   /// of its own, a pause stops reading the socket and TCP stops the server at the socket buffers.
   let offersHTTP2: Bool
 
-  /// `withheld`: credential headers not to send, from the request or the configuration.
-  /// `cookies`: the stored cookies for this hop's URL (never withheld: they are its own).
+  /// `fields`: what the engine decided goes out (``HopFields``), written here in curl's form.
   /// A streamed body is opened last, so that a plan that fails leaves nothing open.
-  /// `destination`: where the response body goes. `target`: the request's URL, checked (nil:
-  /// checked here).
+  /// `destination`: where the response body goes. `target`: the request's URL, checked.
   init(
-    request: SessionRequest, target: RequestTarget? = nil, configuration: CNPinnedSessionConfiguration,
-    withheld: CredentialHeaders? = nil, cookies: String? = nil, destination: BodyDestination = .memory,
-    connectOnly: Bool = false, proxies: ProxyRules? = nil
+    request: SessionRequest, target: RequestTarget, fields: HopFields, configuration: CNPinnedSessionConfiguration,
+    destination: BodyDestination = .memory, connectOnly: Bool = false, proxies: ProxyRules? = nil
   ) throws(CNPinnedSessionError) {
-    let checked: RequestTarget
-    if let target { checked = target } else { checked = try RequestTarget(request.url) }
-    let target = checked
     self.target = target
     proxy = proxies?.route(isHTTPS: target.isHTTPS, host: target.host)
     self.connectOnly = connectOnly
@@ -103,8 +97,7 @@ struct RequestPlan: Sendable {
       headerLines = []
       proxyHeaderLines = []
     } else {
-      let fields = RequestHeaders.split(request.fields, additional: configuration.httpAdditionalHeaders, withheld: withheld)
-      headerLines = try Self.headerLines(fields.origin, cookies: cookies)
+      headerLines = try Self.headerLines(fields.origin)
       proxyHeaderLines = proxy == nil ? [] : try Self.lines(fields.proxy)
       method = try Self.method(of: request, host: target.host)
     }
@@ -138,14 +131,11 @@ struct RequestPlan: Sendable {
     }
   }
 
-  /// The request's fields and the configuration's (``RequestHeaders/split``), in order, then the
-  /// hop's cookies (unless the request sets `Cookie`) and an empty `Expect` (unless it sets
-  /// one), so that libcurl never waits for a `100 Continue`.
-  private static func headerLines(_ fields: [CNHTTPField], cookies: String?) throws(CNPinnedSessionError) -> [String] {
+  /// The origin's fields, in order, then an empty `Expect` (unless one is set), so that libcurl
+  /// never waits for a `100 Continue`.
+  private static func headerLines(_ fields: [CNHTTPField]) throws(CNPinnedSessionError) -> [String] {
     var lines = try lines(fields)
-    let names = Set(fields.map { FieldName.key($0.name) })
-    if let cookies, !names.contains("cookie") { lines.append(try line(name: "Cookie", value: cookies)) }
-    if !names.contains("expect") { lines.append("Expect: ") }
+    if !fields.contains(where: { FieldName.key($0.name) == "expect" }) { lines.append("Expect: ") }
     return lines
   }
 

@@ -10,22 +10,17 @@ import FoundationNetworking
 /// task's connection means for the hop. Platform-neutral, tested on Linux, so that the Apple-only
 /// transport only forwards (issue 53, item 3).
 enum URLSessionHop {
-  /// The URLRequest for `hop`: the configuration's fields added per hop (withheld credentials
-  /// stay out; URLSession answers proxies itself, so a Proxy-Authorization the app set never
-  /// reaches an origin), the hop's cookies (the URLSession underneath keeps none), and a streamed
-  /// body for URLSession to read, with its length when known. `chunkStream` makes the stream a
-  /// chunk sequence is written into (on Apple platforms, a bound pair's input). URLSession keeps
-  /// one value per field name (repeats joined by ",") and no order of its own.
+  /// The URLRequest for `hop`: the hop's origin fields (``HopFields``: URLSession answers proxies
+  /// itself, so the proxy's fields are not sent), and a streamed body for URLSession to read,
+  /// with its length when known. `chunkStream` makes the stream a chunk sequence is written into
+  /// (on Apple platforms, a bound pair's input). URLSession keeps one value per field name
+  /// (repeats joined by ",") and no order of its own.
   static func request(
-    for hop: Hop, additionalHeaders: [String: String],
-    chunkStream: (ChunkedUpload, String) -> InputStream?
+    for hop: Hop, chunkStream: (ChunkedUpload, String) -> InputStream?
   ) throws(CNPinnedSessionError) -> URLRequest {
     guard !hop.connectOnly else { throw .unsupportedRequest("probe (a handshake without a request) needs the Linux transport") }
     var sent = hop.request
-    sent.fields = RequestHeaders.split(hop.request.fields, additional: additionalHeaders, withheld: hop.withheld).origin
-    if let cookie = Cookies.header(for: sent, at: hop.target, from: hop.cookies) {
-      sent.fields.append(CNHTTPField(name: "Cookie", value: cookie))
-    }
+    sent.fields = hop.fields.origin
     var request = sent.urlRequest
     switch hop.upload {
     case .file(let file):

@@ -85,8 +85,7 @@ final class URLSessionTransport: HopTransport {
       settings: TaskSettings(
         host: hop.target.host, manager: hop.manager, trust: configuration.trust,
         unpinnedHosts: configuration.unpinnedHosts, judgements: judgements))
-    let request = try URLSessionHop.request(
-      for: hop, additionalHeaders: configuration.httpAdditionalHeaders, chunkStream: delegates.chunkStream)
+    let request = try URLSessionHop.request(for: hop, chunkStream: delegates.chunkStream)
     let translate = translation(for: challenges, upload: hop.upload)
     let check = verdictCheck(for: hop, judgements: judgements)
     if case .channel(let channel) = hop.destination {
