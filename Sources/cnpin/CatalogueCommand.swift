@@ -6,35 +6,40 @@ import Foundation
 /// events of root stores; `--format json` prints the document itself, which `--catalogue`
 /// accepts, to refresh or extend without a release.
 enum CatalogueCommand {
-  static let spec = ArgumentSpec(flags: ["--help", "-h"], options: ["--format", "--catalogue", "--at"], positionals: 0...0)
+  static let spec = ArgumentSpec(
+    command: "catalogue", forms: [[]],
+    options: [
+      .catalogueFormat,
+      .catalogue.explained(
+        "use this catalogue document instead of the compiled-in one (any command that reads the catalogue takes it)"),
+      .at.explained("list each family's status as of DATE (YYYY-MM-DD or a time, UTC)"),
+    ])
 
-  static let help = """
-    Usage: cnpin catalogue [--format text|json] [--catalogue FILE]
+  static let help = Help.text(
+    [spec],
+    about: """
+      Lists the CA catalogue that `pins`, `lint --rehearse`, `check --warn-days` and `convert` use:
+      each CA (the operator) with its families (a key type's hierarchy, under the CA's own name:
+      Let's Encrypt's "Generation Y ECDSA"), each family's status (announced, current, retiring,
+      retired), dates, issuing CAs, the shapes stores verify it in and the families that succeed
+      it; then the dated events of root stores and the CA/Browser Forum that break or endanger pins.
+      """,
+    footer: """
+      Examples:
+        cnpin catalogue
+        cnpin catalogue --format json > catalogue.json
 
-    Lists the CA catalogue that `pins`, `lint --rehearse`, `check --warn-days` and `convert` use:
-    each CA (the operator) with its families (a key type's hierarchy, under the CA's own name:
-    Let's Encrypt's "Generation Y ECDSA"), each family's status (announced, current, retiring,
-    retired), dates, issuing CAs, the shapes stores verify it in and the families that succeed
-    it; then the dated events of root stores and the CA/Browser Forum that break or endanger pins.
+      Then, for instance, `cnpin lint pins.json --rehearse --catalogue catalogue.json`.
+      """)
 
-      --format text    the listing (default)
-      --format json    the catalogue document itself: save it, edit it (a newer list of events, a
-                       CA's next family) and give it to any command with --catalogue FILE
-      --catalogue FILE use this catalogue document instead of the compiled-in one (any command
-                       that reads the catalogue takes it)
-
-    Example:
-      cnpin catalogue
-      cnpin catalogue --format json > catalogue.json && cnpin lint pins.json --rehearse --catalogue catalogue.json
-    """
+  enum Format: String { case text, json }
 
   static func run(_ words: [String]) throws(CLIError) {
     let arguments = try spec.parse(words)
     let catalogue = try CatalogueOption.catalogue(arguments)
-    switch arguments.value("--format") ?? "text" {
-    case "text": listing(catalogue, at: try Clock.now(arguments)).forEach(Output.print)
-    case "json": Output.write(Data(catalogue.json.utf8))
-    case let other: throw .usage("--format must be text or json, not \"\(other)\"")
+    switch try arguments.choice(.catalogueFormat, default: Format.text) {
+    case .text: listing(catalogue, at: try Clock.now(arguments)).forEach(Output.print)
+    case .json: Output.write(Data(catalogue.json.utf8))
     }
   }
 
@@ -76,7 +81,7 @@ enum CatalogueCommand {
 /// the compiled-in one.
 enum CatalogueOption {
   static func catalogue(_ arguments: Arguments) throws(CLIError) -> CACatalogue {
-    guard let path = arguments.value("--catalogue") else { return .compiledIn }
+    guard let path = arguments.value(.catalogue) else { return .compiledIn }
     let maximum = 4 << 20
     let data: Data
     do {
@@ -84,14 +89,14 @@ enum CatalogueOption {
     } catch {
       throw .configuration("cannot read --catalogue \(path): \(error.localizedDescription)")
     }
-    guard data.count <= maximum else { throw .configuration("--catalogue \(path) is larger than 4 MiB") }
+    guard data.count <= maximum else { throw .configuration("\(Option.catalogue) \(path) is larger than 4 MiB") }
     guard let text = String(data: data, encoding: .utf8) else {
-      throw .configuration("--catalogue \(path) is not UTF-8 text")
+      throw .configuration("\(Option.catalogue) \(path) is not UTF-8 text")
     }
     do {
       return try CACatalogue(json: text, source: path)
     } catch {
-      throw .configuration("--catalogue \(error)")
+      throw .configuration("\(Option.catalogue) \(error)")
     }
   }
 }

@@ -21,11 +21,11 @@ struct CertificatePool {
   /// The pool `--chain`, `--cafile` and `--trust` describe.
   init(_ arguments: Arguments) throws(CLIError) {
     var entries: [Entry] = []
-    for path in arguments.values("--chain") {
-      entries += try ChainFile.read(path, option: "--chain").map { Entry(certificate: $0, origin: "--chain \(path)") }
+    for path in arguments.values(.chain) {
+      entries += try ChainFile.read(path, option: .chain).map { Entry(certificate: $0, origin: "\(Option.chain) \(path)") }
     }
     if let trust = try LintCommand.trust(arguments) {
-      let origin = arguments.value("--cafile").map { "--cafile \($0)" } ?? "system store"
+      let origin = arguments.value(.cafile).map { "\(Option.cafile) \($0)" } ?? "system store"
       entries += try LintCommand.anchors(of: trust).map { Entry(certificate: $0, origin: origin) }
     }
     self.entries = entries

@@ -10,7 +10,7 @@ enum ChainRehearsal {
     _ file: String, hosts: [String], document: CNPinningDocument, manager: CNPinningManager,
     configuration: CNPinnedSessionConfiguration, horizon: ExpiryHorizon?, catalogue: CACatalogue, at now: Date
   ) throws(CLIError) -> [CheckCommand.Result] {
-    let chain = try ChainFile.read(file, option: "--chain")
+    let chain = try ChainFile.read(file, option: .chain)
     let targets = try hosts.isEmpty ? document.entries.map(\.host).filter { leafNames(chain[0], $0) } : hosts.map(host)
     guard !targets.isEmpty else {
       return [
@@ -45,7 +45,7 @@ enum ChainRehearsal {
       return result
     }
     #else
-    throw .usage("--chain needs the Linux build of cnpin: it verifies with OpenSSL, as the Linux session does")
+    throw .usage("\(Option.chain) needs the Linux build of cnpin: it verifies with OpenSSL, as the Linux session does")
     #endif
   }
 
@@ -70,7 +70,7 @@ enum ChainRehearsal {
 /// A chain in a PEM file, as `--chain` options read it.
 enum ChainFile {
   /// The certificates of a PEM file, the leaf first; `option` names the option in errors.
-  static func read(_ file: String, option: String) throws(CLIError) -> [CNCertificate] {
+  static func read(_ file: String, option: Option) throws(CLIError) -> [CNCertificate] {
     let text = try InputFile.text(file, "\(option) \(file)")
     let chain: [CNCertificate]
     do {

@@ -6,50 +6,43 @@ import Foundation
 /// With `--chain FILE`, the same judgement offline, on a chain from a file.
 enum CheckCommand {
   static let spec = ArgumentSpec(
-    flags: ["--json", "--help", "-h"],
-    options: NetworkOptions.options.union(["--config", "--chain", "--host", "--warn-days", "--policy", "--catalogue", "--at"]),
+    command: "check",
+    forms: [[.option(.config), "[HOST[:PORT] ...]"], [.option(.config), .option(.chain), "[--chain PEM ...]"]],
+    options: [
+      .config, .chain, .host,
+      .warnDays.explained(
+        "also report what expires within N days: a certificate of a verified chain, a host's pins (expirationDate), the --policy's exp, and the CA catalogue's dated events that touch a host's pins (a pinned root leaving a store, a pinned family's last day, shorter leaves for leaf pins); exit 4 when all passed and that is all"
+      ), .policy, .catalogue,
+      .at.explained(
+        "with --chain: judge as of DATE (YYYY-MM-DD or a time, UTC), certificates, the catalogue's dates and --warn-days alike"),
+      .json,
+    ] + NetworkOptions.all,
     positionals: 0...1000, positionalName: "HOST[:PORT]")
 
-  static let help = """
-    Usage: cnpin check --config FILE [HOST[:PORT] ...] [--cafile PEM] [--resolve HOST:PORT:ADDRESS]
-                       [--timeout SECONDS] [-x PROXY] [--profile P] [--warn-days N] [--policy JWS] [--json]
-           cnpin check --config FILE --chain PEM [--chain PEM ...] [--host HOST ...] [--cafile PEM]
-                       [--profile P] [--warn-days N] [--policy JWS] [--json]
+  static let help = Help.text(
+    [spec],
+    about: """
+      Connects to every host the configuration pins (port 443), or to the hosts named, and reports
+      PASS when the verified chain satisfies the pins, FAIL with the reason when it does not, and
+      NOT PINNED for a named host that the configuration does not pin: connections to it would be
+      allowed without pins (the configuration fails open for it).
 
-    Connects to every host the configuration pins (port 443), or to the hosts named, and reports
-    PASS when the verified chain satisfies the pins, FAIL with the reason when it does not, and
-    NOT PINNED for a named host that the configuration does not pin: connections to it would be
-    allowed without pins (the configuration fails open for it).
+      With --chain, nothing is connected to: each file's certificates (the leaf first, then the
+      intermediates a server would send; the anchor may be left out) are verified against the
+      system store or --cafile, for the host, exactly as a connection's would be, and judged the
+      same way. This rehearses a CA's next hierarchy before it issues from it: a CA publishes its
+      new intermediates and roots months ahead. The hosts are those named with --host (or as
+      HOST[:PORT]), else every host of the configuration that the leaf is valid for.
+      """,
+    footer: """
+      Exit status: 0 all PASS; 1 any FAIL or NOT PINNED; 2 bad configuration or usage; 3 network
+      errors only; 4 all PASS but something expires within --warn-days.
 
-    With --chain, nothing is connected to: each file's certificates (the leaf first, then the
-    intermediates a server would send; the anchor may be left out) are verified against the
-    system store or --cafile, for the host, exactly as a connection's would be, and judged the
-    same way. This rehearses a CA's next hierarchy before it issues from it: a CA publishes its
-    new intermediates and roots months ahead. The hosts are those named with --host (or as
-    HOST[:PORT]), else every host of the configuration that the leaf is valid for.
-
-      --chain PEM      judge this chain instead of connecting (repeatable)
-      --host HOST      the host a --chain is for (repeatable)
-      --warn-days N    also report what expires within N days: a certificate of a verified chain,
-                       a host's pins (expirationDate), the --policy's exp; exit 4 when all passed
-                       and the CA catalogue's dated events that touch a host's pins (a pinned root
-                       leaving a store, a pinned family's last day, shorter leaves for leaf pins)
-      --policy JWS     an enterprise policy file whose exp --warn-days watches (read, not verified)
-      --catalogue FILE the CA catalogue to use instead of the compiled-in one (cnpin catalogue)
-      --at DATE        with --chain: judge as of DATE (YYYY-MM-DD or a time, UTC), certificates,
-                       the catalogue's dates and --warn-days alike
-
-    Network options:
-    \(NetworkOptions.help)
-
-    Exit status: 0 all PASS; 1 any FAIL or NOT PINNED; 2 bad configuration or usage; 3 network
-    errors only; 4 all PASS but something expires within --warn-days.
-
-    Examples:
-      cnpin check --config Info.plist
-      cnpin check --config pins.json api.example.com www.example.com:8443 --warn-days 60
-      cnpin check --config pins.json --chain next-hierarchy.pem --host api.example.com
-    """
+      Examples:
+        cnpin check --config Info.plist
+        cnpin check --config pins.json api.example.com www.example.com:8443 --warn-days 60
+        cnpin check --config pins.json --chain next-hierarchy.pem --host api.example.com
+      """)
 
   struct Result: Encodable {
     let target: String
@@ -61,18 +54,18 @@ enum CheckCommand {
 
   static func run(_ words: [String]) async throws(CLIError) {
     let arguments = try spec.parse(words)
-    guard let path = arguments.value("--config") else { throw .usage("missing --config FILE") }
+    guard let path = arguments.value(.config) else { throw .usage("missing --config FILE") }
     let document = try loadDocument(path)
     let manager = CNPinningManager(document: document)
     let network = try NetworkOptions(arguments)
     let horizon = try ExpiryHorizon(arguments)
     let catalogue = try CatalogueOption.catalogue(arguments)
-    if arguments.value("--at") != nil, arguments.values("--chain").isEmpty {
-      throw .usage("--at judges a --chain offline; a live chain is verified now")
+    if arguments.value(.at) != nil, arguments.values(.chain).isEmpty {
+      throw .usage("\(Option.at) judges a --chain offline; a live chain is verified now")
     }
-    if arguments.value("--policy") != nil, horizon == nil { throw .usage("--policy is read only for --warn-days") }
-    let chainFiles = arguments.values("--chain")
-    if chainFiles.isEmpty, !arguments.values("--host").isEmpty { throw .usage("--host names the host of a --chain") }
+    if arguments.value(.policy) != nil, horizon == nil { throw .usage("\(Option.policy) is read only for --warn-days") }
+    let chainFiles = arguments.values(.chain)
+    if chainFiles.isEmpty, !arguments.values(.host).isEmpty { throw .usage("\(Option.host) names the host of a --chain") }
 
     if horizon != nil { Output.error("note: --warn-days with the \(Output.value(catalogue.label))") }
     var results: [Result]
@@ -99,7 +92,7 @@ enum CheckCommand {
         results.append(await check(target, manager: manager, session: session, horizon: horizon, catalogue: catalogue))
       }
     } else {
-      let hosts = arguments.values("--host") + arguments.positionals
+      let hosts = arguments.values(.host) + arguments.positionals
       results = []
       for file in chainFiles {
         results += try ChainRehearsal.check(
@@ -108,11 +101,11 @@ enum CheckCommand {
       }
     }
     var policyWarnings: [ExpiryHorizon.Warning] = []
-    if let horizon, let policy = arguments.value("--policy") { policyWarnings = try horizon.policy(at: policy) }
+    if let horizon, let policy = arguments.value(.policy) { policyWarnings = try horizon.policy(at: policy) }
     if !policyWarnings.isEmpty {
-      results.append(Result(target: arguments.value("--policy")!, status: "EXPIRING", detail: "", expiring: policyWarnings))
+      results.append(Result(target: arguments.value(.policy)!, status: "EXPIRING", detail: "", expiring: policyWarnings))
     }
-    report(results, json: arguments.has("--json"))
+    report(results, json: arguments.has(.json))
     let statuses = Set(results.map(\.status))
     if statuses.contains("FAIL") || statuses.contains("NOT PINNED") { throw .exit(ExitStatus.failed) }
     if statuses.contains("ERROR") { throw .exit(ExitStatus.network) }

@@ -33,7 +33,7 @@ enum ConfigurationEdit {
     do {
       updated = try document.adding(chains, to: host, includesSubdomains: includesSubdomains)
     } catch {
-      throw .configuration("--add-to \(path): \(error)")
+      throw .configuration("\(Option.addTo) \(path): \(error)")
     }
     let hostChains = updated.document.entries.first { $0.host == host }?.configuration.chains.count ?? chains.count
     guard !updated.added.isEmpty else {
@@ -89,19 +89,20 @@ enum ConfigurationEdit {
     do {
       tree = try ConfigDocument.read(data).foundationObject
     } catch {
-      throw .configuration("--add-to \(path) is neither JSON nor a property list: \(error.problems.first?.reason ?? "\(error)")")
+      throw .configuration(
+        "\(Option.addTo) \(path) is neither JSON nor a property list: \(error.problems.first?.reason ?? "\(error)")")
     }
     if !isJSON, data.starts(with: Array("bplist".utf8)) {
       throw .configuration(
-        "--add-to \(path) is a binary property list; write it as XML first (cnpin convert \(path) --to plist)")
+        "\(Option.addTo) \(path) is a binary property list; write it as XML first (cnpin convert \(path) --to plist)")
     }
-    guard let top = tree as? [String: Any] else { throw .configuration("--add-to \(path) is not a dictionary") }
+    guard let top = tree as? [String: Any] else { throw .configuration("\(Option.addTo) \(path) is not a dictionary") }
     let others = top.keys.filter { !pinKeys.contains($0) }.sorted()
     let transport = (top["NSAppTransportSecurity"] as? [String: Any])?.keys.filter { $0 != "NSPinnedDomains" } ?? []
     guard others.isEmpty, transport.isEmpty else {
       let named = (others + transport.sorted()).prefix(3).joined(separator: ", ")
       throw .configuration(
-        "--add-to \(path) holds more than pins (\(named)), which writing it again would lose; keep the pins in a file of their own, or paste the entry --format plist prints"
+        "\(Option.addTo) \(path) holds more than pins (\(named)), which writing it again would lose; keep the pins in a file of their own, or paste the entry --format plist prints"
       )
     }
     return isJSON ? .json : .propertyList

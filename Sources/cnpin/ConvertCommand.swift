@@ -4,60 +4,52 @@ import Foundation
 /// `cnpin convert FILE --to plist|json|nspinneddomains|nsc|okhttp|trustkit`.
 enum ConvertCommand {
   static let spec = ArgumentSpec(
-    flags: ["--help", "-h", "--force"], options: ["--to", "-o", "--cafile", "--chain", "--trust", "--catalogue"],
+    command: "convert",
+    forms: [["FILE", .option(.to)]],
+    options: [
+      .to, .output.explained("write to OUTPUT instead of standard output"),
+      .chain.explained(
+        "certificates to resolve CA links against (repeatable): a CA's next intermediates, or a chain from `cnpin pins HOST --format pem`"
+      ),
+      .cafile.explained("anchors to resolve root links against, instead of the system store"), .trust, .catalogue, .force,
+    ],
     positionals: 1...1,
     positionalName: "FILE")
 
-  static let help = """
-    Usage: cnpin convert FILE --to plist|json [-o OUTPUT]
-           cnpin convert FILE --to nspinneddomains|nsc|okhttp|trustkit [-o OUTPUT] [--force]
-                         [--chain PEM …] [--cafile PEM | --trust system|none]
+  static let help = Help.text(
+    [spec],
+    about: """
+      Reads a configuration (property list or JSON), validates it like the library does, and writes
+      it (to standard output, or OUTPUT) in the format --to names.
 
-    Reads a configuration (property list or JSON), validates it like the library does, and writes
-    it (to standard output, or OUTPUT):
+      nspinneddomains, nsc, okhttp and trustkit pin keys, not names: each chain's CA links (every
+      chain: the primary and its backups) become the SPKI SHA-256 of the CA certificates that match
+      them among the --chain files, the anchors (--cafile, else the system store) and, for Let's
+      Encrypt and the other catalogued CAs, every current and announced backup member of a rotating
+      family (YR1, YR2 and YR3 for prefixWithNumber "YR"). Where a rotating family's keys are not all
+      known, only the chain's anchor keys are exported. A host that pins keys (spkiPins) beside its
+      chains exports those keys alone: every chain CNPinning accepts carries one, and the chains' CA
+      keys would let in chains they refuse; the chain names are then not carried, and it says so.
+      Subdomain rules, expiry dates, report-only and the report URI go where the format has them.
+      Each output names the key that rotates soonest and the inputs it was made from.
 
-      plist, json      the same configuration in the other format; links without a type are
-                       written with their effective type, exact
-      nspinneddomains  Apple's Info.plist NSAppTransportSecurity › NSPinnedDomains
-      nsc              Android's res/xml/network_security_config.xml
-      okhttp           OkHttp's CertificatePinner, in Kotlin
-      trustkit         TrustKit's configuration dictionary, as a property list
-
-    The last four pin keys, not names: each chain's CA links (every chain: the primary and its
-    backups) become the SPKI SHA-256 of the CA certificates that match them among the --chain
-    files, the anchors (--cafile, else the system store) and, for Let's Encrypt and the other
-    catalogued CAs, every current and announced backup member of a rotating family (YR1, YR2 and
-    YR3 for prefixWithNumber "YR"). Where a rotating family's keys are not all known, only the
-    chain's anchor keys are exported. A host that pins keys (spkiPins) beside its chains exports
-    those keys alone: every chain CNPinning accepts carries one, and the chains' CA keys would let
-    in chains they refuse; the chain names are then not carried, and it says so. Subdomain rules,
-    expiry dates, report-only and the report URI go where the format has them. Each output names
-    the key that rotates soonest and the inputs it was made from.
-
-    An export never accepts what the configuration refuses. What a format cannot carry (a leaf
-    rule, a .domain leaf rule on the domain itself, a whole-certificate pin, key pins of several
-    scopes, a CN link no certificate given matches, a host left with a single key, report-only
-    pins outside TrustKit, a host TrustKit's reader refuses) is reported on standard error with
-    the host's path, the exit status is 1, and nothing is written unless --force.
-    `cnpin lint FILE --against OUTPUT` reports later drift between the two.
-
-    Options:
-      --chain PEM      certificates to resolve CA links against (repeatable): a CA's next
-                       intermediates, or a chain from `cnpin pins HOST --format pem`
-      --cafile PEM     anchors to resolve root links against, instead of the system store
-      --trust none     do not read the system store (--trust system is the default; Linux)
-      --force          write the export even when something could not be carried (exit 1 all
-                       the same)
-
-    Examples:
-      cnpin convert Info.plist --to json -o pins.json
-      cnpin convert pins.json --to nsc -o app/src/main/res/xml/network_security_config.xml
-      cnpin convert pins.json --to okhttp --chain next-ca.pem
-    """
+      An export never accepts what the configuration refuses. What a format cannot carry (a leaf
+      rule, a .domain leaf rule on the domain itself, a whole-certificate pin, key pins of several
+      scopes, a CN link no certificate given matches, a host left with a single key, report-only
+      pins outside TrustKit, a host TrustKit's reader refuses) is reported on standard error with
+      the host's path, the exit status is 1, and nothing is written unless --force.
+      `cnpin lint FILE --against OUTPUT` reports later drift between the two.
+      """,
+    footer: """
+      Examples:
+        cnpin convert Info.plist --to json -o pins.json
+        cnpin convert pins.json --to nsc -o app/src/main/res/xml/network_security_config.xml
+        cnpin convert pins.json --to okhttp --chain next-ca.pem
+      """)
 
   static func run(_ words: [String]) throws(CLIError) {
     let arguments = try spec.parse(words)
-    guard let formatName = arguments.value("--to") else {
+    guard let formatName = arguments.value(.to) else {
       throw .usage("missing --to plist|json|nspinneddomains|nsc|okhttp|trustkit")
     }
     let path = arguments.positionals[0]
@@ -65,11 +57,8 @@ enum ConvertCommand {
       try export(path, as: keyFormat, arguments)
       return
     }
-    guard let format = CNPinningDocument.Format(rawValue: formatName) else {
-      let names = CNPinningDocument.Format.allCases.map(\.rawValue) + PinFormat.allCases.map(\.rawValue)
-      throw .usage("--to must be one of \(names.joined(separator: ", ")), not \(Output.value(formatName))")
-    }
-    for option in ["--chain", "--cafile", "--trust"] where !arguments.values(option).isEmpty {
+    guard let format = CNPinningDocument.Format(rawValue: formatName) else { throw .usage(Help.refusal(.to, formatName)) }
+    for option in [Option.chain, .cafile, .trust] where !arguments.values(option).isEmpty {
       throw .usage("\(option) is read only for the key formats (\(PinFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
     }
     let document = try loadDocument(path)
@@ -89,7 +78,7 @@ enum ConvertCommand {
     let text = PinExportWriter.text(export, source: URL(fileURLWithPath: path).lastPathComponent, inputs: inputs)
     // A file that would accept what the configuration refuses, or leave a host unpinned, is not
     // written unless asked for.
-    if export.isComplete || arguments.has("--force") { try write(Data(text.utf8), arguments) }
+    if export.isComplete || arguments.has(.force) { try write(Data(text.utf8), arguments) }
     if format == .nsPinnedDomains { Output.error("warning: \(PinExportWriter.appTransportSecurityWarning)") }
     if inputs.headerLine == nil && !inputs.values.isEmpty {
       Output.error("note: the inputs are not recorded in the file (a path holds \"--\"): give them again to cnpin lint --against")
@@ -102,12 +91,12 @@ enum ConvertCommand {
       let count = export.findings.filter { !$0.carried }.count
       throw .failed(
         "\(count) part(s) of \(path) could not be carried to \(format.title)"
-          + (arguments.has("--force") ? "; written anyway (--force)" : "; nothing written (--force writes it anyway)"))
+          + (arguments.has(.force) ? "; written anyway (--force)" : "; nothing written (--force writes it anyway)"))
     }
   }
 
   private static func write(_ data: Data, _ arguments: Arguments) throws(CLIError) {
-    if let output = arguments.value("-o") {
+    if let output = arguments.value(.output) {
       do {
         try data.write(to: URL(fileURLWithPath: output))
       } catch {

@@ -29,9 +29,9 @@ struct ExpiryHorizon {
 
   /// `--warn-days`, when given: a whole number of days from 1 to 3650.
   init?(_ arguments: Arguments) throws(CLIError) {
-    guard let text = arguments.value("--warn-days") else { return nil }
+    guard let text = arguments.value(.warnDays) else { return nil }
     guard let days = Int(text), (1...3650).contains(days) else {
-      throw .usage("--warn-days needs a whole number of days from 1 to 3650, not \"\(text)\"")
+      throw .usage("\(Option.warnDays) needs a whole number of days from 1 to 3650, not \"\(text)\"")
     }
     self.days = days
     self.now = try Clock.now(arguments)
@@ -69,11 +69,11 @@ struct ExpiryHorizon {
 
   /// The enterprise policy in `path`, read without verifying its signature (only its `exp`).
   func policy(at path: String) throws(CLIError) -> [Warning] {
-    let token = try InputFile.read(path, "--policy \(path)")
+    let token = try InputFile.read(path, "\(Option.policy) \(path)")
     do {
       return warning("policy", path, try CNEnterprisePolicy.unverifiedExpiry(of: token)).map { [$0] } ?? []
     } catch {
-      throw .configuration("--policy \(path): \(error)")
+      throw .configuration("\(Option.policy) \(path): \(error)")
     }
   }
 }

@@ -8,14 +8,14 @@ import Foundation
 /// dashes, as an XML comment may not hold `--`). Paths are kept as given; `lint --against` reads
 /// each as given, else beside the exported file, and names the ones it cannot find.
 struct ExportInputs: Equatable {
-  static let options = ["--chain", "--cafile", "--trust", "--catalogue"]
+  static let options: [Option] = [.chain, .cafile, .trust, .catalogue]
   private static let prefix = "Inputs, which cnpin lint reads to check drift: "
 
   /// Option (with its dashes) → values, in the order given.
   var values: [String: [String]] = [:]
 
   init(_ arguments: Arguments) {
-    for option in Self.options where !arguments.values(option).isEmpty { values[option] = arguments.values(option) }
+    for option in Self.options where !arguments.values(option).isEmpty { values[option.name] = arguments.values(option) }
   }
 
   private init(values: [String: [String]]) { self.values = values }
@@ -40,7 +40,7 @@ struct ExportInputs: Equatable {
       let object = try? JSONSerialization.jsonObject(with: Data(line[...end].utf8)) as? [String: [String]]
     else { return nil }
     var values: [String: [String]] = [:]
-    for (name, list) in object where options.contains("--" + name) { values["--" + name] = list }
+    for (name, list) in object where options.contains(where: { $0.name == "--" + name }) { values["--" + name] = list }
     return ExportInputs(values: values)
   }
 
@@ -53,7 +53,7 @@ struct ExportInputs: Equatable {
     let directory = URL(fileURLWithPath: exported).deletingLastPathComponent()
     for (option, list) in values.sorted(by: { $0.key < $1.key }) {
       result.options[option] = list.map { value in
-        guard option != "--trust" else { return value }
+        guard option != Option.trust.name else { return value }
         if FileManager.default.fileExists(atPath: value) { return value }
         let beside = directory.appendingPathComponent(value).path
         if FileManager.default.fileExists(atPath: beside) { return beside }
@@ -63,7 +63,7 @@ struct ExportInputs: Equatable {
     }
     guard missing.isEmpty else {
       throw .configuration(
-        "\(exported) was exported with \(missing.map { Output.value($0) }.joined(separator: ", ")), which cannot be found here: pass the export's inputs again (\(Self.options.joined(separator: ", ")))"
+        "\(exported) was exported with \(missing.map { Output.value($0) }.joined(separator: ", ")), which cannot be found here: pass the export's inputs again (\(Self.options.map(\.name).joined(separator: ", ")))"
       )
     }
     return result

@@ -13,37 +13,30 @@ import FoundationNetworking
 /// `cnpin get URL --config FILE`: fetch through a pinned session, like curl.
 enum GetCommand {
   static let spec = ArgumentSpec(
-    flags: ["--json", "-v", "--deny-unpinned", "--clobber", "-s", "-i", "-L", "--help", "-h"],
-    options: NetworkOptions.options.union(["--config", "-X", "-H", "-d", "-o", "--max-redirs"]), positionals: 1...1,
+    command: "get",
+    forms: [["URL", .option(.config)]],
+    options: [
+      .config, .method, .header, .data, .output, .clobber, .verbose, .include, .silent, .location, .maxRedirects,
+      .denyUnpinned, .json.explained("a JSON summary (status, headers, body size, connections) instead of the body"),
+    ] + NetworkOptions.all,
+    positionals: 1...1,
     positionalName: "URL")
 
-  static let help = """
-    Usage: cnpin get URL --config FILE [--cafile PEM] [-X METHOD] [-H 'Name: value'] [-d DATA|@FILE]
-                     [-o FILE [--clobber]] [-v] [-i] [-s] [-L] [--max-redirs N] [--deny-unpinned]
-                     [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [-x PROXY] [--json]
+  static let help = Help.text(
+    [spec],
+    about: """
+      Fetches URL through CNPinnedSession with the pins of FILE: the body goes to standard output
+      (escaped when that is a terminal) or to -o FILE. Redirects are followed, each hop judged by
+      its own host's pins.
+      """,
+    footer: """
+      Exit status: 0 a response arrived (whatever its status); 1 a pin or verification failed;
+      2 usage or configuration error; 3 network error.
 
-    Fetches URL through CNPinnedSession with the pins of FILE: the body goes to standard output
-    (escaped when that is a terminal) or to -o FILE, which is written whole or not at all (through
-    a private file beside it, renamed into place) and never replaces a file unless --clobber is
-    given (curl replaces by default) nor a directory; a device or a FIFO (-o /dev/null) is written
-    into. -d sends DATA (or the contents of FILE) and makes the default method POST.
-    -v prints each connection's verified chain and pin decision, and the response head, on
-    standard error; -i puts the response head before the body on standard output; -s hides the
-    progress meter. Redirects are followed (each hop judged by its own host's pins), at most
-    --max-redirs N (default 16, 0 follows none); -L is accepted for curl habits. --deny-unpinned
-    refuses hosts the configuration does not pin. --json prints a JSON summary (status, headers,
-    body size, connections) instead of the body.
-
-    Network options:
-    \(NetworkOptions.help)
-
-    Exit status: 0 a response arrived (whatever its status); 1 a pin or verification failed;
-    2 usage or configuration error; 3 network error.
-
-    Examples:
-      cnpin get https://api.example.com/v1/status --config pins.json -v
-      cnpin get https://api.test:8443/upload --config pins.json --cafile ca.pem -d @body.json -H 'Content-Type: application/json'
-    """
+      Examples:
+        cnpin get https://api.example.com/v1/status --config pins.json -v
+        cnpin get https://api.test:8443/upload --config pins.json --cafile ca.pem -d @body.json -H 'Content-Type: application/json'
+      """)
 
   struct ConnectionReport: Encodable {
     let host: String
@@ -65,7 +58,7 @@ enum GetCommand {
 
   static func run(_ words: [String]) async throws(CLIError) {
     let arguments = try spec.parse(words)
-    guard let path = arguments.value("--config") else { throw .usage("missing --config FILE") }
+    guard let path = arguments.value(.config) else { throw .usage("missing --config FILE") }
     guard let url = URL(string: arguments.positionals[0]), url.host != nil,
       ["http", "https"].contains(url.scheme?.lowercased() ?? "")
     else { throw .usage("\"\(arguments.positionals[0])\" is not an http or https URL") }
@@ -74,10 +67,10 @@ enum GetCommand {
     let session: CNPinnedSession
     do {
       var configuration = network.configuration
-      configuration.unpinnedHosts = arguments.has("--deny-unpinned") ? .deny : .allow
-      if let text = arguments.value("--max-redirs") {
+      configuration.unpinnedHosts = arguments.has(.denyUnpinned) ? .deny : .allow
+      if let text = arguments.value(.maxRedirects) {
         guard let limit = Int(text), (0...1000).contains(limit) else {
-          throw CLIError.usage("--max-redirs needs a number from 0 to 1000, not \"\(text)\"")
+          throw CLIError.usage("\(Option.maxRedirects) needs a number from 0 to 1000, not \"\(text)\"")
         }
         configuration.followsRedirects = limit > 0
         configuration.maximumRedirects = max(limit, 1)
@@ -89,7 +82,7 @@ enum GetCommand {
       throw .usage("\(error)")
     }
     let request = try makeRequest(url, arguments)
-    let verbose = arguments.has("-v")
+    let verbose = arguments.has(.verbose)
     let connections = Locked<[ConnectionReport]>([])
     session.setConnectionObserver { event in
       let report = ConnectionReport(
@@ -109,16 +102,16 @@ enum GetCommand {
       }
     }
 
-    let clobber = arguments.has("--clobber")
-    if let output = arguments.value("-o") { try checkOutput(output, clobber: clobber) }
+    let clobber = arguments.has(.clobber)
+    if let output = arguments.value(.output) { try checkOutput(output, clobber: clobber) }
     var data = Data()
     let response: HTTPURLResponse
     let bodyBytes: Int
     do {
-      if let output = arguments.value("-o") {
+      if let output = arguments.value(.output) {
         // To a file: streamed to disk, with a progress meter when standard error is a terminal.
         let progress = CNTransferProgress()
-        let meter = isatty(STDERR_FILENO) == 1 && !arguments.has("-s") ? ProgressMeter.start(progress) : nil
+        let meter = isatty(STDERR_FILENO) == 1 && !arguments.has(.silent) ? ProgressMeter.start(progress) : nil
         let result: Result<(URL, HTTPURLResponse), Error>
         do {
           result = .success(try await session.download(for: request, progress: progress))
@@ -147,7 +140,7 @@ enum GetCommand {
         Output.error("< \(Output.value("\(name)")): \(Output.value("\(value)"))")
       }
     }
-    if arguments.has("--json") {
+    if arguments.has(.json) {
       let headers = Dictionary(uniqueKeysWithValues: response.allHeaderFields.map { ("\($0.key)", "\($0.value)") })
       Output.print(
         Output.json(
@@ -155,7 +148,7 @@ enum GetCommand {
             url: response.url?.absoluteString ?? url.absoluteString, status: response.statusCode, headers: headers,
             bodyBytes: bodyBytes, connections: connections.withLock { $0 })))
     } else {
-      if arguments.has("-i") {
+      if arguments.has(.include) {
         let version = connections.withLock { $0.last?.httpVersion } ?? "HTTP/1.1"
         Output.print("\(version) \(response.statusCode)")
         for (name, value) in response.allHeaderFields.sorted(by: { "\($0.key)" < "\($1.key)" }) {
@@ -163,7 +156,7 @@ enum GetCommand {
         }
         Output.print("")
       }
-      if arguments.value("-o") == nil { Output.write(data) }
+      if arguments.value(.output) == nil { Output.write(data) }
     }
   }
 
@@ -175,12 +168,12 @@ enum GetCommand {
     // A device or a FIFO (-o /dev/null) is written to, as curl does, not replaced.
     if PlacedFile.isStream(path) { return }
     if FileManager.default.fileExists(atPath: target.path, isDirectory: &isDirectory) {
-      if isDirectory.boolValue { throw .usage("-o \(path) is a directory; name a file") }
-      if !clobber { throw .usage("-o \(path) exists; pass --clobber to replace it") }
+      if isDirectory.boolValue { throw .usage("\(Option.output) \(path) is a directory; name a file") }
+      if !clobber { throw .usage("\(Option.output) \(path) exists; pass --clobber to replace it") }
     }
     let directory = target.deletingLastPathComponent().path
     guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-      throw .usage("-o \(path): there is no directory \(directory) to write it in")
+      throw .usage("\(Option.output) \(path): there is no directory \(directory) to write it in")
     }
   }
 
@@ -258,17 +251,17 @@ enum GetCommand {
   /// The request, its `-H` fields in the order given, each repeat sent (as curl sends them).
   private static func makeRequest(_ url: URL, _ arguments: Arguments) throws(CLIError) -> SessionRequest {
     var request = SessionRequest(url: url)
-    for header in arguments.values("-H") {
+    for header in arguments.values(.header) {
       guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
-        throw .usage("-H needs 'Name: value', not \"\(header)\"")
+        throw .usage("\(Option.header) needs 'Name: value', not \"\(header)\"")
       }
       request.fields.append(
         CNHTTPField(
           name: String(header[..<colon]), value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
     }
-    if let body = arguments.value("-d") {
+    if let body = arguments.value(.data) {
       if body.hasPrefix("@") {
-        request.body = .data(try InputFile.read(String(body.dropFirst()), "-d \(body)"))
+        request.body = .data(try InputFile.read(String(body.dropFirst()), "\(Option.data) \(body)"))
       } else {
         request.body = .data(Data(body.utf8))
       }
@@ -278,7 +271,7 @@ enum GetCommand {
         request.fields.append(CNHTTPField(name: "Content-Type", value: "application/x-www-form-urlencoded"))
       }
     }
-    if let method = arguments.value("-X") { request.method = method }
+    if let method = arguments.value(.method) { request.method = method }
     return request
   }
 }

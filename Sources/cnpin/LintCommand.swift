@@ -5,85 +5,61 @@ import Foundation
 /// `cnpin lint FILE`: static findings that predict failing open or locking users out.
 enum LintCommand {
   static let spec = ArgumentSpec(
-    flags: ["--json", "--rehearse", "--help", "-h"],
+    command: "lint",
+    forms: [["FILE"], ["FILE", .option(.against)]],
     options: [
-      "--cafile", "--trust", "--future-anchors", "--host", "--stamp", "--warn-days", "--policy", "--against", "--chain",
-      "--catalogue", "--at",
+      .trust, .cafile.explained("check root links against these anchors instead"),
+      .futureAnchors.explained(
+        "roots stores are about to carry (a CA's new root, the next CA's): a chain whose root is one of them is a rehearsed backup, not \"never matches\""
+      ),
+      .rehearse,
+      .host.explained(
+        "a host the app talks to (repeatable): an error when it is not pinned but a pinned domain is a small edit away (a typo fails open), a warning when it is not pinned at all"
+      ),
+      .stamp, .warnDays, .policy.explained("an enterprise policy file for --warn-days"), .catalogue,
+      .at.explained("judge as of DATE (YYYY-MM-DD or a time, UTC): expiry, rehearsal, --warn-days"), .against,
+      .chain.explained("with --against: certificates the export resolved CA links against (repeatable)"), .json,
     ],
     positionals: 1...1,
     positionalName: "FILE")
 
-  static let help = """
-    Usage: cnpin lint FILE [--trust system|none | --cafile PEM] [--future-anchors PEM] [--host HOST …]
-                     [--rehearse] [--warn-days N [--policy JWS]] [--catalogue FILE] [--at DATE] [--json]
-                     [--stamp OUT.swift]
-           cnpin lint FILE --against EXPORTED [--chain PEM …] [--cafile PEM | --trust system|none]
+  static let help = Help.text(
+    [spec],
+    about: """
+      Reports, with the path of each element: errors (the file does not load: invalid host names,
+      unknown keys or link types, empty values, duplicate hosts, an empty configuration …; a chain
+      whose root links match no trust anchor, with the closest anchors and a link that would match
+      them; a chain the host's own SPKI or certificate pins refuse, when every pinned key is one lint
+      knows) and warnings (suffix links without a dot boundary, prefixes so short they accept almost
+      any CA, exact links on CA certificates and on the leaf's CN, hosts with a single chain and no
+      backup, one-link chains, a single NSPinnedDomains identity, NSPinnedCAIdentities that are no
+      anchor's key) and notes (each chain's shapes, roots about to be trusted, hosts that shadow a
+      parent domain's includesSubdomains pins, one-letter prefixWithNumber).
 
-    Reports, with the path of each element: errors (the file does not load: invalid host names,
-    unknown keys or link types, empty values, duplicate hosts, an empty configuration …; a chain
-    whose root links match no trust anchor, with the closest anchors and a link that would match
-    them; a chain the host's own SPKI or certificate pins refuse, when every pinned key is one lint
-    knows) and warnings (suffix links without a dot boundary, prefixes so short they accept almost
-    any CA, exact links on CA certificates and on the leaf's CN, hosts with a single chain and no
-    backup, one-link chains, a single NSPinnedDomains identity, NSPinnedCAIdentities that are no
-    anchor's key) and notes (each chain's shapes, roots about to be trusted, hosts that shadow a
-    parent domain's includesSubdomains pins, one-letter prefixWithNumber).
+      What the certificates a host serves expire on is for `cnpin check --warn-days` (live, or with
+      --chain), which verifies them.
+      """,
+    footer: """
+      Exit status: 2 when there are errors; 4 when something expires within --warn-days; 1 when
+      --against finds drift; 0 otherwise (warnings included).
 
-    Options:
-      --trust system   check root links against the system trust store (the default; Linux)
-      --trust none     skip the trust-anchor checks
-      --cafile PEM     check root links against these anchors instead
-      --future-anchors PEM
-                       roots stores are about to carry (a CA's new root, the next CA's): a chain
-                       whose root is one of them is a rehearsed backup, not "never matches"
-      --rehearse       per CA: for each host whose chains name a catalogued CA (Let's Encrypt,
-                       Google Trust Services, Sectigo, GlobalSign, DigiCert, Amazon), warn about
-                       each shape of each of the CA's families that issue or are announced (its
-                       other key type included) that the chainSet refuses, with the stores that
-                       verify it and the family's dates; a host whose chains accept only retired
-                       families is an error: it refuses every certificate issued after their end
-      --host HOST      a host the app talks to (repeatable): an error when it is not pinned but a
-                       pinned domain is a small edit away (a typo fails open), a warning when it
-                       is not pinned at all
-      --stamp OUT      when there are no errors, write OUT: a Swift comment naming FILE (what the
-                       CNPinLint build-tool plugin hands the build, so that it lints before compiling)
-      --warn-days N    also report the pins whose expirationDate falls within N days, the
-                       --policy file's exp (read, not verified), and the CA catalogue's dated
-                       events that touch a host's pins (a pinned root leaving a store, a pinned
-                       family's last day, shorter leaves for leaf pins): exit 4 when that is all
-      --catalogue FILE the CA catalogue to use instead of the compiled-in one (cnpin catalogue)
-      --at DATE        judge as of DATE (YYYY-MM-DD or a time, UTC): expiry, rehearsal, --warn-days
-      --policy JWS     an enterprise policy file for --warn-days
-      --against EXPORTED
-                       instead of the checks above, report drift between FILE and a file `cnpin
-                       convert` exported from it (NSPinnedDomains, Network Security Config,
-                       OkHttp or TrustKit, told from its content): FILE is exported again, with
-                       the same --chain, --cafile and --trust, and each host's keys, subdomain
-                       rule, expiry and enforcement compared; exit 1 on drift
-
-    What the certificates a host serves expire on is for `cnpin check --warn-days` (live, or with
-    --chain), which verifies them.
-
-    Exit status: 2 when there are errors; 4 when something expires within --warn-days; 1 when
-    --against finds drift; 0 otherwise (warnings included).
-
-    Example:
-      cnpin lint Info.plist
-      cnpin lint pins.json --cafile corporate-roots.pem
-      cnpin lint pins.json --host api.example.com --host auth.example.com
-    """
+      Examples:
+        cnpin lint Info.plist
+        cnpin lint pins.json --cafile corporate-roots.pem
+        cnpin lint pins.json --host api.example.com --host auth.example.com
+      """)
 
   static let privatePKIHint =
     "hint: root links were checked against the system's trust store; for a private CA, lint against its roots with --cafile ROOTS.pem (or skip the check with --trust none)"
 
   /// The trust root links are checked against; nil skips the check.
   static func trust(_ arguments: Arguments) throws(CLIError) -> CNTrust? {
-    switch (arguments.value("--trust"), arguments.value("--cafile")) {
+    switch (arguments.value(.trust), arguments.value(.cafile)) {
     case (_?, _?): throw .usage("give --trust or --cafile, not both")
     case (nil, let path?): return try NetworkOptions.anchors(inPEMFile: path)
     case ("none"?, nil): return nil
     case ("system"?, nil), (nil, nil): return .system
-    case (let other?, nil): throw .usage("--trust takes system or none, not \"\(other)\"")
+    case (let other?, nil): throw .usage("\(Option.trust) takes system or none, not \"\(other)\"")
     }
   }
 
@@ -111,29 +87,29 @@ enum LintCommand {
   static func run(_ words: [String]) throws(CLIError) {
     let arguments = try spec.parse(words)
     let path = arguments.positionals[0]
-    if let exported = arguments.value("--against") {
+    if let exported = arguments.value(.against) {
       try drift(path, against: exported, arguments)
       return
     }
-    if arguments.value("--chain") != nil { throw .usage("--chain is read only with --against") }
+    if arguments.value(.chain) != nil { throw .usage("\(Option.chain) is read only with --against") }
     let data = try InputFile.read(path, path)
     let trust = try trust(arguments)
-    let future = try arguments.value("--future-anchors").map { path throws(CLIError) -> [CNCertificate] in
-      try ChainFile.read(path, option: "--future-anchors")
+    let future = try arguments.value(.futureAnchors).map { path throws(CLIError) -> [CNCertificate] in
+      try ChainFile.read(path, option: .futureAnchors)
     }
     let catalogue = try CatalogueOption.catalogue(arguments)
     let now = try Clock.now(arguments)
     let findings = CNConfigurationLinter.lint(
       data: data, source: path, now: now, trustAnchors: try trust.map { trust throws(CLIError) in try anchors(of: trust) },
-      futureAnchors: future ?? [], hosts: arguments.values("--host"), rehearse: arguments.has("--rehearse"),
+      futureAnchors: future ?? [], hosts: arguments.values(.host), rehearse: arguments.has(.rehearse),
       catalogue: catalogue)
     let expiring = try expiringSoon(data, path: path, arguments)
-    let usesCatalogue = arguments.has("--rehearse") || arguments.value("--warn-days") != nil
+    let usesCatalogue = arguments.has(.rehearse) || arguments.value(.warnDays) != nil
     // The summary counts what was printed: the --warn-days warnings are warnings too.
     let count = { (severity: CNLintFinding.Severity) in
       findings.filter { $0.severity == severity }.count + (severity == .warning ? expiring?.count ?? 0 : 0)
     }
-    if arguments.has("--json") {
+    if arguments.has(.json) {
       Output.print(
         Output.json(
           Report(
@@ -149,13 +125,13 @@ enum LintCommand {
       }
     }
     if count(.error) > 0 { throw .exit(ExitStatus.usage) }
-    if let stamp = arguments.value("--stamp") { try writeStamp(stamp, linted: path) }
+    if let stamp = arguments.value(.stamp) { try writeStamp(stamp, linted: path) }
     if !(expiring ?? []).isEmpty { throw .exit(ExitStatus.expiring) }
   }
 
   /// `--against`: the file exported again in the exported file's format, and the differences.
   private static func drift(_ path: String, against exported: String, _ arguments: Arguments) throws(CLIError) {
-    let data = try InputFile.read(exported, "--against \(exported)")
+    let data = try InputFile.read(exported, "\(Option.against) \(exported)")
     let actual = try ExportedPins.read(data, path: exported)
     // The export's own inputs, from its header, unless given here.
     let inputs = ExportInputs.read(fromExported: String(decoding: data, as: UTF8.self))
@@ -176,7 +152,7 @@ enum LintCommand {
     -> [ExpiryHorizon.Warning]?
   {
     guard let horizon = try ExpiryHorizon(arguments) else {
-      if arguments.value("--policy") != nil { throw .usage("--policy is read only for --warn-days") }
+      if arguments.value(.policy) != nil { throw .usage("\(Option.policy) is read only for --warn-days") }
       return nil
     }
     // A file that does not load has its errors among the findings; its dates are not read.
@@ -186,7 +162,7 @@ enum LintCommand {
     var warnings = entries.flatMap {
       horizon.pins(of: $0.host, $0.configuration) + horizon.calendar(of: $0.host, $0.configuration, catalogue: catalogue)
     }
-    if let policy = arguments.value("--policy") { warnings += try horizon.policy(at: policy) }
+    if let policy = arguments.value(.policy) { warnings += try horizon.policy(at: policy) }
     return warnings
   }
 

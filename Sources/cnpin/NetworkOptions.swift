@@ -5,84 +5,68 @@ import Foundation
 /// The options every network command shares: `--cafile`, `--resolve`, `--timeout`, and curl's
 /// proxy options `-x/--proxy`, `--noproxy`, `--proxy-cacert`.
 struct NetworkOptions {
-  static let options: Set<String> = [
-    "--cafile", "--resolve", "--timeout", "--proxy", "-x", "--noproxy", "--proxy-cacert", "--profile",
-  ]
-
-  /// The help text for these options.
-  static let help = """
-      --cafile, --cacert PEM
-                            trust only the anchors in this file (default: the system store);
-                            -k/--insecure is refused: cnpin never turns verification off
-      --resolve HOST:PORT:ADDRESS
-                            connect to ADDRESS for HOST:PORT (repeatable), as curl's
-      --timeout SECONDS     give up connecting or waiting for data after this long (default 15)
-      -x, --proxy URL       go through this proxy: [http://|https://][user:password@]host[:port];
-                            without it https_proxy, all_proxy and no_proxy are used, as curl does
-      --noproxy LIST        hosts (comma-separated, * for all) that bypass the proxy
-      --proxy-cacert PEM    trust only these anchors for an https:// proxy
-      --profile automatic|webpki|openssl
-                            the certificate rules beyond OpenSSL's: the Web-PKI profile for the
-                            system store only (automatic, the default), for every chain and its
-                            anchor (webpki, the strict mode), or none (openssl)
-    """
+  /// In the order the help lists them.
+  static let all: [Option] = [.cafile, .resolve, .timeout, .proxy, .noProxy, .proxyCAFile, .profile]
 
   let trust: CNTrust
   let configuration: CNPinnedSessionConfiguration
 
-  /// `--cafile FILE`: only the certificates of that PEM bundle are trusted.
-  static func anchors(inPEMFile path: String) throws(CLIError) -> CNTrust {
-    let text = try InputFile.text(path, "--cafile \(path)")
+  /// `--cafile FILE` (or another option's file): only the certificates of that PEM bundle are trusted.
+  static func anchors(inPEMFile path: String, option: Option = .cafile) throws(CLIError) -> CNTrust {
+    let text = try InputFile.text(path, "\(option) \(path)")
     do {
       return .customAnchors(try CNCertificate.certificates(pemEncoded: text))
     } catch {
-      throw .configuration("--cafile \(path): \(error)")
+      throw .configuration("\(option) \(path): \(error)")
     }
   }
 
   /// `--profile`: which `CNCertificateProfile` judges each verified chain.
   private static func profile(_ arguments: Arguments) throws(CLIError) -> CNCertificateProfile {
-    switch arguments.value("--profile") {
-    case nil, "automatic"?: return .automatic
-    case "webpki"?: return .webPKI
-    case "openssl"?: return .openSSL
-    case let other?: throw .usage("--profile takes automatic, webpki or openssl, not \"\(other)\"")
+    switch arguments.value(.profile) {
+    case "webpki"?: .webPKI
+    case "openssl"?: .openSSL
+    default: .automatic
     }
   }
 
   /// `-x/--proxy URL` (with `--proxy-cacert` for an https proxy), else the environment's.
   private static func proxy(_ arguments: Arguments) throws(CLIError) -> CNProxy {
-    let written = arguments.values("--proxy") + arguments.values("-x")
+    let written = arguments.values(.proxy)
     guard let url = written.last else {
-      guard arguments.value("--proxy-cacert") == nil else { throw .usage("--proxy-cacert needs -x/--proxy https://…") }
+      guard arguments.value(.proxyCAFile) == nil else {
+        throw .usage("\(Option.proxyCAFile) needs \(Option.proxy.spellings) https://…")
+      }
       return .environment
     }
-    guard written.count == 1 else { throw .usage("give one -x/--proxy") }
-    let trust = try arguments.value("--proxy-cacert").map(anchors(inPEMFile:)) ?? .system
+    guard written.count == 1 else { throw .usage("give one \(Option.proxy.spellings)") }
+    let trust =
+      try arguments.value(.proxyCAFile).map { path throws(CLIError) in try anchors(inPEMFile: path, option: .proxyCAFile) }
+      ?? .system
     do {
       return try CNProxy(url: url, trust: trust)
     } catch {
-      throw .usage("-x/--proxy: \(error)")
+      throw .usage("\(Option.proxy.spellings): \(error)")
     }
   }
 
   init(_ arguments: Arguments) throws(CLIError) {
-    trust = try arguments.value("--cafile").map(Self.anchors(inPEMFile:)) ?? .system
+    trust = try arguments.value(.cafile).map { path throws(CLIError) in try Self.anchors(inPEMFile: path) } ?? .system
     var configuration = CNPinnedSessionConfiguration()
     configuration.trust = trust
     configuration.certificateProfile = try Self.profile(arguments)
     do {
-      configuration.resolve = try arguments.values("--resolve").map { try CNHostOverride($0) }
+      configuration.resolve = try arguments.values(.resolve).map { try CNHostOverride($0) }
     } catch {
-      throw .usage("--resolve: \(error)")
+      throw .usage("\(Option.resolve): \(error)")
     }
     configuration.proxy = try Self.proxy(arguments)
-    if let list = arguments.value("--noproxy") {
+    if let list = arguments.value(.noProxy) {
       configuration.noProxy = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
-    if let text = arguments.value("--timeout") {
+    if let text = arguments.value(.timeout) {
       guard let seconds = TimeInterval(text), seconds > 0, seconds <= 86_400 else {
-        throw .usage("--timeout needs a number of seconds between 0 and 86400, not \"\(text)\"")
+        throw .usage("\(Option.timeout) needs a number of seconds between 0 and 86400, not \"\(text)\"")
       }
       configuration.timeoutIntervalForRequest = seconds
       configuration.timeoutIntervalForResource = max(seconds, 60)

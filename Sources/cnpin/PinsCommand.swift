@@ -6,64 +6,41 @@ import Foundation
 /// leaf, and the pins to paste (or to add to a file) for every shape a store may verify.
 enum PinsCommand {
   static let spec = ArgumentSpec(
-    flags: ["--json", "--includes-subdomains", "--document", "--help", "-h"],
-    options: NetworkOptions.options.union([
-      "--format", "--future-anchors", "--chain", "--host", "--add-to", "--catalogue", "--at",
-    ]),
+    command: "pins",
+    forms: [["HOST[:PORT]|https://URL"], [.option(.chain), .option(.host)]],
+    options: [
+      .pinsFormat, .document, .includesSubdomains, .futureAnchors, .addTo,
+      .chain.explained("verify this chain file (the leaf first) instead of connecting (needs --host)"),
+      .host.explained("the host a --chain is for"),
+      .at.explained("with --chain: verify and judge as of DATE (YYYY-MM-DD or a time, UTC)"),
+      .catalogue, .json.explained("a JSON report of the chain instead"),
+    ] + NetworkOptions.all,
     positionals: 0...1, positionalName: "HOST[:PORT]")
 
-  static let help = """
-    Usage: cnpin pins HOST[:PORT]|https://URL [--format names|plist|json|swift|spki|pem] [--document]
-                      [--includes-subdomains] [--future-anchors PEM] [--add-to FILE] [--catalogue FILE] [--json]
-                      [--cafile PEM] [--resolve HOST:PORT:ADDRESS] [--timeout SECONDS] [-x PROXY]
-           cnpin pins --chain PEM --host HOST [--at DATE] [--cafile PEM] [--future-anchors PEM] [--format …] [--add-to FILE]
+  static let help = Help.text(
+    [spec],
+    about: """
+      Connects with SNI, verifies the chain (system trust store, or only the anchors in --cafile) and
+      the host name, and prints the verified chain root → leaf, including the trust anchor the server
+      did not send, and the names the leaf is valid for. When verification fails it prints what the
+      server presented and why, and exits 1.
 
-    Connects with SNI, verifies the chain (system trust store, or only the anchors in --cafile) and
-    the host name, and prints the verified chain root → leaf, including the trust anchor the server
-    did not send, and the names the leaf is valid for. When verification fails it prints what the
-    server presented and why, and exits 1.
+      With --chain, nothing is connected to: the file's certificates (the leaf first, then what a
+      server would send) are verified the same way, for --host. This turns a CA's next hierarchy,
+      published months ahead, into pins before it issues from it.
 
-    With --chain, nothing is connected to: the file's certificates (the leaf first, then what a
-    server would send) are verified the same way, for --host. This turns a CA's next hierarchy,
-    published months ahead, into pins before it issues from it.
-
-      --format names   the Common Names, one per line (default); the leaf's subjectAltName on stderr
-      --format plist   the <key>/<dict> entry to paste under PinnedDomains: each CA by its naming
-                       scheme (LE's YR1 → prefixWithNumber "YR"; GlobalSign's "… 2026 Q3" → prefix up
-                       to the year), the leaf by subjectAltName HOST, and every root a store may
-                       verify the chain from marked mayBeAnchor, so that one chain covers them all
-      --format json    the same entry as JSON
-      --document       with plist or json: a whole configuration file that loads as it is
-      --format swift   a CNChain literal
-      --format spki    each certificate's SPKI SHA-256 (base64) and Common Name
-      --format pem     the verified chain as PEM, leaf first (what CNCertificate.certificates reads,
-                       and `cnpin check --chain` rehearses against)
-      --future-anchors PEM
-                       roots a trust store is about to carry (a CA's new roots, or the next CA's):
-                       the chain is also verified under each, and the shapes they give are pinned
-      --add-to FILE    add the suggested chain to HOST's chainSet in FILE (plist or JSON), keeping
-                       everything the file pins, instead of printing it (whatever --format says);
-                       a missing FILE is created (a property list when named .plist, else JSON)
-      --chain PEM      verify this chain file instead of connecting (needs --host)
-      --host HOST      the host a --chain is for
-      --at DATE        with --chain: verify and judge as of DATE (YYYY-MM-DD or a time, UTC)
-      --catalogue FILE the CA catalogue to use instead of the compiled-in one (cnpin catalogue)
-      --json           a JSON report of the chain instead
-
-    The CA catalogue's step after the chain's: when the chain's family (Let's Encrypt's Generation
-    X ECDSA, GlobalSign's Atlas R3 DV, …) stops or stopped issuing, or has an announced successor,
-    the suggestion also carries the successor's chain in all its store shapes, saying why on
-    standard error (and in a comment in plist and swift); the CA's other key type is named with
-    the chain to add.
-
-    Network options:
-    \(NetworkOptions.help)
-
-    Examples:
-      cnpin pins example.com
-      cnpin pins api.internal:8443 --cafile corporate-root.pem --format plist
-      cnpin pins --chain next-ca.pem --host api.example.com --future-anchors next-root.pem --add-to pins.json
-    """
+      The CA catalogue's step after the chain's: when the chain's family (Let's Encrypt's Generation
+      X ECDSA, GlobalSign's Atlas R3 DV, …) stops or stopped issuing, or has an announced successor,
+      the suggestion also carries the successor's chain in all its store shapes, saying why on
+      standard error (and in a comment in plist and swift); the CA's other key type is named with
+      the chain to add.
+      """,
+    footer: """
+      Examples:
+        cnpin pins example.com
+        cnpin pins api.internal:8443 --cafile corporate-root.pem --format plist
+        cnpin pins --chain next-ca.pem --host api.example.com --future-anchors next-root.pem --add-to pins.json
+      """)
 
   enum Format: String, CaseIterable { case names, plist, json, swift, spki, pem }
 
@@ -112,29 +89,28 @@ enum PinsCommand {
   static func run(_ words: [String]) async throws(CLIError) {
     let arguments = try spec.parse(words)
     let network = try NetworkOptions(arguments)
-    let formatName = arguments.value("--format") ?? "names"
-    guard let format = Format(rawValue: formatName) else {
-      throw .usage("--format must be one of \(Format.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(formatName)\"")
+    let format = try arguments.choice(.pinsFormat, default: Format.names)
+    if arguments.has(.document), format != .plist, format != .json {
+      throw .usage("\(Option.document) needs --format plist or --format json")
     }
-    if arguments.has("--document"), format != .plist, format != .json {
-      throw .usage("--document needs --format plist or --format json")
+    if arguments.value(.addTo) != nil, arguments.has(.document) || arguments.has(.json) {
+      throw .usage("\(Option.addTo) writes the file; it takes neither --document nor --json")
     }
-    if arguments.value("--add-to") != nil, arguments.has("--document") || arguments.has("--json") {
-      throw .usage("--add-to writes the file; it takes neither --document nor --json")
-    }
-    let roots = try ChainShapes.roots(network.trust, future: arguments.value("--future-anchors"))
+    let roots = try ChainShapes.roots(network.trust, future: arguments.value(.futureAnchors))
     let now = try Clock.now(arguments)
     let verified: Verified
-    if let file = arguments.value("--chain") {
+    if let file = arguments.value(.chain) {
       verified = try offline(file, arguments, network: network, roots: roots, at: now)
     } else {
-      guard arguments.value("--at") == nil else { throw .usage("--at judges a --chain offline; a live chain is verified now") }
-      guard arguments.value("--host") == nil else { throw .usage("--host names the host of a --chain") }
+      guard arguments.value(.at) == nil else {
+        throw .usage("\(Option.at) judges a --chain offline; a live chain is verified now")
+      }
+      guard arguments.value(.host) == nil else { throw .usage("\(Option.host) names the host of a --chain") }
       guard let text = arguments.positionals.first else { throw .usage("missing HOST[:PORT] (or --chain PEM --host HOST)") }
       verified = try await live(try HostPort(text), arguments, network: network)
     }
     let chain = Array(verified.chain.rootFirst)
-    if arguments.has("--json") {
+    if arguments.has(.json) {
       Output.print(
         Output.json(
           Report(
@@ -146,7 +122,7 @@ enum PinsCommand {
     if let leaf = verified.chain.leaf, format != .pem, format != .spki || leaf.commonName == nil {
       Output.error("note: the leaf is valid for: \(leafNames(leaf))")
     }
-    if arguments.value("--add-to") != nil {
+    if arguments.value(.addTo) != nil {
       try suggest(verified, format: format, arguments, roots: roots, at: now)
       return
     }
@@ -176,7 +152,7 @@ enum PinsCommand {
         host: target.host, port: target.port, sent: event.presentedChain, chain: CertificateChain(leafFirst: event.verifiedChain))
     } catch let failure as CNPinnedSessionError {
       let presented = failure.connection?.presentedChain ?? []
-      if arguments.has("--json") {
+      if arguments.has(.json) {
         Output.print(
           Output.json(
             Report(
@@ -209,9 +185,11 @@ enum PinsCommand {
     _ file: String, _ arguments: Arguments, network: NetworkOptions, roots: [CNCertificate], at now: Date
   ) throws(CLIError) -> Verified {
     guard arguments.positionals.isEmpty else { throw .usage("give HOST[:PORT] or --chain PEM, not both") }
-    guard let hostText = arguments.value("--host") else { throw .usage("--chain needs --host HOST: the host the chain is for") }
+    guard let hostText = arguments.value(.host) else {
+      throw .usage("\(Option.chain) needs --host HOST: the host the chain is for")
+    }
     let host = try HostPort(hostText).host
-    let sent = try ChainFile.read(file, option: "--chain")
+    let sent = try ChainFile.read(file, option: .chain)
     let today = try ChainShapes.verified(sent, host: host, roots: try ChainShapes.roots(network.trust, future: nil), at: now)
     if let chain = today.first { return Verified(host: host, port: nil, sent: sent, chain: CertificateChain(rootFirst: chain)) }
     guard let chain = try ChainShapes.verified(sent, host: host, roots: roots, at: now).first else {
@@ -221,13 +199,13 @@ enum PinsCommand {
         _ = try CNTrustEvaluator(configuration: network.configuration).verify(sent, for: host, at: now)
       } catch {
         let hint =
-          error.code == .untrustedChain && arguments.value("--future-anchors") == nil
+          error.code == .untrustedChain && arguments.value(.futureAnchors) == nil
           ? "; if its root is not in trust stores yet (a CA's new hierarchy), give the root with --future-anchors ROOT.pem"
           : ""
-        throw .failed("--chain \(file) does not verify for \(host): \(error)\(hint)")
+        throw .failed("\(Option.chain) \(file) does not verify for \(host): \(error)\(hint)")
       }
       #endif
-      throw .failed("--chain \(file) does not verify for \(host) under any root given")
+      throw .failed("\(Option.chain) \(file) does not verify for \(host) under any root given")
     }
     Output.error("note: --chain \(file) verifies only under --future-anchors, not under today's trust")
     return Verified(host: host, port: nil, sent: sent, chain: CertificateChain(rootFirst: chain))
@@ -261,15 +239,15 @@ enum PinsCommand {
     let oneShape = chains.allSatisfy({ $0.shapeLengths.count == 1 }) && chains.count == 1 && succession.chains.isEmpty
     let oneShapeNote =
       "note: one shape: a change of the CA's hierarchy needs a second chain; rehearse it before the switch with cnpin pins --chain NEXT.pem --host \(host) --add-to FILE"
-    if oneShape && arguments.value("--add-to") == nil { Output.error(oneShapeNote) }
-    if arguments.has("--includes-subdomains") {
+    if oneShape && arguments.value(.addTo) == nil { Output.error(oneShapeNote) }
+    if arguments.has(.includesSubdomains) {
       Output.error(
         "note: the leaf link names \(host) only; for its subdomains' own certificates write subjectAltName \".\(host)\" in another chain"
       )
     }
     chains += succession.chains.filter { !chains.contains($0) }
-    let includesSubdomains = arguments.has("--includes-subdomains")
-    if let file = arguments.value("--add-to") {
+    let includesSubdomains = arguments.has(.includesSubdomains)
+    if let file = arguments.value(.addTo) {
       let edit = try ConfigurationEdit.add(chains, host: host, includesSubdomains: includesSubdomains, to: file)
       Output.error(edit.message)
       if oneShape && edit.hostChains == 1 { Output.error(oneShapeNote) }
@@ -281,7 +259,7 @@ enum PinsCommand {
     } catch {
       throw .failed("\(error)")
     }
-    let document = arguments.has("--document")
+    let document = arguments.has(.document)
     switch format {
     case .plist:
       // A property list cannot hold control characters (XML has no way to write most of them).

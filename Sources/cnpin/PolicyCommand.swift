@@ -4,47 +4,48 @@ import Foundation
 /// `cnpin policy sign|verify|rescue`: enterprise policies as compact JWS.
 enum PolicyCommand {
   static let signSpec = ArgumentSpec(
-    flags: ["--help", "-h"], options: ["--key", "--alg"], positionals: 1...1, positionalName: "POLICY.json")
-  static let rescueSpec = ArgumentSpec(
-    flags: ["--help", "-h"],
-    options: ["--key", "--alg", "--chain", "--host", "--cafile", "--future-anchors", "--hours", "--report-only-hours"],
-    positionals: 0...0, positionalName: "")
+    command: "policy sign", forms: [[.option(.key), "POLICY.json"]], options: [.key, .algorithm], positionals: 1...1,
+    positionalName: "POLICY.json")
   static let verifySpec = ArgumentSpec(
-    flags: ["--json", "--help", "-h"], options: ["--key", "--clock-skew"], positionals: 1...1, positionalName: "TOKEN-FILE")
+    command: "policy verify", forms: [[.option(.key), "TOKEN-FILE"]],
+    options: [.key, .clockSkew, .json.explained("the verified payload and validity window as JSON")], positionals: 1...1,
+    positionalName: "TOKEN-FILE")
+  static let rescueSpec = ArgumentSpec(
+    command: "policy rescue", forms: [[.option(.key), .option(.chain), .option(.host)]],
+    options: [
+      .key, .algorithm, .chain.explained("the chain HOST serves now, the leaf first"),
+      .host.explained("the host the rescue is for"), .cafile, .futureAnchors, .hours, .reportOnlyHours,
+    ])
 
-  static let help = """
-    Usage: cnpin policy sign --key PRIVATE.pem [--alg ALG] POLICY.json
-           cnpin policy verify --key PUBLIC.pem|PUBLIC.jwk [--clock-skew SECONDS] [--json] TOKEN-FILE
-           cnpin policy rescue --key PRIVATE.pem --chain NEW.pem --host HOST [--cafile PEM]
-                               [--future-anchors PEM] [--hours N] [--report-only-hours N] [--alg ALG]
+  static let help = Help.text(
+    [signSpec, verifySpec, rescueSpec],
+    about: """
+      sign prints the compact JWS of the JSON policy: iat and exp (seconds since 1970), then one key
+      per host or "*", each an array of chains written root → leaf.
 
-    sign prints the compact JWS of the JSON policy: iat and exp (seconds since 1970), then one key
-    per host or "*", each an array of chains written root → leaf. ALG is one of RS256, RS384, RS512,
-    PS256, PS384, PS512, ES256, ES384, ES512 (default: RS256 for RSA keys, ES256/384/512 by curve).
+      verify checks the token (a trailing newline is ignored) with the public key and prints the
+      verified payload and its validity window, or the reason it fails (exit 1).
 
-    verify checks the token (a trailing newline is ignored) with the public key and prints the
-    verified payload and its validity window, or the reason it fails (exit 1).
+      rescue makes and signs, in one step, the policy that lets locked-out apps reach HOST again
+      after its CA changed: the chain in --chain (the leaf first, as `cnpin pins --format pem` or the
+      server writes it) is verified for HOST (system store or --cafile, and --future-anchors), the
+      chain `cnpin pins` would suggest for it is written (every shape the roots give), with the keys
+      of its CA certificates as the policy's key pins for HOST (appliesTo ca: they replace the app's
+      own key pins along the rescue's chain, so key pinning is kept), valid from now for --hours,
+      and with --report-only-hours N, HOST's pin failures are only reported for the first N hours.
+      Serve the token from any host the app fetches it from: its signature, not the connection, is
+      what the app checks. A policy never changes the app's authentication host: a rescue for it
+      applies to nothing (a locked-out login host needs an app update).
 
-    rescue makes and signs, in one step, the policy that lets locked-out apps reach HOST again
-    after its CA changed: the chain in NEW.pem (the leaf first, as `cnpin pins --format pem` or the
-    server writes it) is verified for HOST (system store or --cafile, and --future-anchors), the
-    chain `cnpin pins` would suggest for it is written (every shape the roots give), with the keys
-    of its CA certificates as the policy's key pins for HOST (appliesTo ca: they replace the app's
-    own key pins along the rescue's chain, so key pinning is kept), valid from now for --hours
-    (default 72, at most 720), and with --report-only-hours N, HOST's pin failures are only reported
-    for the first N hours (at most --hours: pinning is OFF for HOST meanwhile, and it says so).
-    Serve the token from any host the app fetches it from: its signature, not the connection, is
-    what the app checks. A policy never changes the app's authentication host: a rescue for it
-    applies to nothing (a locked-out login host needs an app update).
-
-    sign and rescue say what the policy does to each host's key pins: the policy's own replace the
-    app's along its chains, the app's still apply, or (dropsKeyPins, signed) none do.
-
-    Examples:
-      cnpin policy sign --key enterprise-private.pem --alg ES256 policy.json > policy.jws
-      cnpin policy verify --key enterprise-public.pem policy.jws
-      cnpin policy rescue --key rescue-private.pem --chain new-ca.pem --host api.example.com > rescue.jws
-    """
+      sign and rescue say what the policy does to each host's key pins: the policy's own replace the
+      app's along its chains, the app's still apply, or (dropsKeyPins, signed) none do.
+      """,
+    footer: """
+      Examples:
+        cnpin policy sign --key enterprise-private.pem --alg ES256 policy.json > policy.jws
+        cnpin policy verify --key enterprise-public.pem policy.jws
+        cnpin policy rescue --key rescue-private.pem --chain new-ca.pem --host api.example.com > rescue.jws
+      """)
 
   static func run(_ words: [String]) throws(CLIError) {
     guard let action = words.first else { throw .usage("missing sign, verify or rescue") }
@@ -68,15 +69,16 @@ enum PolicyCommand {
 
   /// `--alg`, when given.
   private static func algorithm(_ arguments: Arguments) throws(CLIError) -> CNJWSAlgorithm? {
-    guard let name = arguments.value("--alg") else { return nil }
+    guard let name = arguments.value(.algorithm) else { return nil }
     guard let parsed = CNJWSAlgorithm(headerValue: name) else {
-      throw .usage("--alg must be one of \(CNJWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"")
+      throw .usage(
+        "\(Option.algorithm) must be one of \(CNJWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"")
     }
     return parsed
   }
 
   /// `--hours` and `--report-only-hours`: whole hours in `range`.
-  private static func hours(_ arguments: Arguments, _ option: String, in range: ClosedRange<Int>) throws(CLIError) -> Int? {
+  private static func hours(_ arguments: Arguments, _ option: Option, in range: ClosedRange<Int>) throws(CLIError) -> Int? {
     guard let text = arguments.value(option) else { return nil }
     guard let value = Int(text), range.contains(value) else {
       throw .usage(
@@ -88,18 +90,18 @@ enum PolicyCommand {
   /// The rescue policy for `--host`: the suggested chain of `--chain`, signed.
   private static func rescue(_ words: [String]) throws(CLIError) {
     let arguments = try rescueSpec.parse(words)
-    guard arguments.value("--key") != nil else { throw .usage("missing --key PRIVATE.pem") }
-    guard let file = arguments.value("--chain") else { throw .usage("missing --chain NEW.pem: the chain the host serves now") }
-    guard let hostText = arguments.value("--host") else { throw .usage("missing --host HOST") }
+    guard arguments.value(.key) != nil else { throw .usage("missing --key PRIVATE.pem") }
+    guard let file = arguments.value(.chain) else { throw .usage("missing --chain NEW.pem: the chain the host serves now") }
+    guard let hostText = arguments.value(.host) else { throw .usage("missing --host HOST") }
     let host = try HostPort(hostText).host
-    let validity = try hours(arguments, "--hours", in: 1...720) ?? 72
-    let reportOnly = try hours(arguments, "--report-only-hours", in: 1...validity)
+    let validity = try hours(arguments, .hours, in: 1...720) ?? 72
+    let reportOnly = try hours(arguments, .reportOnlyHours, in: 1...validity)
     let trust =
-      try arguments.value("--cafile").map { path throws(CLIError) in try NetworkOptions.anchors(inPEMFile: path) } ?? .system
-    let roots = try ChainShapes.roots(trust, future: arguments.value("--future-anchors"))
-    let shapes = try ChainShapes.verified(try ChainFile.read(file, option: "--chain"), host: host, roots: roots)
+      try arguments.value(.cafile).map { path throws(CLIError) in try NetworkOptions.anchors(inPEMFile: path) } ?? .system
+    let roots = try ChainShapes.roots(trust, future: arguments.value(.futureAnchors))
+    let shapes = try ChainShapes.verified(try ChainFile.read(file, option: .chain), host: host, roots: roots)
     guard !shapes.isEmpty else {
-      throw .failed("--chain \(file) does not verify for \(host) under the trust given (--cafile, --future-anchors)")
+      throw .failed("\(Option.chain) \(file) does not verify for \(host) under the trust given (--cafile, --future-anchors)")
     }
     let chains: [CNChain]
     do {
@@ -147,7 +149,7 @@ enum PolicyCommand {
 
   /// Signs `payload` with `--key` (and `--alg`) and prints the token.
   private static func sign(_ payload: Data, _ arguments: Arguments) throws(CLIError) {
-    guard let keyPath = arguments.value("--key") else { throw .usage("missing --key PRIVATE.pem") }
+    guard let keyPath = arguments.value(.key) else { throw .usage("missing --key PRIVATE.pem") }
     let algorithm = try algorithm(arguments)
     do {
       // Refuse to sign what a verifier would refuse to read (repeated keys included).
@@ -185,11 +187,11 @@ enum PolicyCommand {
 
   private static func verify(_ words: [String]) throws(CLIError) {
     let arguments = try verifySpec.parse(words)
-    guard let keyPath = arguments.value("--key") else { throw .usage("missing --key PUBLIC.pem") }
+    guard let keyPath = arguments.value(.key) else { throw .usage("missing --key PUBLIC.pem") }
     let skew =
-      try arguments.value("--clock-skew").map { text throws(CLIError) -> TimeInterval in
+      try arguments.value(.clockSkew).map { text throws(CLIError) -> TimeInterval in
         guard let value = TimeInterval(text), (0...300).contains(value) else {
-          throw .usage("--clock-skew must be 0–300 seconds")
+          throw .usage("\(Option.clockSkew) must be 0–300 seconds")
         }
         return value
       } ?? 0
@@ -216,7 +218,7 @@ enum PolicyCommand {
       validNow: policy.isValid(at: Date(), clockSkew: skew), hosts: policy.chains.mapValues { $0.map(\.links) },
       reportOnlyUntil: policy.reportOnlyUntil,
       keyPins: Dictionary(uniqueKeysWithValues: policy.chains.keys.map { ($0, policy.keyPinEffect(forHostAsWritten: $0)) }))
-    if arguments.has("--json") {
+    if arguments.has(.json) {
       Output.print(Output.json(report))
       return
     }

@@ -38,7 +38,7 @@ struct JSONFailure: Encodable {
 func run(_ words: [String]) async throws(CLIError) {
   guard let command = words.first else { throw .usage("missing COMMAND") }
   let rest = Array(words.dropFirst())
-  if rest.contains("--help") || rest.contains("-h"), let help = helps[command] {
+  if rest.contains(where: Option.help.names.contains), let help = helps[command] {
     Output.print(help)
     return
   }
@@ -80,7 +80,7 @@ do {
     break
   }
   // With --json, a failure that printed no document of its own prints one that says why.
-  if CommandLine.arguments.contains("--json"), let message = error.message {
+  if CommandLine.arguments.contains(Option.json.name), let message = error.message {
     Output.print(Output.json(JSONFailure(error: message, exitStatus: error.status)))
   }
   exit(error.status)
