@@ -24,9 +24,10 @@ struct NetworkOptions {
   /// `--profile`: which `CNCertificateProfile` judges each verified chain.
   private static func profile(_ arguments: Arguments) throws(CLIError) -> CNCertificateProfile {
     switch arguments.value(.profile) {
-    case "webpki"?: .webPKI
-    case "openssl"?: .openSSL
-    default: .automatic
+    case nil, "automatic"?: return .automatic
+    case "webpki"?: return .webPKI
+    case "openssl"?: return .openSSL
+    case let other?: throw .usage("\(Option.profile) takes automatic, webpki or openssl, not \"\(other)\"")
     }
   }
 

@@ -27,12 +27,10 @@ extension Option {
   static let noProxy = Option("--noproxy", value: "LIST", help: "hosts (comma-separated, * for all) that bypass the proxy")
   static let proxyCAFile = Option("--proxy-cacert", value: "PEM", help: "trust only these anchors for an https:// proxy")
   static let profile = Option(
-    "--profile", value: "PROFILE", help: "the certificate rules beyond OpenSSL's:"
-  ).choosing([
-    ("automatic", "the Web-PKI profile for the system store only (the default)"),
-    ("webpki", "the Web-PKI profile for every chain and its anchor (the strict mode)"),
-    ("openssl", "no rules beyond OpenSSL's"),
-  ])
+    "--profile", value: "automatic|webpki|openssl",
+    help:
+      "the certificate rules beyond OpenSSL's: the Web-PKI profile for the system store only (automatic, the default), for every chain and its anchor (webpki, the strict mode), or none (openssl)"
+  )
 
   // Pins and chains
   static let chain = Option(

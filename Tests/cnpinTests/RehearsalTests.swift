@@ -182,9 +182,7 @@ struct RehearsalTests {
     let openssl = try await cnpin(["pins"] + host + base + ["--profile", "openssl"])
     #expect(openssl.status == 0)
     let wrong = try await cnpin(["pins"] + host + base + ["--profile", "strict"])
-    #expect(
-      wrong.status == 2 && wrong.stderr.contains("--profile must be one of automatic, webpki, openssl, not \"strict\""),
-      "\(wrong.stderr)")
+    #expect(wrong.status == 2 && wrong.stderr.contains("--profile takes automatic, webpki or openssl"), "\(wrong.stderr)")
   }
 }
 #endif
