@@ -96,10 +96,13 @@ struct ArgumentSpec {
         value = words[index]
         index += 1
       }
-      guard option.choices.isEmpty || option.choices.contains(where: { $0.value == value }) else {
+      result.options[option.name, default: []].append(value)
+    }
+    // Values are judged once every word is known to be an option: an unknown one is said first.
+    for option in options where !option.choices.isEmpty {
+      for value in result.values(option) where !option.choices.contains(where: { $0.value == value }) {
         throw .usage(Help.refusal(option, value))
       }
-      result.options[option.name, default: []].append(value)
     }
     guard positionals.contains(result.positionals.count) else {
       if result.positionals.count < positionals.lowerBound { throw .usage("missing \(positionalName)") }
