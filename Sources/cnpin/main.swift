@@ -24,10 +24,22 @@ let usage = """
   Run `cnpin COMMAND --help` for a command's options and examples.
   """
 
-let helps = [
-  "pins": PinsCommand.help, "check": CheckCommand.help, "lint": LintCommand.help, "get": GetCommand.help,
-  "convert": ConvertCommand.help, "policy": PolicyCommand.help, "catalogue": CatalogueCommand.help,
-]
+/// The commands, each with its help, made only when asked for (a process that runs a command
+/// does not lay out seven help texts).
+let commands = ["pins", "check", "lint", "get", "convert", "policy", "catalogue"]
+
+func help(_ command: String) -> String? {
+  switch command {
+  case "pins": PinsCommand.help
+  case "check": CheckCommand.help
+  case "lint": LintCommand.help
+  case "get": GetCommand.help
+  case "convert": ConvertCommand.help
+  case "policy": PolicyCommand.help
+  case "catalogue": CatalogueCommand.help
+  default: nil
+  }
+}
 
 /// What `--json` prints when a command fails before it has a document of its own.
 struct JSONFailure: Encodable {
@@ -38,7 +50,7 @@ struct JSONFailure: Encodable {
 func run(_ words: [String]) async throws(CLIError) {
   guard let command = words.first else { throw .usage("missing COMMAND") }
   let rest = Array(words.dropFirst())
-  if rest.contains(where: Option.help.names.contains), let help = helps[command] {
+  if rest.contains(where: Option.help.names.contains), let help = help(command) {
     Output.print(help)
     return
   }
@@ -56,9 +68,9 @@ func run(_ words: [String]) async throws(CLIError) {
     for line in LibcurlRuntime.report { Output.print(line) }
     #endif
   case "help", "--help", "-h":
-    Output.print(rest.first.flatMap { helps[$0] } ?? usage)
+    Output.print(rest.first.flatMap(help) ?? usage)
   default:
-    let guess = Suggestion.closest(to: command, among: Array(helps.keys).sorted() + ["help", "version", "--help", "--version"])
+    let guess = Suggestion.closest(to: command, among: commands.sorted() + ["help", "version", "--help", "--version"])
     throw .usage("unknown command \"\(command)\"" + (guess.map { " (did you mean \"\($0)\"?)" } ?? ""))
   }
 }
@@ -73,7 +85,7 @@ do {
   case .usage(let message):
     // The command's own help when the command is known; the overview otherwise.
     Output.error("cnpin: \(message)")
-    Output.error(CommandLine.arguments.dropFirst().first.flatMap { helps[$0] } ?? usage)
+    Output.error(CommandLine.arguments.dropFirst().first.flatMap(help) ?? usage)
   case .failed(let message), .configuration(let message), .network(let message):
     Output.error("cnpin: \(message)")
   case .exit:

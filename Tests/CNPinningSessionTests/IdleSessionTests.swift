@@ -121,7 +121,7 @@ struct IdleSessionTests {
 
   /// A streamed body goes on after the request that drove the session has its response.
   @Test func aStreamedBodyOutlivesTheRequestThatStartedIt() async throws {
-    let expected = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+    let expected = Data.pattern(4 << 20, multiplier: 31)
     let (server, session) = try Self.fixture(body: expected)
     #expect(try await session.data(from: server.url("/", hostName: "api.test")).1.statusCode == 200)
     let (bytes, response) = try await session.bytes(from: server.url("/", hostName: "api.test"))

@@ -137,3 +137,14 @@ extension CNPinnedSessionConfiguration {
   }
 }
 #endif
+
+extension Data {
+  /// `count` bytes, the byte at offset i being i × `multiplier` (mod 256): a pattern of 256
+  /// bytes, repeated by doubling (a 24 MiB map cost a debug build 4 s of CPU a run).
+  static func pattern(_ count: Int, multiplier: Int) -> Data {
+    var data = Data((0..<256).map { UInt8(truncatingIfNeeded: $0 &* multiplier) })
+    while data.count < count { data.append(data.prefix(count - data.count)) }
+    data.count = count
+    return data
+  }
+}

@@ -13,7 +13,7 @@ import Testing
 /// were collected whole and capped only at the end, downloads checked once on disk, and a resent
 /// upload had no body), driven by real URLSessions against a loopback server.
 @Suite struct TaskBodyDelegateTests {
-  static let big = Data((0..<(24 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+  static let big = Data.pattern(24 << 20, multiplier: 31)
 
   /// Made once: these servers speak plain HTTP, and key generation would only load the pool.
   static let identity = Result { try TestPKI(leaf: "web.test").leaf }

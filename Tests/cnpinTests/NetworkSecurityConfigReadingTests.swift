@@ -35,7 +35,8 @@ import Testing
     #expect(config.children[2].children.first?.text == "a&b.example.com")
     var visited: [(String, Int)] = []
     root.walk { element, ancestors in visited.append((element.name, ancestors.count)) }
-    #expect(visited.map(\.0).filter { $0 == "domain-config" }.count == 2)
+    let names: [String] = visited.map { $0.0 }
+    #expect(names.filter { $0 == "domain-config" }.count == 2)
     #expect(visited.first { $0.0 == "pin" }?.1 == 3)
   }
 
