@@ -9,6 +9,8 @@ debian_packages=(libssl-dev libcurl4-openssl-dev pkg-config openssl ca-certifica
 # the curl command-line tool that `make bench-peers` compares against, and a C compiler for its
 # libcurl-from-C yardstick.
 debian_packages+=(nginx-light curl gcc libc6-dev)
+# valgrind's callgrind counts the instructions of the budget `make bench-instructions` holds.
+debian_packages+=(valgrind binutils)
 # Real proxies for the proxy tests: tinyproxy (HTTP CONNECT) and socat (TLS in front of it).
 debian_packages+=(tinyproxy-bin socat)
 # The public suffix list, from which `scripts/generate-public-suffixes.py` regenerates the cookie rules' copy.

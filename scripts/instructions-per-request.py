@@ -13,14 +13,23 @@ Instruction counts do not depend on what else the machine is doing, so two build
 compared on a busy two-core VM where timings vary by 2x between runs. They are not time: a
 cache miss or a system call costs more than its instructions say (the kernel is not counted).
 
-    scripts/instructions-per-request.py [LOW HIGH [CONCURRENCY [KIND]]]
+    scripts/instructions-per-request.py [--client CLIENT] --budget
+        the budget (issue 68): exchange(_:) and data(for:), sequential and 8 at a time, each
+        beside libcurl from C doing the same; prints the ratios and exits 1 when one is over its
+        budget (BUDGETS), 2 when it cannot count
+
+    scripts/instructions-per-request.py [--client CLIENT] [LOW HIGH [CONCURRENCY [KIND]]]
         (defaults: 300 1300 1 pinned; KIND pinned is data(for:), pinned-executor the same from tasks
         that prefer the session's executor, exchange is exchange(_:) with its
         body read as it arrives; with CONCURRENCY > 1 the requests run that many at a time, and
         the instructions of every thread are counted)
 
-Run it after `make bench-peers`, which builds the clients. Needs valgrind (Debian: valgrind). A
-profiling aid, not part of `make test`.
+    --client CLIENT: another build's CNPinningPeerClient (an older commit's, to compare) in
+    place of this tree's.
+
+`make bench-instructions` builds the clients (without the timed run) and runs the budget; the
+breakdown runs after it or `make bench-peers`. Needs valgrind (Debian: valgrind). Not part of
+`make test`.
 """
 import collections
 import os
@@ -54,6 +63,18 @@ PHASES = [
     ("libcurl options set (curl_easy_setopt)", "curl_easy_setopt"),
     ("libcurl handle reset (curl_easy_reset)", "curl_easy_reset"),
 ]
+
+
+# Instructions per request against libcurl from C doing the same work: (kind, concurrency) → the
+# most CNPinnedSession may count. exchange(_:) makes no Foundation response; data(for:) makes
+# Foundation's HTTPURLResponse, most of what is left above libcurl's own.
+BUDGETS = [
+    ("exchange(_:)", "exchange", 1, 1.3),
+    ("exchange(_:)", "exchange", 8, 1.3),
+    ("data(for:)", "pinned", 1, 1.6),
+    ("data(for:)", "pinned", 8, 1.6),
+]
+BUDGET_RUNS = (200, 1200)
 
 
 def fail(message):
@@ -107,40 +128,52 @@ def measure(command, low, high, work, name):
     return by_library, by_function
 
 
+def total(command, low, high, work, name):
+    """Per-request instructions of every thread, from callgrind's totals alone."""
+    totals = []
+    for count in (low, high):
+        out = os.path.join(work, f"{name}-{count}.out")
+        arguments = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + command(count)
+        result = subprocess.run(arguments, capture_output=True, text=True)
+        if result.returncode != 0:
+            fail(f"{name} failed under valgrind:\n{result.stderr[-2000:]}")
+        with open(out) as file:
+            lines = [line for line in file if line.startswith(("totals:", "summary:"))]
+        if not lines:
+            fail(f"callgrind wrote no total to {out}")
+        totals.append(int(lines[-1].split()[-1]))
+    return (totals[1] - totals[0]) / (high - low)
+
+
 def phase_cost(by_function, pattern):
     matches = [cost for name, cost in by_function.items() if pattern in name]
     return max(matches) if matches else None
 
 
-def main():
-    words = sys.argv[1:]
-    try:
-        low, high = (int(words[0]), int(words[1])) if len(words) >= 2 else (300, 1300)
-        concurrency = int(words[2]) if len(words) >= 3 else 1
-    except ValueError:
-        fail("LOW, HIGH and CONCURRENCY must be whole numbers")
-    kind = words[3] if len(words) >= 4 else "pinned"
-    if not 0 < low < high <= 100_000:
-        fail("LOW and HIGH must be request counts with 0 < LOW < HIGH <= 100000")
-    if not 1 <= concurrency <= 100 or kind not in ("pinned", "pinned-executor", "exchange") or len(words) > 4 or len(words) == 1:
-        fail("usage: instructions-per-request.py [LOW HIGH [CONCURRENCY (1-100) [pinned|pinned-executor|exchange]]]")
-    for tool in ("valgrind", "callgrind_annotate", "strip"):
-        if not shutil.which(tool):
-            fail(f"{tool} is not installed (Debian: apt-get install valgrind binutils)")
-    client = os.path.join(RELEASE, "CNPinningPeerClient")
-    c_client = os.path.join(DIRECTORY, "multi-client")
-    for path in (client, c_client, os.path.join(RELEASE, "CNPinningPeerBenchmarks")):
-        if not os.access(path, os.X_OK):
-            fail(f"{path} is missing: run make bench-peers first (it builds the clients)")
-    work = tempfile.mkdtemp(prefix="instructions-")
-    server = None
-    try:
-        # valgrind 3.19 cannot read the DWARF 5 the Swift toolchain writes: a copy without it.
-        stripped = os.path.join(work, "client")
-        subprocess.run(["strip", "--strip-debug", "-o", stripped, client], check=True)
-        log = open(os.path.join(work, "serve.log"), "w+")
-        server = subprocess.Popen([os.path.join(RELEASE, "CNPinningPeerBenchmarks"), "serve", DIRECTORY, "3600"],
-                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+class Peers:
+    """The clients (the Swift one without the DWARF 5 valgrind 3.19 cannot read) and the
+    benchmark's nginx, for as long as the `with` lasts."""
+
+    def __init__(self, client=None):
+        self.given_client = client
+
+    def __enter__(self):
+        for tool in ("valgrind", "callgrind_annotate", "strip"):
+            if not shutil.which(tool):
+                fail(f"{tool} is not installed (Debian: apt-get install valgrind binutils)")
+        client = self.given_client or os.path.join(RELEASE, "CNPinningPeerClient")
+        self.c_client = os.path.join(DIRECTORY, "multi-client")
+        for path in (client, self.c_client, os.path.join(RELEASE, "CNPinningPeerBenchmarks")):
+            if not os.access(path, os.X_OK):
+                fail(f"{path} is missing: run make bench-instructions (it builds the clients)")
+        self.work = tempfile.mkdtemp(prefix="instructions-")
+        self.server = None
+        self.client = os.path.join(self.work, "client")
+        subprocess.run(["strip", "--strip-debug", "-o", self.client, client], check=True)
+        log = open(os.path.join(self.work, "serve.log"), "w+")
+        self.server = subprocess.Popen(
+            [os.path.join(RELEASE, "CNPinningPeerBenchmarks"), "serve", DIRECTORY, "3600"],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         port = None
         for _ in range(100):
             log.seek(0)
@@ -151,27 +184,78 @@ def main():
             time.sleep(0.1)
         if port is None:
             log.seek(0)
+            self.__exit__()
             fail(f"nginx did not start:\n{log.read()}")
-        url = f"https://127.0.0.1:{port}/"
-        root, pins = os.path.join(DIRECTORY, "root.pem"), os.path.join(DIRECTORY, "pins.json")
+        self.url = f"https://127.0.0.1:{port}/"
+        self.root, self.pins = os.path.join(DIRECTORY, "root.pem"), os.path.join(DIRECTORY, "pins.json")
         key = subprocess.run(
             f"openssl x509 -inform der -in {DIRECTORY}/leaf.der -pubkey -noout | openssl pkey -pubin -outform der"
             " | openssl dgst -sha256 -binary | base64", shell=True, capture_output=True, text=True, check=True)
-        pin = "sha256//" + key.stdout.strip()
+        self.pin = "sha256//" + key.stdout.strip()
+        return self
+
+    def __exit__(self, *_):
+        if self.server:
+            os.killpg(self.server.pid, 9)
+            self.server.wait()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def ours(self, kind, concurrency):
+        return lambda n: [self.client, "in-process", kind, self.root, self.pins, self.url, str(n), str(concurrency)]
+
+    def libcurl(self, concurrency):
+        return lambda n: [self.c_client, self.url, self.root, self.pin, str(n), str(concurrency)]
+
+
+def budget(client=None):
+    """Each budget counted; exit 1 when one is over."""
+    low, high = BUDGET_RUNS
+    print(f"instructions per keep-alive request to nginx offering HTTP/2, CNPinnedSession against libcurl "
+          f"from C doing the same (callgrind, every thread, runs of {low} and {high} requests after 200 of warm-up)")
+    print(f"{'':34s}{'CNPinnedSession':>17s}{'libcurl (C)':>14s}{'ratio':>8s}{'budget':>8s}")
+    over = []
+    with Peers(client) as peers:
+        for call, kind, concurrency, limit in BUDGETS:
+            ours = total(peers.ours(kind, concurrency), low, high, peers.work, f"{kind}-{concurrency}")
+            theirs = total(peers.libcurl(concurrency), low, high, peers.work, f"c-{concurrency}")
+            ratio = ours / theirs
+            shape = "sequential" if concurrency == 1 else f"{concurrency} at a time"
+            label = f"{call}, {shape}"
+            print(f"{label:34s}{ours:17,.0f}{theirs:14,.0f}{ratio:8.2f}{limit:8.2f}" + ("  OVER" if ratio > limit else ""))
+            if ratio > limit:
+                over.append(label)
+    if over:
+        print(f"bench-instructions: over budget: {', '.join(over)}", file=sys.stderr)
+        sys.exit(1)
+    print("bench-instructions: every ratio within its budget")
+
+
+def main():
+    words = sys.argv[1:]
+    client = None
+    if words[:1] == ["--client"] and len(words) >= 2:
+        client, words = words[1], words[2:]
+    if words == ["--budget"]:
+        budget(client)
+        return
+    try:
+        low, high = (int(words[0]), int(words[1])) if len(words) >= 2 else (300, 1300)
+        concurrency = int(words[2]) if len(words) >= 3 else 1
+    except ValueError:
+        fail("LOW, HIGH and CONCURRENCY must be whole numbers")
+    kind = words[3] if len(words) >= 4 else "pinned"
+    if not 0 < low < high <= 100_000:
+        fail("LOW and HIGH must be request counts with 0 < LOW < HIGH <= 100000")
+    if not 1 <= concurrency <= 100 or kind not in ("pinned", "pinned-executor", "exchange") or len(words) > 4 or len(words) == 1:
+        fail("usage: instructions-per-request.py [--client CLIENT] --budget | [LOW HIGH [CONCURRENCY (1-100) [pinned|pinned-executor|exchange]]]")
+    with Peers(client) as peers:
         programs = [
-            ("CNPinnedSession", lambda n: [stripped, "in-process", kind, root, pins, url, str(n), str(concurrency)]),
-            ("libcurl (C)", lambda n: [c_client, url, root, pin, str(n), str(concurrency)]),
+            ("CNPinnedSession", peers.ours(kind, concurrency)),
+            ("libcurl (C)", peers.libcurl(concurrency)),
         ]
         if kind == "pinned":
-            programs.append(
-                ("URLSession+cnPinned",
-                 lambda n: [stripped, "in-process", "urlprotocol", root, pins, url, str(n), str(concurrency)]))
-        results = {name: measure(command, low, high, work, name.split()[0]) for name, command in programs}
-    finally:
-        if server:
-            os.killpg(server.pid, 9)
-            server.wait()
-        shutil.rmtree(work, ignore_errors=True)
+            programs.append(("URLSession+cnPinned", peers.ours("urlprotocol", concurrency)))
+        results = {name: measure(command, low, high, peers.work, name.split()[0]) for name, command in programs}
 
     names = [name for name, _ in programs]
     shape = "sequential keep-alive" if concurrency == 1 else f"keep-alive, {concurrency} at a time,"
