@@ -108,15 +108,21 @@ def library(name):
     return "other"
 
 
+def callgrind(command, count, work, name):
+    """Runs command(count) under callgrind; the path of its output."""
+    out = os.path.join(work, f"{name}-{count}.out")
+    arguments = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + command(count)
+    result = subprocess.run(arguments, capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(f"{name} failed under valgrind:\n{result.stderr[-2000:]}")
+    return out
+
+
 def measure(command, low, high, work, name):
     """Per-request instructions: by library (exclusive) and by function (inclusive)."""
     runs = {}
     for count in (low, high):
-        out = os.path.join(work, f"{name}-{count}.out")
-        arguments = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + command(count)
-        result = subprocess.run(arguments, capture_output=True, text=True)
-        if result.returncode != 0:
-            fail(f"{name} failed under valgrind:\n{result.stderr[-2000:]}")
+        out = callgrind(command, count, work, name)
         runs[count] = (annotate(out, inclusive=False), annotate(out, inclusive=True))
     requests = high - low
     by_library = collections.Counter()
@@ -132,12 +138,7 @@ def total(command, low, high, work, name):
     """Per-request instructions of every thread, from callgrind's totals alone."""
     totals = []
     for count in (low, high):
-        out = os.path.join(work, f"{name}-{count}.out")
-        arguments = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + command(count)
-        result = subprocess.run(arguments, capture_output=True, text=True)
-        if result.returncode != 0:
-            fail(f"{name} failed under valgrind:\n{result.stderr[-2000:]}")
-        with open(out) as file:
+        with open(callgrind(command, count, work, name)) as file:
             lines = [line for line in file if line.startswith(("totals:", "summary:"))]
         if not lines:
             fail(f"callgrind wrote no total to {out}")
