@@ -58,6 +58,26 @@ import Testing
     #expect(manager.policyGeneration(at: issued.addingTimeInterval(3600)) > open)
   }
 
+  /// A host's report-only window ending changes what evaluation decides (a failure reported
+  /// becomes a refusal), so it changes the generation: before, only the policy's own window
+  /// counted, and a URLSession connection accepted while the host's failures were only reported
+  /// stayed in use after enforcement resumed (pinning off past the window the policy signed).
+  @Test func itChangesWhenAHostsReportOnlyWindowEnds() throws {
+    let manager = try CNPinningManager(
+      configuration: ["api.test": CNConfiguration([Self.chain])],
+      enterprise: CNEnterpriseOptions(authenticationHost: "auth.test", policySigningKey: Self.keys.publicKey))
+    let issued = Date().addingTimeInterval(-60)
+    let until = Int(issued.timeIntervalSince1970) + 600
+    try manager.applyEnterprisePolicy(
+      with: try Self.keys.sign(
+        #"{"iat": \#(Int(issued.timeIntervalSince1970)), "exp": \#(until + 3000), "reportOnly": {"api.test": \#(until)}}"#))
+    let end = Date(timeIntervalSince1970: TimeInterval(until))
+    let reporting = manager.policyGeneration(at: end.addingTimeInterval(-1))
+    #expect(manager.policyGeneration(at: issued.addingTimeInterval(10)) == reporting)
+    #expect(manager.policyGeneration(at: end) > reporting)
+    #expect(manager.policyGeneration(at: end.addingTimeInterval(60)) == manager.policyGeneration(at: end))
+  }
+
   /// The public signal for apps that pin their own URLSession: after signOut or a narrower
   /// policy, requests kept flowing over connections accepted under the old pins. The tracker
   /// starts afresh once per change, never for a stale revision.

@@ -2,10 +2,11 @@ import Foundation
 
 /// Which pins a manager has in force, as a value that grows whenever they may have changed: an
 /// enterprise policy applied, refreshed or signed out, a host's pins expired, a policy's window
-/// opened or closed. URLSession asks about server trust only when it opens a connection, so an
-/// app that pins its own URLSession (`validate(challenge:)`) compares revisions to know when
-/// connections accepted under the old pins must go (`URLSession.cnStartAfreshIfPinsChanged()`
-/// does it in one call). `CNPinnedSession` needs none of this: it judges every request.
+/// opened or closed, a host's report-only window ended. URLSession asks about server trust only
+/// when it opens a connection, so an app that pins its own URLSession (`validate(challenge:)`)
+/// compares revisions to know when connections accepted under the old pins must go
+/// (`URLSession.cnStartAfreshIfPinsChanged()` does it in one call). `CNPinnedSession` needs none
+/// of this: it judges every request.
 public struct CNPinsRevision: Hashable, Comparable, Sendable {
   let generation: PolicyGeneration
 

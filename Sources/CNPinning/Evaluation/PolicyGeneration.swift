@@ -1,8 +1,8 @@
 import Foundation
 
 /// Which pins are in force, as a value that changes whenever they may have: an enterprise policy
-/// applied, refreshed or signed out, or a moment passed at which a host's pins expire or an
-/// applied policy's window opens or closes. A transport that keeps connections open and does not
+/// applied, refreshed or signed out, or a moment passed at which a host's pins expire, an
+/// applied policy's window opens or closes, or a host's report-only window under it ends. A transport that keeps connections open and does not
 /// judge reused ones (Apple's URLSession) starts afresh when it changes, so that every request
 /// is judged against the pins in force. Ordered: a later generation of one manager compares
 /// greater (the boundaries passed count only within one enterprise policy, whose window they are).
@@ -24,8 +24,11 @@ extension CNPinningManager {
     var passed = expiryDates.prefix { $0 <= date }.count
     if let policy, let skew = enterprise?.clockSkew {
       // The window as `isValid(at:clockSkew:)` judges it: open from start − skew, closed from
-      // expiry + skew.
-      passed += [policy.start - skew, policy.expiry + skew].filter { $0 <= date }.count
+      // expiry + skew; and each host's report-only window, which ends at its time (after which
+      // its failures are refused, not reported).
+      if policy.start - skew <= date { passed += 1 }
+      if policy.expiry + skew <= date { passed += 1 }
+      for end in policy.reportOnlyByHost.values where end <= date { passed += 1 }
     }
     return PolicyGeneration(enterpriseChanges: changes, boundariesPassed: passed)
   }
