@@ -26,19 +26,14 @@ let usage = """
 
 /// The commands, each with its help, made only when asked for (a process that runs a command
 /// does not lay out seven help texts).
-let commands = ["pins", "check", "lint", "get", "convert", "policy", "catalogue"]
+enum Commands {
+  static let helps: [String: @Sendable () -> String] = [
+    "pins": { PinsCommand.help }, "check": { CheckCommand.help }, "lint": { LintCommand.help },
+    "get": { GetCommand.help }, "convert": { ConvertCommand.help }, "policy": { PolicyCommand.help },
+    "catalogue": { CatalogueCommand.help },
+  ]
 
-func help(_ command: String) -> String? {
-  switch command {
-  case "pins": PinsCommand.help
-  case "check": CheckCommand.help
-  case "lint": LintCommand.help
-  case "get": GetCommand.help
-  case "convert": ConvertCommand.help
-  case "policy": PolicyCommand.help
-  case "catalogue": CatalogueCommand.help
-  default: nil
-  }
+  static func help(_ command: String) -> String? { helps[command]?() }
 }
 
 /// What `--json` prints when a command fails before it has a document of its own.
@@ -50,7 +45,7 @@ struct JSONFailure: Encodable {
 func run(_ words: [String]) async throws(CLIError) {
   guard let command = words.first else { throw .usage("missing COMMAND") }
   let rest = Array(words.dropFirst())
-  if rest.contains(where: Option.help.names.contains), let help = help(command) {
+  if rest.contains(where: Option.help.names.contains), let help = Commands.help(command) {
     Output.print(help)
     return
   }
@@ -68,9 +63,9 @@ func run(_ words: [String]) async throws(CLIError) {
     for line in LibcurlRuntime.report { Output.print(line) }
     #endif
   case "help", "--help", "-h":
-    Output.print(rest.first.flatMap(help) ?? usage)
+    Output.print(rest.first.flatMap(Commands.help) ?? usage)
   default:
-    let guess = Suggestion.closest(to: command, among: commands.sorted() + ["help", "version", "--help", "--version"])
+    let guess = Suggestion.closest(to: command, among: Commands.helps.keys.sorted() + ["help", "version", "--help", "--version"])
     throw .usage("unknown command \"\(command)\"" + (guess.map { " (did you mean \"\($0)\"?)" } ?? ""))
   }
 }
@@ -85,7 +80,7 @@ do {
   case .usage(let message):
     // The command's own help when the command is known; the overview otherwise.
     Output.error("cnpin: \(message)")
-    Output.error(CommandLine.arguments.dropFirst().first.flatMap(help) ?? usage)
+    Output.error(CommandLine.arguments.dropFirst().first.flatMap(Commands.help) ?? usage)
   case .failed(let message), .configuration(let message), .network(let message):
     Output.error("cnpin: \(message)")
   case .exit:

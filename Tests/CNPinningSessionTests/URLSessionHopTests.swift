@@ -21,7 +21,7 @@ import FoundationNetworking
       request: request, target: target,
       fields: HopFields(request, at: target, additional: additionalHeaders, withheld: withheld, cookies: cookies),
       manager: nil, rules: TransportRules(minimumTLSVersion: .tls12, isEnforced: false), destination: .memory,
-      cookies: cookies, progress: nil, wantsPresentedChain: false, connectOnly: connectOnly,
+      progress: nil, wantsPresentedChain: false, connectOnly: connectOnly,
       effects: ConnectionEffects(reporter: CNPinningReporter(uploads: .minimal, appVersion: nil), uploader: nil),
       observer: nil)
   }

@@ -2,9 +2,9 @@ import Foundation
 
 /// Which pins are in force, as a value that changes whenever they may have: an enterprise policy
 /// applied, refreshed or signed out, or a moment passed at which a host's pins expire, an
-/// applied policy's window opens or closes, or a host's report-only window under it ends. A transport that keeps connections open and does not
-/// judge reused ones (Apple's URLSession) starts afresh when it changes, so that every request
-/// is judged against the pins in force. Ordered: a later generation of one manager compares
+/// applied policy's window opens or closes, or a host's report-only window under it ends. A
+/// transport that keeps connections open and does not judge reused ones (Apple's URLSession)
+/// starts afresh when it changes, so that every request is judged against the pins in force. Ordered: a later generation of one manager compares
 /// greater (the boundaries passed count only within one enterprise policy, whose window they are).
 package struct PolicyGeneration: Hashable, Comparable, Sendable {
   /// Enterprise policy changes so far.

@@ -146,7 +146,7 @@ package final class SessionEngine: Sendable {
         request, at: target, additional: configuration.httpAdditionalHeaders, withheld: withheld, cookies: cookies)
     let hop = Hop(
       request: request, target: target, fields: fields, manager: manager, rules: rules, destination: destination,
-      cookies: cookies, progress: progress, wantsPresentedChain: observer != nil, connectOnly: connectOnly,
+      progress: progress, wantsPresentedChain: observer != nil, connectOnly: connectOnly,
       effects: effects, observer: observer)
     let report = await transport.exchange(hop)
     if let networkTime = report.networkTime { networkTimeObserver?(networkTime) }

@@ -45,8 +45,8 @@ package enum RequestHeaders {
 /// The fields of one hop, worked out once by the engine (``SessionEngine``) so that each
 /// transport only writes them in its wire syntax: libcurl's header lines, a `URLRequest`.
 package struct HopFields: Sendable {
-  /// For the origin: ``RequestHeaders/split(_:additional:withheld:)``'s, then the hop's stored cookies unless those set
-  /// a `Cookie` (the request's own, or the configuration's).
+  /// For the origin: ``RequestHeaders/split(_:additional:withheld:)``'s, then the hop's stored
+  /// cookies unless those set a `Cookie` (the request's own, or the configuration's).
   package let origin: [CNHTTPField]
   /// For a proxy alone (`Proxy-Authorization`): a transport sends them only to the proxy it goes
   /// through, or not at all.

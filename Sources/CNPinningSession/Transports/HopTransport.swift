@@ -19,8 +19,6 @@ package struct Hop {
   /// The transport-security rules for the host, its TLS floor included.
   package let rules: TransportRules
   package let destination: BodyDestination
-  /// Where the hop's response's cookies go (its own are in ``fields``).
-  package let cookies: HTTPCookieStorage?
   package let progress: CNTransferProgress?
   /// The body to stream, when the request's is read as it is sent.
   package var upload: UploadSource? {
