@@ -15,6 +15,8 @@ struct ExportedPins: Equatable {
     /// `YYYY-MM-DD`, where the format has an expiry.
     var expiration: String?
     var enforce = true
+    /// TrustKit's report URIs, as written.
+    var reportURIs: [String] = []
   }
 
   let format: PinFormat
@@ -23,6 +25,10 @@ struct ExportedPins: Equatable {
   /// What the file holds that bears on pinning and that cnpin does not model, each with its
   /// line: drift whatever the configuration says, as no comparison could see what it does.
   var unmodelled: [String] = []
+  /// Where each host is pinned in the file (`line 12`), for naming what cannot be imported.
+  var lines: [String: String] = [:]
+  /// Hosts whose pins `hosts` holds only approximately (an unmodelled line names each).
+  var inexact: Set<String> = []
 
   /// What `export` writes.
   init(_ export: PinExport) {
@@ -33,7 +39,8 @@ struct ExportedPins: Equatable {
         keys: Set(host.keys.filter { !$0.isLeaf || !export.format.carriesLeafScope }.map(\.spkiSHA256)),
         leafKeys: export.format.carriesLeafScope ? Set(host.keys.filter(\.isLeaf).map(\.spkiSHA256)) : [],
         expiration: export.format.carriesExpiry ? host.expirationDate.map(PinExport.day) : nil,
-        enforce: export.format.carriesReportOnly ? host.enforce : true)
+        enforce: export.format.carriesReportOnly ? host.enforce : true,
+        reportURIs: export.format.carriesReportURI ? host.reportURI.map { [$0.absoluteString] } ?? [] : [])
     }
   }
 
@@ -56,7 +63,7 @@ struct ExportedPins: Equatable {
     if let domains = (root[NSPinnedDomainsNames.appTransportSecurity] as? [String: Any])?[NSPinnedDomainsNames.pinnedDomains]
       as? [String: Any]
     {
-      return nsPinnedDomains(domains)
+      return nsPinnedDomains(domains, text: text)
     }
     let trustKitRoot = root[TrustKitNames.infoPlistKey] as? [String: Any] ?? root
     if trustKitRoot[TrustKitNames.pinnedDomains] is [String: Any] { return trustKit(trustKitRoot, text: text) }
@@ -76,7 +83,7 @@ struct ExportedPins: Equatable {
     Set((value as? [Any] ?? []).compactMap { ($0 as? [String: Any])?["SPKI-SHA256-BASE64"] as? String })
   }
 
-  private static func nsPinnedDomains(_ domains: [String: Any]) -> ExportedPins {
+  private static func nsPinnedDomains(_ domains: [String: Any], text: String) -> ExportedPins {
     typealias Names = NSPinnedDomainsNames
     var pins = ExportedPins(format: .nsPinnedDomains)
     for (name, value) in domains {
@@ -84,6 +91,7 @@ struct ExportedPins: Equatable {
       pins.hosts[name.lowercased()] = Host(
         includesSubdomains: entry[Names.includesSubdomains] as? Bool ?? false, keys: identities(entry[Names.caIdentities]),
         leafKeys: identities(entry[Names.leafIdentities]))
+      pins.lines[name.lowercased()] = line(ofKey: name, in: text)
     }
     return pins
   }
@@ -116,7 +124,9 @@ struct ExportedPins: Equatable {
       pins.hosts[name.lowercased()] = Host(
         includesSubdomains: entry[Names.includeSubdomains] as? Bool ?? false,
         keys: Set(entry[Names.publicKeyHashes] as? [String] ?? []), expiration: entry[Names.expirationDate] as? String,
-        enforce: entry[Names.enforcePinning] as? Bool ?? true)
+        enforce: entry[Names.enforcePinning] as? Bool ?? true,
+        reportURIs: (entry[Names.reportUris] as? [Any] ?? []).map { $0 as? String ?? "\($0)" })
+      pins.lines[name.lowercased()] = line(ofKey: name, in: text)
     }
     return pins
   }
@@ -127,6 +137,8 @@ struct ExportedPins: Equatable {
   /// not modelled.
   private static func okHttp(_ text: String) -> ExportedPins {
     var pins = ExportedPins(format: .okHttp)
+    var plainKeys: [String: Set<String>] = [:]
+    var wildcardKeys: [String: Set<String>] = [:]
     let tokens = KotlinSource.tokens(text)
     var index = 0
     while index < tokens.count {
@@ -169,10 +181,26 @@ struct ExportedPins: Equatable {
       }
       let wildcard = pattern.hasPrefix("**.")
       let name = (wildcard ? String(pattern.dropFirst(3)) : pattern).lowercased()
+      let keys = strings.dropFirst().map { String($0.dropFirst(7)) }
       var host = pins.hosts[name] ?? Host()
       host.includesSubdomains = host.includesSubdomains || wildcard
-      host.keys.formUnion(strings.dropFirst().map { String($0.dropFirst(7)) })
+      host.keys.formUnion(keys)
       pins.hosts[name] = host
+      pins.lines[name] = pins.lines[name] ?? "line \(token.line)"
+      if wildcard {
+        wildcardKeys[name, default: []].formUnion(keys)
+      } else {
+        plainKeys[name, default: []].formUnion(keys)
+      }
+    }
+    // OkHttp checks the union of every pattern a host matches. `host` and `**.host` together are
+    // one entry only when the host itself gains nothing its subdomains lack.
+    for (name, keys) in plainKeys.sorted(by: { $0.key < $1.key }) {
+      guard let below = wildcardKeys[name], !keys.isSubset(of: below) else { continue }
+      pins.unmodelled.append(
+        "\(pins.lines[name] ?? "no line"): \(Output.value(name)) is pinned by itself with keys **.\(Output.value(name)) lacks: its subdomains accept fewer keys than it does"
+      )
+      pins.inexact.insert(name)
     }
     return pins
   }
@@ -233,9 +261,11 @@ struct ExportedPins: Equatable {
         let keys = pinSet?.children.filter { $0.name == Names.pin && $0.attributes[Names.digest] == Names.sha256 }
           .map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }
         for domain in element.children where domain.name == Names.domain {
-          pins.hosts[domain.text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()] = Host(
+          let name = domain.text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+          pins.hosts[name] = Host(
             includesSubdomains: domain.attributes[Names.includeSubdomains] == "true", keys: Set(keys ?? []),
             expiration: pinSet?.attributes[Names.expiration])
+          pins.lines[name] = "line \(domain.line)"
         }
       default: break
       }
@@ -277,6 +307,11 @@ struct ExportedPins: Equatable {
       if expected.expiration != actual.expiration {
         lines.append(
           "\(host): the pins expire \(expected.expiration ?? "never") in \(file), \(actual.expiration.map(Output.value) ?? "never") in \(against)"
+        )
+      }
+      if expected.reportURIs != actual.reportURIs {
+        lines.append(
+          "\(host): reports go to \(expected.reportURIs.isEmpty ? "no URI" : expected.reportURIs.joined(separator: ", ")) in \(file), \(actual.reportURIs.isEmpty ? "no URI" : actual.reportURIs.map(Output.value).joined(separator: ", ")) in \(against)"
         )
       }
       if expected.enforce != actual.enforce {

@@ -126,6 +126,12 @@ extension Option {
     ("okhttp", "OkHttp's CertificatePinner, in Kotlin"),
     ("trustkit", "TrustKit's configuration dictionary, as a property list"),
   ])
+  static let from = Option("--from", value: "FORMAT", help: "").choosing([
+    ("trustkit", "TrustKit's configuration: an Info.plist with TSKConfiguration, or the dictionary alone"),
+    ("nspinneddomains", "an Info.plist's NSAppTransportSecurity › NSPinnedDomains"),
+    ("nsc", "Android's Network Security Config XML"),
+    ("okhttp", "Kotlin source adding pins to OkHttp's CertificatePinner"),
+  ])
   static let force = Option(
     "--force", help: "write the export even when something could not be carried (exit 1 all the same)")
 

@@ -66,7 +66,10 @@ struct OtherCommandTests {
       "cnpin: --resolve: invalid argument: \"nonsense\" is not HOST:PORT:ADDRESS (for example api.example.com:443:127.0.0.1)"
     ),
     (["check"], "cnpin: missing --config FILE"),
-    (["convert", "x.json"], "cnpin: missing --to plist|json|nspinneddomains|nsc|okhttp|trustkit"),
+    (
+      ["convert", "x.json"],
+      "cnpin: missing --to plist|json|nspinneddomains|nsc|okhttp|trustkit, or --from trustkit|nspinneddomains|nsc|okhttp"
+    ),
     (["get", "ftp://x", "--config", "c"], "cnpin: \"ftp://x\" is not an http or https URL"),
     (["frobnicate"], "cnpin: unknown command \"frobnicate\""),
     (["chek", "--config", "c"], "cnpin: unknown command \"chek\" (did you mean \"check\"?)"),
