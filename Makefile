@@ -161,9 +161,12 @@ asan: deps
 # The concurrency tests under ThreadSanitizer: the tests and suites tagged `.concurrency`
 # (concurrent evaluations and requests, cancellation, enterprise races, connection reuse,
 # resumption, HTTP/2 streams, proxies). Tag a new test of that kind and it runs here.
+# A report goes to a file and is printed, shortened to its access stacks, after the run
+# (scripts/tsan-reports.py): CI shows the end of the output.
 tsan: deps
 	$(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
-	filter="$$(scripts/tagged-tests.py .build/tsan concurrency)" && TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/scripts/tsan.supp" $(SWIFT) test --skip-build --disable-xctest --build-path .build/tsan --sanitize=thread --filter "$$filter"
+	rm -rf .build/tsan/reports && mkdir -p .build/tsan/reports
+	filter="$$(scripts/tagged-tests.py .build/tsan concurrency)" && TSAN_OPTIONS="halt_on_error=1 log_path=$(CURDIR)/.build/tsan/reports/report suppressions=$(CURDIR)/scripts/tsan.supp" $(SWIFT) test --skip-build --disable-xctest --build-path .build/tsan --sanitize=thread --filter "$$filter" || status=$$?; scripts/tsan-reports.py .build/tsan/reports; exit $${status:-0}
 
 # The Apple code (Security, CryptoKit and URLSession glue, the seed README's code) type-checked on
 # Linux against stubs of Apple's SDK (AppleCheck/), then a self-test that deliberate mistakes fail.
