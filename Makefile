@@ -184,7 +184,7 @@ openapi-check: deps
 
 # Formatting with the toolchain's swift-format and .swift-format. AppleCheck's stubs keep their SDKs'
 # names and AppleCheck's seed copy the seed's text, so they are left as they are.
-FORMAT_PATHS := Sources Tests Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift Package.swift Examples/PinnedService/Sources Examples/PinnedService/Package.swift Examples/TestCNPinningApp/Sources Examples/TestCNPinningApp/Package.swift Examples/LintAtBuildTime/Sources Examples/LintAtBuildTime/Package.swift CNPinningOpenAPI/Sources CNPinningOpenAPI/Snippets CNPinningOpenAPI/Tests CNPinningOpenAPI/Package.swift Plugins AppleCheck/DelegateConformances.swift AppleCheck/DelegateAbsences.swift
+FORMAT_PATHS := Sources Tests Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift Package.swift Examples/PinnedService/Sources Examples/PinnedService/Package.swift Examples/TestCNPinningApp/Sources Examples/TestCNPinningApp/Package.swift Examples/LintAtBuildTime/Sources Examples/LintAtBuildTime/Package.swift CNPinningOpenAPI/Sources CNPinningOpenAPI/Snippets CNPinningOpenAPI/Tests CNPinningOpenAPI/Package.swift CNPinningAlamofire/Sources CNPinningAlamofire/Snippets CNPinningAlamofire/Interfaces CNPinningAlamofire/Package.swift Plugins AppleCheck/DelegateConformances.swift AppleCheck/DelegateAbsences.swift
 format:
 	$(SWIFT) format format --in-place --recursive --configuration .swift-format $(FORMAT_PATHS)
 

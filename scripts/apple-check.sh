@@ -67,6 +67,16 @@ check() {
   # transport is guarded out; the platform-neutral tests must compile (and then run on a Mac).
   "${swiftc[@]}" -emit-module -enable-testing -module-name CNPinningSession "${apple[@]}" \
     -emit-module-path "$out/CNPinningSession.swiftmodule" $(sources CNPinningSession "$sources") || return 1
+  # The Alamofire adapter, a package of its own (so without -package-name: CNPinning's public API
+  # alone), against Alamofire's declarations recorded from its source, and its article's snippet.
+  "${swiftc[@]}" -emit-module -module-name Alamofire "${deltas[@]}" -emit-module-path "$out/Alamofire.swiftmodule" \
+    "$sources/CNPinningAlamofire/Interfaces/Alamofire.swift" || return 1
+  "${swiftc[@]}" -emit-module -module-name CNPinningAlamofire "${deltas[@]}" "${explicit[@]}" \
+    -emit-module-path "$out/CNPinningAlamofire.swiftmodule" $(find "$sources/CNPinningAlamofire/Sources" -name '*.swift' | sort) ||
+    return 1
+  for snippet in "$sources"/CNPinningAlamofire/Snippets/*.swift; do
+    swiftc -swift-version 6 -I "$out" -typecheck -module-name Snippet "${deltas[@]}" "$snippet" || return 1
+  done
   "${swiftc[@]}" -emit-module -module-name CNPinningTestKit "${apple[@]}" -emit-module-path "$out/CNPinningTestKit.swiftmodule" \
     $(sources CNPinningTestKit "$sources") || return 1
   # cnpin (a tool with a top-level main.swift, so without -parse-as-library); its demo is Linux-only.
@@ -87,7 +97,7 @@ check() {
 
 build_stubs
 check "$root"
-echo "apple-check: the Apple code of CNPinning and CNPinningSession, the delegate conformances, the seed README, the snippets, the example app, cnpin and the platform-neutral tests type-check"
+echo "apple-check: the Apple code of CNPinning and CNPinningSession, the delegate conformances, the seed README, the snippets, the Alamofire adapter (against Alamofire 5.12.0's recorded declarations), the example app, cnpin and the platform-neutral tests type-check"
 
 if [ "${1:-}" = --self-test ]; then
   # Each mistake must make the check fail: the stubs are only worth something if they refuse
@@ -102,12 +112,15 @@ if [ "${1:-}" = --self-test ]; then
     "Sources/CNPinningSession/Transports/URLSession/Decisions/TaskBodyDelegate.swift|dataTask: URLSessionDataTask, didReceive data: Data)|dataTask: URLSessionDataTask, didReceiveData data: Data)|a data delegate method with a misspelled label"
     "AppleCheck/SeedREADME.swift|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void\n    ) {|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential) -> Void\n    ) {|a seed delegate with a non-optional credential"
     "Snippets/AppleDelegate.swift|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void|completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential) -> Void|a README snippet's delegate with a non-optional credential"
+    "CNPinningAlamofire/Sources/CNPinningAlamofire/CNPinningServerTrustManager.swift|serverTrustEvaluator(forHost host: String)|serverTrustEvaluator(for host: String)|an Alamofire manager override with a label Alamofire's method does not have"
+    "CNPinningAlamofire/Sources/CNPinningAlamofire/CNPinningTrustEvaluator.swift|try trust.af.performValidation(forHost: host)|try trust.af.performHostValidation(forHost: host)|a SecTrust extension Alamofire does not have"
+    "CNPinningAlamofire/Snippets/PinnedAlamofireSession.swift|.customEvaluationFailed(let refusal|.customEvaluationFailed(reason: let refusal|the Alamofire snippet matching an error case by a label it does not have"
     "Examples/TestCNPinningApp/Sources/TestCNPinningApp/ContentView.swift|let status = (response as? HTTPURLResponse)?.statusCode ?? 0|let status = response.statusCode|the example app reading statusCode off a URLResponse"
   )
   for mistake in "${mistakes[@]}"; do
     IFS='|' read -r file from to what <<<"$mistake"
     copy=$(mktemp -d)
-    cp -r "$root/Sources" "$root/Tests" "$root/AppleCheck" "$root/Snippets" "$root/Examples" "$copy/"
+    cp -r "$root/Sources" "$root/Tests" "$root/AppleCheck" "$root/Snippets" "$root/Examples" "$root/CNPinningAlamofire" "$copy/"
     rm -rf "$copy"/Examples/*/.build
     python3 - "$copy/$file" "$from" "$to" <<'PY'
 import sys

@@ -2,14 +2,14 @@
 """Whether the Swift in prose compiles: the compiler never reads Markdown or doc comments.
 
 Every Swift block in the README, the DocC articles and the doc comments of Sources/ (and of the
-OpenAPI transport's package, CNPinningOpenAPI/) is a snippet that a build compiles.
+OpenAPI transport's package, CNPinningOpenAPI/, and the Alamofire adapter's, CNPinningAlamofire/) is a snippet that a build compiles.
 
 Each ```swift block must follow a line `<!-- snippet: Snippets/NAME.swift -->` and equal that
 file with its `// snippet.hide` … `// snippet.show` regions left out (set-up the reader does not
 need, such as a placeholder for a value the text talks about; never in the README, whose programs
 must compile pasted alone). `swift build` compiles every file
 in Snippets/ (SwiftPM builds a package's snippets), and `make apple-check` type-checks them as an
-Apple platform (CNPinningOpenAPI/Snippets: `make openapi-check`), so a stale block is a red build. A block that cannot be a snippet (a
+Apple platform (CNPinningOpenAPI/Snippets: `make openapi-check`; CNPinningAlamofire/Snippets with Alamofire's recorded declarations), so a stale block is a red build. A block that cannot be a snippet (a
 Package.swift fragment) follows `<!-- not a snippet: REASON -->`. In a doc comment the block and
 its marker are `///` lines (DocC renders no HTML comment). Every snippet must be used.
 Exits 1 naming each problem.
@@ -20,8 +20,8 @@ import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(root)
-documents = ["README.md"] + sorted(glob.glob("Sources/*/*.docc/*.md") + glob.glob("CNPinningOpenAPI/Sources/*/*.docc/*.md"))
-snippet_folders = ("Snippets/", "CNPinningOpenAPI/Snippets/")
+documents = ["README.md"] + sorted(glob.glob("Sources/*/*.docc/*.md") + glob.glob("CNPinning*/Sources/*/*.docc/*.md"))
+snippet_folders = ("Snippets/", "CNPinningOpenAPI/Snippets/", "CNPinningAlamofire/Snippets/")
 problems = []
 used = set()
 
@@ -48,7 +48,7 @@ def doc_comment_lines(path):
     return out
 
 
-sources = sorted(glob.glob("Sources/**/*.swift", recursive=True) + glob.glob("CNPinningOpenAPI/Sources/**/*.swift", recursive=True))
+sources = sorted(glob.glob("Sources/**/*.swift", recursive=True) + glob.glob("CNPinning*/Sources/**/*.swift", recursive=True))
 for document in documents + sources:
     lines = doc_comment_lines(document) if document.endswith(".swift") else open(document).read().split("\n")
     for index, line in enumerate(lines):
@@ -76,7 +76,7 @@ for document in documents + sources:
         if visible(path) != text:
             problems.append(f"{document}:{index + 1}: the block differs from {path} (what compiles)")
 
-for path in sorted(glob.glob("Snippets/*.swift") + glob.glob("CNPinningOpenAPI/Snippets/*.swift")):
+for path in sorted(glob.glob("Snippets/*.swift") + glob.glob("CNPinning*/Snippets/*.swift")):
     if path not in used:
         problems.append(f"{path}: used by no README or DocC block")
 

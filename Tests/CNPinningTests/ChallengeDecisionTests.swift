@@ -127,6 +127,48 @@ struct ChallengeDecisionTests {
     #expect(waitUntil { reports.withLock { $0 } == 1 })
   }
 
+  /// The answer Apple's `validate(serverTrust:host:port:reporter:)` gives (Alamofire's adapter
+  /// calls it): the pins' result to go on with, `notPinned` for the caller, or a refusal that
+  /// names the pins' failure when it was the pins.
+  @Test func aServerTrustWithoutAChallengeGetsThePinsResultOrARefusal() throws {
+    let manager = try Self.manager()
+    func answer(_ host: String, _ evaluation: CNTrustEvaluation?) throws(CNServerTrustRefusal) -> CNPinningResult {
+      try manager.decideSynchronously(
+        authenticationMethod: Self.method, host: host, port: 443, reporter: nil, serverTrust: evaluation
+      ) { (trust: CNTrustEvaluation) in trust }
+      .serverTrustResult(host: host)
+    }
+    guard case .accepted = try answer("api.test", .trusted(Self.pki.genuine)) else {
+      Issue.record("the genuine chain should be accepted")
+      return
+    }
+    #expect(try answer("other.test", .trusted(Self.pki.rogue)) == .notPinned)
+    #expect(
+      try Self.manager(enforce: false).decideSynchronously(
+        authenticationMethod: Self.method, host: "api.test", port: 443, reporter: nil,
+        serverTrust: CNTrustEvaluation.trusted(Self.pki.rogue)
+      ) { $0 }.serverTrustResult(host: "api.test").allowsConnection)
+    do {
+      _ = try answer("api.test", .trusted(Self.pki.rogue))
+      Issue.record("the rogue chain should be refused")
+    } catch {
+      #expect(error.host == "api.test")
+      #expect(error.pinFailure?.presentedCommonNames == ["Rogue Root", "R11", "api.test"])
+      #expect(error.description.hasPrefix("Pin mismatch for api.test"))
+    }
+    for (evaluation, reason) in [
+      (CNTrustEvaluation.untrusted("expired"), "trust evaluation failed: expired"),
+      (nil, "the challenge has no server trust to evaluate"),
+    ] {
+      do {
+        _ = try answer("api.test", evaluation)
+        Issue.record("\(reason): should be refused")
+      } catch {
+        #expect(error.host == "api.test" && error.pinFailure == nil && error.description == reason)
+      }
+    }
+  }
+
   @Test func invalidHostNamesAreRefusedNotTreatedAsUnpinned() throws {
     let manager = try Self.manager()
     guard

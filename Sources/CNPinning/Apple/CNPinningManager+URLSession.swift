@@ -75,6 +75,23 @@ extension CNPinningManager {
     Self.disposition(try await evaluatedDecision(for: challenge, reporter: reporter).serverTrustAnswer())
   }
 
+  /// Judges a server trust handed over without a challenge, as Alamofire's `ServerTrustEvaluating`
+  /// hands it: `trust` is evaluated for `host` (its SSL policy kept; one for `host` set when it
+  /// has none), then the chain it built by the host's pins, reported to `reporter` and logged as
+  /// the challenge forms do. Returns ``CNPinningResult/accepted(_:)`` or
+  /// ``CNPinningResult/reportOnly(_:)`` to go on, and ``CNPinningResult/notPinned`` for a host
+  /// the configuration does not pin (its trust not evaluated: the caller decides); throws
+  /// ``CNServerTrustRefusal`` when the trust or the pins refuse it. Evaluates on the calling thread.
+  public func validate(serverTrust trust: SecTrust, host: String, port: Int = 443, reporter: CNPinningReporter? = nil)
+    throws(CNServerTrustRefusal) -> CNPinningResult
+  {
+    try decideSynchronously(
+      authenticationMethod: Self.serverTrustAuthenticationMethod, host: host, port: port, reporter: reporter,
+      serverTrust: trust
+    ) { CNSecTrust.evaluate($0, host: host) }
+    .serverTrustResult(host: host)
+  }
+
   /// The shared decision with the trust evaluated off the caller's threads.
   private func evaluatedDecision(for challenge: URLAuthenticationChallenge, reporter: CNPinningReporter?) async
     -> CNChallengeDecision

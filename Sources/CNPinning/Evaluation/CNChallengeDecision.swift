@@ -93,6 +93,37 @@ extension CNChallengeDecision {
   }
 }
 
+extension CNChallengeDecision {
+  /// The answer to a server trust handed over without a challenge (Apple's
+  /// `validate(serverTrust:host:port:reporter:)`): the pins' result to go on with, including
+  /// ``CNPinningResult/notPinned`` for the caller to decide, or the refusal.
+  package func serverTrustResult(host: String) throws(CNServerTrustRefusal) -> CNPinningResult {
+    switch self {
+    case .performDefaultHandling(let result): return result
+    case .notPinned: return .notPinned
+    case .cancel(let rejection):
+      var failure: CNPinningFailure?
+      if case .pinMismatch(let pinFailure) = rejection { failure = pinFailure }
+      throw CNServerTrustRefusal(host: host, pinFailure: failure, description: rejection.description)
+    case .notServerTrust:
+      // Not reached from a server-trust evaluation; refused all the same.
+      throw CNServerTrustRefusal(host: host, pinFailure: nil, description: "not a server-trust evaluation")
+    }
+  }
+}
+
+/// Why a server trust handed over without a challenge was refused (on Apple platforms,
+/// `CNPinningManager.validate(serverTrust:host:port:reporter:)`, which Alamofire's adapter calls).
+public struct CNServerTrustRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The host the trust was judged for.
+  public let host: String
+  /// The pins' failure when they refused the chain (or the host name); nil when the trust
+  /// evaluation failed.
+  public let pinFailure: CNPinningFailure?
+  /// Why it was refused.
+  public let description: String
+}
+
 /// Why a challenge was refused.
 package enum CNChallengeRejection: Sendable, Equatable, CustomStringConvertible {
   /// The challenge carried no server trust to evaluate.
