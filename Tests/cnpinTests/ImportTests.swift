@@ -1,5 +1,7 @@
 // Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
 #if CNPINNING_LINUX_BACKEND
+import CNPinning
+import CNPinningTestKit
 import Foundation
 import Testing
 
@@ -292,6 +294,39 @@ struct ImportTests {
     let chain = try await cnpin(["convert", source, "--from", "okhttp", "--chain", source])
     #expect(chain.status == 2)
     #expect(chain.stderr.contains("--chain is not read with --from"), "\(chain.stderr)")
+  }
+
+  /// The migration article's path: TrustKit's keys imported, the host's CN chain added from its
+  /// chain, the chain checked, and the old file showing nothing was lost.
+  @Test func importedKeysTakeTheChainAndStillMatchTheOldFile() async throws {
+    let directory = try TemporaryDirectory()
+    // A host under a registry TrustKit knows (it refuses .test).
+    let root = try TestIdentity.root("Test Root X1")
+    let chain = try root.issueIntermediate("R11").issueLeaf("api.example.com", dnsNames: ["api.example.com"]).chain
+    let keys = chain.dropFirst().map(\.spkiSHA256Base64)
+    let file = Self.trustKit(
+      """
+          <key>api.example.com</key>
+          <dict>
+            <key>TSKPublicKeyHashes</key>
+            <array>\(keys.map { "<string>\($0)</string>" }.joined())</array>
+            <key>TSKDisableDefaultReportUri</key><true/>
+          </dict>
+      """)
+    let (imported, source, output) = try await Self.importing(file, named: "Info.plist", from: "trustkit", in: directory)
+    #expect(imported.status == 0, "\(imported.stderr)")
+    let pem = try directory.file("chain.pem", chain.dropLast().map(\.pemEncoded).joined())
+    let anchors = try directory.file("anchors.pem", root.certificate.pemEncoded)
+    let added = try await cnpin(["pins", "--chain", pem, "--host", "api.example.com", "--cafile", anchors, "--add-to", output])
+    #expect(added.status == 0, "\(added.stderr)")
+    let host = try Self.host("api.example.com", in: output)
+    #expect(host["chainSet"] != nil)
+    #expect(Set(Self.pins(host).keys) == Set(keys))
+    let check = try await cnpin(["check", "--config", output, "--chain", pem, "--host", "api.example.com", "--cafile", anchors])
+    #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+    #expect(check.stdout.contains("PASS"), "\(check.stdout)")
+    let drift = try await cnpin(["lint", output, "--against", source, "--trust", "none"])
+    #expect(drift.status == 0, "\(drift.stdout)\(drift.stderr)")
   }
 
   /// `lint --against` compares TrustKit's report URIs too.
