@@ -79,18 +79,57 @@ struct ExportedPins: Equatable {
       ?? "no line (not in the file, or a binary property list)"
   }
 
-  private static func identities(_ value: Any?) -> Set<String> {
-    Set((value as? [Any] ?? []).compactMap { ($0 as? [String: Any])?["SPKI-SHA256-BASE64"] as? String })
+  /// A host's entry in a property list: the host, and how a finding names it (its line).
+  private struct Place {
+    let host: String
+    let text: String
+  }
+
+  /// `entry[key]` as `T` when it is there; a value of another type is not modelled (its consumer
+  /// would refuse or misread it), named with `place`, read as absent, and leaves the host inexact.
+  private static func value<T>(
+    _ entry: [String: Any], _ key: String, _ expected: String, place: Place, into pins: inout ExportedPins
+  )
+    -> T?
+  {
+    guard let raw = entry[key] else { return nil }
+    if let typed = raw as? T { return typed }
+    pins.unmodelled.append("\(place.text): \(key) is not \(expected)")
+    pins.inexact.insert(place.host)
+    return nil
+  }
+
+  /// NSPinnedDomains' identities: an array of dictionaries holding a base64 string each.
+  private static func identities(_ entry: [String: Any], _ key: String, place: Place, into pins: inout ExportedPins)
+    -> Set<String>
+  {
+    let spki = NSPinnedDomainsNames.spki
+    guard let list: [Any] = value(entry, key, "an array of identities", place: place, into: &pins) else { return [] }
+    var keys = Set<String>()
+    for identity in list {
+      guard let digest = (identity as? [String: Any])?[spki] as? String else {
+        pins.unmodelled.append("\(place.text): \(key) holds an identity that is not a dictionary with a \(spki) string")
+        pins.inexact.insert(place.host)
+        continue
+      }
+      keys.insert(digest)
+    }
+    return keys
   }
 
   private static func nsPinnedDomains(_ domains: [String: Any], text: String) -> ExportedPins {
     typealias Names = NSPinnedDomainsNames
     var pins = ExportedPins(format: .nsPinnedDomains)
-    for (name, value) in domains {
-      let entry = value as? [String: Any] ?? [:]
+    for (name, value) in domains.sorted(by: { $0.key < $1.key }) {
+      let place = Place(host: name.lowercased(), text: "\(line(ofKey: name, in: text)): \(Output.value(name))")
+      guard let entry = value as? [String: Any] else {
+        pins.unmodelled.append("\(place.text): the domain's entry is not a dictionary")
+        continue
+      }
       pins.hosts[name.lowercased()] = Host(
-        includesSubdomains: entry[Names.includesSubdomains] as? Bool ?? false, keys: identities(entry[Names.caIdentities]),
-        leafKeys: identities(entry[Names.leafIdentities]))
+        includesSubdomains: Self.value(entry, Names.includesSubdomains, "a boolean", place: place, into: &pins) ?? false,
+        keys: identities(entry, Names.caIdentities, place: place, into: &pins),
+        leafKeys: identities(entry, Names.leafIdentities, place: place, into: &pins))
       pins.lines[name.lowercased()] = line(ofKey: name, in: text)
     }
     return pins
@@ -111,7 +150,11 @@ struct ExportedPins: Equatable {
       )
     }
     for (name, value) in (root[Names.pinnedDomains] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {
-      let entry = value as? [String: Any] ?? [:]
+      let place = Place(host: name.lowercased(), text: "\(line(ofKey: name, in: text)): \(Output.value(name))")
+      guard let entry = value as? [String: Any] else {
+        pins.unmodelled.append("\(place.text): the domain's policy is not a dictionary")
+        continue
+      }
       for key in entry.keys.sorted() where !Names.domain.contains(key) {
         pins.unmodelled.append(
           "\(line(ofKey: key, in: text)): \(Output.value(name)): TrustKit key \(Output.value(key)), which cnpin does not write")
@@ -122,10 +165,11 @@ struct ExportedPins: Equatable {
         )
       }
       pins.hosts[name.lowercased()] = Host(
-        includesSubdomains: entry[Names.includeSubdomains] as? Bool ?? false,
-        keys: Set(entry[Names.publicKeyHashes] as? [String] ?? []), expiration: entry[Names.expirationDate] as? String,
-        enforce: entry[Names.enforcePinning] as? Bool ?? true,
-        reportURIs: (entry[Names.reportUris] as? [Any] ?? []).map { $0 as? String ?? "\($0)" })
+        includesSubdomains: Self.value(entry, Names.includeSubdomains, "a boolean", place: place, into: &pins) ?? false,
+        keys: Set(Self.value(entry, Names.publicKeyHashes, "an array of strings", place: place, into: &pins) ?? [String]()),
+        expiration: Self.value(entry, Names.expirationDate, "a string", place: place, into: &pins),
+        enforce: Self.value(entry, Names.enforcePinning, "a boolean", place: place, into: &pins) ?? true,
+        reportURIs: Self.value(entry, Names.reportUris, "an array of strings", place: place, into: &pins) ?? [])
       pins.lines[name.lowercased()] = line(ofKey: name, in: text)
     }
     return pins

@@ -228,6 +228,44 @@ struct ImportTests {
     #expect(hosts["http.example.com"]?["reportURI"] == nil)
   }
 
+  /// A value of the wrong type is named (TrustKit would raise or misread it), never read as
+  /// absent without a word.
+  @Test func valuesOfTheWrongTypeAreNamed() async throws {
+    let directory = try TemporaryDirectory()
+    let trustKit = Self.trustKit(
+      """
+          <key>api.example.com</key>
+          <dict>
+            <key>TSKPublicKeyHashes</key><array><string>\(Self.key(1))</string><integer>2</integer></array>
+            <key>TSKIncludeSubdomains</key><string>YES</string>
+            <key>TSKEnforcePinning</key><integer>0</integer>
+            <key>TSKExpirationDate</key><date>2027-01-01T00:00:00Z</date>
+            <key>TSKDisableDefaultReportUri</key><true/>
+          </dict>
+          <key>cdn.example.com</key>
+          <string>not a policy</string>
+      """)
+    let (imported, _, _) = try await Self.importing(trustKit, named: "Info.plist", from: "trustkit", in: directory)
+    #expect(imported.status == 1, "\(imported.stderr)")
+    for expected in [
+      "api.example.com: TSKPublicKeyHashes is not an array of strings", "api.example.com: TSKIncludeSubdomains is not a boolean",
+      "api.example.com: TSKEnforcePinning is not a boolean", "api.example.com: TSKExpirationDate is not a string",
+      "cdn.example.com: the domain's policy is not a dictionary",
+    ] {
+      #expect(imported.stderr.contains(expected), "\(expected)\n\(imported.stderr)")
+    }
+    let ats = Self.nsPinnedDomainsFile.replacingOccurrences(
+      of: "<dict><key>SPKI-SHA256-BASE64</key><string>\(Self.key(3))</string></dict>", with: "<string>\(Self.key(3))</string>")
+    let (atsImported, _, atsOutput) = try await Self.importing(ats, named: "Info.plist", from: "nspinneddomains", in: directory)
+    #expect(atsImported.status == 1, "\(atsImported.stderr)")
+    #expect(
+      atsImported.stderr.contains("api.example.com: NSPinnedLeafIdentities holds an identity that is not a dictionary"),
+      "\(atsImported.stderr)")
+    // A host whose entry was not read whole is left out (without its leaf identity it would
+    // accept chains ATS refuses); the other host is carried.
+    #expect(Set(try Self.hosts(in: atsOutput).keys) == ["leaf.example.net"])
+  }
+
   /// Android takes the most specific domain-config: a domain with no pins under one that pins its
   /// subdomains is unpinned there, and CNPinning would pin it by the parent's entry.
   @Test func anUnpinnedDomainUnderAPinnedOneIsNotCarried() async throws {
