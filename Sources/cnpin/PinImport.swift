@@ -28,13 +28,19 @@ struct PinImport {
       let scope: CNPinScope = format == .nsPinnedDomains ? .ca : .any
       let keys = host.keys.sorted().map { ($0, scope) } + host.leafKeys.sorted().map { ($0, CNPinScope.leaf) }
       var spkiPins: [CNSPKIPin] = []
+      var unreadable: [String] = []
       for (key, scope) in keys {
         do {
           spkiPins.append(try CNSPKIPin(sha256Base64: key, scope: scope))
         } catch {
-          let reason = error.problems.first?.reason ?? "is no SHA-256 digest"
-          findings.append(.init(path: place, message: "key \(Output.value(key)) \(reason): not carried", carried: false))
+          unreadable.append("key \(Output.value(key)) \(error.problems.first?.reason ?? "is no SHA-256 digest")")
         }
+      }
+      // Without one of its keys a host could lose a scope (its only leaf identity), which would
+      // loosen it: left out whole.
+      guard unreadable.isEmpty else {
+        findings.append(.init(path: place, message: "\(unreadable.joined(separator: "; ")): left out", carried: false))
+        continue
       }
       let expiration = host.expiration.flatMap { Self.startOfDay($0, place: place, findings: &findings) }
       let reportURI = Self.reportURI(host.reportURIs, place: place, findings: &findings)

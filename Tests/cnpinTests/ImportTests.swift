@@ -266,6 +266,20 @@ struct ImportTests {
     #expect(Set(try Self.hosts(in: atsOutput).keys) == ["leaf.example.net"])
   }
 
+  /// A key that is not a SHA-256 digest leaves its host out: without its only leaf identity the
+  /// host would accept chains ATS refuses.
+  @Test func aHostWithAnUnreadableKeyIsLeftOut() async throws {
+    let directory = try TemporaryDirectory()
+    let ats = Self.nsPinnedDomainsFile.replacingOccurrences(
+      of: "<string>\(Self.key(3))</string>", with: "<string>bm90IDMyIGJ5dGVz</string>")
+    let (imported, _, output) = try await Self.importing(ats, named: "Info.plist", from: "nspinneddomains", in: directory)
+    #expect(imported.status == 1, "\(imported.stderr)")
+    #expect(
+      imported.stderr.contains("api.example.com: key bm90IDMyIGJ5dGVz decodes to 12 bytes; a SHA-256 digest has 32: left out"),
+      "\(imported.stderr)")
+    #expect(Set(try Self.hosts(in: output).keys) == ["leaf.example.net"])
+  }
+
   /// Android takes the most specific domain-config: a domain with no pins under one that pins its
   /// subdomains is unpinned there, and CNPinning would pin it by the parent's entry.
   @Test func anUnpinnedDomainUnderAPinnedOneIsNotCarried() async throws {
