@@ -315,6 +315,7 @@ struct ImportTests {
         .add("**.example.net", "sha256/\(Self.key(4))", "sha256/\(Self.key(5))")
         .add("example.info", "sha256/\(Self.key(6))", "sha256/\(Self.key(8))")
         .add("**.example.info", "sha256/\(Self.key(7))", "sha256/\(Self.key(8))")
+        .add("api.example.info", "sha256/\(Self.key(9))", "sha256/\(Self.key(10))")
       """)
     let (imported, _, output) = try await Self.importing(file, named: "Pins.kt", from: "okhttp", in: directory)
     #expect(imported.status == 1, "\(imported.stderr)")
@@ -326,6 +327,11 @@ struct ImportTests {
     #expect(hosts["example.net"]?["includesSubdomains"] as? Bool == true)
     // The host accepts a key its subdomains do not: left out, named.
     #expect(hosts["example.info"] == nil)
+    // A host below it would get example.info's own keys, which OkHttp gives only example.info.
+    #expect(hosts["api.example.info"] == nil)
+    #expect(
+      imported.stderr.contains("not carried: line 10: api.example.info: under example.info, whose keys are not read exactly"),
+      "\(imported.stderr)")
     #expect(
       imported.stderr.contains("not carried: line 8: example.info is pinned by itself with keys **.example.info lacks"),
       "\(imported.stderr)")
