@@ -62,12 +62,9 @@ def parameter(text):
 def functions(source, name):
     """Each declaration of func/init `name` in source: (modifiers, parameters, tail)."""
     found = []
-    pattern = re.compile(r"((?:(?:public|open|convenience|static|final|mutating)[ \t]+)*)(func\s+" + re.escape(name) + r"|init)\s*(<[^>]*>)?\s*\(")
+    keyword = "init" if name == "init" else r"func\s+" + re.escape(name)
+    pattern = re.compile(r"((?:(?:public|open|convenience|static|final|mutating)[ \t]+)*)" + keyword + r"\s*(<[^>]*>)?\s*\(")
     for match in pattern.finditer(source):
-        if name != "init" and not match.group(2).startswith("func"):
-            continue
-        if name == "init" and match.group(2) != "init":
-            continue
         depth, index = 1, match.end()
         while depth and index < len(source):
             depth += {"(": 1, ")": -1}.get(source[index], 0)

@@ -79,6 +79,18 @@ struct ExportedPins: Equatable {
       ?? "no line (not in the file, or a binary property list)"
   }
 
+  /// Records a host of a format that names each host once (a property list's key, an NSC
+  /// `domain`): a second entry for the same name (two keys differing in case, a domain in two
+  /// configs, which Android refuses) is not modelled and leaves the host inexact.
+  private mutating func add(_ host: Host, as name: String, line: String) {
+    if hosts[name] != nil {
+      unmodelled.append("\(line): \(Output.value(name)) is pinned a second time")
+      inexact.insert(name)
+    }
+    hosts[name] = host
+    lines[name] = lines[name] ?? line
+  }
+
   /// A host's entry in a property list: the host, and how a finding names it (its line).
   private struct Place {
     let host: String
@@ -121,16 +133,17 @@ struct ExportedPins: Equatable {
     typealias Names = NSPinnedDomainsNames
     var pins = ExportedPins(format: .nsPinnedDomains)
     for (name, value) in domains.sorted(by: { $0.key < $1.key }) {
-      let place = Place(host: name.lowercased(), text: "\(line(ofKey: name, in: text)): \(Output.value(name))")
+      let keyLine = line(ofKey: name, in: text)
+      let place = Place(host: name.lowercased(), text: "\(keyLine): \(Output.value(name))")
       guard let entry = value as? [String: Any] else {
         pins.unmodelled.append("\(place.text): the domain's entry is not a dictionary")
         continue
       }
-      pins.hosts[name.lowercased()] = Host(
+      let host = Host(
         includesSubdomains: Self.value(entry, Names.includesSubdomains, "a boolean", place: place, into: &pins) ?? false,
         keys: identities(entry, Names.caIdentities, place: place, into: &pins),
         leafKeys: identities(entry, Names.leafIdentities, place: place, into: &pins))
-      pins.lines[name.lowercased()] = line(ofKey: name, in: text)
+      pins.add(host, as: place.host, line: keyLine)
     }
     return pins
   }
@@ -150,7 +163,8 @@ struct ExportedPins: Equatable {
       )
     }
     for (name, value) in (root[Names.pinnedDomains] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {
-      let place = Place(host: name.lowercased(), text: "\(line(ofKey: name, in: text)): \(Output.value(name))")
+      let keyLine = line(ofKey: name, in: text)
+      let place = Place(host: name.lowercased(), text: "\(keyLine): \(Output.value(name))")
       guard let entry = value as? [String: Any] else {
         pins.unmodelled.append("\(place.text): the domain's policy is not a dictionary")
         continue
@@ -164,13 +178,13 @@ struct ExportedPins: Equatable {
           "\(line(ofKey: name, in: text)): \(Output.value(name)): \(Names.disableDefaultReportUri) is not true: TrustKit also sends failure reports to its own collector"
         )
       }
-      pins.hosts[name.lowercased()] = Host(
+      let host = Host(
         includesSubdomains: Self.value(entry, Names.includeSubdomains, "a boolean", place: place, into: &pins) ?? false,
         keys: Set(Self.value(entry, Names.publicKeyHashes, "an array of strings", place: place, into: &pins) ?? [String]()),
         expiration: Self.value(entry, Names.expirationDate, "a string", place: place, into: &pins),
         enforce: Self.value(entry, Names.enforcePinning, "a boolean", place: place, into: &pins) ?? true,
         reportURIs: Self.value(entry, Names.reportUris, "an array of strings", place: place, into: &pins) ?? [])
-      pins.lines[name.lowercased()] = line(ofKey: name, in: text)
+      pins.add(host, as: place.host, line: keyLine)
     }
     return pins
   }
@@ -305,11 +319,11 @@ struct ExportedPins: Equatable {
         let keys = pinSet?.children.filter { $0.name == Names.pin && $0.attributes[Names.digest] == Names.sha256 }
           .map { $0.text.trimmingCharacters(in: .whitespacesAndNewlines) }
         for domain in element.children where domain.name == Names.domain {
-          let name = domain.text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-          pins.hosts[name] = Host(
+          let host = Host(
             includesSubdomains: domain.attributes[Names.includeSubdomains] == "true", keys: Set(keys ?? []),
             expiration: pinSet?.attributes[Names.expiration])
-          pins.lines[name] = "line \(domain.line)"
+          pins.add(
+            host, as: domain.text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased(), line: "line \(domain.line)")
         }
       default: break
       }

@@ -79,7 +79,9 @@ struct PinImport {
   /// A host the file names without keys is unpinned there. Left out, it stays unpinned unless a
   /// pinned parent covers its subdomains: then CNPinning would pin it, which it cannot undo.
   private mutating func noteUnpinned(_ name: String, place: String, in pins: ExportedPins) {
-    let parents = pins.hosts.filter { name.hasSuffix(".\($0.key)") && $0.value.includesSubdomains && !$0.value.keys.isEmpty }
+    let parents = pins.hosts.filter {
+      name.hasSuffix(".\($0.key)") && $0.value.includesSubdomains && !($0.value.keys.isEmpty && $0.value.leafKeys.isEmpty)
+    }
     if let parent = parents.keys.max(by: { $0.count < $1.count }) {
       findings.append(
         .init(

@@ -280,6 +280,25 @@ struct ImportTests {
     #expect(Set(try Self.hosts(in: output).keys) == ["leaf.example.net"])
   }
 
+  /// A host named twice (two keys differing in case; a domain in two configs, which Android
+  /// refuses) is not read as whichever came last: it is named and left out.
+  @Test func aHostNamedTwiceIsNamedAndLeftOut() async throws {
+    let directory = try TemporaryDirectory()
+    let trustKit = Self.trustKit(
+      Self.trustKitDomain("api.example.com", keys: [1, 2]) + Self.trustKitDomain("API.example.com", keys: [3, 4])
+        + Self.trustKitDomain("cdn.example.com", keys: [5, 6]))
+    let (imported, _, output) = try await Self.importing(trustKit, named: "Info.plist", from: "trustkit", in: directory)
+    #expect(imported.status == 1, "\(imported.stderr)")
+    #expect(imported.stderr.contains("api.example.com is pinned a second time"), "\(imported.stderr)")
+    #expect(Set(try Self.hosts(in: output).keys) == ["cdn.example.com"])
+    let nsc = Self.networkSecurityConfigFile.replacingOccurrences(
+      of: "<domain>api.example.net</domain>", with: "<domain>api.example.net</domain>\n    <domain>inner.example.com</domain>")
+    let (android, _, androidOutput) = try await Self.importing(nsc, named: "nsc.xml", from: "nsc", in: directory)
+    #expect(android.status == 1, "\(android.stderr)")
+    #expect(android.stderr.contains("line 15: inner.example.com is pinned a second time"), "\(android.stderr)")
+    #expect(Set(try Self.hosts(in: androidOutput).keys) == ["example.com", "api.example.net"])
+  }
+
   /// Android takes the most specific domain-config: a domain with no pins under one that pins its
   /// subdomains is unpinned there, and CNPinning would pin it by the parent's entry.
   @Test func anUnpinnedDomainUnderAPinnedOneIsNotCarried() async throws {
@@ -302,6 +321,21 @@ struct ImportTests {
     #expect(imported.stderr.contains("note: line 24: free.example.org: has no pins: left out"), "\(imported.stderr)")
     #expect(imported.stderr.contains("1 part(s) of"), "\(imported.stderr)")
     #expect(Set(try Self.hosts(in: output).keys) == ["example.com", "inner.example.com", "api.example.net"])
+  }
+
+  /// A parent pinned by leaf identities alone still pins its subdomains.
+  @Test func anUnpinnedDomainUnderALeafPinnedOneIsNotCarried() async throws {
+    let directory = try TemporaryDirectory()
+    let leafKey5 = "<dict><key>SPKI-SHA256-BASE64</key><string>\(Self.key(5))</string></dict></array>"
+    let ats = Self.nsPinnedDomainsFile.replacingOccurrences(
+      of: "<key>leaf.example.net</key>", with: "<key>free.leaf.example.net</key><dict/><key>leaf.example.net</key>"
+    ).replacingOccurrences(of: leafKey5, with: leafKey5 + "<key>NSIncludesSubdomains</key><true/>")
+    let (imported, _, output) = try await Self.importing(ats, named: "Info.plist", from: "nspinneddomains", in: directory)
+    #expect(imported.status == 1, "\(imported.stderr)")
+    #expect(
+      imported.stderr.contains("free.leaf.example.net: has no pins, under leaf.example.net which pins its subdomains"),
+      "\(imported.stderr)")
+    #expect(Set(try Self.hosts(in: output).keys) == ["api.example.com", "leaf.example.net"])
   }
 
   /// OkHttp checks a host against the union of every pattern it matches.

@@ -4,8 +4,9 @@ import Foundation
 /// applied, refreshed or signed out, or a moment passed at which a host's pins expire, an
 /// applied policy's window opens or closes, or a host's report-only window under it ends. A
 /// transport that keeps connections open and does not judge reused ones (Apple's URLSession)
-/// starts afresh when it changes, so that every request is judged against the pins in force. Ordered: a later generation of one manager compares
-/// greater (the boundaries passed count only within one enterprise policy, whose window they are).
+/// starts afresh when it changes, so that every request is judged against the pins in force.
+/// Ordered: a later generation of one manager compares greater (the boundaries passed count only
+/// within one enterprise policy, whose window they are).
 package struct PolicyGeneration: Hashable, Comparable, Sendable {
   /// Enterprise policy changes so far.
   let enterpriseChanges: UInt64
