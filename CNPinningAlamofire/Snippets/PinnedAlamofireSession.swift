@@ -1,6 +1,9 @@
 // snippet.hide
 // The DocC article's example (CNPinningAlamofire.docc): type-checked by scripts/apple-check.sh
 // against Alamofire's recorded declarations (Interfaces/Alamofire.swift) and the Apple stubs.
+// Alamofire evaluates server trust only where Security is: on Linux, where `swift build` builds
+// this package's snippets too, there is nothing to show.
+#if canImport(Security)
 // snippet.show
 import Alamofire
 import CNPinning
@@ -19,3 +22,5 @@ func greeting() async throws -> Data {
     throw refusal
   }
 }
+// snippet.hide
+#endif
