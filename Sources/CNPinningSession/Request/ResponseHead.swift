@@ -69,30 +69,62 @@ package struct ResponseHead {
 
   /// Whether some coding of a Transfer-Encoding value is chunked.
   private static func namesChunked(_ value: Slice<UnsafeRawBufferPointer>) -> Bool {
-    value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).contains { element in
-      let coding = element.drop { isSpace($0) }.reversed().drop { isSpace($0) }.reversed()
-      return coding.count == chunked.count && zip(coding, chunked).allSatisfy { $0 | 0x20 == $1 }
+    var codings = Elements(value)
+    while let coding = codings.next() {
+      if isChunked(coding) { return true }
     }
+    return false
   }
 
   /// Whether the last of the comma-separated codings in a Transfer-Encoding value is chunked.
   private static func lastCodingIsChunked(_ value: Slice<UnsafeRawBufferPointer>) -> Bool {
-    let last = value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).last ?? value[...]
-    let coding = last.drop { isSpace($0) }.reversed().drop { isSpace($0) }.reversed()
-    return coding.count == chunked.count && zip(coding, chunked).allSatisfy { $0 | 0x20 == $1 }
+    var codings = Elements(value)
+    var last = value[value.startIndex..<value.startIndex]
+    while let coding = codings.next() { last = coding }
+    return isChunked(last)
+  }
+
+  private static func isChunked(_ coding: Slice<UnsafeRawBufferPointer>) -> Bool {
+    coding.count == chunked.count && zip(coding, chunked).allSatisfy { $0 | 0x20 == $1 }
   }
 
   /// Notes the values of one `Content-Length` field (comma-separated, trimmed), and the first
   /// that differs from the first value seen. Values are compared as written ("05" differs from "5").
   private mutating func noteContentLength(_ value: Slice<UnsafeRawBufferPointer>) {
-    for element in value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-      let trimmed = String(
-        decoding: element.drop { Self.isSpace($0) }.reversed().drop { Self.isSpace($0) }.reversed(), as: UTF8.self)
+    var values = Elements(value)
+    while let element = values.next() {
       guard let first = contentLength else {
-        contentLength = trimmed
+        contentLength = String(decoding: element, as: UTF8.self)
         continue
       }
-      if trimmed != first, conflictingContentLengths == nil { conflictingContentLengths = (first, trimmed) }
+      if conflictingContentLengths == nil, !first.utf8.elementsEqual(element) {
+        conflictingContentLengths = (first, String(decoding: element, as: UTF8.self))
+      }
+    }
+  }
+
+  /// The comma-separated elements of a field's value in order, empty ones included, each without
+  /// surrounding white space: read in place, as every response's framing fields are.
+  private struct Elements {
+    let value: Slice<UnsafeRawBufferPointer>
+    private var start: Int
+    private var ended = false
+
+    init(_ value: Slice<UnsafeRawBufferPointer>) {
+      self.value = value
+      start = value.startIndex
+    }
+
+    mutating func next() -> Slice<UnsafeRawBufferPointer>? {
+      guard !ended else { return nil }
+      var end = start
+      while end < value.endIndex, value[end] != UInt8(ascii: ",") { end += 1 }
+      var lower = start
+      var upper = end
+      while lower < upper, isSpace(value[lower]) { lower += 1 }
+      while upper > lower, isSpace(value[upper - 1]) { upper -= 1 }
+      if end == value.endIndex { ended = true } else { start = end + 1 }
+      return value[lower..<upper]
     }
   }
 
