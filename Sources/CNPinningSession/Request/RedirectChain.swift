@@ -20,10 +20,10 @@ struct RedirectChain {
   private(set) var withheld: CredentialHeaders?
   /// Where each hop's cookies come from and go to.
   let cookies: HTTPCookieStorage?
-  /// The configuration's own credential headers, and the URL whose origin credentials stay with:
-  /// kept as given and read only when a redirect happens, which most requests never do.
+  /// The configuration's own credential headers, and the target whose origin credentials stay
+  /// with: kept as given and read only when a redirect happens, which most requests never do.
   private let additionalCredentialHeaders: [String]
-  private let originalOrigin: String
+  private let originalTarget: RequestTarget
   private let follows: Bool
   private let maximum: Int
   private var redirects = 0
@@ -33,7 +33,7 @@ struct RedirectChain {
   {
     request = original
     target = try RequestTarget(original.url)
-    originalOrigin = target.origin
+    originalTarget = target
     self.cookies = cookies.storage(under: configuration)
     additionalCredentialHeaders = configuration.credentialHeaders
     follows = configuration.followsRedirects
@@ -52,7 +52,7 @@ struct RedirectChain {
     if next.method == request.method, case .upload(let upload) = next.body, !upload.canBeResent {
       throw .streamedBodyAskedForAgain(by: "the server's redirect (\(response.statusCode))")
     }
-    if withheld == nil, nextTarget.origin != originalOrigin {
+    if withheld == nil, nextTarget.origin != originalTarget.origin {
       withheld = CredentialHeaders(additional: additionalCredentialHeaders)
     }
     request = withheld.map { $0.removed(from: next) } ?? next
