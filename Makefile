@@ -39,9 +39,9 @@ demo: deps
 # Builds the tests and what they use, not the snippets or the plugin's own copy of cnpin (make
 # build compiles those), then Swift Testing alone (there are no XCTest tests, so XCTest's empty
 # run is skipped), quietly: each failure and issue, what the suites print, and the summary.
-# A cold make test on a quiet two-core machine: 84-93 s to build (the three test modules are
-# 60 s of it: Swift Testing's macros expand every #expect; the libraries 25 s) and 24-26 s to
-# run, 113-120 s in all (2026-12-06; 136-149 s in a noisy hour). It builds in a folder of its own without debug
+# A cold make test on a quiet two-core machine: 85-109 s to build (the three test modules are
+# most of it: Swift Testing's macros expand every #expect) and 23-26 s to run, 113-137 s in all
+# (2026-12-06; where the time goes: docs/decisions/testing.md). It builds in a folder of its own without debug
 # information (a crash's backtrace then names functions without lines: swift build
 # --build-tests keeps them for lldb), and leaves to make test-slow the tests below, which
 # .ci/run runs too.
