@@ -6,10 +6,16 @@ import Foundation
 /// policy-signing key) is applied, refreshed and dropped atomically. One manager can be shared by
 /// any number of threads and sessions.
 public final class CNPinningManager: Sendable {
-  /// A configured domain and its pins.
-  struct PinnedDomain: Sendable {
+  /// A configured domain and its pins: a reference, so that a lookup (one a request, on the
+  /// network thread) hands it over without copying the configuration's fields.
+  final class PinnedDomain: Sendable {
     let domain: String
     let configuration: CNConfiguration
+
+    init(domain: String, configuration: CNConfiguration) {
+      self.domain = domain
+      self.configuration = configuration
+    }
   }
 
   /// The pinned domains' configurations, keyed by normalised host name (the `configuration`
