@@ -173,7 +173,9 @@ private struct Options {
   {
     var list: UnsafeMutablePointer<curl_slist>?
     for line in lines {
-      guard let longer = curl_slist_append(list, line) else {
+      // withCString copies a small string onto the stack; passing the String itself would make
+      // a heap copy (utf8CString) for each.
+      guard let longer = line.withCString({ curl_slist_append(list, $0) }) else {
         curl_slist_free_all(list)
         throw CurlSetupError("out of memory for the request's options")
       }
@@ -266,8 +268,10 @@ private struct Options {
     try check(cnp_curl_setopt_long(handle, option, value))
   }
 
+  /// libcurl copies the string. withCString copies a small string (the empty ones included)
+  /// onto the stack, where the implicit conversion would make a heap copy each time.
   private func set(_ option: CURLoption, _ value: String) throws(CurlSetupError) {
-    try check(cnp_curl_setopt_string(handle, option, value))
+    try check(value.withCString { cnp_curl_setopt_string(handle, option, $0) })
   }
 
   private func check(_ code: CURLcode) throws(CurlSetupError) {
