@@ -24,6 +24,8 @@ package struct ResponseHead {
 
   /// The most bytes a response head may have (status line and fields).
   package static let maximumSize = 256 * 1024
+  /// What a head reserves on its first line.
+  private static let typicalSize = 1024
 
   /// An empty head, before the first line.
   package init() {}
@@ -46,6 +48,8 @@ package struct ResponseHead {
       endsChunked = Self.lastCodingIsChunked(value)
     }
     guard bytes.count + line.count <= Self.maximumSize else { return false }
+    // Room for a typical head at once, rather than growing it four times as the lines come.
+    if bytes.capacity == 0 { bytes.reserveCapacity(Self.typicalSize) }
     bytes.append(contentsOf: line)
     return true
   }
@@ -143,8 +147,7 @@ package struct ResponseHead {
       // HTTP/2 head) each name is its own lower-case form and `fields` alone finds repeats.
       // At most one field per line: the table is made at its size rather than grown as it fills
       // (up to 64 fields; beyond, it grows, so that a head of bare lines reserves nothing much).
-      let lineCount = head.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-      var fields = [String: String](minimumCapacity: min(lineCount, 64))
+      var fields = [String: String](minimumCapacity: min(Self.lineCount(head), 64))
       var spellings: [String: String]?
       while let line = lines.next() {
         guard let colon = head[line].firstIndex(of: UInt8(ascii: ":")) else { continue }
@@ -222,7 +225,9 @@ package struct ResponseHead {
     bytes.withUnsafeBufferPointer { head -> [CNHTTPField]? in
       var lines = Lines(head)
       guard let status = lines.next(), head[status].starts(with: Self.statusPrefix) else { return nil }
+      // At most one field a line: reserved at once (up to 64) rather than grown as it fills.
       var fields: [CNHTTPField] = []
+      fields.reserveCapacity(min(Self.lineCount(head), 64))
       while let line = lines.next() {
         guard let colon = head[line].firstIndex(of: UInt8(ascii: ":")) else { continue }
         fields.append(
@@ -260,6 +265,11 @@ package struct ResponseHead {
   package func response(for url: URL) -> HTTPURLResponse? {
     guard let (statusCode, httpVersion, fields) = parsed() else { return nil }
     return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: fields)
+  }
+
+  /// How many lines a head has (an upper bound on its fields).
+  private static func lineCount(_ head: UnsafeBufferPointer<UInt8>) -> Int {
+    head.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
   }
 
   /// `range` without leading and trailing spaces, tabs, CR and LF.
