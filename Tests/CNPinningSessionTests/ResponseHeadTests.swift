@@ -54,6 +54,18 @@ struct ResponseHeadTests {
         .conflictingContentLengths == nil)
   }
 
+  /// Values are compared as the head's readers see them (decoded, invalid UTF-8 repaired): the
+  /// same bytes repeated are one length, and a refusal never names two values that look alike.
+  @Test func repeatedBytesThatAreNotUTF8AreOneLength() {
+    var head = ResponseHead()
+    for line in [
+      Array("HTTP/1.1 200 OK\r\n".utf8), Array("Content-Length: 5".utf8) + [0xFF] + Array(", 5".utf8) + [0xFF, 0x0D, 0x0A],
+    ] {
+      #expect(line.withUnsafeBytes { head.consume(line: $0) })
+    }
+    #expect(head.conflictingContentLengths == nil)
+  }
+
   @Test func fieldsAreTrimmedAndRepeatsJoinedUnderTheFirstSpelling() throws {
     let parsed = try #require(
       Self.head(["HTTP/1.1 200 OK\r\n", "Set-Cookie: a=1\r\n", "set-cookie:b=2 \r\n", "X-Empty:\r\n", "\r\n"]).parsed())

@@ -101,9 +101,11 @@ package struct ResponseHead {
         contentLength = String(decoding: element, as: UTF8.self)
         continue
       }
-      if conflictingContentLengths == nil, !first.utf8.elementsEqual(element) {
-        conflictingContentLengths = (first, String(decoding: element, as: UTF8.self))
-      }
+      // Decoded as the first was (a repeat is rare): the same bytes, invalid UTF-8 included, are
+      // the same value.
+      guard conflictingContentLengths == nil else { continue }
+      let other = String(decoding: element, as: UTF8.self)
+      if other != first { conflictingContentLengths = (first, other) }
     }
   }
 
