@@ -166,7 +166,7 @@ asan: deps
 tsan: deps
 	$(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread
 	rm -rf .build/tsan/reports && mkdir -p .build/tsan/reports
-	filter="$$(scripts/tagged-tests.py .build/tsan concurrency)" && TSAN_OPTIONS="halt_on_error=1 log_path=$(CURDIR)/.build/tsan/reports/report suppressions=$(CURDIR)/scripts/tsan.supp" $(SWIFT) test --skip-build --disable-xctest --build-path .build/tsan --sanitize=thread --filter "$$filter" || status=$$?; scripts/tsan-reports.py .build/tsan/reports; exit $${status:-0}
+	filter="$$(scripts/tagged-tests.py .build/tsan concurrency)" && TSAN_OPTIONS="halt_on_error=1 log_path=$(CURDIR)/.build/tsan/reports/report" $(SWIFT) test --skip-build --disable-xctest --build-path .build/tsan --sanitize=thread --filter "$$filter" || status=$$?; scripts/tsan-reports.py .build/tsan/reports; exit $${status:-0}
 
 # The Apple code (Security, CryptoKit and URLSession glue, the seed README's code) type-checked on
 # Linux against stubs of Apple's SDK (AppleCheck/), then a self-test that deliberate mistakes fail.

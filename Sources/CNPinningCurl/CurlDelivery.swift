@@ -7,7 +7,7 @@ import Dispatch
 /// the delivery, read after it); the task goes on at once when it is already delivered (a request
 /// that drove itself, `CurlMultiLoop.borrow`, never suspends), or waits for it.
 package final class CurlDelivery: Sendable {
-  private enum State {
+  enum State {
     case pending
     case waiting(UnsafeContinuation<Void, Never>)
     case delivered
@@ -39,7 +39,12 @@ package final class CurlDelivery: Sendable {
   /// to (``CurlMultiLoop`` does once it has decided whether to park).
   package struct Resumption {
     let continuation: UnsafeContinuation<Void, Never>
-    package func resume() { continuation.resume() }
+    let state: Locked<State>
+    /// Resumes the task under the state's lock, which the task takes once it runs on
+    /// (``take()``): ThreadSanitizer then sees the resumption's read of the task's frame ordered
+    /// before the task's next use of it, an order the Swift runtime keeps where TSan cannot see
+    /// it when the resumption comes before the task has suspended (docs/decisions/testing.md).
+    package func resume() { state.withLock { _ in continuation.resume() } }
   }
 
   /// Delivers, unless delivered already (later deliveries do nothing); returns the waiting
@@ -59,13 +64,13 @@ package final class CurlDelivery: Sendable {
         return nil
       }
     }
-    return waiting.map { Resumption(continuation: $0) }
+    return waiting.map { Resumption(continuation: $0, state: state) }
   }
 
   /// Returns at once if delivered, else when it is. Called once. Either way the state's lock is
-  /// taken after the delivery, so what the deliverer wrote before delivering is ordered before
-  /// what the task reads next through the lock, which ThreadSanitizer sees (it cannot see the
-  /// ordering a continuation's resumption gives).
+  /// taken after the delivery (and after the resumption, which holds it), so what the deliverer
+  /// wrote before delivering is ordered before what the task reads next through the lock, which
+  /// ThreadSanitizer sees (it cannot see the ordering a continuation's resumption gives).
   package func take() async {
     let delivered = state.withLock { state -> Bool in
       guard case .delivered = state else { return false }

@@ -13,9 +13,9 @@ import Testing
 /// Under `make tsan` it is also the stress that reproduced CI's report at 611d5de (a race between
 /// `withUnsafeContinuation` and `resume(returning:)`): with `Synchronization.Mutex` guarding the
 /// hand-off, TSan could not see the lock's contended path (a futex wait in uninstrumented code);
-/// with a pthread lock it still reported the Swift runtime's own ordering, which
-/// `scripts/tsan.supp` names and docs/decisions/testing.md explains. Run `aResumedTaskWaitsAgainAtOnce`
-/// without the suppressions file to see it.
+/// with a pthread lock it still reported the Swift runtime's own ordering until the delivery
+/// resumed the task under its lock (docs/decisions/testing.md). Resume outside the lock and
+/// `aResumedTaskWaitsAgainAtOnce` reports it again.
 @Suite("report delivery", .tags(.concurrency))
 struct ReportDeliveryTests {
   /// A transfer's side of the hand-off, as `CurlTransfer` has it: the report is written by the
@@ -64,9 +64,7 @@ struct ReportDeliveryTests {
 
   /// The network thread's own order: it resumes the task and touches the delivery no more, and
   /// the task waits again at once. Under `make tsan` this is what CI reported at 8eda8eb (the next
-  /// `withUnsafeContinuation` writing the frame the last `resume(returning:)` read) when
-  /// `scripts/tsan.supp` named only the `E == Never` form of `resume(returning:)`, and
-  /// `resume()` calls the generic one.
+  /// `withUnsafeContinuation` writing the frame the last `resume(returning:)` read).
   @Test func aResumedTaskWaitsAgainAtOnce() async {
     let rounds = 20_000
     var mismatches = 0

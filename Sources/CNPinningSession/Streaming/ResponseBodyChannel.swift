@@ -29,18 +29,27 @@ package final class ResponseBodyChannel: Sendable {
     var discarding = false
     /// How the body ended: nil while it is arriving, then success or the error.
     var end: Result<Void, CNPinnedSessionError>?
-    var reader: CheckedContinuation<Data?, any Error>?
+    /// The reader waiting for a chunk or the end. It is resumed with nothing, under the lock,
+    /// and takes what came under the lock: so ThreadSanitizer sees every hand-off (a
+    /// continuation's value travels where it cannot: docs/decisions/testing.md).
+    var reader: CheckedContinuation<Void, Never>?
     var wake: (@Sendable () -> Void)?
     var cancel: (@Sendable () -> Void)?
 
-    /// The next chunk or the end, if there is one (and whom to wake, if taking it made room);
-    /// otherwise `reader` is kept, to be resumed by `offer` or `finish`.
-    mutating func take(orWait reader: CheckedContinuation<Data?, any Error>) -> (
-      Result<Data?, CNPinnedSessionError>?, wake: (@Sendable () -> Void)?
-    ) {
-      let (ready, wake) = takeReady()
-      if ready == nil { self.reader = reader }
-      return (ready, wake)
+    /// Whether a chunk or the end is there to take; if not, `reader` is kept, to be resumed by
+    /// `offer`, `push` or `finish`.
+    mutating func hasReady(orWait reader: CheckedContinuation<Void, Never>) -> Bool {
+      guard first == chunks.count, end == nil else { return true }
+      self.reader = reader
+      return false
+    }
+
+    /// Keeps `data` for the reader, and resumes it if it waits.
+    mutating func keep(_ data: Data) {
+      chunks.append(data)
+      buffered += data.count
+      reader?.resume()
+      reader = nil
     }
 
     /// The next chunk or the end, if there is one (and whom to wake, if taking it made room).
@@ -80,22 +89,15 @@ package final class ResponseBodyChannel: Sendable {
 
   /// Takes the next bytes of the body.
   package func offer(_ bytes: UnsafeRawBufferPointer) -> Receipt {
-    let (receipt, reader) = state.withLock { state -> (Receipt, CheckedContinuation<Data?, any Error>?) in
-      if state.discarding || state.end != nil { return (.taken, nil) }
-      if let reader = state.reader {
-        state.reader = nil
-        return (.taken, reader)
-      }
+    state.withLock { state -> Receipt in
+      if state.discarding || state.end != nil { return .taken }
       guard state.buffered < ResponseBodyChannel.capacity else {
         state.paused = true
-        return (.paused, nil)
+        return .paused
       }
-      state.chunks.append(Data(bytes))
-      state.buffered += bytes.count
-      return (.taken, nil)
+      state.keep(Data(bytes))
+      return .taken
     }
-    reader?.resume(returning: Data(bytes))
-    return receipt
   }
 
   /// What `push` did with a chunk.
@@ -111,35 +113,26 @@ package final class ResponseBodyChannel: Sendable {
   /// Takes a chunk whole, for a source that cannot hold bytes back (a URLSession data delegate:
   /// what it was handed has arrived); says when the source should pause.
   package func push(_ data: Data) -> Push {
-    let (push, reader) = state.withLock { state -> (Push, CheckedContinuation<Data?, any Error>?) in
-      if state.end != nil { return (.ended, nil) }
-      if state.discarding { return (.room, nil) }
-      if let reader = state.reader {
-        state.reader = nil
-        return (.room, reader)
-      }
-      state.chunks.append(data)
-      state.buffered += data.count
-      guard state.buffered >= ResponseBodyChannel.capacity else { return (.room, nil) }
+    state.withLock { state -> Push in
+      if state.end != nil { return .ended }
+      if state.discarding { return .room }
+      state.keep(data)
+      guard state.buffered >= ResponseBodyChannel.capacity else { return .room }
       state.paused = true
-      return (.full, nil)
+      return .full
     }
-    reader?.resume(returning: data)
-    return push
   }
 
   /// The body is complete (`error` nil) or failed; later calls do nothing.
   package func finish(_ error: CNPinnedSessionError?) {
-    let reader = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
-      guard state.end == nil else { return nil }
+    state.withLock { state in
+      guard state.end == nil else { return }
       state.end = error.map { .failure($0) } ?? .success(())
       state.wake = nil
       state.cancel = nil
-      defer { state.reader = nil }
-      return state.reader
+      state.reader?.resume()
+      state.reader = nil
     }
-    guard let reader else { return }
-    if let error { reader.resume(throwing: error) } else { reader.resume(returning: nil) }
   }
 
   // MARK: - Reader side
@@ -153,21 +146,17 @@ package final class ResponseBodyChannel: Sendable {
       wake?()
       if let ready { return try ready.get() }
     }
-    do {
-      return try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-          let (ready, wake) = state.withLock { $0.take(orWait: continuation) }
-          wake?()
-          if let ready { continuation.resume(with: ready.mapError { $0 }) }
-        }
-      } onCancel: {
-        stop(.cancelled)
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        if state.withLock({ $0.hasReady(orWait: continuation) }) { continuation.resume() }
       }
-    } catch let error as CNPinnedSessionError {
-      throw error
-    } catch {
-      throw .cancelled
+    } onCancel: {
+      stop(.cancelled)
     }
+    // Resumed once a chunk or the end is there (`keep`, `finish`); nothing else takes it.
+    let (ready, wake) = state.withLock { $0.takeReady() }
+    wake?()
+    return try (ready ?? .failure(.cancelled)).get()
   }
 
   /// Stops the transfer and ends the body with `error` (a reader that gives up).
