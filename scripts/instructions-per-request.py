@@ -15,8 +15,9 @@ cache miss or a system call costs more than its instructions say (the kernel is 
 
     scripts/instructions-per-request.py [--client CLIENT] --budget
         the budget (issue 68): exchange(_:) and data(for:), sequential and 8 at a time, each
-        beside libcurl from C doing the same; prints the ratios and exits 1 when one is over its
-        budget (BUDGETS), 2 when it cannot count
+        beside libcurl from C doing the same, in instructions (callgrind) and in heap allocations
+        (DHAT); prints the ratios and exits 1 when one is over its budget (BUDGETS,
+        ALLOCATION_BUDGET), 2 when it cannot count
 
     scripts/instructions-per-request.py [--client CLIENT] [LOW HIGH [CONCURRENCY [KIND]]]
         (defaults: 300 1300 1 pinned; KIND pinned is data(for:), pinned-executor the same from tasks
@@ -75,6 +76,9 @@ BUDGETS = [
     ("data(for:)", "pinned", 8, 1.6),
 ]
 BUDGET_RUNS = (200, 1200)
+# Heap allocations per request (valgrind's DHAT, every thread) against libcurl from C's: the most
+# CNPinnedSession may make, for each kind in BUDGETS.
+ALLOCATION_BUDGET = 1.5
 
 
 def fail(message):
@@ -144,6 +148,19 @@ def total(command, low, high, work, name):
             fail(f"callgrind wrote no total to {out}")
         totals.append(int(lines[-1].split()[-1]))
     return (totals[1] - totals[0]) / (high - low)
+
+
+def allocations(command, low, high):
+    """Per-request heap allocations of every thread (DHAT's total blocks)."""
+    counts = []
+    for count in (low, high):
+        result = subprocess.run(["valgrind", "--tool=dhat", "--dhat-out-file=/dev/null"] + command(count),
+                                capture_output=True, text=True)
+        match = re.search(r"Total:\s+[\d,]+ bytes in ([\d,]+) blocks", result.stderr)
+        if result.returncode != 0 or not match:
+            fail(f"DHAT gave no total:\n{result.stderr[-2000:]}")
+        counts.append(int(match.group(1).replace(",", "")))
+    return (counts[1] - counts[0]) / (high - low)
 
 
 def phase_cost(by_function, pattern):
@@ -224,6 +241,17 @@ def budget(client=None):
             label = f"{call}, {shape}"
             print(f"{label:34s}{ours:17,.0f}{theirs:14,.0f}{ratio:8.2f}{limit:8.2f}" + ("  OVER" if ratio > limit else ""))
             if ratio > limit:
+                over.append(label)
+        print(f"heap allocations per request (DHAT, every thread), budget {ALLOCATION_BUDGET}")
+        for call, kind, concurrency, _ in BUDGETS:
+            ours = allocations(peers.ours(kind, concurrency), low, high)
+            theirs = allocations(peers.libcurl(concurrency), low, high)
+            ratio = ours / theirs
+            shape = "sequential" if concurrency == 1 else f"{concurrency} at a time"
+            label = f"{call}, {shape}, allocations"
+            print(f"{label:34s}{ours:17,.1f}{theirs:14,.1f}{ratio:8.2f}{ALLOCATION_BUDGET:8.2f}"
+                  + ("  OVER" if ratio > ALLOCATION_BUDGET else ""))
+            if ratio > ALLOCATION_BUDGET:
                 over.append(label)
     if over:
         print(f"bench-instructions: over budget: {', '.join(over)}", file=sys.stderr)

@@ -13,22 +13,25 @@ package final class CurlDelivery: Sendable {
     case delivered
     case taken
   }
+  /// The state and when the delivery was made (uptime nanoseconds; 0 before), under one lock.
+  struct Shared {
+    var state = State.pending
+    var deliveredAt: UInt64 = 0
+  }
   /// ``Locked`` (a pthread mutex underneath), not ``Synchronization/Mutex``: on Linux the Mutex waits
   /// in the kernel when contended, where ThreadSanitizer cannot see the ordering it gives, so
   /// `make tsan` reported this hand-off as a race (see docs/decisions/testing.md).
-  private let state = Locked(State.pending)
-  /// When the delivery was made (uptime nanoseconds; 0 before).
-  private let time = Locked<UInt64>(0)
+  private let shared = Locked(Shared())
 
   package init() {}
 
   /// When the delivery was made (uptime nanoseconds; 0 before).
-  package var deliveredAt: UInt64 { time.withLock { $0 } }
+  package var deliveredAt: UInt64 { shared.withLock { $0.deliveredAt } }
 
   /// Whether the job has been delivered (taken or not).
   package var hasDelivered: Bool {
-    state.withLock { state in
-      switch state {
+    shared.withLock { shared in
+      switch shared.state {
       case .pending, .waiting: false
       case .delivered, .taken: true
       }
@@ -39,32 +42,34 @@ package final class CurlDelivery: Sendable {
   /// to (``CurlMultiLoop`` does once it has decided whether to park).
   package struct Resumption {
     let continuation: UnsafeContinuation<Void, Never>
-    let state: Locked<State>
+    let shared: Locked<Shared>
     /// Resumes the task under the state's lock, which the task takes once it runs on
     /// (``take()``): ThreadSanitizer then sees the resumption's read of the task's frame ordered
     /// before the task's next use of it, an order the Swift runtime keeps where TSan cannot see
     /// it when the resumption comes before the task has suspended (docs/decisions/testing.md).
-    package func resume() { state.withLock { _ in continuation.resume() } }
+    package func resume() { shared.withLock { _ in continuation.resume() } }
   }
 
   /// Delivers, unless delivered already (later deliveries do nothing); returns the waiting
   /// task's resumption, if a task waits.
   package func deliver() -> Resumption? {
-    guard !hasDelivered else { return nil }
-    time.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
-    let waiting = state.withLock { state -> UnsafeContinuation<Void, Never>? in
-      switch state {
+    let now = DispatchTime.now().uptimeNanoseconds
+    let waiting = shared.withLock { shared -> UnsafeContinuation<Void, Never>? in
+      let waiting: UnsafeContinuation<Void, Never>?
+      switch shared.state {
       case .pending:
-        state = .delivered
-        return nil
+        shared.state = .delivered
+        waiting = nil
       case .waiting(let continuation):
-        state = .taken
-        return continuation
+        shared.state = .taken
+        waiting = continuation
       case .delivered, .taken:
         return nil
       }
+      shared.deliveredAt = now
+      return waiting
     }
-    return waiting.map { Resumption(continuation: $0, state: state) }
+    return waiting.map { Resumption(continuation: $0, shared: shared) }
   }
 
   /// Returns at once if delivered, else when it is. Called once. Either way the state's lock is
@@ -72,22 +77,22 @@ package final class CurlDelivery: Sendable {
   /// wrote before delivering is ordered before what the task reads next through the lock, which
   /// ThreadSanitizer sees (it cannot see the ordering a continuation's resumption gives).
   package func take() async {
-    let delivered = state.withLock { state -> Bool in
-      guard case .delivered = state else { return false }
-      state = .taken
+    let delivered = shared.withLock { shared -> Bool in
+      guard case .delivered = shared.state else { return false }
+      shared.state = .taken
       return true
     }
     if delivered { return }
-    defer { state.withLock { _ in } }
+    defer { shared.withLock { _ in } }
     // Resumed exactly once: here when the delivery came meanwhile, or through the one Resumption
     // `deliver` returns, which it makes only from `.waiting` and leaves `.taken` behind.
     await withUnsafeContinuation { continuation in
-      let delivered = state.withLock { state -> Bool in
-        if case .delivered = state {
-          state = .taken
+      let delivered = shared.withLock { shared -> Bool in
+        if case .delivered = shared.state {
+          shared.state = .taken
           return true
         }
-        state = .waiting(continuation)
+        shared.state = .waiting(continuation)
         return false
       }
       if delivered { continuation.resume() }

@@ -3,31 +3,35 @@ import Foundation
 /// A value guarded by a lock, usable from any thread. Portable to every platform the package
 /// supports (unlike `Synchronization.Mutex`, which needs the newest Apple OS releases).
 ///
-/// The lock is a `pthread_mutex_t` of its own allocation (an address that never moves), which
-/// ThreadSanitizer sees: Foundation's `NSLock` on Linux makes three allocations and a condition
-/// variable for `lock(before:)`, which nothing here uses, and the session makes several of these
-/// a request.
+/// The lock is a `pthread_mutex_t` at an address that never moves, which ThreadSanitizer sees
+/// (Foundation's `NSLock` on Linux makes three allocations and a condition variable for
+/// `lock(before:)`, which nothing here uses). Value and mutex share one allocation: the session
+/// makes several of these a request. Copies share the value and the lock, as references do.
 // Unchecked Sendable: every access to the value goes through the lock.
-package final class Locked<Value>: @unchecked Sendable {
-  private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-  private var value: Value
+package struct Locked<Value>: @unchecked Sendable {
+  /// The value as the header, the mutex as the one element, in one object.
+  private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+    deinit {
+      _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+    }
+  }
+
+  private let storage: Storage
 
   package init(_ value: Value) {
-    self.value = value
-    mutex.initialize(to: pthread_mutex_t())
-    let status = pthread_mutex_init(mutex, nil)
+    storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in value }, to: Storage.self)
+    let status = storage.withUnsafeMutablePointerToElements { mutex in
+      mutex.initialize(to: pthread_mutex_t())
+      return pthread_mutex_init(mutex, nil)
+    }
     precondition(status == 0, "pthread_mutex_init failed: \(status)")
   }
 
-  deinit {
-    pthread_mutex_destroy(mutex)
-    mutex.deinitialize(count: 1)
-    mutex.deallocate()
-  }
-
   package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-    pthread_mutex_lock(mutex)
-    defer { pthread_mutex_unlock(mutex) }
-    return try body(&value)
+    try storage.withUnsafeMutablePointers { value, mutex in
+      pthread_mutex_lock(mutex)
+      defer { pthread_mutex_unlock(mutex) }
+      return try body(&value.pointee)
+    }
   }
 }

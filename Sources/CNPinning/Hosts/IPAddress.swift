@@ -7,15 +7,19 @@ package enum IPAddress {
     return String(decoding: bytes, as: UTF8.self)
   }
 
-  static func parseIPv4(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> [UInt8]? {
-    var octets: [UInt8] = []
+  /// The four octets, first in the high byte, or nil (made without an allocation: a request's
+  /// host is checked three times).
+  static func parseIPv4(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> UInt32? {
+    var address: UInt32 = 0
+    var dots = 0
     var value = 0
     var digits = 0
     var leadingZero = false
     for byte in bytes {
       if byte == UInt8(ascii: ".") {
-        guard digits > 0, octets.count < 3 else { return nil }
-        octets.append(UInt8(value))
+        guard digits > 0, dots < 3 else { return nil }
+        address = address << 8 | UInt32(value)
+        dots += 1
         (value, digits, leadingZero) = (0, 0, false)
         continue
       }
@@ -25,9 +29,8 @@ package enum IPAddress {
       digits += 1
       guard value <= 255 else { return nil }
     }
-    guard digits > 0, octets.count == 3 else { return nil }
-    octets.append(UInt8(value))
-    return octets
+    guard digits > 0, dots == 3 else { return nil }
+    return address << 8 | UInt32(value)
   }
 
   /// Whether a host name (without a trailing dot) ends in a number as the WHATWG URL standard
@@ -173,9 +176,9 @@ package enum IPAddress {
       // An embedded IPv4 address may end the text.
       let rest = text[index...]
       if let dot = rest.firstIndex(of: UInt8(ascii: ".")), !rest[..<dot].contains(0x3A) {
-        let octets: [UInt8]? = rest.withUnsafeBufferPointer { parseIPv4($0[...]) }
-        guard let octets else { return nil }
-        let pair = [UInt16(octets[0]) << 8 | UInt16(octets[1]), UInt16(octets[2]) << 8 | UInt16(octets[3])]
+        let address: UInt32? = rest.withUnsafeBufferPointer { parseIPv4($0[...]) }
+        guard let address else { return nil }
+        let pair = [UInt16(truncatingIfNeeded: address >> 16), UInt16(truncatingIfNeeded: address)]
         if sawDoubleColon { tail += pair } else { head += pair }
         index = text.count
         break
