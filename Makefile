@@ -40,8 +40,9 @@ demo: deps
 # build compiles those), then Swift Testing alone (there are no XCTest tests, so XCTest's empty
 # run is skipped), quietly: each failure and issue, what the suites print, and the summary.
 # A cold make test on a quiet two-core machine: 85-109 s to build (the three test modules are
-# most of it: Swift Testing's macros expand every #expect) and 23-26 s to run, 113-137 s in all
-# (2026-12-06; where the time goes: docs/decisions/testing.md). It builds in a folder of its own without debug
+# most of it: type-checking every #expect's expansion) and 23-26 s to run, 113-137 s in all
+# (2026-12-06; the build alone 110-128 s in four runs that evening; where the time goes:
+# docs/decisions/testing.md). It builds in a folder of its own without debug
 # information (a crash's backtrace then names functions without lines: swift build
 # --build-tests keeps them for lldb), and leaves to make test-slow the tests below, which
 # .ci/run runs too.
