@@ -203,9 +203,13 @@ package final class CurlMultiLoop: @unchecked Sendable {
     // Parked until the first command makes this thread the driver.
     cnp_eventfd_await(parkDescriptor)
     while true {
-      let (queue, shuttingDown) = control.withLock { $0.takeQueue() }
-      for command in queue { handle(command) }
-      if shuttingDown { break }
+      // In a scope of its own: the commands (and the jobs they hold) are let go of before the
+      // thread waits or parks, not kept until its next turn.
+      do {
+        let (queue, shuttingDown) = control.withLock { $0.takeQueue() }
+        for command in queue { handle(command) }
+        if shuttingDown { break }
+      }
       driver.runDueTimer()
       collectFinishedTransfers()
       let ended = takeEndedTransfers()

@@ -189,6 +189,37 @@ struct StreamingTests {
     #expect(failure == .cancelled)
   }
 
+  /// A streamed body's transfer reaches its loop and job through the body's `wake` and `cancel`
+  /// closures; the transfer's end drops them, and the network thread keeps no job once it has
+  /// handled it. Read to its end, stopped part-way or refused at the handshake, the body leaves
+  /// nothing behind: the channel goes, and with it the transfer and the job (1 MiB of unread
+  /// body was kept until the thread's next turn after a stop).
+  @Test(arguments: ["read", "stopped", "refused"])
+  func aStreamedBodyLeavesNothingBehind(_ ending: String) async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { _ in .init(body: Self.body(4 << 20)) }))
+    let session = try Self.session(for: server, pki: pki)
+    let url = server.url("/", hostName: ending == "refused" ? "other.test" : "api.test")
+    weak var kept: ResponseBodyChannel?
+    do {
+      let channel = ResponseBodyChannel.make()
+      kept = channel
+      _ = try await session.engine.perform(SessionRequest(url: url), destination: .channel(channel))
+      #expect(ending != "refused", "a certificate for api.test was taken for other.test")
+      if ending == "read" {
+        var count = 0
+        while let chunk = try await channel.next() { count += chunk.count }
+        #expect(count == 4 << 20)
+      } else {
+        #expect(try await channel.next()?.isEmpty == false)
+        channel.stop(.cancelled)
+      }
+    } catch {
+      #expect(ending == "refused", "\(error)")
+    }
+    #expect(await eventually { kept == nil }, "the body of a request \(ending) is still held")
+  }
+
   @Test func aFileIsUploadedAsItIsReadWithItsLength() async throws {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(.init(identity: pki.leaf, handler: { .text("\($0.body.count)") }))
