@@ -78,8 +78,10 @@ package final class ResponseBodyChannel: Sendable {
   init() {}
 
   /// Connects the transport: `wake` asks it to deliver again after a pause, `cancel` stops it.
+  /// A finished channel keeps neither (the transport's closures hold the job strongly).
   package func connect(wake: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void) {
     state.withLock {
+      guard $0.end == nil else { return }
       $0.wake = wake
       $0.cancel = cancel
     }

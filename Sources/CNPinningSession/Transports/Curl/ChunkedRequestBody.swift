@@ -33,7 +33,7 @@ final class ChunkedRequestBody: StreamedRequestBody, @unchecked Sendable {
   }
 
   func connect(wake: @escaping @Sendable () -> Void) {
-    state.withLock { $0.wake = wake }
+    state.withLock { state in if !state.closed { state.wake = wake } }
   }
 
   func read(into buffer: UnsafeMutableRawBufferPointer) -> BodyRead {

@@ -66,16 +66,11 @@ package final class CurlTransport: HopTransport {
       let transfer = CurlTransfer(plan: plan, policy: policy, destination: hop.destination, progress: hop.progress)
       let job = CurlJob(request: request, events: transfer, delivery: transfer.delivery, streamsABody: transfer.streamsABody)
       if transfer.streamsABody {
-        // The streamed bodies hold the loop and job weakly: neither keeps the other alive.
-        transfer.connect(
-          wake: { [weak loop, weak job] in
-            guard let loop, let job else { return }
-            loop.resume(job)
-          },
-          cancel: { [weak loop, weak job] in
-            guard let loop, let job else { return }
-            loop.cancel(job)
-          })
+        // Held strongly: every job has an end, which finishes the channel and closes the
+        // request body, and both then drop these closures, so the job → body → job cycle ends
+        // with the transfer. A weak reference would give the loop and each job a side table,
+        // through which every retain and release of them then goes (the runtime's slow path).
+        transfer.connect(wake: { [loop] in loop.resume(job) }, cancel: { [loop] in loop.cancel(job) })
       }
       await loop.perform(job)
       return (transfer.report!, job.networkTime)

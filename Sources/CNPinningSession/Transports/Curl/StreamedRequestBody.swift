@@ -13,7 +13,8 @@ import Glibc
 protocol StreamedRequestBody: AnyObject, Sendable {
   /// The body's length in bytes, when known before sending (else it is sent chunked on HTTP/1.1).
   var length: Int? { get }
-  /// Connects the transport: `wake` asks it to read again after a pause.
+  /// Connects the transport: `wake` asks it to read again after a pause. A closed body keeps
+  /// nothing (the transport's closure holds the job strongly).
   func connect(wake: @escaping @Sendable () -> Void)
   /// Copies the next bytes into `buffer`.
   func read(into buffer: UnsafeMutableRawBufferPointer) -> BodyRead
@@ -103,7 +104,7 @@ final class InputStreamRequestBody: StreamedRequestBody, @unchecked Sendable {
 
   func connect(wake: @escaping @Sendable () -> Void) {
     condition.lock()
-    self.wake = wake
+    if !closed { self.wake = wake }
     condition.unlock()
   }
 
