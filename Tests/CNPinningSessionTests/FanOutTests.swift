@@ -19,8 +19,12 @@ struct FanOutTests {
   /// one-second poll timeout), so it takes many times what its batch-mates take. Each request's
   /// time on the network thread — from being handed over to its response coming back, which
   /// leaves out the test tasks' own scheduling, slow when the rest of the suite runs beside it —
-  /// must stay within 250 ms plus five times the median request's (a loaded machine slows the
-  /// median too and raises the bound with it).
+  /// must stay within 250 ms plus five times the median request's or, when more, its batch's
+  /// tenth fastest's. A machine too busy to run the network thread slows a whole batch, its
+  /// fastest requests too: in the full suite the first batches run while the other suites start,
+  /// at 5–8 times the run's median request (tenth fastest 129 ms, slowest 207, against a median
+  /// of 26), and once went 2 ms over a bound taken from the whole run alone. A missed wake-up, or
+  /// requests stalled together, leaves the batch's fastest as they were.
   @Test(.tags(.concurrency)) func batchesOfAHundredConcurrentRequestsNeverStall() async throws {
     let pki = try TestPKI()
     let server = try NginxServer.start(try .init(identity: pki.leaf))
@@ -63,15 +67,15 @@ struct FanOutTests {
     let times = networkTimes.withLock { $0 }
     try #require(times.count == 6000)
     let median = times.sorted()[times.count / 2]
-    let bound = 250 + 5 * median
-    let slow = times.enumerated().filter { $0.element > bound }
+    let bounds = (0..<60).map { batch in 250 + 5 * max(median, times[(batch * 100)..<(batch * 100 + 100)].sorted()[9]) }
+    let slow = times.enumerated().filter { $0.element > bounds[$0.offset / 100] }
     let slowBatches = Set(slow.map { $0.offset / 100 }).sorted()
     let sortedBatches = batches.sorted()
     #expect(
       slow.isEmpty,
       """
-      median request \(String(format: "%.1f", median)) ms on the network thread; \(slow.count) over \(Int(bound)) ms \
-      (slowest \(Int(slow.map(\.element).max() ?? 0)) ms) in batches \(slowBatches); batches (wall time) median \
+      median request \(String(format: "%.1f", median)) ms on the network thread; \(slow.count) over their bounds \
+      (\(Int(bounds.min()!))–\(Int(bounds.max()!)) ms; slowest \(Int(slow.map(\.element).max() ?? 0)) ms) in batches \(slowBatches); batches (wall time) median \
       \(Int(sortedBatches[30])) ms, slowest \(Int(sortedBatches[59])) ms; a 10 ms sleeper woke late by \
       \(slowBatches.map { "\(Int(pauses.withLock { $0.longest }[$0])) ms in batch \($0)" })
       """)
