@@ -53,6 +53,9 @@ func runInProcess(
     /// (`data(for:)` from tasks that prefer `CNPinnedSession.executor`) or "exchange"
     /// (`exchange(_:)`, the body read as it arrives, no `HTTPURLResponse`).
     var kind = "pinned"
+    /// The protocol of the work, for libcurl from C too: a streamed body, as `exchange(_:)`'s,
+    /// goes over HTTP/1.1 (the session does not offer it HTTP/2).
+    var offersHTTP2: Bool { kind != "exchange" }
   }
   // The targets are issue 57's for data(for:) (sequential 1.15, 8 concurrent 1.3, a new
   // connection each 1.05; the batches' tail at most 3× their median and 50 ms) and issue 46's for
@@ -74,10 +77,11 @@ func runInProcess(
       name: "8 concurrent, callers preferring session.executor", server: servers.keepAlive, count: 4000, concurrency: 8,
       batch: 0, target: 1.3, kind: "pinned-executor"),
     Workload(
-      name: "exchange(_:), sequential, keep-alive", server: servers.keepAlive, count: 2000, concurrency: 1, batch: 0,
+      name: "exchange(_:), sequential, keep-alive (HTTP/1.1)", server: servers.keepAlive, count: 2000, concurrency: 1, batch: 0,
       target: 1.15, kind: "exchange"),
     Workload(
-      name: "exchange(_:), 8 concurrent", server: servers.keepAlive, count: 4000, concurrency: 8, batch: 0, target: 1.15,
+      name: "exchange(_:), 8 concurrent (HTTP/1.1)", server: servers.keepAlive, count: 4000, concurrency: 8, batch: 0,
+      target: 1.15,
       kind: "exchange"),
   ]
   print("in process, after 200 requests to warm up; \(rounds) alternating rounds; times per request in µs")
@@ -85,9 +89,10 @@ func runInProcess(
   for workload in workloads {
     let url = "https://127.0.0.1:\(workload.server.port)/"
     let shape = ["\(workload.count)", "\(workload.concurrency)"] + (workload.batch > 0 ? ["\(workload.batch)"] : [])
+    let cCommand = [cClient] + (workload.offersHTTP2 ? [] : ["--http1.1"])
     var commands: [(name: String, command: [String])] = [
       ("CNPinnedSession", [client, "in-process", workload.kind, root, pins, url] + shape),
-      ("libcurl (C)", [cClient, url, root, spkiPin] + shape),
+      ("libcurl (C)", cCommand + [url, root, spkiPin] + shape),
     ]
     if withURLSession, workload.kind == "pinned" {
       commands.append(("URLSession", [client, "in-process", "urlsession", "-", "-", url] + shape))
@@ -151,7 +156,7 @@ func runInProcess(
       let ourCount = try counter.perRequest(runs: spread) { count in
         counter.swiftClient([client, "in-process", workload.kind, root, pins, url, "\(count)"] + tail)
       }
-      let theirCount = try counter.perRequest(runs: spread) { count in [cClient, url, root, spkiPin, "\(count)"] + tail }
+      let theirCount = try counter.perRequest(runs: spread) { count in cCommand + [url, root, spkiPin, "\(count)"] + tail }
       print(
         String(
           format: "    instructions per request (callgrind, all threads, runs of %d and %d): CNPinnedSession %.0f, "
