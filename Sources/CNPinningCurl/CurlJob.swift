@@ -96,11 +96,13 @@ package final class CurlJob: @unchecked Sendable {
         ?? CurlConnectionFacts(use: .new, protocolVersion: 0, cipher: nil, applicationProtocol: nil, verified: nil)
     }
     switch events.judge(facts, resend: resend, connectionHasInput: connectionHasInput) {
-    case .proceed:
+    case .proceed(let kept):
+      servingConnection?.keptVerdict = kept
       return true
     case .stop:
       return false
     case .refuseConnection:
+      servingConnection?.keptVerdict = nil
       if let ssl { TLSHooks.forgetSession(of: ssl) }
       return false
     }

@@ -27,8 +27,9 @@ package protocol CurlTransferEvents: AnyObject {
 
 /// What the session decided about a connection.
 package enum CurlJudgement: Sendable {
-  /// Send the request.
-  case proceed
+  /// Send the request, and keep `keeping` on the connection for the next request sent on it
+  /// (``CurlConnectionFacts/keptVerdict``; nil keeps nothing).
+  case proceed(keeping: (any AnyObject & Sendable)?)
   /// Stop before sending (the session records why).
   case stop
   /// Stop, and make the connection's TLS session unresumable: its chain was refused, so the next
@@ -67,6 +68,8 @@ package struct CurlConnectionFacts {
   /// What the session kept of the chain OpenSSL verified for this TLS session
   /// (``CurlRequest/TLS/keepVerifiedChain``); nil when there is none.
   package let verified: AnyObject?
+  /// What the session kept on the connection when it let the last request on it proceed.
+  package var keptVerdict: (any AnyObject & Sendable)? = nil
 }
 
 /// How a job ended.

@@ -38,6 +38,9 @@ final class TLSConnectionState: @unchecked Sendable {
   var cipher: NegotiatedCipher?
   /// The protocol ALPN chose ("h2", "http/1.1"), read with the cipher.
   var applicationProtocol: String?
+  /// What the session kept of its verdict on the connection's last request, for the next one
+  /// (``CurlJudgement/proceed(keeping:)``).
+  var keptVerdict: (any AnyObject & Sendable)?
   /// Whether the server ended the TLS connection properly (a close_notify alert), which is what
   /// tells a body delimited by the connection's end from one cut short.
   var receivedCloseNotify = false
@@ -138,7 +141,7 @@ enum TLSHooks {
     }
     return CurlConnectionFacts(
       use: use, protocolVersion: Int(SSL_version(ssl)), cipher: state.cipher, applicationProtocol: state.applicationProtocol,
-      verified: verified)
+      verified: verified, keptVerdict: state.keptVerdict)
   }
 
   private static func selectedApplicationProtocol(_ ssl: OpaquePointer) -> String? {

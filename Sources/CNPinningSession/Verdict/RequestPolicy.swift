@@ -43,6 +43,14 @@ package struct RequestPolicy: Sendable {
       unpinnedHosts: unpinnedHosts, rules: rules, wantsPresentedChain: wantsPresentedChain, webPKIScope: webPKIScope)
   }
 
+  /// Whether a connection's verdict under `other` is the verdict under this policy: every field
+  /// ``ConnectionVerdict`` reads is equal, and the manager is the same object.
+  func judgesAlike(_ other: RequestPolicy) -> Bool {
+    host == other.host && port == other.port && trust == other.trust && manager === other.manager
+      && hostName == other.hostName && unpinnedHosts == other.unpinnedHosts && rules == other.rules
+      && webPKIScope == other.webPKIScope
+  }
+
   /// The lowest TLS version a handshake offers.
   package var minimumTLSVersion: CNTLSVersion { rules.minimumTLSVersion }
 }

@@ -82,7 +82,7 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
           + "as the server may have acted on it")
       return .stop
     }
-    guard let facts else { return .proceed }
+    guard let facts else { return .proceed(keeping: nil) }
     let connection = ConnectionFacts(
       use: facts.use.kind, protocolVersion: facts.protocolVersion, cipher: facts.cipher,
       verified: facts.verified as? VerifiedChain, applicationProtocol: facts.applicationProtocol)
@@ -96,9 +96,16 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
       refusedResponse = .connectionLost(host: plan.host, reason: "the server closed the idle connection; nothing was sent")
       return .stop
     }
-    let judgement = ConnectionVerdict.judge(connection, under: policy, at: plan.clock())
+    let now = plan.clock()
+    let kept = facts.keptVerdict as? KeptVerdict
+    if let kept, let judgement = kept.judgement(for: connection, under: policy, at: now) {
+      judgements.append(judgement)
+      return .proceed(keeping: kept)
+    }
+    let judgement = ConnectionVerdict.judge(connection, under: policy, at: now)
     judgements.append(judgement)
-    return judgement.rejection == nil ? .proceed : .refuseConnection
+    guard judgement.rejection == nil else { return .refuseConnection }
+    return .proceed(keeping: KeptVerdict(judgement, of: connection, under: policy, at: now))
   }
 
   func receiveBody(_ bytes: UnsafeRawBufferPointer) -> CurlBodyReceipt {
