@@ -8,7 +8,7 @@ import Foundation
 /// not change while it is open, the request's policy and the time. So a kept verdict stands for a
 /// later request on the same connection and its chain under an equal policy, while the time
 /// crosses none of the moments that could change it: the chain's certificates all valid, and
-/// the pins of the same ``PolicyGeneration`` (which moves when an enterprise policy is applied or
+/// the pins of the same `PolicyGeneration` (CNPinning; it moves when an enterprise policy is applied or
 /// signed out, a pin expires, a policy's window opens or closes, or a report-only window ends).
 /// Any other request is judged afresh, so each request is still judged against the pins in force
 /// when it starts. Only acceptances are kept: a refused connection is closed.
