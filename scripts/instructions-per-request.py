@@ -100,10 +100,13 @@ def annotate(path, inclusive):
         match = re.match(r"\s*([\d,]+) \([^)]*\)\s+(.*)\[(.*)\]\s*$", line)
         if match:
             name = match.group(2).strip()
-            # Functions entered again through the async runtime are listed a second time as
-            # NAME'2 with the whole rest of the run in them: not a cost of one call.
-            if not name.endswith("'2"):
-                costs[(name, os.path.basename(match.group(3)))] += int(match.group(1).replace(",", ""))
+            # A function entered again while it runs (through the async runtime, or OpenSSL
+            # inside a callback) is listed again as NAME'2, NAME'3: its own instructions there
+            # are part of its exclusive cost, but its inclusive cost there holds the whole rest
+            # of the run, not a cost of one call.
+            base = re.sub(r"'\d+$", "", name)
+            if base == name or not inclusive:
+                costs[(base, os.path.basename(match.group(3)))] += int(match.group(1).replace(",", ""))
     return costs
 
 
