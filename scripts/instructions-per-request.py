@@ -150,7 +150,8 @@ def total(command, low, high, work, name):
     """Per-request instructions of every thread, from callgrind's totals alone."""
     totals = []
     for count in (low, high):
-        with open(callgrind(command, count, work, name)) as file:
+        out = callgrind(command, count, work, name)
+        with open(out) as file:
             lines = [line for line in file if line.startswith(("totals:", "summary:"))]
         if not lines:
             fail(f"callgrind wrote no total to {out}")

@@ -31,13 +31,23 @@ struct KeptVerdictTests {
     }
   }
 
-  @Test func aReusedConnectionIsRefusedOnceItsLeafHasExpired() async throws {
-    let fixture = try Fixture(manager: try matchingPins())
+  /// Two requests on one connection, then `change`, then a third request on it: its error, once
+  /// the events show that it was refused on the reused connection.
+  static func errorOnTheReusedConnection(_ fixture: Fixture, after change: () throws -> Void) async throws
+    -> CNPinnedSessionError?
+  {
     for _ in 0..<2 { #expect(try await fixture.session.data(from: fixture.url).1.statusCode == 200) }
-    fixture.shift.withLock { $0 = 7200 }
-    #expect(await error { _ = try await fixture.session.data(from: fixture.url) } == .certificateExpired(host: "api.test"))
+    try change()
+    let error = await error { _ = try await fixture.session.data(from: fixture.url) }
     let counted = fixture.events.value
     #expect(counted.new == 1 && counted.reused == 2 && counted.refused == 1, "refused on the reused connection: \(counted)")
+    return error
+  }
+
+  @Test func aReusedConnectionIsRefusedOnceItsLeafHasExpired() async throws {
+    let fixture = try Fixture(manager: try matchingPins())
+    let error = try await Self.errorOnTheReusedConnection(fixture) { fixture.shift.withLock { $0 = 7200 } }
+    #expect(error == .certificateExpired(host: "api.test"))
   }
 
   @Test func aReusedConnectionIsJudgedOnPinsThatExpiredSinceItsLastRequest() async throws {
@@ -45,22 +55,18 @@ struct KeptVerdictTests {
       chains: try matchingPins().configuration(for: "api.test")!.configuration.chains,
       expirationDate: Date().addingTimeInterval(3000))
     let fixture = try Fixture(manager: try CNPinningManager(configuration: ["api.test": pinned]), unpinnedHosts: .deny)
-    for _ in 0..<2 { #expect(try await fixture.session.data(from: fixture.url).1.statusCode == 200) }
     // Past the pins' expiry, the leaf still valid: the host is no longer pinned, which this
     // session refuses.
-    fixture.shift.withLock { $0 = 3300 }
-    #expect(await error { _ = try await fixture.session.data(from: fixture.url) } == .hostNotPinned(host: "api.test"))
-    let counted = fixture.events.value
-    #expect(counted.new == 1 && counted.reused == 2 && counted.refused == 1, "refused on the reused connection: \(counted)")
+    let error = try await Self.errorOnTheReusedConnection(fixture) { fixture.shift.withLock { $0 = 3300 } }
+    #expect(error == .hostNotPinned(host: "api.test"))
   }
 
   @Test func aReusedConnectionIsJudgedUnderTheSessionsNewPins() async throws {
     let fixture = try Fixture(manager: try matchingPins())
-    for _ in 0..<2 { #expect(try await fixture.session.data(from: fixture.url).1.statusCode == 200) }
-    fixture.session.manager = try pins("api.test", [(.exact, "Another Root")])
-    #expect(await error { _ = try await fixture.session.data(from: fixture.url) }?.pinFailure != nil)
-    let counted = fixture.events.value
-    #expect(counted.refused == 1, "\(counted)")
+    let error = try await Self.errorOnTheReusedConnection(fixture) {
+      fixture.session.manager = try pins("api.test", [(.exact, "Another Root")])
+    }
+    #expect(error?.pinFailure != nil)
   }
 }
 #endif
