@@ -76,7 +76,7 @@ package final class CurlDelivery: Sendable {
   /// taken after the delivery (and after the resumption, which holds it), so what the deliverer
   /// wrote before delivering is ordered before what the task reads next through the lock, which
   /// ThreadSanitizer sees (it cannot see the ordering a continuation's resumption gives).
-  package func take() async {
+  @inline(__always) package func take() async {
     let delivered = shared.withLock { shared -> Bool in
       guard case .delivered = shared.state else { return false }
       shared.state = .taken
