@@ -3,54 +3,33 @@ import CNPinning
 /// A verdict on one request's connection, with what the effects (observer events, failure
 /// reports) need: complete when it is made, never filled in afterwards.
 ///
-/// Its fields live in one immutable object, so that a judgement is passed on (into a request's
+/// An immutable object rather than a struct, so that a judgement is passed on (into a request's
 /// judgements, a kept verdict, a report, the effects) for a retain: copied field by field, its
-/// optional error and pin result went through the runtime's generic value witnesses, about 950
-/// instructions a copy and destroy, several times a request.
-package struct Judgement: Sendable {
-  private final class Fields: Sendable {
-    let use: ConnectionFacts.Use
-    let verifiedChain: [CNCertificate]
-    let presentedChain: [CNCertificate]
-    let pinning: CNPinningResult?
-    let rejection: CNPinnedSessionError?
-    let protocolVersion: Int
-    let applicationProtocol: String?
-
-    init(
-      use: ConnectionFacts.Use, verifiedChain: [CNCertificate], presentedChain: [CNCertificate],
-      pinning: CNPinningResult?, rejection: CNPinnedSessionError?, protocolVersion: Int, applicationProtocol: String?
-    ) {
-      self.use = use
-      self.verifiedChain = verifiedChain
-      self.presentedChain = presentedChain
-      self.pinning = pinning
-      self.rejection = rejection
-      self.protocolVersion = protocolVersion
-      self.applicationProtocol = applicationProtocol
-    }
-  }
-
-  private let fields: Fields
-
-  package var use: ConnectionFacts.Use { fields.use }
+/// optional error and pin result went through the runtime's generic value witnesses several
+/// times a request (about 5,000 instructions of a sequential `exchange(_:)`).
+package final class Judgement: Sendable {
+  package let use: ConnectionFacts.Use
   /// The verified chain, leaf first; empty when trust failed.
-  package var verifiedChain: [CNCertificate] { fields.verifiedChain }
-  package var presentedChain: [CNCertificate] { fields.presentedChain }
+  package let verifiedChain: [CNCertificate]
+  package let presentedChain: [CNCertificate]
   /// The pin decision; nil when the connection was refused before the pins were consulted.
-  package var pinning: CNPinningResult? { fields.pinning }
+  package let pinning: CNPinningResult?
   /// Why the request may not use the connection; nil when it may.
-  package var rejection: CNPinnedSessionError? { fields.rejection }
+  package let rejection: CNPinnedSessionError?
   /// The TLS version (0x0304 is TLS 1.3) and ALPN protocol of the connection, when known.
-  package var protocolVersion: Int { fields.protocolVersion }
-  package var applicationProtocol: String? { fields.applicationProtocol }
+  package let protocolVersion: Int
+  package let applicationProtocol: String?
 
   package init(
     use: ConnectionFacts.Use, verifiedChain: [CNCertificate], presentedChain: [CNCertificate], pinning: CNPinningResult?,
     rejection: CNPinnedSessionError?, protocolVersion: Int = 0, applicationProtocol: String? = nil
   ) {
-    fields = Fields(
-      use: use, verifiedChain: verifiedChain, presentedChain: presentedChain, pinning: pinning, rejection: rejection,
-      protocolVersion: protocolVersion, applicationProtocol: applicationProtocol)
+    self.use = use
+    self.verifiedChain = verifiedChain
+    self.presentedChain = presentedChain
+    self.pinning = pinning
+    self.rejection = rejection
+    self.protocolVersion = protocolVersion
+    self.applicationProtocol = applicationProtocol
   }
 }
