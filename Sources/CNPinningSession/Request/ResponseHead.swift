@@ -20,15 +20,7 @@ package struct ResponseHead {
   /// The first `Content-Length` value, and the first value that differs from it (RFC 9110 §8.6:
   /// a list of identical values is one length; differing ones make the framing invalid).
   private var contentLength: String?
-  package private(set) var conflictingContentLengths: ConflictingLengths?
-
-  /// Two `Content-Length` values that differ. A struct, not a tuple: an optional tuple is copied
-  /// and destroyed through the runtime's generic value witnesses, which a head on every
-  /// request's path paid for eight times a request (about 1,100 instructions).
-  package struct ConflictingLengths {
-    package let first: String
-    package let other: String
-  }
+  package private(set) var conflictingContentLengths: (first: String, other: String)?
 
   /// The most bytes a response head may have (status line and fields).
   package static let maximumSize = 256 * 1024
@@ -116,7 +108,7 @@ package struct ResponseHead {
       // the same value.
       guard conflictingContentLengths == nil else { continue }
       let other = String(decoding: element, as: UTF8.self)
-      if other != first { conflictingContentLengths = ConflictingLengths(first: first, other: other) }
+      if other != first { conflictingContentLengths = (first, other) }
     }
   }
 

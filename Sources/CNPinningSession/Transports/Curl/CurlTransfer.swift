@@ -169,11 +169,10 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
     }
     // RFC 9112 §6.3: differing lengths make the framing invalid, and libcurl would frame the
     // body by the last while the head's readers see the first; the response is refused.
-    if let conflict = head.conflictingContentLengths {
+    if let (first, other) = head.conflictingContentLengths {
       refusedResponse = .invalidResponse(
         host: plan.host,
-        reason:
-          "the response has Content-Length fields that differ (\(Self.shown(conflict.first)) and \(Self.shown(conflict.other)))")
+        reason: "the response has Content-Length fields that differ (\(Self.shown(first)) and \(Self.shown(other)))")
       return false
     }
     return true
