@@ -5,8 +5,9 @@ import Foundation
 /// transport-security exceptions and the unpinned-host rule are looked up with ``hostName``, TLS
 /// verifies `host`, and the transport connects to ``connectionURL``. So every spelling of a host —
 /// upper case, a trailing dot, an IPv6 address written out, an IPv4-mapped IPv6 address — is one
-/// host for all of them, and none can reach a server under another host's rules.
-package struct RequestTarget: Sendable {
+/// host for all of them, and none can reach a server under another host's rules. An object, so
+/// that handing it on is a retain, not a copy of every field.
+package final class RequestTarget: Sendable {
   /// The URL as the caller gave it: what responses and errors report.
   package let url: URL
   /// The URL with its host in canonical form: what the transport connects to.

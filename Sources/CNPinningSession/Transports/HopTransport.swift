@@ -7,8 +7,9 @@ import FoundationNetworking
 
 /// One HTTP exchange as ``CNPinnedSession`` hands it to its transport, with everything decided
 /// about it before the network: its checked target, the pins in force when it started, the
-/// transport-security rules for its host and where its body goes.
-package struct Hop {
+/// transport-security rules for its host and where its body goes. An object, so that handing it
+/// on is a retain, not a copy of every field.
+package final class Hop: Sendable {
   /// The request as the caller made it: its method, URL and body (its fields go out as ``fields``).
   package let request: SessionRequest
   package let target: RequestTarget
@@ -32,6 +33,24 @@ package struct Hop {
   /// What follows the hop's verdicts (failure reports and uploads), and who gets its events.
   package let effects: ConnectionEffects
   package let observer: (@Sendable (CNConnectionEvent) -> Void)?
+
+  init(
+    request: SessionRequest, target: RequestTarget, fields: HopFields, manager: CNPinningManager?,
+    rules: TransportRules, destination: BodyDestination, progress: CNTransferProgress?, wantsPresentedChain: Bool,
+    connectOnly: Bool, effects: ConnectionEffects, observer: (@Sendable (CNConnectionEvent) -> Void)?
+  ) {
+    self.request = request
+    self.target = target
+    self.fields = fields
+    self.manager = manager
+    self.rules = rules
+    self.destination = destination
+    self.progress = progress
+    self.wantsPresentedChain = wantsPresentedChain
+    self.connectOnly = connectOnly
+    self.effects = effects
+    self.observer = observer
+  }
 
   /// Emits `judgements` of the hop's connections (observer events, failure reports): the report's,
   /// and on Apple platforms a stream's connection judged again at its end, when its metrics name
