@@ -2,10 +2,11 @@
 import CNPinning
 import Dispatch
 
-/// How the end of a job reaches the requesting task: the one part of a job that two threads
-/// touch. The session's driver delivers once (the report itself is the session's: written before
-/// the delivery, read after it); the task goes on at once when it is already delivered (a request
-/// that drove itself, `CurlMultiLoop.borrow`, never suspends), or waits for it.
+/// How the end of a job reaches the requesting task, and the task's cancellation the driver: the
+/// parts of a job that two threads touch, under one lock. The session's driver delivers once (the
+/// report itself is the session's: written before the delivery, read after it); the task goes on
+/// at once when it is already delivered (a request that drove itself, `CurlMultiLoop.borrow`,
+/// never suspends), or waits for it.
 package final class CurlDelivery: Sendable {
   enum State {
     case pending
@@ -13,10 +14,12 @@ package final class CurlDelivery: Sendable {
     case delivered
     case taken
   }
-  /// The state and when the delivery was made (uptime nanoseconds; 0 before), under one lock.
+  /// The state, when the delivery was made (uptime nanoseconds; 0 before) and whether the job
+  /// was cancelled, under one lock (a lock of its own for the flag cost a request an allocation).
   struct Shared {
     var state = State.pending
     var deliveredAt: UInt64 = 0
+    var cancelled = false
   }
   /// ``Locked`` (a pthread mutex underneath), not ``Synchronization/Mutex``: on Linux the Mutex waits
   /// in the kernel when contended, where ThreadSanitizer cannot see the ordering it gives, so
@@ -27,6 +30,12 @@ package final class CurlDelivery: Sendable {
 
   /// When the delivery was made (uptime nanoseconds; 0 before).
   package var deliveredAt: UInt64 { shared.withLock { $0.deliveredAt } }
+
+  /// Marks the job cancelled (``CurlMultiLoop/cancel(_:)``), for the driver to see.
+  package func cancel() { shared.withLock { $0.cancelled = true } }
+
+  /// Whether the job was cancelled.
+  package var isCancelled: Bool { shared.withLock { $0.cancelled } }
 
   /// Whether the job has been delivered (taken or not).
   package var hasDelivered: Bool {

@@ -7,18 +7,16 @@ import Foundation
 /// easy handle while it runs.
 ///
 /// Created on the caller's thread; from `CurlMultiLoop.perform` on, touched only by the
-/// session's driver, except `delivery` and `cancellation`, which are behind locks of their own.
-// Unchecked Sendable: touched only by the driver, except `delivery` and `cancellation`, which are behind locks of their own.
+/// session's driver, except `delivery` (its end and its cancellation), which is behind a lock.
+// Unchecked Sendable: touched only by the driver, except `delivery`, which is behind a lock.
 package final class CurlJob: @unchecked Sendable {
   package let request: CurlRequest
   /// The session's side, told everything that happens.
   let events: any CurlTransferEvents
-  /// How the end reaches the requesting task.
+  /// How the end reaches the requesting task, and a cancellation the driver.
   package let delivery: CurlDelivery
   /// Whether a body is streamed either way: the job is paused and resumed (`CurlMultiLoop.resume`).
   package let streamsABody: Bool
-  /// Set by `CurlMultiLoop.cancel`, read by the loop.
-  let cancellation = Locked(false)
   /// When the job was handed to the loop (uptime nanoseconds).
   var queuedAt: UInt64 = 0
 

@@ -166,7 +166,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
 
   /// Stops `job` (its end: `cancelled`), whether it is queued or running.
   package func cancel(_ job: CurlJob) {
-    job.cancellation.withLock { $0 = true }
+    job.delivery.cancel()
     enqueue(.cancel(job))
   }
 
@@ -288,7 +288,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
   private func handle(_ command: Command) {
     switch command {
     case .start(let job):
-      if job.cancellation.withLock({ $0 }) {
+      if job.delivery.isCancelled {
         end(job, .cancelled)
         return
       }
