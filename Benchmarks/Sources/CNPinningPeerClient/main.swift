@@ -259,15 +259,22 @@ func inProcess(arguments: [String]) async -> Int32 {
     func run(_ count: Int, width: Int) async throws -> [Double] {
       let next = Counter()
       return try await withThrowingTaskGroup(of: [Double].self) { group in
+        let requests: @Sendable () async throws -> [Double] = {
+          var latencies: [Double] = []
+          while next.take() < count {
+            let started = clock.now
+            try await fetch()
+            latencies.append(seconds(clock.now - started))
+          }
+          return latencies
+        }
         for _ in 0..<min(width, count) {
-          group.addTask(executorPreference: executor) {
-            var latencies: [Double] = []
-            while next.take() < count {
-              let started = clock.now
-              try await fetch()
-              latencies.append(seconds(clock.now - started))
-            }
-            return latencies
+          // A preference only when there is one: a task added with `executorPreference: nil`
+          // counts as preferring one, and each of its hops then looks it up under a lock.
+          if let executor {
+            group.addTask(executorPreference: executor, operation: requests)
+          } else {
+            group.addTask(operation: requests)
           }
         }
         return try await group.reduce(into: []) { $0 += $1 }
@@ -395,7 +402,7 @@ final class StopFlag: @unchecked Sendable {
   func set() { lock.withLock { value = true } }
 }
 
-func seconds(_ duration: Duration) -> Double {
+@Sendable func seconds(_ duration: Duration) -> Double {
   Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
