@@ -70,25 +70,38 @@ func run(_ words: [String]) async throws(CLIError) {
   }
 }
 
+/// Runs the command `words` name and exits with its status.
+func runAndExit(_ words: [String]) async -> Never {
+  do {
+    try await run(words)
+    exit(ExitStatus.success)
+  } catch {
+    switch error {
+    case .usage(let message):
+      // The command's own help when the command is known; the overview otherwise.
+      Output.error("cnpin: \(message)")
+      Output.error(words.first.flatMap(Commands.help) ?? usage)
+    case .failed(let message), .configuration(let message), .network(let message):
+      Output.error("cnpin: \(message)")
+    case .exit:
+      break
+    }
+    // With --json, a failure that printed no document of its own prints one that says why.
+    if words.contains(Option.json.name), let message = error.message {
+      Output.print(Output.json(JSONFailure(error: message, exitStatus: error.status)))
+    }
+    exit(error.status)
+  }
+}
+
 // The library's warnings reach the terminal in release builds too.
 CNPinningLog.setHandler(CNPinningLog.standardError)
-do {
-  try await run(Array(CommandLine.arguments.dropFirst()))
-  exit(ExitStatus.success)
-} catch {
-  switch error {
-  case .usage(let message):
-    // The command's own help when the command is known; the overview otherwise.
-    Output.error("cnpin: \(message)")
-    Output.error(CommandLine.arguments.dropFirst().first.flatMap(Commands.help) ?? usage)
-  case .failed(let message), .configuration(let message), .network(let message):
-    Output.error("cnpin: \(message)")
-  case .exit:
-    break
-  }
-  // With --json, a failure that printed no document of its own prints one that says why.
-  if CommandLine.arguments.contains(Option.json.name), let message = error.message {
-    Output.print(Output.json(JSONFailure(error: message, exitStatus: error.status)))
-  }
-  exit(error.status)
-}
+let words = Array(CommandLine.arguments.dropFirst())
+#if CNPINNING_LINUX_BACKEND
+// Every task of the command runs on this thread (MainThreadExecutor).
+let executor = MainThreadExecutor()
+Task.detached(executorPreference: executor) { await runAndExit(words) }
+executor.run()
+#else
+await runAndExit(words)
+#endif

@@ -364,5 +364,36 @@ struct GetCommandTests {
     #expect(run.stderr.contains("Pin mismatch for api.test"))
     #expect(fixture.rogue.requests.isEmpty)
   }
+
+  /// A command's tasks run on cnpin's main thread, as curl's work runs on its one thread: while
+  /// a `get` waits for its response, the process has that thread and the session's network
+  /// thread. It had five: the async main's hop started Dispatch's worker threads and manager
+  /// thread, and the main thread ended itself (`dispatch_main`).
+  @Test func getRunsOnTheMainThreadAndTheNetworkThread() async throws {
+    let arrived = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let fixture = try Fixture(genuineHandler: { _ in
+      arrived.signal()
+      _ = release.wait(timeout: .now() + 60)
+      return .text("hello")
+    })
+    try await offTheSharedThreads {
+      let process = try TestProcess.start(
+        cnpinExecutable.path,
+        ["get", "https://api.test:\(fixture.genuine.port)/", "--config", try fixture.configuration(), "--cafile", fixture.caFile]
+          + fixture.resolve(fixture.genuine),
+        errorLog: fixture.directory.url.appendingPathComponent("stderr"))
+      defer { process.terminate(SIGKILL) }
+      let reached = arrived.wait(timeout: .now() + 60) == .success
+      let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/task").map {
+        (try? String(contentsOfFile: "/proc/\(process.pid)/task/\($0)/comm", encoding: .utf8))?
+          .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+      }
+      release.signal()
+      #expect(reached)
+      #expect(threads.sorted() == ["CNPSession-1", "cnpin"], "\(threads)")
+      #expect(process.waitForExit() == 0)
+    }
+  }
 }
 #endif
