@@ -15,22 +15,8 @@ cnpin=.build/cnpin/release/cnpin
 [ -x "$release/CNPinningPeerBenchmarks" ] || { echo "cnpin-start: run make bench-clients first"; exit 2; }
 command -v curl >/dev/null || { echo "cnpin-start: curl is not installed"; exit 2; }
 directory=.build/bench-peers
-work=$(mktemp -d)
-"$release/CNPinningPeerBenchmarks" serve "$directory" 3600 >"$work/serve.log" 2>&1 &
-serve=$!
-# The servers are nginx processes the serve command started (children, stopped with SIGKILL).
-stop() {
-  local status=$?
-  pkill -KILL -P "$serve" 2>/dev/null || true
-  kill "$serve" 2>/dev/null || true
-  wait "$serve" 2>/dev/null || true
-  rm -rf "$work"
-  exit "$status"
-}
-trap stop EXIT
-for _ in $(seq 100); do grep -q "^nginx:" "$work/serve.log" && break; sleep 0.1; done
-grep -q "^nginx:" "$work/serve.log" || { cat "$work/serve.log"; exit 2; }
-url="https://127.0.0.1:$(sed -E 's/.*HTTP\/2 on ([0-9]+).*/\1/' "$work/serve.log")/"
+source scripts/bench-nginx.sh
+url="https://127.0.0.1:$keep_alive_port/"
 python3 - "$runs" "$cnpin" "$url" "$directory" <<'PY'
 import resource, statistics, subprocess, sys, time
 runs, cnpin, url, directory = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]

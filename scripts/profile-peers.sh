@@ -19,27 +19,10 @@ for tool in perf python3 openssl curl; do
 done
 [ -x "$release/CNPinningPeerClient" ] || { echo "profile-peers: run make bench-peers first (it builds the clients)"; exit 2; }
 directory=.build/bench-peers
-work=$(mktemp -d)
 "$release/CNPinningPeerBenchmarks" prepare "$directory"
-"$release/CNPinningPeerBenchmarks" serve "$directory" 3600 >"$work/serve.log" 2>&1 &
-serve=$!
-# The servers are nginx processes the serve command started (children, stopped with SIGKILL).
-stop() {
-  local status=$?
-  pkill -KILL -P "$serve" 2>/dev/null || true
-  kill "$serve" 2>/dev/null || true
-  wait "$serve" 2>/dev/null || true
-  rm -rf "$work"
-  exit "$status"
-}
-trap stop EXIT
-for _ in $(seq 100); do grep -q "^nginx:" "$work/serve.log" && break; sleep 0.1; done
-grep -q "^nginx:" "$work/serve.log" || { cat "$work/serve.log"; exit 2; }
-if [ "$server" = close ]; then
-  port=$(sed -E 's/.*keep-alive off on ([0-9]+).*/\1/' "$work/serve.log")
-else
-  port=$(sed -E 's/.*HTTP\/2 on ([0-9]+).*/\1/' "$work/serve.log")
-fi
+source scripts/bench-nginx.sh
+port=$keep_alive_port
+if [ "$server" = close ]; then port=$closing_port; fi
 url="https://127.0.0.1:$port/"
 pin="sha256//$(openssl x509 -in "$directory/leaf.der" -inform der -pubkey -noout | openssl pkey -pubin -outform der |
   openssl dgst -sha256 -binary | base64)"
