@@ -11,6 +11,10 @@ of CNPinning, CNPinningSession and CNPinningTestKit, and the Apple build
 list holds only how it differs from the Linux list of its module (`+` Apple only, `-` Linux only),
 so a change to the shared API is one line in one list.
 
+Declarations marked `@_spi(NAME) public` are not public API (only an `@_spi(NAME) import` sees
+them), but the synthesizer prints them without their attribute: the lists leave out each one the
+sources so mark (`spi_declarations`).
+
 Symbol graphs were used before; they dropped `CNPinningVersion` (swift-symbolgraph-extract leaves
 out every symbol whose name is the module's name followed by `Version`, as it does Clang's
 framework version constants: checked with a two-line module) and knew nothing of the Apple-only
@@ -22,9 +26,12 @@ An INTERFACE is a file named <platform>-<Module>.swiftinterface; its list is <pl
 or for an Apple interface given with its module's Linux one, apple-<Module>-delta.txt.
 """
 import difflib
+import glob
 import os
 import re
 import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # What a line of an interface starts with. Anything else is source text the synthesizer copied
 # from a file that changed after its module was built: the check refuses it rather than list it.
@@ -35,9 +42,23 @@ LINE_START = re.compile(
 DECLARATION = re.compile(r"\b(public|open|extension|import|func|var|let|struct|class|enum|protocol|typealias|actor|init)\b")
 
 
+def spi_declarations():
+    """Each `@_spi(NAME) public var|let|func NAME` in the package's sources, as the line that
+    starts its declaration in an interface (`public var NAME`)."""
+    found = set()
+    for path in glob.glob(os.path.join(ROOT, "Sources", "**", "*.swift"), recursive=True):
+        for match in re.finditer(r"@_spi\(\w+\)\s+public\s+(var|let|func)\s+(\w+)", open(path).read()):
+            found.add(f"public {match.group(1)} {match.group(2)}")
+    return found
+
+
+SPI = spi_declarations()
+
+
 def normalized(text):
-    """Declarations without comments or blank lines, top-level blocks sorted."""
+    """Declarations without comments or blank lines (nor SPI ones), top-level blocks sorted."""
     lines = [line.rstrip() for line in text.splitlines()]
+    lines = [line for line in lines if re.sub(r"[:(<].*", "", line.strip()) not in SPI]
     # Comments, blank lines and plain imports (what the module uses, not what it offers) go;
     # `@_exported import`, which offers another module's API, stays.
     lines = [

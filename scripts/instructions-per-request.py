@@ -13,6 +13,10 @@ PHASES (each inclusive of what it calls).
 Instruction counts do not depend on what else the machine is doing, so two builds can be
 compared on a busy two-core VM where timings vary by 2x between runs. They are not time: a
 cache miss or a system call costs more than its instructions say (the kernel is not counted).
+They must count the path a real run takes: valgrind slows the client fiftyfold, so the counted
+runs lengthen the session's borrow budget by as much (VALGRIND_ENVIRONMENT), and the budget
+checks that the network thread's share of the counted instructions is its share of a real run's
+CPU time.
 
     scripts/instructions-per-request.py [--client CLIENT] --budget
         the budget (issue 68): exchange(_:) and data(for:), sequential and 8 at a time, each
@@ -34,6 +38,7 @@ breakdown runs after it or `make bench-peers`. Needs valgrind (Debian: valgrind)
 `make test`.
 """
 import collections
+import glob
 import os
 import re
 import shutil
@@ -120,11 +125,29 @@ def library(name):
     return "other"
 
 
-def callgrind(command, count, work, name):
-    """Runs command(count) under callgrind; the path of its output."""
+# Under valgrind a request takes about fifty times as long, so the session's 1 ms borrow budget
+# (CNPinnedSessionConfiguration.borrowBudget: a request that finds the session idle drives
+# libcurl on its own thread for that long) would send every sequential request to the network
+# thread, a path a real run takes for under 1 % of them. The counted runs give the budget the
+# same factor (the client reads this variable), and `path_check` shows that the counted path is
+# the real one.
+VALGRIND_ENVIRONMENT = dict(os.environ, CNPINNING_BENCH_BORROW_BUDGET_MS="50")
+# Requests in the run without valgrind whose threads' CPU times `path_check` reads.
+NATIVE_RUN = 10_000
+# The most the network thread's share of a counted request and its share of a real run's CPU
+# may differ by: more, and the budget would count a path real runs do not take.
+PATH_TOLERANCE = 0.2
+# A piece of the mangled name of the function only the session's network thread runs.
+NETWORK_THREAD_MARK = "MultiLoopC3run"
+
+
+def callgrind(command, count, work, name, threads=False):
+    """Runs command(count) under callgrind; the path of its output (with threads, one per thread:
+    PATH-01, PATH-02, …)."""
     out = os.path.join(work, f"{name}-{count}.out")
-    arguments = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + command(count)
-    result = subprocess.run(arguments, capture_output=True, text=True)
+    arguments = (["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+                 + (["--separate-threads=yes"] if threads else []) + command(count))
+    result = subprocess.run(arguments, capture_output=True, text=True, env=VALGRIND_ENVIRONMENT)
     if result.returncode != 0:
         fail(f"{name} failed under valgrind:\n{result.stderr[-2000:]}")
     return out
@@ -147,16 +170,54 @@ def measure(command, low, high, work, name):
 
 
 def total(command, low, high, work, name):
-    """Per-request instructions of every thread, from callgrind's totals alone."""
-    totals = []
+    """Per-request instructions of every thread, from callgrind's totals alone, and the share of
+    them the session's network thread ran."""
+    totals, network = [], []
     for count in (low, high):
-        out = callgrind(command, count, work, name)
-        with open(out) as file:
-            lines = [line for line in file if line.startswith(("totals:", "summary:"))]
-        if not lines:
-            fail(f"callgrind wrote no total to {out}")
-        totals.append(int(lines[-1].split()[-1]))
-    return (totals[1] - totals[0]) / (high - low)
+        out = callgrind(command, count, work, name, threads=True)
+        files = glob.glob(out + "-*")
+        if not files:
+            fail(f"callgrind wrote nothing to {out}-*")
+        totals.append(0)
+        network.append(0)
+        for path in files:
+            with open(path) as file:
+                text = file.read()
+            lines = [line for line in text.splitlines() if line.startswith(("totals:", "summary:"))]
+            if not lines:
+                fail(f"callgrind wrote no total to {path}")
+            totals[-1] += int(lines[-1].split()[-1])
+            if NETWORK_THREAD_MARK in text:
+                network[-1] += int(lines[-1].split()[-1])
+    per_request = (totals[1] - totals[0]) / (high - low)
+    return per_request, (network[1] - network[0]) / (high - low) / per_request
+
+
+def native_network_share(command):
+    """The session's network thread's share of the CPU time of a run without valgrind
+    (NATIVE_RUN requests; each thread's time read from /proc until the process ends)."""
+    process = subprocess.Popen(command(NATIVE_RUN), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    ticks = {}
+    while process.poll() is None:
+        try:
+            threads = os.listdir(f"/proc/{process.pid}/task")
+        except OSError:
+            break
+        for thread in threads:
+            try:
+                with open(f"/proc/{process.pid}/task/{thread}/stat") as file:
+                    stat = file.read()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            ticks[thread] = (stat[stat.index("(") + 1:stat.rindex(")")], int(fields[11]) + int(fields[12]))
+        time.sleep(0.02)
+    if process.wait() != 0:
+        fail(f"the run without valgrind failed:\n{process.stderr.read().decode()[-2000:]}")
+    everything = sum(count for _, count in ticks.values())
+    if everything == 0:
+        fail("the run without valgrind used no CPU time that /proc showed")
+    return sum(count for name, count in ticks.values() if name.startswith("CNPSession-")) / everything
 
 
 def allocations(command, low, high):
@@ -164,7 +225,7 @@ def allocations(command, low, high):
     counts = []
     for count in (low, high):
         result = subprocess.run(["valgrind", "--tool=dhat", "--dhat-out-file=/dev/null"] + command(count),
-                                capture_output=True, text=True)
+                                capture_output=True, text=True, env=VALGRIND_ENVIRONMENT)
         match = re.search(r"Total:\s+[\d,]+ bytes in ([\d,]+) blocks", result.stderr)
         if result.returncode != 0 or not match:
             fail(f"DHAT gave no total:\n{result.stderr[-2000:]}")
@@ -246,15 +307,26 @@ def budget(client=None):
     print(f"{'':44s}{'CNPinnedSession':>17s}{'libcurl (C)':>14s}{'ratio':>8s}{'budget':>8s}")
     over = []
     with Peers(client) as peers:
+        paths = []
         for call, kind, concurrency, limit in BUDGETS:
-            ours = total(peers.ours(kind, concurrency), low, high, peers.work, f"{kind}-{concurrency}")
-            theirs = total(peers.libcurl(concurrency, kind), low, high, peers.work, f"c-{kind}-{concurrency}")
+            ours, counted_share = total(peers.ours(kind, concurrency), low, high, peers.work, f"{kind}-{concurrency}")
+            theirs, _ = total(peers.libcurl(concurrency, kind), low, high, peers.work, f"c-{kind}-{concurrency}")
+            paths.append((call, kind, concurrency, counted_share, native_network_share(peers.ours(kind, concurrency))))
             ratio = ours / theirs
             shape = "sequential" if concurrency == 1 else f"{concurrency} at a time"
             label = f"{call}, {shape}" + (", HTTP/1.1" if kind in HTTP1_KINDS else "")
             print(f"{label:44s}{ours:17,.0f}{theirs:14,.0f}{ratio:8.2f}{limit:8.2f}" + ("  OVER" if ratio > limit else ""))
             if ratio > limit:
                 over.append(label)
+        print("the session's network thread's share: of the instructions counted, and of the CPU time of "
+              f"{NATIVE_RUN:,} requests without valgrind (a larger difference than {PATH_TOLERANCE} would mean "
+              "the count took another path)")
+        for call, kind, concurrency, counted_share, native_share in paths:
+            shape = "sequential" if concurrency == 1 else f"{concurrency} at a time"
+            print(f"{call + ', ' + shape:44s}{counted_share:17.0%}{native_share:14.0%}")
+            if abs(counted_share - native_share) > PATH_TOLERANCE:
+                fail(f"{call}, {shape}: the network thread ran {counted_share:.0%} of the counted instructions "
+                     f"but {native_share:.0%} of a real run's CPU time: the count took another path")
         print(f"heap allocations per request (DHAT, every thread), budget {ALLOCATION_BUDGET}")
         for call, kind, concurrency, _ in BUDGETS:
             ours = allocations(peers.ours(kind, concurrency), low, high)

@@ -1,7 +1,7 @@
 // Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
-import CNPinningSession
+@_spi(Measurement) import CNPinningSession
 import CNPinningTestKit
 import Foundation
 import Testing

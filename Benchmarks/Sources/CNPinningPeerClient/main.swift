@@ -1,12 +1,13 @@
 #if os(Linux)
 import CNPinning
-import CNPinningSession
+@_spi(Measurement) import CNPinningSession
 import Foundation
 import FoundationNetworking
 
 // One benchmark client process: COUNT GET requests to URL, CONCURRENCY at a time, through a pinned
 // CNPinnedSession or Foundation's URLSession. Timed from outside as a whole process by
-// CNPinningPeerBenchmarks. Exits 1 on the first failed request.
+// CNPinningPeerBenchmarks. Exits 1 on the first failed request. CNPINNING_BENCH_BORROW_BUDGET_MS sets
+// the session's borrow budget (scripts/instructions-per-request.py lengthens it under valgrind).
 //
 // Usage: CNPinningPeerClient pinned ROOT.pem PINS.json URL COUNT CONCURRENCY [--soak]
 //        CNPinningPeerClient urlprotocol ROOT.pem PINS.json URL COUNT CONCURRENCY   (URLSession, .cnPinned)
@@ -66,6 +67,9 @@ func makeClient(kind: String, root: String, pins: String, url: URL) throws -> (f
   var configuration = CNPinnedSessionConfiguration()
   configuration.trust = .customAnchors(anchors)
   configuration.unpinnedHosts = .deny
+  if let milliseconds = ProcessInfo.processInfo.environment["CNPINNING_BENCH_BORROW_BUDGET_MS"].flatMap(Int.init) {
+    configuration.borrowBudget = .milliseconds(milliseconds)
+  }
   if kind == "urlprotocol" {
     return (
       urlSessionFetch(URLSession(configuration: try .cnPinned(manager: manager, configuration: configuration)), url: url), nil
