@@ -22,7 +22,7 @@ struct ReportingTests {
       enforce: Bool = true, pinCollector: Bool = false, headers: [String: String] = [:],
       unpinnedHosts: CNUnpinnedHostPolicy = .allow, trustCollector: Bool = true,
       uploads: CNPinningReportUpload.Content? = nil, keptIn directory: URL? = nil,
-      collectorStatus: Locked<Int> = Locked(202)
+      collectorStatus: Locked<Int> = Locked(202), pinsExpired: Bool = false
     ) throws {
       let pki = try TestPKI()
       let collectorPKI = try TestPKI(
@@ -35,7 +35,9 @@ struct ReportingTests {
         CNChainLink(.exact, "Some Other Root"), CNChainLink(.prefix, "R"), CNChainLink(.exact, "api.test"),
       ])
       var configuration: [String: CNConfiguration] = [
-        "api.test": try CNConfiguration(chains: [failing], enforce: enforce, reportURI: reportURI)
+        "api.test": try CNConfiguration(
+          chains: [failing], expirationDate: pinsExpired ? Date().addingTimeInterval(-60) : nil, enforce: enforce,
+          reportURI: reportURI)
       ]
       if pinCollector {
         // The collector's own pins fail too, and it reports to itself: that must not recurse.
@@ -91,6 +93,17 @@ struct ReportingTests {
     await fixture.session.failureReportUploadsSettled()
     #expect(fixture.collector.requests.count == 1)
     #expect(fixture.api.requests.isEmpty)
+  }
+
+  /// A host whose pins expired is no longer pinned (the request goes on under the unpinned-host
+  /// rule), and the first request to it reports the expiry, through the session as through a
+  /// challenge.
+  @Test func pinsThatExpiredAreReportedOnceThroughTheSession() async throws {
+    let fixture = try Fixture(pinsExpired: true)
+    let url = fixture.api.url("/", hostName: "api.test")
+    for _ in 0..<2 { _ = try await fixture.session.data(from: url) }
+    #expect(await eventually(within: 30) { fixture.collector.requests.count == 1 })
+    #expect(fixture.handled.withLock { $0.map(\.host) } == ["api.test"])
   }
 
   @Test func anUploadCarriesNoneOfTheAppsHeaders() async throws {

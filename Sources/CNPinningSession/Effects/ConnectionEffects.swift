@@ -51,7 +51,7 @@ package struct ConnectionEffects: Sendable {
     // By index: a judgement is large, and most requests need only its pin result read.
     for index in judgements.indices {
       if let observer { observer(event(for: judgements[index], host: host, port: port, label: label)) }
-      guard let uploader, let manager, let pinning = judgements[index].pinning,
+      guard let uploader, let manager, judgements[index].pinningMayBeReported, let pinning = judgements[index].pinning,
         let report = reporter.report(pinning, host: host, port: port, chain: judgements[index].verifiedChain, pins: manager)
       else { continue }
       if let hostName, let reportURI = manager.configuration(for: hostName)?.configuration.reportURI,

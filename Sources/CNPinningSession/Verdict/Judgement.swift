@@ -32,4 +32,14 @@ package final class Judgement: Sendable {
     self.protocolVersion = protocolVersion
     self.applicationProtocol = applicationProtocol
   }
+
+  /// Whether the pin result is one a failure report could come of (``CNPinningReporter``
+  /// reports failures and hosts whose pins expired): not an acceptance, the result of most
+  /// requests. Read in place, so that those requests do not copy the result to find out.
+  package var pinningMayBeReported: Bool {
+    switch pinning {
+    case .none, .accepted?: return false
+    case .notPinned?, .rejected?, .reportOnly?: return true
+    }
+  }
 }
