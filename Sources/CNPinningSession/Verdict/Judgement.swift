@@ -33,7 +33,7 @@ package final class Judgement: Sendable {
     self.applicationProtocol = applicationProtocol
   }
 
-  /// Whether the pin result is one a failure report could come of (``CNPinningReporter``
+  /// Whether the pin result is one a failure report could come of (`CNPinningReporter`
   /// reports failures and hosts whose pins expired): not an acceptance, the result of most
   /// requests. Read in place, so that those requests do not copy the result to find out.
   package var pinningMayBeReported: Bool {
