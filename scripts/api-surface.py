@@ -43,22 +43,25 @@ DECLARATION = re.compile(r"\b(public|open|extension|import|func|var|let|struct|c
 
 
 def spi_declarations():
-    """Each `@_spi(NAME) public var|let|func NAME` in the package's sources, as the line that
-    starts its declaration in an interface (`public var NAME`)."""
-    found = set()
-    for path in glob.glob(os.path.join(ROOT, "Sources", "**", "*.swift"), recursive=True):
+    """Each `@_spi(NAME) public var|let|func NAME` in the package's sources, by module (the folder
+    under Sources), as the line that starts its declaration in an interface (`public var NAME`)."""
+    found = {}
+    for path in glob.glob(os.path.join(ROOT, "Sources", "*", "**", "*.swift"), recursive=True):
+        module = os.path.relpath(path, os.path.join(ROOT, "Sources")).split(os.sep)[0]
         for match in re.finditer(r"@_spi\(\w+\)\s+public\s+(var|let|func)\s+(\w+)", open(path).read()):
-            found.add(f"public {match.group(1)} {match.group(2)}")
+            found.setdefault(module, set()).add(f"public {match.group(1)} {match.group(2)}")
     return found
 
 
 SPI = spi_declarations()
 
 
-def normalized(text):
-    """Declarations without comments or blank lines (nor SPI ones), top-level blocks sorted."""
+def normalized(text, module):
+    """Declarations without comments or blank lines (nor `module`'s SPI ones), top-level blocks
+    sorted."""
+    spi = SPI.get(module, set())
     lines = [line.rstrip() for line in text.splitlines()]
-    lines = [line for line in lines if re.sub(r"[:(<].*", "", line.strip()) not in SPI]
+    lines = [line for line in lines if re.sub(r"[:(<].*", "", line.strip()) not in spi]
     # Comments, blank lines and plain imports (what the module uses, not what it offers) go;
     # `@_exported import`, which offers another module's API, stays.
     lines = [
@@ -97,7 +100,7 @@ def main():
     lists = {}
     for interface in sorted(interfaces, key=lambda path: not os.path.basename(path).startswith("linux-")):
         name = os.path.basename(interface).removesuffix(".swiftinterface")
-        current = normalized(open(interface).read())
+        current = normalized(open(interface).read(), name.split("-", 1)[1])
         lists[name] = current
         stray = [line for line in current if not LINE_START.match(line)]
         if stray:
