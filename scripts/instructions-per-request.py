@@ -134,6 +134,8 @@ def library(name):
 VALGRIND_ENVIRONMENT = dict(os.environ, CNPINNING_BENCH_BORROW_BUDGET_MS="50")
 # Requests in the run without valgrind whose threads' CPU times `path_check` reads.
 NATIVE_RUN = 10_000
+# The longest that run may take (seconds; it takes about one).
+NATIVE_RUN_LIMIT = 120
 # The most the network thread's share of a counted request and its share of a real run's CPU
 # may differ by: more, and the budget would count a path real runs do not take.
 PATH_TOLERANCE = 0.2
@@ -196,9 +198,15 @@ def total(command, low, high, work, name):
 def native_network_share(command):
     """The session's network thread's share of the CPU time of a run without valgrind
     (NATIVE_RUN requests; each thread's time read from /proc until the process ends)."""
-    process = subprocess.Popen(command(NATIVE_RUN), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    errors = tempfile.TemporaryFile()
+    process = subprocess.Popen(command(NATIVE_RUN), stdout=subprocess.DEVNULL, stderr=errors)
     ticks = {}
+    deadline = time.monotonic() + NATIVE_RUN_LIMIT
     while process.poll() is None:
+        if time.monotonic() > deadline:
+            process.kill()
+            process.wait()
+            fail(f"the run without valgrind took over {NATIVE_RUN_LIMIT} s")
         try:
             threads = os.listdir(f"/proc/{process.pid}/task")
         except OSError:
@@ -213,7 +221,8 @@ def native_network_share(command):
             ticks[thread] = (stat[stat.index("(") + 1:stat.rindex(")")], int(fields[11]) + int(fields[12]))
         time.sleep(0.02)
     if process.wait() != 0:
-        fail(f"the run without valgrind failed:\n{process.stderr.read().decode()[-2000:]}")
+        errors.seek(0)
+        fail(f"the run without valgrind failed:\n{errors.read().decode(errors='replace')[-2000:]}")
     everything = sum(count for _, count in ticks.values())
     if everything == 0:
         fail("the run without valgrind used no CPU time that /proc showed")
