@@ -19,6 +19,13 @@ public enum CNPinningResult: Sendable, Equatable {
     return true
   }
 
+  /// Whether a failure report could come of this result (`CNPinningReporter.report`): a
+  /// failure, or a host not pinned, whose pins may have expired; never an acceptance.
+  package var mayBeReported: Bool {
+    if case .accepted = self { return false }
+    return true
+  }
+
   /// The failure, when the pins were not satisfied (enforced or not).
   public var failure: CNPinningFailure? {
     switch self {

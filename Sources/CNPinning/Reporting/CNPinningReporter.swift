@@ -88,6 +88,7 @@ public final class CNPinningReporter: Sendable {
     _ result: CNPinningResult, host: String, port: Int, chain: [CNCertificate], pins manager: CNPinningManager,
     at date: Date? = nil
   ) -> CNPinningFailureReport? {
+    guard result.mayBeReported else { return nil }
     var report: CNPinningFailureReport?
     if let failure = result.failure, failure.domain != nil {
       report = CNPinningFailureReport(failure: failure, port: port, time: date ?? Date(), chain: chain)

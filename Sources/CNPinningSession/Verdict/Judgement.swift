@@ -33,13 +33,8 @@ package final class Judgement: Sendable {
     self.applicationProtocol = applicationProtocol
   }
 
-  /// Whether the pin result is one a failure report could come of (`CNPinningReporter`
-  /// reports failures and hosts whose pins expired): not an acceptance, the result of most
-  /// requests. Read in place, so that those requests do not copy the result to find out.
-  package var pinningMayBeReported: Bool {
-    switch pinning {
-    case .none, .accepted?: return false
-    case .notPinned?, .rejected?, .reportOnly?: return true
-    }
-  }
+  /// Whether the pin result is one a failure report could come of
+  /// (`CNPinningResult.mayBeReported`), read in place, so that most requests, whose result is
+  /// an acceptance, do not copy it to find out.
+  package var pinningMayBeReported: Bool { pinning?.mayBeReported ?? false }
 }
