@@ -15,8 +15,17 @@ final class CurlEasy {
   /// The job using the handle, between `bind` and `unbind`.
   private(set) var job: CurlJob?
   /// The string lists the bound request's options point at (header lines, connect-to), freed
-  /// when it is unbound.
+  /// when the handle is reset.
   private var lists: [UnsafeMutablePointer<curl_slist>] = []
+  /// The options the handle keeps from its last request, when that was a plain GET
+  /// (``KeptOptions``); nil when the handle is reset when unbound.
+  private var kept: KeptOptions?
+  /// How many times libcurl has sent the bound request (its prereq callback): more than once
+  /// when it retried on a fresh connection.
+  fileprivate(set) var attempts = 0
+  /// Whether the bound request ended well at its first attempt, the only end after which the
+  /// handle keeps its options (``KeptOptions``).
+  private var endedAtFirstAttempt = false
   private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
   /// The session's record of the sockets its connections use (owned by the loop, which
@@ -57,21 +66,37 @@ final class CurlEasy {
     return job
   }
 
-  /// Lends the handle to `job`: every option is set from its request.
+  /// Lends the handle to `job`: every option is set from its request, or, when the handle kept
+  /// the options of a plain GET that differed only in its URL, the URL alone.
   func bind(_ job: CurlJob, resolve: UnsafeMutablePointer<curl_slist>?) throws(CurlSetupError) {
     self.job = job
     errorBuffer[0] = 0
-    try Options(handle: handle).apply(
+    attempts = 0
+    endedAtFirstAttempt = false
+    let options = Options(handle: handle)
+    let keeps = KeptOptions(job.request, resolve: resolve)
+    // Until the options are set: a bind that fails part-way leaves the handle to be reset.
+    let kept = self.kept
+    self.kept = nil
+    if let kept, kept == keeps {
+      try options.update(kept: kept, to: job.request)
+      self.kept = kept
+      return
+    }
+    if kept != nil { reset() }
+    try options.apply(
       job.request, context: Unmanaged.passUnretained(self).toOpaque(), errorBuffer: errorBuffer, resolve: resolve,
       lists: &lists)
     guard cnp_curl_setopt_socket_registry(handle, sockets) == CURLE_OK else {
       throw CurlSetupError("libcurl refused the socket callbacks")
     }
+    self.kept = keeps
   }
 
   /// libcurl's result, read before the handle is unbound: how it framed the response's body, and
   /// for a failure, the details.
   func result(_ code: CURLcode) -> CurlResult {
+    endedAtFirstAttempt = code == CURLE_OK && attempts == 1
     var responseCode = 0
     _ = cnp_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &responseCode)
     var statedLength: curl_off_t = -1
@@ -86,12 +111,51 @@ final class CurlEasy {
     return CurlResult(code: code, message: message, osError: osError, connectCode: connectCode, framing: framing)
   }
 
-  /// Takes the handle back: no job, no options, no lists.
+  /// Takes the handle back: no job, and no options or lists unless it keeps them for the next
+  /// plain GET (``KeptOptions``).
   func unbind() {
     job = nil
+    guard kept == nil || !endedAtFirstAttempt else { return }
+    kept = nil
+    reset()
+  }
+
+  private func reset() {
     curl_easy_reset(handle)
     for list in lists { curl_slist_free_all(list) }
     lists.removeAll(keepingCapacity: true)
+  }
+}
+
+/// The options a handle keeps after a plain GET (no body, no proxy, not a probe), so that the
+/// next such request with the same options but its URL sets only the URL instead of
+/// `curl_easy_reset` and every option again (issue 68). libcurl keeps every option for the handle's next
+/// transfers (its `curl_easy_setopt`), so the handle then holds exactly what a full `bind` would
+/// set. Every other request, and every request after one, starts from a reset handle.
+///
+/// Only after a request that ended well at its first attempt: libcurl before 8.17 counts its
+/// retries on a fresh connection (when a reused one turns out dead) per handle, not per request,
+/// until `curl_easy_reset` (curl issue 18926), so a kept handle would lose them after five in all
+/// (a server that renegotiates after each response showed it: `ConnectionReuseTests`). A
+/// request that failed, was cancelled or was sent again leaves the handle to be reset.
+private struct KeptOptions: Equatable {
+  let headerLines: [String]
+  let timeout: BoundedInterval?
+  let resourceTimeout: BoundedInterval?
+  let offersHTTP2: Bool
+  let minimumVersion: CNTLSVersion
+  let resolve: UnsafeMutablePointer<curl_slist>?
+
+  /// Nil for a request that is not a plain GET: the handle is reset after it.
+  init?(_ request: CurlRequest, resolve: UnsafeMutablePointer<curl_slist>?) {
+    guard case .get = request.method, request.proxy == nil, !request.connectOnly, request.proxyHeaderLines.isEmpty
+    else { return nil }
+    headerLines = request.headerLines
+    timeout = request.timeout
+    resourceTimeout = request.resourceTimeout
+    offersHTTP2 = request.offersHTTP2
+    minimumVersion = request.tls.minimumVersion
+    self.resolve = resolve
   }
 }
 
@@ -99,6 +163,15 @@ final class CurlEasy {
 private struct Options {
   let handle: UnsafeMutableRawPointer
 
+  /// For a handle that kept `kept`'s options: the request's URL, and the connect-to list again
+  /// (libcurl loads it into the DNS cache at each transfer that finds it set, as a full bind does).
+  func update(kept: KeptOptions, to request: CurlRequest) throws(CurlSetupError) {
+    try set(CURLOPT_URL, request.url)
+    if let resolve = kept.resolve { try check(cnp_curl_setopt_pointer(handle, CURLOPT_RESOLVE, resolve)) }
+  }
+
+  /// Every option from `request`. What it reads of a plain GET, the URL aside, is in
+  /// ``KeptOptions``, which a change here must keep so.
   func apply(
     _ request: CurlRequest, context: UnsafeMutableRawPointer, errorBuffer: UnsafeMutablePointer<CChar>,
     resolve: UnsafeMutablePointer<curl_slist>?, lists: inout [UnsafeMutablePointer<curl_slist>]
@@ -219,19 +292,15 @@ private struct Options {
   /// Connecting (TLS included) uses the request timeout, and so does the wait for each next
   /// byte once the request is sent (URLSession's idle timeout: ``CurlTransfer/watchIdleTime``);
   /// the whole exchange the resource timeout (each bounded: ``BoundedInterval``).
+  /// Each is set either way (0 is libcurl's default: its own connect timeout, no speed check,
+  /// no overall limit), so that no value of a handle's earlier request is left.
   private func setTimeouts(_ request: CurlRequest) throws(CurlSetupError) {
-    if let timeout = request.timeout {
-      try set(CURLOPT_CONNECTTIMEOUT_MS, timeout.milliseconds)
-      // libcurl's own speed check never fires (a year); with a limit set, libcurl looks at the
-      // transfer every second, which is when the progress callback judges the idle time.
-      try set(CURLOPT_LOW_SPEED_LIMIT, 1)
-      try set(CURLOPT_LOW_SPEED_TIME, Int(BoundedInterval.maximum))
-    } else {
-      try set(CURLOPT_LOW_SPEED_LIMIT, 0)
-    }
-    if let resourceTimeout = request.resourceTimeout {
-      try set(CURLOPT_TIMEOUT_MS, resourceTimeout.milliseconds)
-    }
+    try set(CURLOPT_CONNECTTIMEOUT_MS, request.timeout?.milliseconds ?? 0)
+    // libcurl's own speed check never fires (a year); with a limit set, libcurl looks at the
+    // transfer every second, which is when the progress callback judges the idle time.
+    try set(CURLOPT_LOW_SPEED_LIMIT, request.timeout == nil ? 0 : 1)
+    try set(CURLOPT_LOW_SPEED_TIME, request.timeout == nil ? 0 : Int(BoundedInterval.maximum))
+    try set(CURLOPT_TIMEOUT_MS, request.resourceTimeout?.milliseconds ?? 0)
   }
 
   private func setMethod(_ method: CurlRequest.Method, context: UnsafeMutableRawPointer) throws(CurlSetupError) {
@@ -329,6 +398,7 @@ private let watchIdleTime: cnp_curl_xferinfo_callback = { context, _, downloaded
 private let judgeBeforeRequest: cnp_curl_prereq_callback = { context, _, _, remotePort, localPort in
   guard let context, let transfer = CurlEasy.job(for: context) else { return Int32(CURL_PREREQFUNC_ABORT) }
   let easy = CurlEasy.from(context)
+  easy.attempts += 1
   let ssl = cnp_curl_ssl_pointer(easy.handle)
   let judged = transfer.judge(ssl: ssl) {
     cnp_socket_registry_has_input(easy.sockets, localPort, remotePort) == 1
