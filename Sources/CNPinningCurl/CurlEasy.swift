@@ -18,13 +18,13 @@ final class CurlEasy {
   /// when the handle is reset.
   private var lists: [UnsafeMutablePointer<curl_slist>] = []
   /// The options the handle keeps from its last request, when that was a plain GET
-  /// (``KeptOptions``); nil when the handle is reset when unbound.
+  /// (`KeptOptions`); nil when the handle is reset when unbound.
   private var kept: KeptOptions?
   /// How many times libcurl has sent the bound request (its prereq callback): more than once
   /// when it retried on a fresh connection.
   fileprivate(set) var attempts = 0
   /// Whether the bound request ended well at its first attempt, the only end after which the
-  /// handle keeps its options (``KeptOptions``).
+  /// handle keeps its options (`KeptOptions`).
   private var endedAtFirstAttempt = false
   private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
@@ -112,7 +112,7 @@ final class CurlEasy {
   }
 
   /// Takes the handle back: no job, and no options or lists unless it keeps them for the next
-  /// plain GET (``KeptOptions``).
+  /// plain GET (`KeptOptions`).
   func unbind() {
     job = nil
     guard kept == nil || !endedAtFirstAttempt else { return }
@@ -171,7 +171,7 @@ private struct Options {
   }
 
   /// Every option from `request`. What it reads of a plain GET, the URL aside, is in
-  /// ``KeptOptions``, which a change here must keep so.
+  /// `KeptOptions`, which a change here must keep so.
   func apply(
     _ request: CurlRequest, context: UnsafeMutableRawPointer, errorBuffer: UnsafeMutablePointer<CChar>,
     resolve: UnsafeMutablePointer<curl_slist>?, lists: inout [UnsafeMutablePointer<curl_slist>]
