@@ -28,11 +28,13 @@ struct RedirectChain {
   private let maximum: Int
   private var redirects = 0
 
-  init(_ original: SessionRequest, configuration: CNPinnedSessionConfiguration, cookies: CookieSource = .configuration)
-    throws(CNPinnedSessionError)
-  {
+  /// `target`: `original`'s URL, checked.
+  init(
+    _ original: SessionRequest, target: RequestTarget, configuration: CNPinnedSessionConfiguration,
+    cookies: CookieSource = .configuration
+  ) {
     request = original
-    target = try RequestTarget(original.url)
+    self.target = target
     originalTarget = target
     self.cookies = cookies.storage(under: configuration)
     additionalCredentialHeaders = configuration.credentialHeaders
