@@ -17,10 +17,17 @@ package struct ResponseHead {
   /// Whether some `Transfer-Encoding` field names `chunked` (libcurl then reads chunks): with
   /// ``endsChunked`` false, the two framings disagree, and a refusal says that rather than "cut".
   package private(set) var namedChunked = false
-  /// The first `Content-Length` value, and the first value that differs from it (RFC 9110 §8.6:
-  /// a list of identical values is one length; differing ones make the framing invalid).
-  private var contentLength: String?
-  package private(set) var conflictingContentLengths: (first: String, other: String)?
+  /// Where in `bytes` the first `Content-Length` value is, and the first value that differs from
+  /// it (RFC 9110 §8.6: a list of identical values is one length; differing ones make the framing
+  /// invalid). Places, not strings: a head is copied as it goes to the task, and a copy is then one
+  /// retain.
+  private var contentLength: Range<Int>?
+  private var conflictingContentLength: (first: Range<Int>, other: Range<Int>)?
+
+  /// The first `Content-Length` value and the first that differs from it, when two differ.
+  package var conflictingContentLengths: (first: String, other: String)? {
+    conflictingContentLength.map { (value(at: $0.first), value(at: $0.other)) }
+  }
 
   /// The most bytes a response head may have (status line and fields).
   package static let maximumSize = 256 * 1024
@@ -34,26 +41,27 @@ package struct ResponseHead {
   /// ``maximumSize``.
   package mutating func consume(line: UnsafeRawBufferPointer) -> Bool {
     // By the first letter, in any case: most lines are none of the three.
-    switch line.first.map({ $0 | 0x20 }) {
-    case UInt8(ascii: "h") where line.starts(with: Self.statusPrefix):
+    let first = line.first.map { $0 | 0x20 }
+    if first == UInt8(ascii: "h"), line.starts(with: Self.statusPrefix) {
       unknownVersion = !Self.knownVersions.contains { line.starts(with: $0) }
       bytes.removeAll(keepingCapacity: true)
       endsChunked = false
       namedChunked = false
       contentLength = nil
-      conflictingContentLengths = nil
-    case UInt8(ascii: "c") where Self.starts(line, with: Self.contentLengthName):
-      noteContentLength(line.dropFirst(Self.contentLengthName.count))
-    case UInt8(ascii: "t") where Self.starts(line, with: Self.transferEncodingName):
-      let value = line.dropFirst(Self.transferEncodingName.count)
-      if endsChunked || Self.namesChunked(value) { namedChunked = true }
-      endsChunked = Self.lastCodingIsChunked(value)
-    default: break
+      conflictingContentLength = nil
     }
     guard bytes.count + line.count <= Self.maximumSize else { return false }
+    let offset = bytes.count
     // Room for a typical head at once, rather than growing it four times as the lines come.
     if bytes.capacity == 0 { bytes.reserveCapacity(Self.typicalSize) }
     bytes.append(contentsOf: line)
+    if first == UInt8(ascii: "c"), Self.starts(line, with: Self.contentLengthName) {
+      noteContentLength(line.dropFirst(Self.contentLengthName.count), at: offset)
+    } else if first == UInt8(ascii: "t"), Self.starts(line, with: Self.transferEncodingName) {
+      let value = line.dropFirst(Self.transferEncodingName.count)
+      if endsChunked || Self.namesChunked(value) { namedChunked = true }
+      endsChunked = Self.lastCodingIsChunked(value)
+    }
     return true
   }
 
@@ -95,22 +103,26 @@ package struct ResponseHead {
     coding.count == chunked.count && zip(coding, chunked).allSatisfy { $0 | 0x20 == $1 }
   }
 
-  /// Notes the values of one `Content-Length` field (comma-separated, trimmed), and the first
-  /// that differs from the first value seen. Values are compared as written ("05" differs from "5").
-  private mutating func noteContentLength(_ value: Slice<UnsafeRawBufferPointer>) {
-    var values = Elements(value)
+  /// Notes the values of one `Content-Length` field (comma-separated, trimmed), of the line added
+  /// to `bytes` at `offset`, and the first that differs from the first value seen. Values are
+  /// compared as written ("05" differs from "5") and as the head's readers decode them (invalid
+  /// UTF-8 repaired), so that a refusal never names two values that look alike.
+  private mutating func noteContentLength(_ field: Slice<UnsafeRawBufferPointer>, at offset: Int) {
+    var values = Elements(field)
     while let element = values.next() {
+      let place = (element.startIndex + offset)..<(element.endIndex + offset)
       guard let first = contentLength else {
-        contentLength = String(decoding: element, as: UTF8.self)
+        contentLength = place
         continue
       }
-      // Decoded as the first was (a repeat is rare): the same bytes, invalid UTF-8 included, are
-      // the same value.
-      guard conflictingContentLengths == nil else { continue }
-      let other = String(decoding: element, as: UTF8.self)
-      if other != first { conflictingContentLengths = (first, other) }
+      guard conflictingContentLength == nil, !bytes[first].elementsEqual(bytes[place]), value(at: first) != value(at: place)
+      else { continue }
+      conflictingContentLength = (first, place)
     }
   }
+
+  /// The value at `place` in `bytes`, decoded.
+  private func value(at place: Range<Int>) -> String { String(decoding: bytes[place], as: UTF8.self) }
 
   /// The comma-separated elements of a field's value in order, empty ones included, each without
   /// surrounding white space: read in place, as every response's framing fields are.
