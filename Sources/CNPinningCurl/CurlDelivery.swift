@@ -1,6 +1,5 @@
 #if CNPINNING_LINUX_BACKEND
 import CNPinning
-import Dispatch
 
 /// How the end of a job reaches the requesting task, and the task's cancellation the driver: the
 /// parts of a job that two threads touch, under one lock. The session's driver delivers once (the
@@ -62,7 +61,7 @@ package final class CurlDelivery: Sendable {
   /// Delivers, unless delivered already (later deliveries do nothing); returns the waiting
   /// task's resumption, if a task waits.
   package func deliver() -> Resumption? {
-    let now = DispatchTime.now().uptimeNanoseconds
+    let now = Uptime.nanoseconds
     let waiting = shared.withLock { shared -> UnsafeContinuation<Void, Never>? in
       let waiting: UnsafeContinuation<Void, Never>?
       switch shared.state {

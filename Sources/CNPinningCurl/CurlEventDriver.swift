@@ -69,7 +69,7 @@ final class CurlEventDriver {
   /// Whether libcurl's timer is due now.
   private var timerIsDue: Bool {
     guard let timerDeadline else { return false }
-    return timerDeadline <= DispatchTime.now().uptimeNanoseconds
+    return timerDeadline <= Uptime.nanoseconds
   }
 
   /// Runs libcurl's timer if it is due (a transfer just added, or resumed, sets it to now).
@@ -88,7 +88,7 @@ final class CurlEventDriver {
   /// first; lets libcurl act on each ready socket and then on its timer if due.
   func waitAndAct(wakeDescriptor: Int32, until deadline: UInt64? = nil) {
     updateWatchedSockets()
-    let now = DispatchTime.now().uptimeNanoseconds
+    let now = Uptime.nanoseconds
     var timeout: Int64 = -1
     for end in [timerDeadline, deadline] {
       guard let end else { continue }
@@ -126,7 +126,7 @@ final class CurlEventDriver {
       return
     }
     let capped = UInt64(min(milliseconds, 366 * 24 * 3_600_000))
-    timerDeadline = DispatchTime.now().uptimeNanoseconds + capped * 1_000_000
+    timerDeadline = Uptime.nanoseconds + capped * 1_000_000
   }
 }
 

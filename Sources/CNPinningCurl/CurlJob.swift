@@ -84,7 +84,7 @@ package final class CurlJob: @unchecked Sendable {
   func judge(ssl: OpaquePointer?, connectionHasInput: () -> Bool) -> Bool {
     let resend = requestSent
     requestSent = true
-    lastMovement = DispatchTime.now().uptimeNanoseconds
+    lastMovement = Uptime.nanoseconds
     proxyHandshakeIsNext = request.proxy?.trustStore != nil
     var facts: CurlConnectionFacts?
     if request.isHTTPS {
@@ -130,7 +130,7 @@ package final class CurlJob: @unchecked Sendable {
   /// paused for the caller is not idle.
   func watchIdleTime(moved bodyBytes: Int64) -> Bool {
     guard requestSent, let timeout = request.timeout else { return true }
-    let now = DispatchTime.now().uptimeNanoseconds
+    let now = Uptime.nanoseconds
     let moved = bodyBytes + headerLines
     if moved != self.moved || waitsOnCaller {
       self.moved = moved

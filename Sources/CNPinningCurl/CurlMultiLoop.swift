@@ -150,7 +150,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
   /// session delivers it as the body starts (the rest follows through the session's channel).
   /// Cancelling the calling task cancels the job.
   package func perform(_ job: CurlJob) async {
-    job.queuedAt = DispatchTime.now().uptimeNanoseconds
+    job.queuedAt = Uptime.nanoseconds
     await withTaskCancellationHandler {
       if !borrow(for: job) { enqueue(.start(job)) }
       await job.delivery.take()
@@ -259,7 +259,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
   /// quick (see the type's comment); returns false, having done nothing, when it is not.
   /// Otherwise returns once the transfer has reported or the role is handed on.
   private func borrow(for transfer: CurlJob) -> Bool {
-    let deadline = DispatchTime.now().uptimeNanoseconds &+ borrowBudget
+    let deadline = Uptime.nanoseconds &+ borrowBudget
     guard control.withLock({ $0.beginBorrowing() }) else { return false }
     handle(.start(transfer))
     while true {
@@ -267,7 +267,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
       collectFinishedTransfers()
       // Normally none: the borrower's own report needs no resumption, and it runs no other.
       let ended = takeEndedTransfers()
-      let done = transfer.delivery.hasDelivered || DispatchTime.now().uptimeNanoseconds >= deadline
+      let done = transfer.delivery.hasDelivered || Uptime.nanoseconds >= deadline
       let next = control.withLock {
         $0.afterBorrowedTurn(done: done, transfersRun: !active.isEmpty, timerSet: driver.hasTimer)
       }
