@@ -10,22 +10,23 @@ import Foundation
 /// so they can never outlive it. The job currently using the handle is set by `bind` when it
 /// starts and cleared by `unbind` when it ends; a callback that arrives with no job fails closed
 /// (and stops a debug build). Touched only by the session's driver (see ``CurlMultiLoop``).
+// Its driver-only variables are @exclusivity(unchecked) (docs/decisions/session-linux.md, "No runtime exclusivity checks on the driver's variables").
 final class CurlEasy {
   let handle: UnsafeMutableRawPointer
   /// The job using the handle, between `bind` and `unbind`.
-  private(set) var job: CurlJob?
+  @exclusivity(unchecked) private(set) var job: CurlJob?
   /// The string lists the bound request's options point at (header lines, connect-to), freed
   /// when the handle is reset.
-  private var lists: [UnsafeMutablePointer<curl_slist>] = []
+  @exclusivity(unchecked) private var lists: [UnsafeMutablePointer<curl_slist>] = []
   /// The options the handle keeps from its last request, when that was a plain GET
   /// (`KeptOptions`); nil when the handle is reset when unbound.
-  private var kept: KeptOptions?
+  @exclusivity(unchecked) private var kept: KeptOptions?
   /// How many times libcurl has sent the bound request (its prereq callback): more than once
   /// when it retried on a fresh connection.
-  fileprivate(set) var attempts = 0
+  @exclusivity(unchecked) fileprivate(set) var attempts = 0
   /// Whether the bound request ended well at its first attempt, the only end after which the
   /// handle keeps its options (`KeptOptions`).
-  private var endedAtFirstAttempt = false
+  @exclusivity(unchecked) private var endedAtFirstAttempt = false
   private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
   /// The session's record of the sockets its connections use (owned by the loop, which

@@ -22,14 +22,15 @@ import Glibc
 ///
 /// Touched only by the session's driver (``CurlMultiLoop``: its network thread, or a requesting
 /// thread that borrowed it), except `wakeDescriptor`, which any thread may signal.
+// Its driver-only variables are @exclusivity(unchecked) (docs/decisions/session-linux.md, "No runtime exclusivity checks on the driver's variables").
 final class CurlEventDriver {
   let multi: UnsafeMutableRawPointer
   private let epoll: Int32
   /// What the socket callback asked for since the set was last brought up to date, per socket.
-  private var requested: [Int32: Int32] = [:]
+  @exclusivity(unchecked) private var requested: [Int32: Int32] = [:]
   /// When libcurl's timer is due (uptime nanoseconds); nil when it has none.
-  private var timerDeadline: UInt64?
-  private var ready = [cnp_ready_socket](repeating: cnp_ready_socket(), count: 64)
+  @exclusivity(unchecked) private var timerDeadline: UInt64?
+  @exclusivity(unchecked) private var ready = [cnp_ready_socket](repeating: cnp_ready_socket(), count: 64)
 
   /// A multi handle keeping at most `maximumConnections` connections open (idle ones), and at
   /// most `maximumConnectionsPerHost` to one host at once, and an epoll set that also watches

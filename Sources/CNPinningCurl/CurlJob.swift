@@ -9,6 +9,7 @@ import Foundation
 /// Created on the caller's thread; from `CurlMultiLoop.perform` on, touched only by the
 /// session's driver, except `delivery` (its end and its cancellation), which is behind a lock.
 // Unchecked Sendable: touched only by the driver, except `delivery`, which is behind a lock.
+// Its driver-only variables are @exclusivity(unchecked) (docs/decisions/session-linux.md, "No runtime exclusivity checks on the driver's variables").
 package final class CurlJob: @unchecked Sendable {
   package let request: CurlRequest
   /// The session's side, told everything that happens.
@@ -18,28 +19,28 @@ package final class CurlJob: @unchecked Sendable {
   /// Whether a body is streamed either way: the job is paused and resumed (`CurlMultiLoop.resume`).
   package let streamsABody: Bool
   /// When the job was handed to the loop (uptime nanoseconds).
-  var queuedAt: UInt64 = 0
+  @exclusivity(unchecked) var queuedAt: UInt64 = 0
 
   /// Whether the next TLS context libcurl sets up is the HTTPS proxy's: on a new connection
   /// libcurl sets up the proxy's TLS first, then the origin's inside the tunnel. Set again
   /// once a request is judged, for a fresh connection should libcurl retry.
-  private var proxyHandshakeIsNext: Bool
+  @exclusivity(unchecked) private var proxyHandshakeIsNext: Bool
   /// Whether the origin's TLS context was set up (a failure before it was the proxy's).
-  private var reachedOrigin = false
+  @exclusivity(unchecked) private var reachedOrigin = false
   /// Whether libcurl was about to send the request (the judgement point was reached).
-  private var requestSent = false
+  @exclusivity(unchecked) private var requestSent = false
   /// The idle clock: when bytes last moved (uptime nanoseconds), how many had (body bytes both
   /// ways and header lines), and whether the job waits on the caller (a paused stream).
-  private var lastMovement: UInt64 = 0
-  private var moved: Int64 = -1
-  private var headerLines: Int64 = 0
-  private var waitsOnCaller = false
+  @exclusivity(unchecked) private var lastMovement: UInt64 = 0
+  @exclusivity(unchecked) private var moved: Int64 = -1
+  @exclusivity(unchecked) private var headerLines: Int64 = 0
+  @exclusivity(unchecked) private var waitsOnCaller = false
   /// The connection this request set up, when it made one (its handshake facts explain a failure).
-  private var createdConnection: TLSConnectionState?
+  @exclusivity(unchecked) private var createdConnection: TLSConnectionState?
   /// The connection the request was sent on (new or reused), once judged.
-  private var servingConnection: TLSConnectionState?
+  @exclusivity(unchecked) private var servingConnection: TLSConnectionState?
   /// Why this request's TLS context could not be set up.
-  private var setupFailure: String?
+  @exclusivity(unchecked) private var setupFailure: String?
 
   package init(request: CurlRequest, events: any CurlTransferEvents, delivery: CurlDelivery, streamsABody: Bool) {
     self.request = request

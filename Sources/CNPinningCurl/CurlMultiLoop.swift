@@ -51,6 +51,7 @@ import Glibc
 /// ``CurlLoopControl``'s, a value kept under the lock and tested without threads; this type runs
 /// the actions it returns, outside the lock.
 // Unchecked Sendable: the multi handle, easy handles and transfers are touched only by the driver, one thread at a time, handed over under the loop's lock (above).
+// Its driver-only variables are @exclusivity(unchecked) (docs/decisions/session-linux.md, "No runtime exclusivity checks on the driver's variables").
 package final class CurlMultiLoop: @unchecked Sendable {
   private static let counter = Locked(0)
   /// Work for the driver, queued from any thread.
@@ -98,11 +99,11 @@ package final class CurlMultiLoop: @unchecked Sendable {
   package var wakeUpSignals: Int { control.withLock { $0.signals } }
   // Touched only by the driver:
   /// Running transfers, by the easy handle lent to each.
-  private var active: [UnsafeMutableRawPointer: CurlEasy] = [:]
-  private var handles = CurlHandlePool()
+  @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlEasy] = [:]
+  @exclusivity(unchecked) private var handles = CurlHandlePool()
   /// Tasks whose jobs ended, to be resumed once the driver has decided to wait or park
   /// (``takeEndedTransfers``).
-  private var endedTransfers: [CurlDelivery.Resumption] = []
+  @exclusivity(unchecked) private var endedTransfers: [CurlDelivery.Resumption] = []
 
   /// A loop whose requests connect to `resolve`'s addresses for their hosts and ports
   /// (`CURLOPT_RESOLVE`), at most `maximumConnectionsPerHost` at once to one host, and that

@@ -16,41 +16,42 @@ import FoundationNetworking
 /// session's driver (inside the job's callbacks), except `report`, which the requesting task
 /// reads after the delivery (which orders the driver's writes before the task's reads).
 // Unchecked Sendable: touched only by the driver until the delivery, and read by the requesting task only after it.
+// Its driver-only variables are @exclusivity(unchecked) (docs/decisions/session-linux.md, "No runtime exclusivity checks on the driver's variables").
 final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
   let plan: RequestPlan
   let policy: RequestPolicy
   let delivery = CurlDelivery()
   /// The report, written once before the delivery.
-  private(set) var report: TransferReport?
+  @exclusivity(unchecked) private(set) var report: TransferReport?
   /// Whether the request was sent once already (libcurl sends it again on a fresh connection
   /// after a reused one closed before any answer).
-  private var requestSent = false
+  @exclusivity(unchecked) private var requestSent = false
   /// Whether libcurl ended the transfer with its HTTP/2 framing error.
-  private var failedWithHTTP2Framing = false
+  @exclusivity(unchecked) private var failedWithHTTP2Framing = false
   /// Whether the transfer was stopped before sending because its reused connection had been
   /// closed by the server.
-  private var foundStaleConnection = false
+  @exclusivity(unchecked) private var foundStaleConnection = false
   /// Every verdict on this request's connections, in order.
-  private(set) var judgements: [Judgement] = []
-  private(set) var head = ResponseHead()
-  private(set) var body = Data()
+  @exclusivity(unchecked) private(set) var judgements: [Judgement] = []
+  @exclusivity(unchecked) private(set) var head = ResponseHead()
+  @exclusivity(unchecked) private(set) var body = Data()
   /// Decoded body bytes received so far.
-  private var bodyBytes = 0
+  @exclusivity(unchecked) private var bodyBytes = 0
   /// Where the caller follows the body's progress; started at the first body bytes.
   private let progress: CNTransferProgress?
-  private var progressStarted = false
+  @exclusivity(unchecked) private var progressStarted = false
   /// Why the transfer stopped reading the response, when it did.
-  private var refusedResponse: CNPinnedSessionError?
+  @exclusivity(unchecked) private var refusedResponse: CNPinnedSessionError?
   /// Why the request body could not be sent, when it could not.
-  private var uploadFailure: CNPinnedSessionError?
+  @exclusivity(unchecked) private var uploadFailure: CNPinnedSessionError?
   /// The streamed request body, held to its length as it is sent.
-  private var sentBody: StatedLengthBody?
+  @exclusivity(unchecked) private var sentBody: StatedLengthBody?
   private let destination: BodyDestination
   /// The judgement of a handshake whose chain OpenSSL refused, when that is how it ended.
-  private var refusedChain: Judgement?
+  @exclusivity(unchecked) private var refusedChain: Judgement?
   /// Header lines received, and the protocol ALPN chose for the connection the request went on.
-  private var headerLines = 0
-  private var servingProtocol: String?
+  @exclusivity(unchecked) private var headerLines = 0
+  @exclusivity(unchecked) private var servingProtocol: String?
 
   init(plan: RequestPlan, policy: RequestPolicy, destination: BodyDestination, progress: CNTransferProgress? = nil) {
     self.progress = progress
