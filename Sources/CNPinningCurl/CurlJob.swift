@@ -8,8 +8,8 @@ import Foundation
 ///
 /// Created on the caller's thread; from `CurlMultiLoop.perform` on, touched only by the
 /// session's driver, except `delivery` (its end and its cancellation), which is behind a lock.
-// Unchecked Sendable: touched only by the driver, except `delivery`, which is behind a lock.
 // Its driver-only variables are @exclusivity(unchecked) (docs/decisions/session-linux.md, "No runtime exclusivity checks on the driver's variables").
+// Unchecked Sendable: touched only by the driver, except `delivery`, which is behind a lock.
 package final class CurlJob: @unchecked Sendable {
   package let request: CurlRequest
   /// The session's side, told everything that happens.

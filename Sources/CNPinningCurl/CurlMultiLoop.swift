@@ -1,7 +1,7 @@
 #if CNPINNING_LINUX_BACKEND
 internal import CCurl
 internal import CNPinningCurlShims
-import CNPinning
+@_spi(Locking) import CNPinning
 import Foundation
 
 #if canImport(Glibc)
@@ -50,8 +50,8 @@ import Glibc
 /// The decisions (who drives, whom to signal, when to wait, park or hand over) are
 /// ``CurlLoopControl``'s, a value kept under the lock and tested without threads; this type runs
 /// the actions it returns, outside the lock.
-// Unchecked Sendable: the multi handle, easy handles and transfers are touched only by the driver, one thread at a time, handed over under the loop's lock (above).
 // Its driver-only variables are @exclusivity(unchecked) (docs/decisions/session-linux.md, "No runtime exclusivity checks on the driver's variables").
+// Unchecked Sendable: the multi handle, easy handles and transfers are touched only by the driver, one thread at a time, handed over under the loop's lock (above).
 package final class CurlMultiLoop: @unchecked Sendable {
   private static let counter = Locked(0)
   /// Work for the driver, queued from any thread.

@@ -15,8 +15,8 @@ import FoundationNetworking
 /// Created on the caller's thread; from `CurlMultiLoop.perform` on, touched only by the
 /// session's driver (inside the job's callbacks), except `report`, which the requesting task
 /// reads after the delivery (which orders the driver's writes before the task's reads).
-// Unchecked Sendable: touched only by the driver until the delivery, and read by the requesting task only after it.
 // Its driver-only variables are @exclusivity(unchecked) (docs/decisions/session-linux.md, "No runtime exclusivity checks on the driver's variables").
+// Unchecked Sendable: touched only by the driver until the delivery, and read by the requesting task only after it.
 final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
   let plan: RequestPlan
   let policy: RequestPolicy
