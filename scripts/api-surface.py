@@ -43,12 +43,13 @@ DECLARATION = re.compile(r"\b(public|open|extension|import|func|var|let|struct|c
 
 
 def spi_declarations():
-    """Each `@_spi(NAME) public var|let|func NAME` in the package's sources, by module (the folder
-    under Sources), as the line that starts its declaration in an interface (`public var NAME`)."""
+    """Each `@_spi(NAME) public var|let|func|struct|class|enum NAME` in the package's sources, by
+    module (the folder under Sources), as the line that starts its declaration in an interface
+    (`public var NAME`); a type's members go with it."""
     found = {}
     for path in glob.glob(os.path.join(ROOT, "Sources", "*", "**", "*.swift"), recursive=True):
         module = os.path.relpath(path, os.path.join(ROOT, "Sources")).split(os.sep)[0]
-        for match in re.finditer(r"@_spi\(\w+\)\s+public\s+(var|let|func)\s+(\w+)", open(path).read()):
+        for match in re.finditer(r"@_spi\(\w+\)\s+public\s+(var|let|func|struct|class|enum)\s+(\w+)", open(path).read()):
             found.setdefault(module, set()).add(f"public {match.group(1)} {match.group(2)}")
     return found
 
@@ -60,8 +61,16 @@ def normalized(text, module):
     """Declarations without comments or blank lines (nor `module`'s SPI ones), top-level blocks
     sorted."""
     spi = SPI.get(module, set())
-    lines = [line.rstrip() for line in text.splitlines()]
-    lines = [line for line in lines if re.sub(r"[:(<].*", "", line.strip()) not in spi]
+    lines, inside_spi_type = [], False
+    for line in (line.rstrip() for line in text.splitlines()):
+        # An SPI type's block, from its declaration to the top-level `}` that ends it.
+        if not inside_spi_type and not line.startswith((" ", "\t")) and line.endswith("{") \
+                and re.sub(r"[:(<].*", "", line.strip()).strip() in spi:
+            inside_spi_type = True
+        elif inside_spi_type:
+            inside_spi_type = line != "}"
+        elif re.sub(r"[:(<].*", "", line.strip()) not in spi:
+            lines.append(line)
     # Comments, blank lines and plain imports (what the module uses, not what it offers) go;
     # `@_exported import`, which offers another module's API, stays.
     lines = [

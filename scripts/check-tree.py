@@ -121,7 +121,7 @@ def check_direct_imports():
                                text=True, check=True).stdout
     targets = json.loads(described)["targets"]
     names = {target["name"] for target in targets}
-    import_line = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:internal|package|public|private|fileprivate)\s+)?import\s+(\w+)")
+    import_line = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:internal|package|public|private|fileprivate)\s+)?import\s+(\w+)")
     for target in targets:
         allowed = set(target.get("target_dependencies") or []) | {target["name"]}
         if target.get("type") == "snippet" or not os.path.isdir(os.path.join(ROOT, target["path"])):

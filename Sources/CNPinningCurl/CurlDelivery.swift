@@ -1,5 +1,5 @@
 #if CNPINNING_LINUX_BACKEND
-import CNPinning
+@_spi(Locking) import CNPinning
 
 /// How the end of a job reaches the requesting task, and the task's cancellation the driver: the
 /// parts of a job that two threads touch, under one lock. The session's driver delivers once (the

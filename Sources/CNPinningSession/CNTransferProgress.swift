@@ -1,4 +1,4 @@
-import CNPinning
+@_spi(Locking) import CNPinning
 
 /// How far a response body has come, for a progress display: the session updates it as bytes
 /// arrive, anyone may read it at any time. Pass one to `download(for:progress:)` or

@@ -2,7 +2,7 @@
 #if CNPINNING_LINUX_BACKEND
 internal import COpenSSL
 internal import CNPinningShims
-import CNPinning
+@_spi(Locking) import CNPinning
 import Foundation
 
 #if canImport(Glibc)

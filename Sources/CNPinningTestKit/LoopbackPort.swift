@@ -3,7 +3,7 @@
 // The C modules bring glibc's socket types (SOCK_STREAM), which Glibc's module map misses in
 // release builds.
 internal import CNPinningShims
-import CNPinning
+@_spi(Locking) import CNPinning
 import Foundation
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 // The test kit is built on OpenSSL, which only the Linux build links.
 #if CNPINNING_LINUX_BACKEND
 internal import CNPinningShims
-import CNPinning
+@_spi(Locking) import CNPinning
 import Foundation
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 // The test kit is built on OpenSSL, which only the Linux build links.
 #if CNPINNING_LINUX_BACKEND
-import CNPinning
+@_spi(Locking) import CNPinning
 import Foundation
 
 #if canImport(Glibc)

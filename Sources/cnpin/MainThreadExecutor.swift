@@ -1,7 +1,7 @@
 // Linux only: task executors need macOS 15 (the package supports 13); the Apple build keeps
 // the async main.
 #if CNPINNING_LINUX_BACKEND
-import CNPinning
+@_spi(Locking) import CNPinning
 import Dispatch
 
 /// Runs the jobs of the tasks that prefer it on the thread that calls `run()`: cnpin's main

@@ -1,6 +1,6 @@
 // Uses the suite's `eventually`, which only the Linux build's support files have.
 #if CNPINNING_LINUX_BACKEND
-import CNPinning
+@_spi(Locking) import CNPinning
 @testable import CNPinningSession
 import Foundation
 import Testing

@@ -4,7 +4,7 @@ import Testing
 
 // Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
 #if CNPINNING_LINUX_BACKEND
-import CNPinning
+@_spi(Locking) import CNPinning
 @testable import CNPinningSession
 @testable import CNPinningCurl
 import CNPinningTestKit

@@ -1,6 +1,6 @@
 // The session's network thread as an executor is the Linux transport's (libcurl's loop).
 #if CNPINNING_LINUX_BACKEND
-import CNPinning
+@_spi(Locking) import CNPinning
 @testable import CNPinningSession
 import CNPinningTestKit
 import Foundation

@@ -1,6 +1,6 @@
 // CurlDelivery belongs to the Linux transport.
 #if CNPINNING_LINUX_BACKEND
-import CNPinning
+@_spi(Locking) import CNPinning
 import Dispatch
 import Testing
 

@@ -1,7 +1,7 @@
 // Uses the test kit's loopback server and swift-corelibs-foundation's URLSession, which only the
 // Linux build has here.
 #if CNPINNING_LINUX_BACKEND
-import CNPinning
+@_spi(Locking) import CNPinning
 @testable import CNPinningSession
 import CNPinningTestKit
 import Foundation

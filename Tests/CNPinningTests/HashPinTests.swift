@@ -1,6 +1,6 @@
 // Uses the OpenSSL test kit (or the Linux transport), which only the Linux build has.
 #if CNPINNING_LINUX_BACKEND
-import CNPinning
+@_spi(Locking) import CNPinning
 import CNPinningTestKit
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-import CNPinning
+@_spi(Locking) import CNPinning
 import Foundation
 
 #if canImport(FoundationNetworking)

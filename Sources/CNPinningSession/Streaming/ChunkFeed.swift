@@ -1,4 +1,4 @@
-import CNPinning
+@_spi(Locking) import CNPinning
 import Foundation
 
 /// A body that its source pushes a chunk at a time (a URLSession data delegate's

@@ -1,4 +1,4 @@
-import CNPinning
+@_spi(Locking) import CNPinning
 import Foundation
 
 /// A request body taken from a caller's `AsyncSequence` of chunks (`CNHTTPRequest.Body`), read

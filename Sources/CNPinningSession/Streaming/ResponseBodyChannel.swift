@@ -1,4 +1,4 @@
-import CNPinning
+@_spi(Locking) import CNPinning
 import Foundation
 
 /// A response body on its way from the network thread to the task reading it, a chunk at a time,

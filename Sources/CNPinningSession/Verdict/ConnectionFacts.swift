@@ -1,4 +1,4 @@
-import CNPinning
+@_spi(Locking) import CNPinning
 
 /// What the transport learnt about the TLS connection a request is about to use: collected by
 /// the TLS hooks, judged by ``ConnectionVerdict``. Plain values; nothing here points at C state.

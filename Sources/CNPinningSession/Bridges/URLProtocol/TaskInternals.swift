@@ -1,5 +1,5 @@
 #if CNPINNING_LINUX_BACKEND
-import CNPinning
+@_spi(Locking) import CNPinning
 import Foundation
 import FoundationNetworking
 

@@ -1,5 +1,5 @@
 #if CNPINNING_LINUX_BACKEND
-import CNPinning
+@_spi(Locking) import CNPinning
 import Foundation
 
 /// A caller's sequence of chunks (``CNHTTPRequest/Body``) sent as libcurl asks for it: a task

@@ -1,4 +1,4 @@
-import CNPinning
+@_spi(Locking) import CNPinning
 import Foundation
 
 /// The verdicts a URLSession of the Apple transport has made, bound to the connections they were

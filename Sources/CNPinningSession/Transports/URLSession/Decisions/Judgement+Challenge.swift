@@ -1,4 +1,4 @@
-import CNPinning
+@_spi(Locking) import CNPinning
 import Foundation
 
 /// How a URLSession task delegate answers a server-trust challenge, as a platform-neutral value.

@@ -1,4 +1,4 @@
-import CNPinning
+@_spi(Locking) import CNPinning
 import Foundation
 
 /// Thrown by `SessionRotation.withSession` once the rotation is closed.
