@@ -14,7 +14,13 @@ import Foundation
 final class CurlEasy {
   let handle: UnsafeMutableRawPointer
   /// The job using the handle, between `bind` and `unbind`.
-  @exclusivity(unchecked) private(set) var job: CurlJob?
+  @exclusivity(unchecked) private(set) var job: CurlJob? {
+    didSet { unretainedJob = job.map(Unmanaged.passUnretained) }
+  }
+  /// ``job``, unretained, for the callbacks libcurl makes many times a request (header lines,
+  /// progress, body): `job` holds it from `bind` to `unbind`, and callbacks come only between.
+  /// A retain and a release a callback were about 800 instructions a request.
+  @exclusivity(unchecked) private var unretainedJob: Unmanaged<CurlJob>?
   /// The string lists the bound request's options point at (header lines, connect-to), freed
   /// when the handle is reset.
   @exclusivity(unchecked) private var lists: [UnsafeMutablePointer<curl_slist>] = []
@@ -65,6 +71,17 @@ final class CurlEasy {
       return nil
     }
     return job
+  }
+
+  /// `body` run with the job using the handle, not retained (see `unretainedJob`); nil (and a
+  /// stop in debug builds) when a callback arrives while no job is bound.
+  static func withJob<Result>(for context: UnsafeMutableRawPointer?, _ body: (CurlJob) -> Result) -> Result? {
+    guard let context, let job = Unmanaged<CurlEasy>.fromOpaque(context)._withUnsafeGuaranteedRef({ $0.unretainedJob })
+    else {
+      assertionFailure("a libcurl callback arrived for a handle no job is using")
+      return nil
+    }
+    return job._withUnsafeGuaranteedRef(body)
   }
 
   /// Lends the handle to `job`: every option is set from its request, or, when the handle kept
@@ -355,8 +372,8 @@ private struct Options {
 // object, only hand facts to it, and fail closed when there is none.
 
 private let receiveBody: cnp_curl_data_callback = { data, size, count, context in
-  guard let transfer = CurlEasy.job(for: context) else { return 0 }
-  switch transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) {
+  switch CurlEasy.withJob(for: context, { $0.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) }) {
+  case nil: return 0
   case .taken: return size * count
   case .paused: return Int(CURL_WRITEFUNC_PAUSE)
   case .refused: return 0
@@ -382,8 +399,8 @@ private let rewindBody: cnp_curl_seek_callback = { context, offset, origin in
 }
 
 private let receiveHeader: cnp_curl_data_callback = { data, size, count, context in
-  guard let transfer = CurlEasy.job(for: context) else { return 0 }
-  return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+  let taken = CurlEasy.withJob(for: context) { $0.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count)) }
+  return taken == true ? size * count : 0
 }
 
 private let configureTLS: cnp_curl_ssl_ctx_callback = { _, sslContext, context in
@@ -392,8 +409,7 @@ private let configureTLS: cnp_curl_ssl_ctx_callback = { _, sslContext, context i
 }
 
 private let watchIdleTime: cnp_curl_xferinfo_callback = { context, _, downloaded, _, uploaded in
-  guard let context, let transfer = CurlEasy.job(for: context) else { return 1 }
-  return transfer.watchIdleTime(moved: Int64(downloaded) + Int64(uploaded)) ? 0 : 1
+  CurlEasy.withJob(for: context) { $0.watchIdleTime(moved: Int64(downloaded) + Int64(uploaded)) } == true ? 0 : 1
 }
 
 private let judgeBeforeRequest: cnp_curl_prereq_callback = { context, _, _, remotePort, localPort in
