@@ -132,6 +132,18 @@ struct ResponseHeadTests {
     #expect(parsed.fields == ["Content-Type": "text/html", "ETAG": "\"1\", \"2\"", "x-a": "1"])
   }
 
+  /// The code is read as `Int(String)` reads it (and kept when 100–999), without the string.
+  @Test func statusCodesAreReadAsIntReadsThem() {
+    let codes = [
+      "200", "+200", "0200", "000999", "-200", "-0", "+", "-", "", "2a0", "1000", "099", "+-200", "٢٠٠", "2\u{0}0",
+      "99999999999999999999200",
+    ]
+    for code in codes {
+      let expected = Int(code).flatMap { (100...999).contains($0) ? $0 : nil }
+      #expect(Self.head(["HTTP/1.1 \(code) OK\r\n"]).parsed()?.statusCode == expected, "\(code)")
+    }
+  }
+
   @Test func headsWithoutAStatusLineOrBeyondTheLimitAreRefused() {
     #expect(Self.head(["X-A: 1\r\n"]).parsed() == nil)
     #expect(Self.head(["HTTP/1.1 abc\r\n"]).parsed() == nil)

@@ -113,6 +113,9 @@ public final class CNPinningManager: Sendable {
     index.lookup(name).map { ($0.domain, $0.configuration) }
   }
 
+  /// Whether `name` is pinned: ``configuration(for:)`` is not nil, without copying it out.
+  package func pins(_ name: HostName) -> Bool { index.lookup(name) != nil }
+
   /// Judges a verified chain, given leaf first and ending with the trust anchor, for `host`, at
   /// `date` (now by default; it matters only for an enterprise policy's window).
   ///

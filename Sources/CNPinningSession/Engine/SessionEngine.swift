@@ -144,7 +144,7 @@ package final class SessionEngine: Sendable {
     _ = try request.statedLength()
     let name = target.hostName
     let host = target.host
-    let isPinned = manager?.configuration(for: name) != nil
+    let isPinned = manager?.pins(name) ?? false
     if !isPinned, let manager, let nearMiss = effects.reporter.nearMissWarning(for: host, pins: manager) {
       CNPinningLog.warn(nearMiss)
     }

@@ -78,8 +78,10 @@ package struct ResponseHead {
 
   /// Whether `line` starts with the lower-case field `name` (with its colon), in any case.
   private static func starts(_ line: UnsafeRawBufferPointer, with name: [UInt8]) -> Bool {
+    guard line.count >= name.count else { return false }
     // Setting bit 0x20 lower-cases letters and leaves "-" and ":" as they are.
-    line.count >= name.count && zip(line, name).allSatisfy { $0 | 0x20 == $1 }
+    for index in name.indices where line[index] | 0x20 != name[index] { return false }
+    return true
   }
 
   /// Whether some coding of a Transfer-Encoding value is chunked.
@@ -231,9 +233,19 @@ package struct ResponseHead {
       let codeStart = head[versionEnd..<status.upperBound].firstIndex(where: { $0 != UInt8(ascii: " ") })
     else { return nil }
     let codeEnd = head[codeStart..<status.upperBound].firstIndex(of: UInt8(ascii: " ")) ?? status.upperBound
-    guard let statusCode = Int(String(decoding: head[codeStart..<codeEnd], as: UTF8.self)), (100...999).contains(statusCode)
-    else { return nil }
+    guard let statusCode = threeDigitCode(head[codeStart..<codeEnd]) else { return nil }
     return (statusCode, status.lowerBound..<versionEnd)
+  }
+
+  /// The number `digits` spell when it is 100–999, read as `Int(String)` reads it (a leading `+`,
+  /// leading zeros), without making the string; nil otherwise.
+  private static func threeDigitCode(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+    var rest = digits[...]
+    if rest.first == UInt8(ascii: "+") { rest = rest.dropFirst() }
+    guard !rest.isEmpty, rest.allSatisfy({ UInt8(ascii: "0") <= $0 && $0 <= UInt8(ascii: "9") }) else { return nil }
+    let significant = rest.drop { $0 == UInt8(ascii: "0") }
+    guard significant.count == 3 else { return nil }
+    return significant.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
   }
 
   /// The header fields as received, in order and with their repeats (a field without a colon
