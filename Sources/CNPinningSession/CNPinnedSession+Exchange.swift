@@ -35,20 +35,16 @@ extension SessionRequest {
   /// `Content-Length` that is not a plain decimal or contradicts the body, are refused with
   /// `invalidArgument` (`statedLength`), before anything is sent.
   init(_ request: CNHTTPRequest) throws(CNPinnedSessionError) {
-    // Bytes in memory (or none) are given to the one initialiser: a value made and then
-    // changed is copied on the way (about 500 instructions a request).
-    var bytes = Body.none
-    if let body = request.body, case .data(let data) = body.content { bytes = .data(data) }
     self.init(
-      method: request.method, url: request.url, fields: request.headerFields, body: bytes,
-      timeout: request.timeoutInterval, label: request.label)
+      method: request.method, url: request.url, fields: request.headerFields, timeout: request.timeoutInterval,
+      label: request.label)
     guard let body = request.body else { return }
     if let length = body.length, length < 0 {
       throw .invalidArgument("the request body's length is \(length); give nil for a length not known, or the number of bytes")
     }
     switch body.content {
-    case .data:
-      break
+    case .data(let data):
+      self.body = .data(data)
     case .chunks(let make):
       // A Content-Length field gives a sequence its length.
       let stated = try statedLength(bodyLength: body.length)

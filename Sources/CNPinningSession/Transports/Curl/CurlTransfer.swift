@@ -22,7 +22,7 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
   let policy: RequestPolicy
   let delivery = CurlDelivery()
   /// The report, written once before the delivery.
-  @exclusivity(unchecked) private(set) var report: TransferReport?
+  @exclusivity(unchecked) private var report: TransferReport?
   /// Whether the request was sent once already (libcurl sends it again on a fresh connection
   /// after a reused one closed before any answer).
   @exclusivity(unchecked) private var requestSent = false
@@ -153,6 +153,9 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
   }
 
   func rewindBody() -> Bool { sentBody?.rewind() ?? false }
+
+  /// The report, moved out (not copied) for the requesting task, after the delivery.
+  func takeReport() -> TransferReport { report.take()! }
 
   func idleTimeoutPassed() { refusedResponse = .timedOut(host: plan.host, seconds: plan.timeout?.seconds ?? .infinity) }
 

@@ -80,7 +80,7 @@ package final class CurlTransport: HopTransport {
       }
       await loop.perform(job)
       networkTime += job.networkTime
-      report = transfer.report!
+      report = transfer.takeReport()
       if let first {
         report = TransferReport(result: report.result, judgements: first.judgements + report.judgements, mayBeSentAgain: false)
       } else if report.mayBeSentAgain {
