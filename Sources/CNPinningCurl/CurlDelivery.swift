@@ -5,8 +5,9 @@
 /// parts of a job that two threads touch, under one lock. The session's driver delivers once (the
 /// report itself is the session's: written before the delivery, read after it); the task goes on
 /// at once when it is already delivered (a request that drove itself, `CurlMultiLoop.borrow`,
-/// never suspends), or waits for it.
-package final class CurlDelivery: Sendable {
+/// never suspends), or waits for it. A value whose copies share one delivery (its state's lock):
+/// one allocation, not two.
+package struct CurlDelivery: Sendable {
   enum State {
     case pending
     case waiting(UnsafeContinuation<Void, Never>)
