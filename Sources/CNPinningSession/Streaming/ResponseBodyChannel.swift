@@ -8,8 +8,7 @@ import Foundation
 ///
 /// The network side calls `offer` and `finish`; the reader calls `next`. The transport connects
 /// `wake` (deliver again after a pause) and `cancel` (stop the transfer) before it starts.
-/// A value whose copies share one channel (its state's lock): one allocation, not two.
-package struct ResponseBodyChannel: Sendable {
+package final class ResponseBodyChannel: Sendable {
   /// The most bytes held unread before the network side pauses.
   static let capacity = 1 << 20
 
