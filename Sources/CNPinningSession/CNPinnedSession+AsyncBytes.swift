@@ -29,7 +29,9 @@ extension CNPinnedSession {
       /// The next byte, or nil at the end of the body.
       public mutating func next() async throws -> UInt8? {
         while index == chunk.endIndex {
-          guard let next = try await reader.channel.next() else { return nil }
+          let next: Data?
+          if let ready = reader.channel.readyChunk() { next = try ready.get() } else { next = try await reader.channel.next() }
+          guard let next else { return nil }
           chunk = next
           index = next.startIndex
         }
@@ -52,7 +54,10 @@ extension CNPinnedSession {
         fileprivate let reader: BodyReader
 
         /// The next chunk, or nil at the end of the body.
-        public mutating func next() async throws -> Data? { try await reader.channel.next() }
+        public mutating func next() async throws -> Data? {
+          if let ready = reader.channel.readyChunk() { return try ready.get() }
+          return try await reader.channel.next()
+        }
       }
     }
   }

@@ -141,13 +141,7 @@ package final class ResponseBodyChannel: Sendable {
 
   /// The next chunk of the body, or nil at its end. Cancelling the calling task stops the transfer.
   package func next() async throws(CNPinnedSessionError) -> Data? {
-    // What has arrived is taken without suspending (a small body has usually arrived whole by
-    // the time it is read); a cancelled reader goes the long way, which stops the transfer.
-    if !Task.isCancelled {
-      let (ready, wake) = state.withLock { $0.takeReady() }
-      wake?()
-      if let ready { return try ready.get() }
-    }
+    if let ready = readyChunk() { return try ready.get() }
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         if state.withLock({ $0.hasReady(orWait: continuation) }) { continuation.resume() }
@@ -159,6 +153,17 @@ package final class ResponseBodyChannel: Sendable {
     let (ready, wake) = state.withLock { $0.takeReady() }
     wake?()
     return try (ready ?? .failure(.cancelled)).get()
+  }
+
+  /// What ``next()`` returns, if it can without waiting: a chunk, the end or the failure that
+  /// ended the body; nil when nothing has arrived, or when the calling task is cancelled (it goes
+  /// the long way, which stops the transfer). Readers call it first: a small body has usually
+  /// arrived whole by the time it is read, and an async call costs about 300 instructions more.
+  package func readyChunk() -> Result<Data?, CNPinnedSessionError>? {
+    guard !Task.isCancelled else { return nil }
+    let (ready, wake) = state.withLock { $0.takeReady() }
+    wake?()
+    return ready
   }
 
   /// Stops the transfer and ends the body with `error` (a reader that gives up).
