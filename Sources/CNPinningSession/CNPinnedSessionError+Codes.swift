@@ -225,14 +225,16 @@ public struct CNPinnedSessionError: Error, Sendable, Equatable {
     case certificateExpired(host: String)
     /// A certificate in the chain is not valid yet.
     case certificateNotYetValid(host: String)
-    /// The verified chain does not satisfy the host's pins.
-    case pinMismatch(CNPinningFailure)
+    /// The verified chain does not satisfy the host's pins. Boxed (`indirect`), as is
+    /// `transportSecurity`: their details are large, and every error, optional error and result
+    /// a request carries would otherwise be as large (168 bytes, copied several times a request).
+    indirect case pinMismatch(CNPinningFailure)
     /// The host has no pins and the session refuses unpinned hosts.
     case hostNotPinned(host: String)
     /// A plain `http://` request to a host that has pins: pins cannot be checked without TLS.
     case insecureConnectionToPinnedHost(host: String)
     /// The connection falls short of the session's transport-security policy.
-    case transportSecurity(CNTransportSecurityViolation)
+    indirect case transportSecurity(CNTransportSecurityViolation)
     /// The TLS handshake failed before any certificate was judged, for example because client and
     /// server share no protocol version or cipher.
     case tlsHandshakeFailed(host: String, reason: String)
