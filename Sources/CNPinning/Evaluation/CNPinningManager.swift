@@ -113,7 +113,7 @@ public final class CNPinningManager: Sendable {
     index.lookup(name).map { ($0.domain, $0.configuration) }
   }
 
-  /// Whether `name` is pinned: ``configuration(for:)`` is not nil, without copying it out.
+  /// Whether `name` is pinned (has a configuration), without copying the configuration out.
   package func pins(_ name: HostName) -> Bool { index.lookup(name) != nil }
 
   /// Judges a verified chain, given leaf first and ending with the trust anchor, for `host`, at
