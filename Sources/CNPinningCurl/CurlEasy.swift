@@ -17,7 +17,7 @@ final class CurlEasy {
   @exclusivity(unchecked) private(set) var job: CurlJob? {
     didSet { unretainedJob = job.map(Unmanaged.passUnretained) }
   }
-  /// ``job``, unretained, for the callbacks libcurl makes many times a request (header lines,
+  /// ``job``, unretained, for libcurl's callbacks (about twenty a request: header lines,
   /// progress, body): `job` holds it from `bind` to `unbind`, and callbacks come only between.
   /// A retain and a release a callback were about 800 instructions a request.
   @exclusivity(unchecked) private var unretainedJob: Unmanaged<CurlJob>?
@@ -63,18 +63,9 @@ final class CurlEasy {
     Unmanaged<CurlEasy>.fromOpaque(pointer).takeUnretainedValue()
   }
 
-  /// The job using the handle, for a callback; nil (and a stop in debug builds) when a callback
-  /// arrives while no job is bound.
-  static func job(for context: UnsafeMutableRawPointer?) -> CurlJob? {
-    guard let context, let job = from(context).job else {
-      assertionFailure("a libcurl callback arrived for a handle no job is using")
-      return nil
-    }
-    return job
-  }
-
-  /// `body` run with the job using the handle, not retained (see `unretainedJob`); nil (and a
-  /// stop in debug builds) when a callback arrives while no job is bound.
+  /// `body` run with the job using the handle, for a callback, not retained (see
+  /// `unretainedJob`); nil (and a stop in debug builds) when a callback arrives while no job is
+  /// bound.
   static func withJob<Result>(for context: UnsafeMutableRawPointer?, _ body: (CurlJob) -> Result) -> Result? {
     guard let context, let job = Unmanaged<CurlEasy>.fromOpaque(context)._withUnsafeGuaranteedRef({ $0.unretainedJob })
     else {
@@ -381,8 +372,9 @@ private let receiveBody: cnp_curl_data_callback = { data, size, count, context i
 }
 
 private let sendBody: cnp_curl_data_callback = { buffer, size, count, context in
-  guard let buffer, let transfer = CurlEasy.job(for: context) else { return Int(CURL_READFUNC_ABORT) }
-  switch transfer.sendBody(UnsafeMutableRawBufferPointer(start: buffer, count: size * count)) {
+  guard let buffer else { return Int(CURL_READFUNC_ABORT) }
+  switch CurlEasy.withJob(for: context, { $0.sendBody(UnsafeMutableRawBufferPointer(start: buffer, count: size * count)) }) {
+  case nil: return Int(CURL_READFUNC_ABORT)
   case .bytes(let sent): return sent
   case .end: return 0
   case .paused: return Int(CURL_READFUNC_PAUSE)
@@ -392,7 +384,7 @@ private let sendBody: cnp_curl_data_callback = { buffer, size, count, context in
 
 /// libcurl rewinds a body only to send it again from the start (on a fresh connection).
 private let rewindBody: cnp_curl_seek_callback = { context, offset, origin in
-  guard offset == 0, origin == SEEK_SET, let transfer = CurlEasy.job(for: context), transfer.rewindBody() else {
+  guard offset == 0, origin == SEEK_SET, CurlEasy.withJob(for: context, { $0.rewindBody() }) == true else {
     return CURL_SEEKFUNC_CANTSEEK
   }
   return CURL_SEEKFUNC_OK
@@ -404,8 +396,9 @@ private let receiveHeader: cnp_curl_data_callback = { data, size, count, context
 }
 
 private let configureTLS: cnp_curl_ssl_ctx_callback = { _, sslContext, context in
-  guard let sslContext, let transfer = CurlEasy.job(for: context) else { return CURLE_ABORTED_BY_CALLBACK }
-  return transfer.configureTLS(OpaquePointer(sslContext)) ? CURLE_OK : CURLE_SSL_CERTPROBLEM
+  guard let sslContext, let configured = CurlEasy.withJob(for: context, { $0.configureTLS(OpaquePointer(sslContext)) })
+  else { return CURLE_ABORTED_BY_CALLBACK }
+  return configured ? CURLE_OK : CURLE_SSL_CERTPROBLEM
 }
 
 private let watchIdleTime: cnp_curl_xferinfo_callback = { context, _, downloaded, _, uploaded in
@@ -413,13 +406,14 @@ private let watchIdleTime: cnp_curl_xferinfo_callback = { context, _, downloaded
 }
 
 private let judgeBeforeRequest: cnp_curl_prereq_callback = { context, _, _, remotePort, localPort in
-  guard let context, let transfer = CurlEasy.job(for: context) else { return Int32(CURL_PREREQFUNC_ABORT) }
-  let easy = CurlEasy.from(context)
-  easy.attempts += 1
-  let ssl = cnp_curl_ssl_pointer(easy.handle)
-  let judged = transfer.judge(ssl: ssl) {
-    cnp_socket_registry_has_input(easy.sockets, localPort, remotePort) == 1
+  guard let context else { return Int32(CURL_PREREQFUNC_ABORT) }
+  let judged = CurlEasy.withJob(for: context) { job -> Bool in
+    let easy = CurlEasy.from(context)
+    easy.attempts += 1
+    return job.judge(ssl: cnp_curl_ssl_pointer(easy.handle)) {
+      cnp_socket_registry_has_input(easy.sockets, localPort, remotePort) == 1
+    }
   }
-  return judged ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
+  return judged == true ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
 }
 #endif
