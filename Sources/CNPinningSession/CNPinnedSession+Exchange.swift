@@ -22,10 +22,8 @@ extension CNPinnedSession {
       // No transport asks for a body of length 0: the sequence must be seen to be empty here.
       _ = try await chunks.next(host: sent.url.host ?? "")
     }
-    let (outcome, body) = try await engine.exchange(sent, into: ResponseBodyChannel.self)
-    return CNHTTPResponse(
-      statusCode: outcome.statusCode, headerFields: outcome.fields, url: outcome.url ?? request.url,
-      body: AsyncBytes(body))
+    let (outcome, body) = try await engine.exchange(consume sent, into: ResponseBodyChannel.self)
+    return CNHTTPResponse(outcome, url: outcome.url ?? request.url, body: AsyncBytes(body))
   }
 }
 
@@ -34,11 +32,18 @@ extension SessionRequest {
   /// length stated by `Content-Length` when the body gives none. A negative length, and a
   /// `Content-Length` that is not a plain decimal or contradicts the body, are refused with
   /// `invalidArgument` (`statedLength`), before anything is sent.
-  init(_ request: CNHTTPRequest) throws(CNPinnedSessionError) {
-    self.init(
-      method: request.method, url: request.url, fields: request.headerFields, timeout: request.timeoutInterval,
-      label: request.label)
-    guard let body = request.body else { return }
+  /// Each property set once, not through the memberwise initialiser, whose delegation copied
+  /// the whole request twice more (issue 68).
+  init(_ request: borrowing CNHTTPRequest) throws(CNPinnedSessionError) {
+    method = request.method
+    url = request.url
+    fields = request.headerFields
+    timeout = request.timeoutInterval.flatMap(BoundedInterval.init)
+    label = request.label
+    guard let body = request.body else {
+      self.body = .none
+      return
+    }
     if let length = body.length, length < 0 {
       throw .invalidArgument("the request body's length is \(length); give nil for a length not known, or the number of bytes")
     }
@@ -47,6 +52,7 @@ extension SessionRequest {
       self.body = .data(data)
     case .chunks(let make):
       // A Content-Length field gives a sequence its length.
+      self.body = .none
       let stated = try statedLength(bodyLength: body.length)
       self.body = .upload(.chunks(make(body.length ?? stated)))
     }

@@ -130,6 +130,30 @@ struct ExchangeTests {
       heldBack.withLock { $0 }.isEmpty, "pieces \(heldBack.withLock { $0 }) did not reach the reader before the next was due")
   }
 
+  /// A response makes its fields from the head when they are first read (issue 68): read only
+  /// after the body was read and the session ended, and by eight tasks at once, they are the
+  /// head's, in order, the same for every reader.
+  @Test func fieldsReadLateAndAtOnceAreTheHeads() async throws {
+    let pki = try TestPKI()
+    let server = try LocalTLSServer.start(
+      .init(
+        identity: pki.leaf,
+        handler: { _ in
+          .init(status: 200, headers: [.init("X-One", "1"), .init("Link", "<a>"), .init("Link", "<b>")], body: Data("made".utf8))
+        }))
+    let session = try StreamingTests.session(for: server, pki: pki)
+    let response = try await session.exchange(CNHTTPRequest(url: server.url("/", hostName: "api.test")))
+    #expect(String(try await Self.readAll(response)) == "made")
+    session.invalidateAndCancel()
+    let seen = await withTaskGroup(of: [CNHTTPField].self) { group in
+      for _ in 0..<8 { group.addTask { response.headerFields } }
+      return await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(seen.count == 8 && Set(seen).count == 1)
+    #expect(Array(seen[0].prefix(3)) == [.init(name: "X-One", value: "1"), .init(name: "Link", value: "<a>"), .init(name: "Link", value: "<b>")])
+    #expect(response.value(forHeaderField: "link") == "<a>" && response.expectedContentLength == 4)
+  }
+
   @Test func theResponseKeepsItsFieldsInOrderWithTheirRepeats() async throws {
     let pki = try TestPKI()
     let server = try LocalTLSServer.start(
