@@ -41,11 +41,15 @@ package enum Cookies {
   static let maximumSize = 4096
 
   /// The `Cookie` header value for `request` from `storage`: nil when there is no storage, the
-  /// request opts out or sets its own `Cookie`, or nothing is stored for its URL.
-  package static func header(for request: SessionRequest, at target: RequestTarget, from storage: HTTPCookieStorage?)
-    -> String?
-  {
-    guard let storage, request.handlesCookies, request.value(forField: "Cookie") == nil else { return nil }
+  /// request opts out or sets its own `Cookie` (in `fields`, the fields the hop sends: the
+  /// request's when nil), or nothing is stored for its URL.
+  package static func header(
+    for request: borrowing SessionRequest, sending fields: [CNHTTPField]? = nil, at target: RequestTarget,
+    from storage: HTTPCookieStorage?
+  ) -> String? {
+    guard let storage, request.handlesCookies,
+      !(fields ?? request.fields).contains(where: { FieldName.key($0.name) == "cookie" })
+    else { return nil }
     let url = request.url
     let path = url.path.isEmpty ? "/" : url.path
     let now = Date()
@@ -63,7 +67,14 @@ package enum Cookies {
   static func store(
     from response: TransferOutcome, of request: SessionRequest, at target: RequestTarget, in storage: HTTPCookieStorage?
   ) {
-    guard let storage, request.handlesCookies, let setCookie = response.value(forField: "Set-Cookie") else { return }
+    guard request.handlesCookies else { return }
+    store(from: response, at: target, in: storage)
+  }
+
+  /// Keeps the cookies `response` sets, for `target`, under the rules above (for a request that
+  /// handles cookies).
+  static func store(from response: TransferOutcome, at target: RequestTarget, in storage: HTTPCookieStorage?) {
+    guard let storage, let setCookie = response.value(forField: "Set-Cookie") else { return }
     // Foundation reads only this field (its repeats joined, as URLSession reports them).
     let fields = ["Set-Cookie": setCookie]
     // Read for the canonical host, so that a host-only cookie belongs to it however the URL

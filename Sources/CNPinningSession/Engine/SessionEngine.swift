@@ -86,11 +86,12 @@ package final class SessionEngine: Sendable {
   /// its body; the bodies of redirects, and of a hop that fails, are discarded. The one redirect
   /// loop: every API of the session and the URLSession protocol goes through it.
   package func exchange<Body: HopBody>(
-    _ original: SessionRequest, into _: Body.Type, progress: CNTransferProgress? = nil,
+    _ original: consuming SessionRequest, into _: Body.Type, progress: CNTransferProgress? = nil,
     cookies: CookieSource = .configuration
   ) async throws(CNPinnedSessionError) -> (TransferOutcome, Body) {
-    var hops = RedirectChain(
-      original, target: try target(of: original.url), configuration: configuration, cookies: cookies)
+    // The request moves into the chain, not copied (consuming).
+    let target = try target(of: original.url)
+    var hops = RedirectChain(original, target: target, configuration: configuration, cookies: cookies)
     while true {
       try Task.checkCancellation(or: .cancelled)
       let body = try Body.make()
@@ -125,7 +126,7 @@ package final class SessionEngine: Sendable {
   /// `cookies`: where the hop's cookies come from and its response's go.
   /// `target`: the request's URL, checked (nil: checked here).
   package func perform(
-    _ request: SessionRequest, target checked: RequestTarget? = nil, destination: BodyDestination,
+    _ request: consuming SessionRequest, target checked: RequestTarget? = nil, destination: BodyDestination,
     withheld: CredentialHeaders? = nil,
     cookies: HTTPCookieStorage? = nil, progress: CNTransferProgress? = nil,
     observer explicitObserver: (@Sendable (CNConnectionEvent) -> Void)? = nil, connectOnly: Bool = false
@@ -156,15 +157,16 @@ package final class SessionEngine: Sendable {
       ? HopFields.none
       : HopFields(
         request, at: target, additional: configuration.httpAdditionalHeaders, withheld: withheld, cookies: cookies)
+    let keepsCookies = request.handlesCookies
     let hop = Hop(
-      request: request, target: target, fields: fields, manager: manager, rules: rules, destination: destination,
+      request: consume request, target: target, fields: fields, manager: manager, rules: rules, destination: destination,
       progress: progress, wantsPresentedChain: observer != nil, connectOnly: connectOnly,
       effects: effects, observer: observer)
     let report = await transport.exchange(hop)
     if let networkTime = report.networkTime { networkTimeObserver?(networkTime) }
     hop.emit(report.judgements)
     let outcome = try report.outcome.get()
-    Cookies.store(from: outcome, of: request, at: target, in: cookies)
+    if keepsCookies { Cookies.store(from: outcome, at: target, in: cookies) }
     return outcome
   }
 }

@@ -63,15 +63,13 @@ package struct HopFields: Sendable {
   /// `request`'s fields for `target`, joined with the configuration's `additional` ones, without
   /// `withheld`, with the cookies `storage` keeps for the hop.
   package init(
-    _ request: SessionRequest, at target: RequestTarget, additional: [String: String], withheld: CredentialHeaders?,
-    cookies storage: HTTPCookieStorage?
+    _ request: borrowing SessionRequest, at target: RequestTarget, additional: [String: String],
+    withheld: CredentialHeaders?, cookies storage: HTTPCookieStorage?
   ) {
-    var sent = request
-    let proxy: [CNHTTPField]
-    (sent.fields, proxy) = RequestHeaders.split(request.fields, additional: additional, withheld: withheld)
-    if let cookie = Cookies.header(for: sent, at: target, from: storage) {
-      sent.fields.append(CNHTTPField(name: "Cookie", value: cookie))
+    var (origin, proxy) = RequestHeaders.split(request.fields, additional: additional, withheld: withheld)
+    if let cookie = Cookies.header(for: request, sending: origin, at: target, from: storage) {
+      origin.append(CNHTTPField(name: "Cookie", value: cookie))
     }
-    self.init(origin: sent.fields, proxy: proxy)
+    self.init(origin: origin, proxy: proxy)
   }
 }
