@@ -36,10 +36,13 @@ package final class KeptVerdict: Sendable {
     validUntil = chain.certificates.map(\.notValidAfter).min() ?? .distantFuture
   }
 
-  /// The kept verdict for a request on the same connection, reused, under `policy` at `now`;
-  /// nil when it does not stand and the request must be judged afresh.
-  package func judgement(for facts: ConnectionFacts, under policy: RequestPolicy, at now: Date) -> Judgement? {
-    guard facts.use == .reused, facts.verified === chain, validFrom <= now, now <= validUntil,
+  /// The kept verdict for a request on the same connection (`use` reused, its verified `chain`
+  /// the one judged), under `policy` at `now`; nil when it does not stand and the request must
+  /// be judged afresh.
+  package func judgement(use: ConnectionFacts.Use, chain: VerifiedChain?, under policy: RequestPolicy, at now: Date)
+    -> Judgement?
+  {
+    guard use == .reused, chain === self.chain, validFrom <= now, now <= validUntil,
       self.policy.judgesAlike(policy), policy.manager?.policyGeneration(at: now) == generation
     else { return nil }
     return judgement

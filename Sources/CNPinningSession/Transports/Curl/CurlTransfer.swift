@@ -84,25 +84,29 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
       return .stop
     }
     guard let facts else { return .proceed(keeping: nil) }
-    let connection = ConnectionFacts(
-      use: facts.use.kind, protocolVersion: facts.protocolVersion, cipher: facts.cipher,
-      verified: facts.verified as? VerifiedChain, applicationProtocol: facts.applicationProtocol)
+    let use = facts.use.kind
+    let verified = facts.verified as? VerifiedChain
     // libcurl takes an idle HTTP/1 connection for alive when its socket holds bytes (it peeks
     // for a FIN only), and a server that closed it properly has sent close_notify first. Sending
     // on it loses the request, which libcurl then sends again on a fresh connection; for a POST
     // that is refused above, so such a request is stopped here, before any of it is sent, and
     // the transport sends it on a fresh connection.
-    if connection.use == .reused, !plan.method.isIdempotent, connection.applicationProtocol != "h2", connectionHasInput() {
+    if use == .reused, !plan.method.isIdempotent, facts.applicationProtocol != "h2", connectionHasInput() {
       foundStaleConnection = true
       refusedResponse = .connectionLost(host: plan.host, reason: "the server closed the idle connection; nothing was sent")
       return .stop
     }
     let now = plan.clock()
+    // A kept verdict needs only the connection's use and chain: its facts are made only for a
+    // judgement afresh.
     let kept = facts.keptVerdict as? KeptVerdict
-    if let kept, let judgement = kept.judgement(for: connection, under: policy, at: now) {
+    if let kept, let judgement = kept.judgement(use: use, chain: verified, under: policy, at: now) {
       judgements.append(judgement)
       return .proceed(keeping: kept)
     }
+    let connection = ConnectionFacts(
+      use: use, protocolVersion: facts.protocolVersion, cipher: facts.cipher, verified: verified,
+      applicationProtocol: facts.applicationProtocol)
     let judgement = ConnectionVerdict.judge(connection, under: policy, at: now)
     judgements.append(judgement)
     guard judgement.rejection == nil else { return .refuseConnection }
@@ -201,7 +205,7 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
     if case .channel(let channel) = destination {
       if case .failure(let error) = result { channel.finish(error) } else { channel.finish(nil) }
     }
-    return deliver(result)
+    return deliver(consume result)
   }
 
   // MARK: - Outcome (the driver)
@@ -229,7 +233,17 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
       return .failure(.untrustedChain(host: plan.host, reason: "the connection was not verified"))
     }
     if let truncation = truncatedBody(completion) { return .failure(truncation) }
-    return .success(CurlResponse(head: head, body: body))
+    return .success(takeResponse())
+  }
+
+  /// The head and body received, moved out rather than copied: the transfer has no more use for
+  /// them once it has ended.
+  private func takeResponse() -> CurlResponse {
+    var head = ResponseHead()
+    var body = Data()
+    swap(&head, &self.head)
+    swap(&body, &self.body)
+    return CurlResponse(head: head, body: body)
   }
 
   /// A body delimited by the connection's end that ended without the server's TLS close_notify:
@@ -265,9 +279,10 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
 
   /// Hands the outcome and every judgement to the requesting task, as values: from here on the
   /// task reads nothing else of this object. Later calls do nothing.
-  private func deliver(_ result: Result<CurlResponse, CNPinnedSessionError>) -> CurlDelivery.Resumption? {
+  private func deliver(_ result: consuming Result<CurlResponse, CNPinnedSessionError>) -> CurlDelivery.Resumption? {
     guard !delivery.hasDelivered else { return nil }
-    report = TransferReport(result: result, judgements: allJudgements, mayBeSentAgain: mayBeSentAgain(result))
+    let mayBeSentAgain = mayBeSentAgain(result)
+    report = TransferReport(result: result, judgements: allJudgements, mayBeSentAgain: mayBeSentAgain)
     return delivery.deliver()
   }
 

@@ -89,9 +89,17 @@ package final class CurlTransport: HopTransport {
       }
       break
     }
-    // The response object is made here, in the requesting task, not on the network thread.
-    let outcome = report.result.flatMap { response in
-      Result { () throws(CNPinnedSessionError) in try response.outcome(for: plan) }
+    // The response object is made here, in the requesting task, not on the network thread (a
+    // switch, not a closure, which would copy the plan).
+    let outcome: Result<TransferOutcome, CNPinnedSessionError>
+    switch report.result {
+    case .success(let response):
+      do throws(CNPinnedSessionError) {
+        outcome = .success(try response.outcome(for: plan))
+      } catch {
+        outcome = .failure(error)
+      }
+    case .failure(let error): outcome = .failure(error)
     }
     return HopReport(outcome: outcome, judgements: report.judgements, networkTime: networkTime)
   }
