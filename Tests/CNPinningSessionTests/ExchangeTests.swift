@@ -150,7 +150,10 @@ struct ExchangeTests {
       return await group.reduce(into: []) { $0.append($1) }
     }
     #expect(seen.count == 8 && Set(seen).count == 1)
-    #expect(Array(seen[0].prefix(3)) == [.init(name: "X-One", value: "1"), .init(name: "Link", value: "<a>"), .init(name: "Link", value: "<b>")])
+    #expect(
+      Array(seen[0].prefix(3)) == [
+        .init(name: "X-One", value: "1"), .init(name: "Link", value: "<a>"), .init(name: "Link", value: "<b>"),
+      ])
     #expect(response.value(forHeaderField: "link") == "<a>" && response.expectedContentLength == 4)
   }
 
