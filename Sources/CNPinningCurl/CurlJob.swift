@@ -25,6 +25,9 @@ package final class CurlJob: @unchecked Sendable {
   /// libcurl sets up the proxy's TLS first, then the origin's inside the tunnel. Set again
   /// once a request is judged, for a fresh connection should libcurl retry.
   @exclusivity(unchecked) private var proxyHandshakeIsNext: Bool
+  /// Whether the request goes through an HTTPS proxy (read once: reading the request's proxy
+  /// again at each judgement copied it).
+  private let tunnelsThroughTLS: Bool
   /// Whether the origin's TLS context was set up (a failure before it was the proxy's).
   @exclusivity(unchecked) private var reachedOrigin = false
   /// Whether libcurl was about to send the request (the judgement point was reached).
@@ -47,7 +50,8 @@ package final class CurlJob: @unchecked Sendable {
     self.events = events
     self.delivery = delivery
     self.streamsABody = streamsABody
-    proxyHandshakeIsNext = request.proxy?.trustStore != nil
+    tunnelsThroughTLS = request.proxy?.trustStore != nil
+    proxyHandshakeIsNext = tunnelsThroughTLS
   }
 
   /// Nanoseconds from handing the job to the loop to its delivery (the time it spent queued and
@@ -86,7 +90,7 @@ package final class CurlJob: @unchecked Sendable {
     let resend = requestSent
     requestSent = true
     lastMovement = Uptime.nanoseconds
-    proxyHandshakeIsNext = request.proxy?.trustStore != nil
+    proxyHandshakeIsNext = tunnelsThroughTLS
     var facts: CurlConnectionFacts?
     if request.isHTTPS {
       if let ssl { servingConnection = TLSHooks.connectionState(of: ssl) }

@@ -44,12 +44,15 @@ package struct TransportRules: Sendable, Equatable {
 /// session (``CNTransportSecurity/indexed()``).
 package struct IndexedTransportSecurity: Sendable {
   let policy: TransportRules
-  let exceptions: HostIndex<CNTransportSecurityException>
+  /// nil without exceptions, as most sessions have: every request asks (`rules(for:)`), and a
+  /// lookup in the generic index, which this module cannot specialise, costs about 400
+  /// instructions even in an empty one.
+  let exceptions: HostIndex<CNTransportSecurityException>?
 
   /// What applies to `host`: the policy's rules, as the exception that covers the host changes
   /// them (none when the policy is off).
   package func rules(for host: HostName) -> TransportRules {
-    guard policy.isEnforced, let exception = exceptions.lookup(host) else { return policy }
+    guard policy.isEnforced, let exception = exceptions?.lookup(host) else { return policy }
     return exception.applied(to: policy)
   }
 }
