@@ -177,17 +177,16 @@ package struct ResponseHead {
         if hasUpperCase, spellings == nil {
           spellings = Dictionary(uniqueKeysWithValues: fields.keys.map { ($0, $0) })
         }
-        let spelling: String?
-        if spellings != nil {
-          let key = hasUpperCase ? FieldName.key(head[nameRange]) : name
-          spelling = spellings?[key]
-          if spelling == nil { spellings?[key] = name }
-        } else {
-          spelling = fields[name] == nil ? nil : name
+        guard spellings != nil else {
+          // The name is its own spelling: hashed once when it is new, as most are.
+          if let earlier = fields.updateValue(value, forKey: name) { fields[name] = earlier + ", " + value }
+          continue
         }
-        if let spelling {
+        let key = hasUpperCase ? FieldName.key(head[nameRange]) : name
+        if let spelling = spellings?[key] {
           fields[spelling, default: ""] += ", " + value
         } else {
+          spellings?[key] = name
           fields[name] = value
         }
       }
