@@ -31,7 +31,7 @@ public struct CNTransportSecurity: Sendable, Equatable {
   /// host name, rather than ignoring it.
   package func indexed() throws(CNPinnedSessionError) -> IndexedTransportSecurity {
     let policy = TransportRules(minimumTLSVersion: minimumTLSVersion, isEnforced: isEnabled)
-    guard isEnabled else { return IndexedTransportSecurity(policy: policy, exceptions: HostIndex()) }
+    guard isEnabled, !exceptions.isEmpty else { return IndexedTransportSecurity(policy: policy, exceptions: nil) }
     var index = HostIndex<CNTransportSecurityException>()
     var seen: [String: String] = [:]
     for (key, exception) in exceptions.sorted(by: { $0.key < $1.key }) {
