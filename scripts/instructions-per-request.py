@@ -7,7 +7,8 @@ URLSession through `.cnPinned`, each in one long-lived process doing sequential 
 requests over HTTP/2 (after their 200 requests of warm-up; exchange(_:), whose streamed body the
 session sends over HTTP/1.1, beside libcurl from C over HTTP/1.1). Each runs twice, with LOW and HIGH
 requests; the difference divided by HIGH - LOW is what one request costs, start-up and warm-up
-left out. Prints instructions per request by library, and for the parts of a request named in
+left out (the budget's counts start at the end of each client's warm-up, `count_from_warm_up_end`,
+so that the warm-up's TLS handshakes are not in them). Prints instructions per request by library, and for the parts of a request named in
 PHASES (each inclusive of what it calls).
 
 Instruction counts do not depend on what else the machine is doing, so two builds can be
@@ -139,20 +140,60 @@ NATIVE_RUN_LIMIT = 120
 # The most the network thread's share of a counted request and its share of a real run's CPU
 # may differ by: more, and the budget would count a path real runs do not take.
 PATH_TOLERANCE = 0.2
+# What both clients print on standard error when their warm-up has ended (and the script is to
+# zero the counts), and the longest the zeroing may take (seconds).
+WARM_UP_ENDED = "warm-up ended"
+ZERO_LIMIT = 120
 # A piece of the mangled name of the function only the session's network thread runs.
 NETWORK_THREAD_MARK = "MultiLoopC3run"
 
 
-def callgrind(command, count, work, name, threads=False):
+def callgrind(command, count, work, name, threads=False, from_warm_up_end=False):
     """Runs command(count) under callgrind; the path of its output (with threads, one per thread:
-    PATH-01, PATH-02, …)."""
+    PATH-01, PATH-02, …). With from_warm_up_end, counted from the end of the client's warm-up on
+    (see count_from_warm_up_end)."""
     out = os.path.join(work, f"{name}-{count}.out")
     arguments = (["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
                  + (["--separate-threads=yes"] if threads else []) + command(count))
+    if from_warm_up_end:
+        count_from_warm_up_end(arguments, name)
+        return out
     result = subprocess.run(arguments, capture_output=True, text=True, env=VALGRIND_ENVIRONMENT)
     if result.returncode != 0:
         fail(f"{name} failed under valgrind:\n{result.stderr[-2000:]}")
     return out
+
+
+def count_from_warm_up_end(arguments, name):
+    """Runs a client under callgrind that stops at the end of its warm-up (WARM_UP_ENDED on
+    standard error, then a wait for a line on standard input) and zeroes the counts of every
+    thread there (callgrind_control --zero, through valgrind's gdbserver), so that the warm-up's
+    connections are not counted. Their TLS handshakes moved the counts of two runs apart: at 8 at
+    a time, 2 to 5 of the 6 first connections raced to a full handshake before a session could be
+    resumed, about 6,000 instructions a request each at the budget's spread. callgrind's own
+    `--zero-before` zeroes only the thread that calls the function it names."""
+    environment = dict(VALGRIND_ENVIRONMENT, CNPINNING_BENCH_COUNT_FROM_MARK="1")
+    process = subprocess.Popen(arguments, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True, env=environment)
+    said = []
+    for line in process.stderr:
+        said.append(line)
+        if line.strip() == WARM_UP_ENDED:
+            break
+    else:
+        process.wait()
+        fail(f"{name} ended before its warm-up did, under valgrind:\n{''.join(said)[-2000:]}")
+    zero = subprocess.run(["callgrind_control", "--zero", str(process.pid)], capture_output=True, text=True,
+                          timeout=ZERO_LIMIT)
+    if zero.returncode != 0 or "OK" not in zero.stdout:
+        process.kill()
+        process.wait()
+        fail(f"callgrind_control could not zero {name}'s counts:\n{zero.stdout[-1000:]}{zero.stderr[-1000:]}")
+    process.stdin.write("\n")
+    process.stdin.close()
+    said.append(process.stderr.read())
+    if process.wait() != 0:
+        fail(f"{name} failed under valgrind:\n{''.join(said)[-2000:]}")
 
 
 def measure(command, low, high, work, name):
@@ -176,7 +217,7 @@ def total(command, low, high, work, name):
     them the session's network thread ran."""
     totals, network = [], []
     for count in (low, high):
-        out = callgrind(command, count, work, name, threads=True)
+        out = callgrind(command, count, work, name, threads=True, from_warm_up_end=True)
         files = glob.glob(out + "-*")
         if not files:
             fail(f"callgrind wrote nothing to {out}-*")

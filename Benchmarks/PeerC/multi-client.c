@@ -38,6 +38,18 @@ static double now(void) {
   return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+// With CNPINNING_BENCH_COUNT_FROM_MARK set (scripts/instructions-per-request.py), says on standard
+// error that the warm-up has ended and waits for a line on standard input, while the script zeroes
+// callgrind's counts: the warm-up's connections and TLS handshakes are not counted. The Swift
+// client does the same.
+static void wait_at_the_end_of_the_warm_up(void) {
+  if (!getenv("CNPINNING_BENCH_COUNT_FROM_MARK")) return;
+  fputs("warm-up ended\n", stderr);
+  fflush(stderr);
+  char line[16];
+  if (!fgets(line, sizeof line, stdin)) return;
+}
+
 // Context switches of every thread of the process so far, voluntary and involuntary.
 static long switches(void) {
   struct rusage usage;
@@ -212,6 +224,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < slots; i++) requests[i].easy = curl_easy_init();
 
   if (run(requests, WARMUP, batch ? batch : concurrency, NULL)) return 1;
+  wait_at_the_end_of_the_warm_up();
   int samples = batch ? count / batch : count;
   double *latencies = calloc(samples > 0 ? samples : 1, sizeof *latencies);
   double started = now();

@@ -285,6 +285,7 @@ func inProcess(arguments: [String]) async -> Int32 {
       }
     }
     _ = try await run(200, width: batch > 0 ? batch : concurrency)
+    waitAtTheEndOfTheWarmUp()
     let started = clock.now
     let switched = contextSwitches()
     var samples: [Double] = []
@@ -314,6 +315,17 @@ func inProcess(arguments: [String]) async -> Int32 {
     FileHandle.standardError.write(Data("request failed: \(error)\n".utf8))
     return 1
   }
+}
+
+/// With `CNPINNING_BENCH_COUNT_FROM_MARK` set (scripts/instructions-per-request.py), says on
+/// standard error that the warm-up has ended and waits for a line on standard input: the script
+/// zeroes callgrind's counts of every thread meanwhile, so that the warm-up's connections and TLS
+/// handshakes, of which a varying number race to a full handshake, are not counted.
+/// multi-client.c does the same.
+func waitAtTheEndOfTheWarmUp() {
+  guard ProcessInfo.processInfo.environment["CNPINNING_BENCH_COUNT_FROM_MARK"] != nil else { return }
+  FileHandle.standardError.write(Data("warm-up ended\n".utf8))
+  _ = readLine()
 }
 
 /// Context switches of every thread of the process so far, voluntary and involuntary (what
