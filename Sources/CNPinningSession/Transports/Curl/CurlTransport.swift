@@ -62,6 +62,13 @@ package final class CurlTransport: HopTransport {
       rules: hop.rules, wantsPresentedChain: hop.wantsPresentedChain,
       webPKIScope: configuration.certificateProfile.scope(under: configuration.trust))
     let request = curlRequest(plan, policy)
+    // The plan, the policy and libcurl's request move into the first attempt's transfer and job
+    // (kept here as well, they were copied and destroyed once more a request); a second attempt
+    // takes them from the first.
+    var transfer = CurlTransfer(
+      plan: consume plan, policy: consume policy, destination: hop.destination, progress: hop.progress)
+    var job = CurlJob(
+      request: consume request, events: transfer, delivery: transfer.delivery, streamsABody: transfer.streamsABody)
     // Sent once more, on a fresh connection, when the first attempt may be sent again (the
     // refused connection is closed and not reused). A loop rather than a nested async function,
     // whose calls cost the task executor hops (about 1,400 instructions a request).
@@ -69,14 +76,12 @@ package final class CurlTransport: HopTransport {
     var report: TransferReport
     var networkTime: UInt64 = 0
     while true {
-      let transfer = CurlTransfer(plan: plan, policy: policy, destination: hop.destination, progress: hop.progress)
-      let job = CurlJob(request: request, events: transfer, delivery: transfer.delivery, streamsABody: transfer.streamsABody)
       if transfer.streamsABody {
         // Held strongly: every job has an end, which finishes the channel and closes the
         // request body, and both then drop these closures, so the job → body → job cycle ends
         // with the transfer. A weak reference would give the loop and each job a side table,
         // through which every retain and release of them then goes (the runtime's slow path).
-        transfer.connect(wake: { [loop] in loop.resume(job) }, cancel: { [loop] in loop.cancel(job) })
+        transfer.connect(wake: { [loop, job] in loop.resume(job) }, cancel: { [loop, job] in loop.cancel(job) })
       }
       await loop.perform(job)
       networkTime += job.networkTime
@@ -85,6 +90,10 @@ package final class CurlTransport: HopTransport {
         report = TransferReport(result: report.result, judgements: first.judgements + report.judgements, mayBeSentAgain: false)
       } else if report.mayBeSentAgain {
         first = report
+        transfer = CurlTransfer(
+          plan: transfer.plan, policy: transfer.policy, destination: hop.destination, progress: hop.progress)
+        job = CurlJob(
+          request: job.request, events: transfer, delivery: transfer.delivery, streamsABody: transfer.streamsABody)
         continue
       }
       break
@@ -95,7 +104,8 @@ package final class CurlTransport: HopTransport {
     switch report.result {
     case .success(let response):
       do throws(CNPinnedSessionError) {
-        outcome = .success(try response.outcome(for: plan))
+        let last = transfer
+        outcome = .success(try response.outcome(for: last.plan))
       } catch {
         outcome = .failure(error)
       }
