@@ -96,39 +96,31 @@ public struct CNHTTPResponse: Sendable {
   /// The header fields in the order received, with their repeats (on Apple platforms,
   /// URLSession's, which joins repeats and keeps no order: sorted by name). Made from the
   /// received head when first read, then kept.
-  public var headerFields: [CNHTTPField] { fields.value }
+  public var headerFields: [CNHTTPField] {
+    made.withLock { made in
+      if let made { return made }
+      let fields = outcome.fields
+      made = fields
+      return fields
+    }
+  }
   /// The URL that answered, after the redirects the session followed.
   public let url: URL
   /// The body, read as it arrives; the transfer waits while the reader does, and dropping it
   /// stops the transfer.
   public let body: CNPinnedSession.AsyncBytes
-  private let fields: HeaderFields
+  /// The head the fields are made from, and the fields once made: a response whose fields are
+  /// never read never makes them (about 3,500 instructions and five allocations a response;
+  /// issue 68), and one read twice, or copied and read, makes them once.
+  private let outcome: TransferOutcome
+  private let made = Locked<[CNHTTPField]?>(nil)
 
   /// The response `outcome` says, for `url`, its body read from `body`.
   init(_ outcome: TransferOutcome, url: URL, body: CNPinnedSession.AsyncBytes) {
     statusCode = outcome.statusCode
-    fields = HeaderFields(outcome)
+    self.outcome = outcome
     self.url = url
     self.body = body
-  }
-
-  /// A response's header fields, made from its head when first read: a response whose fields
-  /// are never read never makes them (about 3,500 instructions and five allocations a response;
-  /// issue 68), and one read twice makes them once.
-  private final class HeaderFields: Sendable {
-    private let outcome: TransferOutcome
-    private let made = Locked<[CNHTTPField]?>(nil)
-
-    init(_ outcome: TransferOutcome) { self.outcome = outcome }
-
-    var value: [CNHTTPField] {
-      made.withLock { made in
-        if let made { return made }
-        let fields = outcome.fields
-        made = fields
-        return fields
-      }
-    }
   }
 
   /// The value of the first field named `name`, in any ASCII case, or nil.
