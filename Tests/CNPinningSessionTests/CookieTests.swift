@@ -327,8 +327,7 @@ struct CookieRuleTests {
       HTTPURLResponse(
         url: URL(string: setter)!, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Set-Cookie": "a=1; Path=/"]))
     Cookies.store(
-      from: TransferOutcome(response: response, body: Data()), of: SessionRequest(url: URL(string: setter)!),
-      at: try RequestTarget(URL(string: setter)!), in: storage)
+      from: TransferOutcome(response: response, body: Data()), at: try RequestTarget(URL(string: setter)!), in: storage)
     #expect(
       Cookies.header(for: SessionRequest(url: URL(string: reader)!), at: try RequestTarget(URL(string: reader)!), from: storage)
         == "a=1")
@@ -339,9 +338,7 @@ struct CookieRuleTests {
     let url = try #require(URL(string: url))
     let fields = Dictionary(uniqueKeysWithValues: [("Set-Cookie", lines.joined(separator: ", "))])
     let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields))
-    Cookies.store(
-      from: TransferOutcome(response: response, body: Data()), of: SessionRequest(url: url), at: try RequestTarget(url),
-      in: storage)
+    Cookies.store(from: TransferOutcome(response: response, body: Data()), at: try RequestTarget(url), in: storage)
   }
 
   /// 60 host names under one registrable domain, 50 cookies each, cannot fill the jar: the cap

@@ -63,16 +63,8 @@ package enum Cookies {
     return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
   }
 
-  /// Keeps the cookies `response` sets, for the URL `request` was sent to, under the rules above.
-  static func store(
-    from response: TransferOutcome, of request: SessionRequest, at target: RequestTarget, in storage: HTTPCookieStorage?
-  ) {
-    guard request.handlesCookies else { return }
-    store(from: response, at: target, in: storage)
-  }
-
   /// Keeps the cookies `response` sets, for `target`, under the rules above (for a request that
-  /// handles cookies).
+  /// handles cookies: `SessionRequest.handlesCookies`).
   static func store(from response: TransferOutcome, at target: RequestTarget, in storage: HTTPCookieStorage?) {
     guard let storage, let setCookie = response.value(forField: "Set-Cookie") else { return }
     // Foundation reads only this field (its repeats joined, as URLSession reports them).
