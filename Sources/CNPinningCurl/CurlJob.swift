@@ -154,7 +154,9 @@ package final class CurlJob: @unchecked Sendable {
     CurlCompletion(
       result: result, setupFailure: setupFailure, handshake: createdConnection?.failure ?? HandshakeFailureFacts(),
       reachedOrigin: reachedOrigin, requestSent: requestSent,
-      serving: servingConnection.map { ($0.receivedCloseNotify, $0.applicationProtocol) })
+      served: servingConnection != nil,
+      servingReceivedCloseNotify: servingConnection?.receivedCloseNotify ?? false,
+      servingProtocol: servingConnection?.applicationProtocol)
   }
 
   /// Ends the job: the session makes and delivers its report. Returns the waiting task's

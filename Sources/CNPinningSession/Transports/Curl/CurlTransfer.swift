@@ -83,15 +83,16 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
           + "as the server may have acted on it")
       return .stop
     }
-    guard let facts else { return .proceed(keeping: nil) }
-    let use = facts.use.kind
-    let verified = facts.verified as? VerifiedChain
+    // The facts are read in place (`facts?.`, `facts!.`): bound to a name, the struct is copied
+    // and destroyed whole, through its metadata.
+    guard let use = facts?.use.kind else { return .proceed(keeping: nil) }
+    let verified = facts!.verified as? VerifiedChain
     // libcurl takes an idle HTTP/1 connection for alive when its socket holds bytes (it peeks
     // for a FIN only), and a server that closed it properly has sent close_notify first. Sending
     // on it loses the request, which libcurl then sends again on a fresh connection; for a POST
     // that is refused above, so such a request is stopped here, before any of it is sent, and
     // the transport sends it on a fresh connection.
-    if use == .reused, !plan.method.isIdempotent, facts.applicationProtocol != "h2", connectionHasInput() {
+    if use == .reused, !plan.method.isIdempotent, facts!.applicationProtocol != "h2", connectionHasInput() {
       foundStaleConnection = true
       refusedResponse = .connectionLost(host: plan.host, reason: "the server closed the idle connection; nothing was sent")
       return .stop
@@ -99,14 +100,14 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
     let now = plan.clock()
     // A kept verdict needs only the connection's use and chain: its facts are made only for a
     // judgement afresh.
-    let kept = facts.keptVerdict as? KeptVerdict
+    let kept = facts!.keptVerdict as? KeptVerdict
     if let kept, let judgement = kept.judgement(use: use, chain: verified, under: policy, at: now) {
       judgements.append(judgement)
       return .proceed(keeping: kept)
     }
     let connection = ConnectionFacts(
-      use: use, protocolVersion: facts.protocolVersion, cipher: facts.cipher, verified: verified,
-      applicationProtocol: facts.applicationProtocol)
+      use: use, protocolVersion: facts!.protocolVersion, cipher: facts!.cipher, verified: verified,
+      applicationProtocol: facts!.applicationProtocol)
     let judgement = ConnectionVerdict.judge(connection, under: policy, at: now)
     judgements.append(judgement)
     guard judgement.rejection == nil else { return .refuseConnection }
@@ -214,7 +215,7 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
   private func outcome(_ completion: CurlCompletion) -> Result<CurlResponse, CNPinnedSessionError> {
     let result = completion.result
     failedWithHTTP2Framing = result.kind == .http2
-    servingProtocol = completion.serving?.applicationProtocol
+    servingProtocol = completion.servingProtocol
     refusedChain = ConnectionVerdict.judgeRefusedChain(completion.handshake, under: policy)
     if let rejection = judgements.last?.rejection { return .failure(rejection) }
     if let refusedResponse { return .failure(refusedResponse) }
@@ -250,8 +251,7 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
   /// the end may be an attacker's or a network's cut, so the body is refused rather than taken
   /// for complete (libcurl, as browsers do, accepts it).
   private func truncatedBody(_ completion: CurlCompletion) -> CNPinnedSessionError? {
-    guard plan.isHTTPS, let connection = completion.serving, !connection.receivedCloseNotify,
-      connection.applicationProtocol != "h2",
+    guard plan.isHTTPS, completion.served, !completion.servingReceivedCloseNotify, completion.servingProtocol != "h2",
       Self.bodyEndsWithConnection(completion.result.framing, endsChunked: head.endsChunked, isHEAD: plan.method.isHEAD)
     else { return nil }
     if head.namedChunked {
