@@ -390,6 +390,29 @@ struct FaultMatrixTests {
     #expect(server.connections == 2)
   }
 
+  /// A request refused with GOAWAY on a reused HTTP/2 connection is sent again on a fresh one,
+  /// and reports both connections' verdicts, in order: the reused one's, then the fresh one's.
+  @Test func aRequestSentAgainAfterGOAWAYReportsTheVerdictsOfBothConnections() async throws {
+    let pki = try TestPKI()
+    var setup = LocalTLSServer.Configuration(identity: pki.leaf)
+    setup.fault = .goAwayWithStreamsInFlight
+    setup.servesHTTP2 = true
+    let server = try LocalTLSServer.start(setup)
+    let session = try Self.session(path: .http2, proxyPort: nil, trust: pki.root)
+    let url = URL(string: "https://127.0.0.1:\(server.port)/")!
+    _ = try await session.data(from: url)  // opens the connection the fault then ends
+    let events = Locked<[CNConnectionEvent]>([])
+    session.setConnectionObserver { event in events.withLock { $0.append(event) } }
+    #expect(String(try await session.data(from: url).0) == "hello")
+    #expect(server.faultsCommitted == 1)
+    #expect(server.connections == 2)
+    let seen = events.withLock { $0 }
+    #expect(seen.count == 2)
+    #expect(seen.first?.kind == .reused)
+    #expect(seen.last.map { $0.kind != .reused } == true, "the fresh connection's verdict (new, or a resumed session)")
+    #expect(seen.allSatisfy { $0.error == nil && $0.pinning != nil })
+  }
+
   @Test func everyFaultOnEveryPathFailsCleanlyAndTheSessionRecovers() async throws {
     enum Run: Sendable {
       case server(ServerFault, Path)

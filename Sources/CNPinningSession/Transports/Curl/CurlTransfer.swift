@@ -237,6 +237,20 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
     return .success(takeResponse())
   }
 
+  /// The outcome the requesting task is given for `response`, made there (not on the network
+  /// thread). A method of the transfer, so that the plan is read where it is: passed as an
+  /// argument, the plan was copied and destroyed once more a request.
+  func outcome(of response: CurlResponse) throws(CNPinnedSessionError) -> TransferOutcome {
+    if plan.connectOnly {
+      return TransferOutcome(
+        response: HTTPURLResponse(url: plan.url, statusCode: 200, httpVersion: nil, headerFields: nil)!, body: Data())
+    }
+    guard let outcome = TransferOutcome(head: response.head, url: plan.url, body: response.body) else {
+      throw .invalidResponse(host: plan.host, reason: "no HTTP status line")
+    }
+    return outcome
+  }
+
   /// The head and body received, moved out rather than copied: the transfer has no more use for
   /// them once it has ended.
   private func takeResponse() -> CurlResponse {
@@ -336,15 +350,5 @@ struct CurlResponse: Sendable {
   let head: ResponseHead
   let body: Data
 
-  func outcome(for plan: RequestPlan) throws(CNPinnedSessionError) -> TransferOutcome {
-    if plan.connectOnly {
-      return TransferOutcome(
-        response: HTTPURLResponse(url: plan.url, statusCode: 200, httpVersion: nil, headerFields: nil)!, body: Data())
-    }
-    guard let outcome = TransferOutcome(head: head, url: plan.url, body: body) else {
-      throw .invalidResponse(host: plan.host, reason: "no HTTP status line")
-    }
-    return outcome
-  }
 }
 #endif

@@ -72,7 +72,8 @@ package final class CurlTransport: HopTransport {
     // Sent once more, on a fresh connection, when the first attempt may be sent again (the
     // refused connection is closed and not reused). A loop rather than a nested async function,
     // whose calls cost the task executor hops (about 1,400 instructions a request).
-    var first: TransferReport?
+    // The first attempt's judgements, when it was sent again.
+    var earlier: [Judgement]?
     var report: TransferReport
     var networkTime: UInt64 = 0
     while true {
@@ -86,10 +87,8 @@ package final class CurlTransport: HopTransport {
       await loop.perform(job)
       networkTime += job.networkTime
       report = transfer.takeReport()
-      if let first {
-        report = TransferReport(result: report.result, judgements: first.judgements + report.judgements, mayBeSentAgain: false)
-      } else if report.mayBeSentAgain {
-        first = report
+      if case .none = earlier, report.mayBeSentAgain {
+        earlier = report.judgements
         transfer = CurlTransfer(
           plan: transfer.plan, policy: transfer.policy, destination: hop.destination, progress: hop.progress)
         job = CurlJob(
@@ -98,20 +97,21 @@ package final class CurlTransport: HopTransport {
       }
       break
     }
+    let judgements = earlier.map { $0 + report.judgements } ?? report.judgements
     // The response object is made here, in the requesting task, not on the network thread (a
-    // switch, not a closure, which would copy the plan).
+    // switch, not a closure, which would copy the plan); the report's result is moved, not
+    // copied, into it.
     let outcome: Result<TransferOutcome, CNPinnedSessionError>
-    switch report.result {
+    switch (consume report).result {
     case .success(let response):
       do throws(CNPinnedSessionError) {
-        let last = transfer
-        outcome = .success(try response.outcome(for: last.plan))
+        outcome = .success(try transfer.outcome(of: response))
       } catch {
         outcome = .failure(error)
       }
     case .failure(let error): outcome = .failure(error)
     }
-    return HopReport(outcome: outcome, judgements: report.judgements, networkTime: networkTime)
+    return HopReport(outcome: outcome, judgements: judgements, networkTime: networkTime)
   }
 
   /// What libcurl is told of `plan` under `policy`.
