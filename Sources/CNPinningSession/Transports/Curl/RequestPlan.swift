@@ -98,7 +98,9 @@ struct RequestPlan: Sendable {
       proxyHeaderLines = []
     } else {
       headerLines = try Self.headerLines(fields.origin)
-      proxyHeaderLines = proxy == nil ? [] : try Self.lines(fields.proxy)
+      // `case .some`, not `proxy != nil`: ProxyRoute is Equatable, and Optional's `==` copies
+      // both sides through their metadata.
+      if case .some = proxy { proxyHeaderLines = try Self.lines(fields.proxy) } else { proxyHeaderLines = [] }
       method = try Self.method(of: request, host: target.host)
     }
   }
