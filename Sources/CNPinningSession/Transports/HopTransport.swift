@@ -87,18 +87,22 @@ package struct HopReport: Sendable {
 package struct TransferOutcome: Sendable {
   package let statusCode: Int
   package let body: Data
-  private let source: Source
-
-  private enum Source: Sendable {
-    case received(ResponseHead, url: URL)
-    case urlSession(HTTPURLResponse)
-  }
+  /// The URL the response is for.
+  package let url: URL?
+  // Two stored properties rather than an enum of the two: each read of the enum's payload (a
+  // head and a URL) copied it through its metadata, about 180 instructions.
+  /// The head as received here; empty when URLSession received the response.
+  private let head: ResponseHead
+  /// URLSession's response; nil when the head was received here.
+  private let urlSessionResponse: HTTPURLResponse?
 
   /// URLSession's response and the body.
   package init(response: HTTPURLResponse, body: Data) {
     statusCode = response.statusCode
     self.body = body
-    source = .urlSession(response)
+    url = response.url
+    head = ResponseHead()
+    urlSessionResponse = response
   }
 
   /// A head received here for `url`, and the body; nil when the head has no status line.
@@ -106,44 +110,32 @@ package struct TransferOutcome: Sendable {
     guard let statusCode = head.statusCode else { return nil }
     self.statusCode = statusCode
     self.body = body
-    source = .received(head, url: url)
-  }
-
-  /// The URL the response is for.
-  package var url: URL? {
-    switch source {
-    case .received(_, let url): url
-    case .urlSession(let response): response.url
-    }
+    self.url = url
+    self.head = head
+    urlSessionResponse = nil
   }
 
   /// Foundation's response, made (afresh) when asked on Linux.
   package var response: HTTPURLResponse {
-    switch source {
-    case .received(let head, let url): head.response(for: url)!
-    case .urlSession(let response): response
-    }
+    if let urlSessionResponse { return urlSessionResponse }
+    return head.response(for: url!)!
   }
 
   /// The value of the field `name` (any case), repeats joined by ", "; nil without one.
   package func value(forField name: String) -> String? {
-    switch source {
-    case .received(let head, _): head.value(forField: name)
-    case .urlSession(let response): response.value(forHTTPHeaderField: name)
-    }
+    if let urlSessionResponse { return urlSessionResponse.value(forHTTPHeaderField: name) }
+    return head.value(forField: name)
   }
 
   /// The response's header fields: in order and with repeats when the head was received here;
   /// otherwise URLSession's, sorted by name (it joins repeats and keeps no order).
   package var fields: [CNHTTPField] {
-    switch source {
-    case .received(let head, _):
-      return head.orderedFields() ?? []
-    case .urlSession(let response):
-      return response.allHeaderFields
+    if let urlSessionResponse {
+      return urlSessionResponse.allHeaderFields
         .compactMap { name, value in (name as? String).map { CNHTTPField(name: $0, value: "\(value)") } }
         .sorted { FieldName.key($0.name) < FieldName.key($1.name) }
     }
+    return head.orderedFields() ?? []
   }
 }
 
