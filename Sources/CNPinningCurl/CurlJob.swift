@@ -91,14 +91,17 @@ package final class CurlJob: @unchecked Sendable {
     requestSent = true
     lastMovement = Uptime.nanoseconds
     proxyHandshakeIsNext = tunnelsThroughTLS
-    var facts: CurlConnectionFacts?
+    let judgement: CurlJudgement
     if request.isHTTPS {
       if let ssl { servingConnection = TLSHooks.connectionState(of: ssl) }
-      facts =
+      let facts =
         ssl.flatMap(TLSHooks.facts(of:))
         ?? CurlConnectionFacts(use: .new, protocolVersion: 0, cipher: nil, applicationProtocol: nil, verified: nil)
+      judgement = events.judge(facts, resend: resend, connectionHasInput: connectionHasInput)
+    } else {
+      judgement = events.judgePlain(resend: resend)
     }
-    switch events.judge(facts, resend: resend, connectionHasInput: connectionHasInput) {
+    switch judgement {
     case .proceed(let kept):
       servingConnection?.keptVerdict = kept
       return true

@@ -150,7 +150,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
   /// Runs `job` until it is delivered: at its end or, with a streamed response body, when the
   /// session delivers it as the body starts (the rest follows through the session's channel).
   /// Cancelling the calling task cancels the job.
-  package func perform(_ job: CurlJob) async {
+  package nonisolated(nonsending) func perform(_ job: CurlJob) async {
     job.queuedAt = Uptime.nanoseconds
     await withTaskCancellationHandler {
       if !borrow(for: job) { enqueue(.start(job)) }

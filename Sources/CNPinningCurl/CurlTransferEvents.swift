@@ -5,11 +5,15 @@ import CNPinning
 /// facts in, decisions out. The session decides (pins, transport rules, limits, errors); this
 /// target only moves bytes and collects facts.
 package protocol CurlTransferEvents: AnyObject {
-  /// Whether the request may go on the connection just before it is sent: the one judgement
-  /// point for new, reused and resumed connections and HTTP/2 streams. `facts` is nil for plain
-  /// http; `resend` says libcurl is sending the request again on a fresh connection.
-  /// `connectionHasInput` says whether the connection has bytes waiting before the request.
-  func judge(_ facts: CurlConnectionFacts?, resend: Bool, connectionHasInput: () -> Bool) -> CurlJudgement
+  /// Whether the request may go on the TLS connection just before it is sent: the one judgement
+  /// point for new, reused and resumed connections and HTTP/2 streams. `resend` says libcurl is
+  /// sending the request again on a fresh connection. `connectionHasInput` says whether the
+  /// connection has bytes waiting before the request.
+  func judge(_ facts: CurlConnectionFacts, resend: Bool, connectionHasInput: () -> Bool) -> CurlJudgement
+  /// Whether the request may go on a plain http connection just before it is sent (`resend` as
+  /// for `judge`). Two requirements rather than optional facts: an optional `CurlConnectionFacts`
+  /// was destroyed through its metadata on every request.
+  func judgePlain(resend: Bool) -> CurlJudgement
   /// A line of the response head; false stops the transfer.
   func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool
   /// Body bytes, decoded by libcurl.

@@ -36,7 +36,7 @@ package struct DownloadFile: HopBody {
     }
   }
 
-  package func discard() async { try? FileManager.default.removeItem(at: url) }
+  package nonisolated(nonsending) func discard() async { try? FileManager.default.removeItem(at: url) }
 
   /// The directory of this process's downloads, made on first use.
   private static let directory = Locked<URL?>(nil)

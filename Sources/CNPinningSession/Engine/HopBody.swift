@@ -11,14 +11,14 @@ package protocol HopBody {
   /// that a failed last write is an error rather than a short file).
   func complete(host: String) throws(CNPinnedSessionError)
   /// The body is not wanted: a redirect's, or a failed hop's. Leaves nothing behind.
-  func discard() async
+  nonisolated(nonsending) func discard() async
   /// The hop failed with `error`, possibly before any transport wrote into the body: ends what
   /// is waiting on it, then discards it.
-  func discard(after error: CNPinnedSessionError) async
+  nonisolated(nonsending) func discard(after error: CNPinnedSessionError) async
 }
 
 extension HopBody {
-  package func discard(after error: CNPinnedSessionError) async { await discard() }
+  package nonisolated(nonsending) func discard(after error: CNPinnedSessionError) async { await discard() }
 }
 
 /// A body held whole in memory (`data(for:)`): the transfer's outcome carries it.
@@ -26,18 +26,18 @@ package struct BodyInMemory: HopBody {
   package static func make() -> BodyInMemory { BodyInMemory() }
   package var destination: BodyDestination { .memory }
   package func complete(host: String) {}
-  package func discard() async {}
+  package nonisolated(nonsending) func discard() async {}
 }
 
 extension ResponseBodyChannel: HopBody {
   package static func make() -> ResponseBodyChannel { ResponseBodyChannel() }
   package var destination: BodyDestination { .channel(self) }
   package func complete(host: String) {}
-  package func discard() async { await discardRest() }
+  package nonisolated(nonsending) func discard() async { await discardRest() }
   /// A failed hop's channel may never have been written into (the request was refused before
   /// the network): ending it first keeps the discard from waiting for an end that never comes.
   /// A transport that ended it already is not overruled (`finish` keeps the first end).
-  package func discard(after error: CNPinnedSessionError) async {
+  package nonisolated(nonsending) func discard(after error: CNPinnedSessionError) async {
     finish(error)
     await discardRest()
   }

@@ -85,7 +85,7 @@ package final class SessionEngine: Sendable {
   /// download's file, or a channel read as it arrives), and returns the last hop's outcome with
   /// its body; the bodies of redirects, and of a hop that fails, are discarded. The one redirect
   /// loop: every API of the session and the URLSession protocol goes through it.
-  package func exchange<Body: HopBody>(
+  package nonisolated(nonsending) func exchange<Body: HopBody>(
     _ original: consuming SessionRequest, into _: Body.Type, progress: CNTransferProgress? = nil,
     cookies: CookieSource = .configuration
   ) async throws(CNPinnedSessionError) -> (TransferOutcome, Body) {
@@ -125,7 +125,7 @@ package final class SessionEngine: Sendable {
   /// `withheld`: credential headers that must not be sent (the configuration's included).
   /// `cookies`: where the hop's cookies come from and its response's go.
   /// `target`: the request's URL, checked (nil: checked here).
-  package func perform(
+  package nonisolated(nonsending) func perform(
     _ request: consuming SessionRequest, target checked: RequestTarget? = nil, destination: BodyDestination,
     withheld: CredentialHeaders? = nil,
     cookies: HTTPCookieStorage? = nil, progress: CNTransferProgress? = nil,

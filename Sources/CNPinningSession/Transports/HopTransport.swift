@@ -145,7 +145,7 @@ package struct TransferOutcome: Sendable {
 /// http to pinned hosts, redirects, effects); a transport runs one hop and says what happened.
 package protocol HopTransport: Sendable {
   /// Runs one hop. Cancelling the calling task cancels it.
-  func exchange(_ hop: Hop) async -> HopReport
+  nonisolated(nonsending) func exchange(_ hop: Hop) async -> HopReport
   /// Fails every hop in flight with `sessionInvalidated`; later hops fail the same way.
   func invalidate()
   /// The name of the network thread, for diagnostics (empty where URLSession has its own).

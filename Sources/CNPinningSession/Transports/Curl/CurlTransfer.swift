@@ -49,9 +49,9 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
   private let destination: BodyDestination
   /// The judgement of a handshake whose chain OpenSSL refused, when that is how it ended.
   @exclusivity(unchecked) private var refusedChain: Judgement?
-  /// Header lines received, and the protocol ALPN chose for the connection the request went on.
+  /// Header lines received, and whether ALPN chose HTTP/2 for the connection the request went on.
   @exclusivity(unchecked) private var headerLines = 0
-  @exclusivity(unchecked) private var servingProtocol: String?
+  @exclusivity(unchecked) private var servedOverHTTP2 = false
 
   init(plan: RequestPlan, policy: RequestPolicy, destination: BodyDestination, progress: CNTransferProgress? = nil) {
     self.progress = progress
@@ -72,27 +72,31 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
 
   // MARK: - The job's events (the driver)
 
-  func judge(_ facts: CurlConnectionFacts?, resend: Bool, connectionHasInput: () -> Bool) -> CurlJudgement {
-    // A second judgement of one transfer is libcurl sending the request again on a fresh
-    // connection, after a reused one closed before any answer (redirects are new transfers).
-    // The first request may have reached the server, so only an idempotent one goes again.
-    if resend, !plan.method.isIdempotent {
-      refusedResponse = .connectionLost(
-        host: plan.host,
-        reason: "the reused connection closed before an answer; the \(plan.method.name) is not sent again, "
-          + "as the server may have acted on it")
-      return .stop
-    }
-    // The facts are read in place (`facts?.`, `facts!.`): bound to a name, the struct is copied
-    // and destroyed whole, through its metadata.
-    guard let use = facts?.use.kind else { return .proceed(keeping: nil) }
-    let verified = facts!.verified as? VerifiedChain
+  func judgePlain(resend: Bool) -> CurlJudgement { mayBeSent(again: resend) ? .proceed(keeping: nil) : .stop }
+
+  /// Whether the request may be sent, or sent again (`again`). A second judgement of one
+  /// transfer is libcurl sending the request again on a fresh connection, after a reused one
+  /// closed before any answer (redirects are new transfers). The first request may have
+  /// reached the server, so only an idempotent one goes again.
+  private func mayBeSent(again: Bool) -> Bool {
+    guard again, !plan.method.isIdempotent else { return true }
+    refusedResponse = .connectionLost(
+      host: plan.host,
+      reason: "the reused connection closed before an answer; the \(plan.method.name) is not sent again, "
+        + "as the server may have acted on it")
+    return false
+  }
+
+  func judge(_ facts: CurlConnectionFacts, resend: Bool, connectionHasInput: () -> Bool) -> CurlJudgement {
+    guard mayBeSent(again: resend) else { return .stop }
+    let use = facts.use.kind
+    let verified = facts.verified as? VerifiedChain
     // libcurl takes an idle HTTP/1 connection for alive when its socket holds bytes (it peeks
     // for a FIN only), and a server that closed it properly has sent close_notify first. Sending
     // on it loses the request, which libcurl then sends again on a fresh connection; for a POST
     // that is refused above, so such a request is stopped here, before any of it is sent, and
     // the transport sends it on a fresh connection.
-    if use == .reused, !plan.method.isIdempotent, facts!.applicationProtocol != "h2", connectionHasInput() {
+    if use == .reused, !plan.method.isIdempotent, facts.applicationProtocol != "h2", connectionHasInput() {
       foundStaleConnection = true
       refusedResponse = .connectionLost(host: plan.host, reason: "the server closed the idle connection; nothing was sent")
       return .stop
@@ -100,14 +104,14 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
     let now = plan.clock()
     // A kept verdict needs only the connection's use and chain: its facts are made only for a
     // judgement afresh.
-    let kept = facts!.keptVerdict as? KeptVerdict
+    let kept = facts.keptVerdict as? KeptVerdict
     if let kept, let judgement = kept.judgement(use: use, chain: verified, under: policy, at: now) {
       judgements.append(judgement)
       return .proceed(keeping: kept)
     }
     let connection = ConnectionFacts(
-      use: use, protocolVersion: facts!.protocolVersion, cipher: facts!.cipher, verified: verified,
-      applicationProtocol: facts!.applicationProtocol)
+      use: use, protocolVersion: facts.protocolVersion, cipher: facts.cipher, verified: verified,
+      applicationProtocol: facts.applicationProtocol)
     let judgement = ConnectionVerdict.judge(connection, under: policy, at: now)
     judgements.append(judgement)
     guard judgement.rejection == nil else { return .refuseConnection }
@@ -215,7 +219,7 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
   private func outcome(_ completion: CurlCompletion) -> Result<CurlResponse, CNPinnedSessionError> {
     let result = completion.result
     failedWithHTTP2Framing = result.kind == .http2
-    servingProtocol = completion.servingProtocol
+    servedOverHTTP2 = completion.servingProtocol == "h2"
     refusedChain = ConnectionVerdict.judgeRefusedChain(completion.handshake, under: policy)
     if let rejection = judgements.last?.rejection { return .failure(rejection) }
     if let refusedResponse { return .failure(refusedResponse) }
@@ -309,7 +313,7 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
   private func mayBeSentAgain(_ result: Result<CurlResponse, CNPinnedSessionError>) -> Bool {
     guard case .failure = result else { return false }
     if foundStaleConnection { return plan.streamedBody == nil && destination.holdsBody }
-    guard failedWithHTTP2Framing, headerLines == 0, bodyBytes == 0, servingProtocol == "h2", judgements.count == 1,
+    guard failedWithHTTP2Framing, headerLines == 0, bodyBytes == 0, servedOverHTTP2, judgements.count == 1,
       judgements[0].use == .reused, judgements[0].rejection == nil,
       plan.method.isIdempotent, plan.streamedBody == nil, destination.holdsBody
     else { return false }

@@ -48,7 +48,7 @@ package final class CurlTransport: HopTransport {
 
   package func invalidate() { loop.shutdown() }
 
-  package func exchange(_ hop: Hop) async -> HopReport {
+  package nonisolated(nonsending) func exchange(_ hop: Hop) async -> HopReport {
     let plan: RequestPlan
     do throws(CNPinnedSessionError) {
       plan = try RequestPlan(

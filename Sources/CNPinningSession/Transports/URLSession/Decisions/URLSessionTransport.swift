@@ -69,7 +69,7 @@ final class URLSessionTransport: HopTransport {
   /// Runs one hop through URLSession: App Transport Security applies the transport-security
   /// rules; there is no handshake-only probe. Every challenge answered is reported, whatever
   /// the hop's outcome.
-  func exchange(_ hop: Hop) async -> HopReport {
+  nonisolated(nonsending) func exchange(_ hop: Hop) async -> HopReport {
     let judgements = JudgementLog()
     let outcome: Result<TransferOutcome, CNPinnedSessionError>
     do throws(CNPinnedSessionError) {
