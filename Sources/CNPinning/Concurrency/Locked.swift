@@ -23,8 +23,11 @@ import Foundation
 
   @usableFromInline let storage: Storage
 
-  @inlinable public init(_ value: Value) {
-    storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in value }, to: Storage.self)
+  /// `value` is made in the storage (an autoclosure, evaluated once, here): passed as a value,
+  /// a state of many fields (a channel's, a delivery's) was copied in and the original
+  /// destroyed, both through its metadata.
+  @inlinable public init(_ value: @autoclosure () -> Value) {
+    storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in value() }, to: Storage.self)
     let status = storage.withUnsafeMutablePointerToElements { mutex in
       mutex.initialize(to: pthread_mutex_t())
       return pthread_mutex_init(mutex, nil)
