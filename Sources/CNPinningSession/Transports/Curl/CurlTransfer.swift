@@ -135,7 +135,7 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
       }
     case .channel(let channel):
       // The caller gets the response as the body starts, then the body as it comes.
-      if bodyBytes == 0 { deliver(.success(CurlResponse(head: head, body: Data())))?.resume() }
+      if bodyBytes == 0 { deliver(received(head, body: Data()))?.resume() }
       if channel.offer(bytes) == .paused { return .paused }
     }
     bodyBytes += bytes.count
@@ -199,70 +199,72 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
   /// Ends the request: a streamed request body is released, a streamed response body ends (with
   /// the error, if any), and the outcome is delivered unless the task already has the response.
   func end(_ end: CurlEnd) -> CurlDelivery.Resumption? {
-    let result: Result<CurlResponse, CNPinnedSessionError>
+    let failure: CNPinnedSessionError?
     switch end {
-    case .finished(let completion): result = outcome(completion)
-    case .cancelled: result = .failure(.cancelled)
-    case .sessionStopped: result = .failure(.sessionInvalidated)
-    case .notStarted(let reason): result = .failure(.transferFailed(host: plan.host, reason: reason))
+    case .finished(let completion): failure = error(of: completion)
+    case .cancelled: failure = .cancelled
+    case .sessionStopped: failure = .sessionInvalidated
+    case .notStarted(let reason): failure = .transferFailed(host: plan.host, reason: reason)
     }
     plan.streamedBody?.close()
-    if case .channel(let channel) = destination {
-      if case .failure(let error) = result { channel.finish(error) } else { channel.finish(nil) }
-    }
-    return deliver(consume result)
+    if case .channel(let channel) = destination { channel.finish(failure) }
+    // A streamed response was delivered as its body started: its outcome is not made again.
+    guard !delivery.hasDelivered else { return nil }
+    if let failure { return deliver(.failure(failure)) }
+    return deliver(succeeded())
   }
 
   // MARK: - Outcome (the driver)
 
-  /// What the request produced, given libcurl's completion and what was recorded.
-  private func outcome(_ completion: CurlCompletion) -> Result<CurlResponse, CNPinnedSessionError> {
+  /// Why the request failed, given libcurl's completion and what was recorded; nil when it did not.
+  private func error(of completion: CurlCompletion) -> CNPinnedSessionError? {
     let result = completion.result
     failedWithHTTP2Framing = result.kind == .http2
     servedOverHTTP2 = completion.servingProtocol == "h2"
     refusedChain = ConnectionVerdict.judgeRefusedChain(completion.handshake, under: policy)
-    if let rejection = judgements.last?.rejection { return .failure(rejection) }
-    if let refusedResponse { return .failure(refusedResponse) }
-    if let uploadFailure { return .failure(uploadFailure) }
+    if let rejection = judgements.last?.rejection { return rejection }
+    if let refusedResponse { return refusedResponse }
+    if let uploadFailure { return uploadFailure }
     guard result.isSuccess else {
-      if let refused = refusedChain?.rejection { return .failure(refused) }
+      if let refused = refusedChain?.rejection { return refused }
       // libcurl from 8.x fails a body the connection's end delimits when TLS ended without
       // close_notify (7.88 takes it as whole, and the session refuses it below): the same
       // refusal, in the same words, on every libcurl.
       if [.receiveError, .partialFile].contains(result.kind), let truncation = truncatedBody(completion) {
-        return .failure(truncation)
+        return truncation
       }
-      return .failure(CurlErrorMapping.error(for: completion, bodyBytes: bodyBytes, plan: plan, policy: policy))
+      return CurlErrorMapping.error(for: completion, bodyBytes: bodyBytes, plan: plan, policy: policy)
     }
     if plan.isHTTPS, judgements.isEmpty {
-      return .failure(.untrustedChain(host: plan.host, reason: "the connection was not verified"))
+      return .untrustedChain(host: plan.host, reason: "the connection was not verified")
     }
-    if let truncation = truncatedBody(completion) { return .failure(truncation) }
-    return .success(takeResponse())
+    return truncatedBody(completion)
   }
 
-  /// The outcome the requesting task is given for `response`, made there (not on the network
-  /// thread). A method of the transfer, so that the plan is read where it is: passed as an
-  /// argument, the plan was copied and destroyed once more a request.
-  func outcome(of response: CurlResponse) throws(CNPinnedSessionError) -> TransferOutcome {
+  /// The outcome of a request that succeeded. The head and body move out rather than being
+  /// copied: the transfer has no more use for them once it has ended.
+  private func succeeded() -> Result<TransferOutcome, CNPinnedSessionError> {
     if plan.connectOnly {
-      return TransferOutcome(
-        response: HTTPURLResponse(url: plan.url, statusCode: 200, httpVersion: nil, headerFields: nil)!, body: Data())
+      return .success(
+        TransferOutcome(
+          response: HTTPURLResponse(url: plan.url, statusCode: 200, httpVersion: nil, headerFields: nil)!, body: Data()))
     }
-    guard let outcome = TransferOutcome(head: response.head, url: plan.url, body: response.body) else {
-      throw .invalidResponse(host: plan.host, reason: "no HTTP status line")
-    }
-    return outcome
-  }
-
-  /// The head and body received, moved out rather than copied: the transfer has no more use for
-  /// them once it has ended.
-  private func takeResponse() -> CurlResponse {
     var head = ResponseHead()
     var body = Data()
     swap(&head, &self.head)
     swap(&body, &self.body)
-    return CurlResponse(head: head, body: body)
+    return received(head, body: body)
+  }
+
+  /// The outcome of a response received here. Made on the network thread, and cheap: it keeps
+  /// the head as received, and Foundation's `HTTPURLResponse` is made only when a caller asks,
+  /// in its task. Made by the transfer, the outcome is handed over once; made from the head and
+  /// body in the requesting task, it was copied twice more through its metadata.
+  private func received(_ head: ResponseHead, body: Data) -> Result<TransferOutcome, CNPinnedSessionError> {
+    guard let outcome = TransferOutcome(head: head, url: plan.url, body: body) else {
+      return .failure(.invalidResponse(host: plan.host, reason: "no HTTP status line"))
+    }
+    return .success(outcome)
   }
 
   /// A body delimited by the connection's end that ended without the server's TLS close_notify:
@@ -297,7 +299,7 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
 
   /// Hands the outcome and every judgement to the requesting task, as values: from here on the
   /// task reads nothing else of this object. Later calls do nothing.
-  private func deliver(_ result: consuming Result<CurlResponse, CNPinnedSessionError>) -> CurlDelivery.Resumption? {
+  private func deliver(_ result: consuming Result<TransferOutcome, CNPinnedSessionError>) -> CurlDelivery.Resumption? {
     guard !delivery.hasDelivered else { return nil }
     let mayBeSentAgain = mayBeSentAgain(result)
     report = TransferReport(result: result, judgements: allJudgements, mayBeSentAgain: mayBeSentAgain)
@@ -310,7 +312,7 @@ final class CurlTransfer: CurlTransferEvents, @unchecked Sendable {
   /// libcurl 7.88 ends a stream the server refused with GOAWAY (it would retry one refused with
   /// REFUSED_STREAM itself), and it is idempotent, held in memory both ways, so that nothing of
   /// it reached the caller.
-  private func mayBeSentAgain(_ result: Result<CurlResponse, CNPinnedSessionError>) -> Bool {
+  private func mayBeSentAgain(_ result: Result<TransferOutcome, CNPinnedSessionError>) -> Bool {
     guard case .failure = result else { return false }
     if foundStaleConnection { return plan.streamedBody == nil && destination.holdsBody }
     guard failedWithHTTP2Framing, headerLines == 0, bodyBytes == 0, servedOverHTTP2, judgements.count == 1,
@@ -340,19 +342,11 @@ extension CurlConnectionFacts.Use {
 
 /// What a finished transfer tells the requesting task.
 struct TransferReport: Sendable {
-  let result: Result<CurlResponse, CNPinnedSessionError>
+  let result: Result<TransferOutcome, CNPinnedSessionError>
   /// Every verdict on the request's connections, for observer events and failure reports.
   let judgements: [Judgement]
   /// Whether the transport may send the request again on a fresh connection (see
   /// `CurlTransfer.mayBeSentAgain`).
   let mayBeSentAgain: Bool
-}
-
-/// What a transfer received: the response head as bytes and the body. It is read in the
-/// requesting task, after the transfer.
-struct CurlResponse: Sendable {
-  let head: ResponseHead
-  let body: Data
-
 }
 #endif

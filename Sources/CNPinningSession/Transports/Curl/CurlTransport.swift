@@ -98,20 +98,7 @@ package final class CurlTransport: HopTransport {
       break
     }
     let judgements = earlier.map { $0 + report.judgements } ?? report.judgements
-    // The response object is made here, in the requesting task, not on the network thread (a
-    // switch, not a closure, which would copy the plan); the report's result is moved, not
-    // copied, into it.
-    let outcome: Result<TransferOutcome, CNPinnedSessionError>
-    switch (consume report).result {
-    case .success(let response):
-      do throws(CNPinnedSessionError) {
-        outcome = .success(try transfer.outcome(of: response))
-      } catch {
-        outcome = .failure(error)
-      }
-    case .failure(let error): outcome = .failure(error)
-    }
-    return HopReport(outcome: outcome, judgements: judgements, networkTime: networkTime)
+    return HopReport(outcome: report.result, judgements: judgements, networkTime: networkTime)
   }
 
   /// What libcurl is told of `plan` under `policy`.
