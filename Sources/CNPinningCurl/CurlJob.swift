@@ -38,6 +38,9 @@ package final class CurlJob: @unchecked Sendable {
   @exclusivity(unchecked) private var moved: Int64 = -1
   @exclusivity(unchecked) private var headerLines: Int64 = 0
   @exclusivity(unchecked) private var waitsOnCaller = false
+  /// The request timeout in nanoseconds (0: none), worked out once: libcurl reports progress
+  /// several times a request.
+  private let idleTimeout: UInt64
   /// The connection this request set up, when it made one (its handshake facts explain a failure).
   @exclusivity(unchecked) private var createdConnection: TLSConnectionState?
   /// The connection the request was sent on (new or reused), once judged.
@@ -52,6 +55,7 @@ package final class CurlJob: @unchecked Sendable {
     self.streamsABody = streamsABody
     tunnelsThroughTLS = request.proxy?.trustStore != nil
     proxyHandshakeIsNext = tunnelsThroughTLS
+    idleTimeout = request.timeout?.nanoseconds ?? 0
   }
 
   /// Nanoseconds from handing the job to the loop to its delivery (the time it spent queued and
@@ -137,7 +141,7 @@ package final class CurlJob: @unchecked Sendable {
   /// the next byte either way. False (the job stops, timed out) when it has passed; a job
   /// paused for the caller is not idle.
   func watchIdleTime(moved bodyBytes: Int64) -> Bool {
-    guard requestSent, let timeout = request.timeout else { return true }
+    guard requestSent, idleTimeout > 0 else { return true }
     let now = Uptime.nanoseconds
     let moved = bodyBytes + headerLines
     if moved != self.moved || waitsOnCaller {
@@ -145,7 +149,7 @@ package final class CurlJob: @unchecked Sendable {
       lastMovement = now
       return true
     }
-    guard now - lastMovement >= timeout.nanoseconds else { return true }
+    guard now - lastMovement >= idleTimeout else { return true }
     events.idleTimeoutPassed()
     return false
   }

@@ -43,7 +43,9 @@ package struct HandshakeFailureFacts: Sendable {
   /// What the server sent, when an observer wanted it.
   package var presented: [CNCertificate] = []
 
-  package init(
+  // Inlinable: made for every request's completion in another module, where the call and its
+  // default arguments cost about 160 instructions.
+  @inlinable package init(
     serverHelloVersion: Int? = nil, serverRefusedVersions: Bool = false, verificationFailure: VerificationFailure? = nil,
     presented: [CNCertificate] = []
   ) {
