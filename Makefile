@@ -130,7 +130,8 @@ bench-clients: deps
 # The instruction budget (issue 68), counted by callgrind, which load does not move as it moves
 # timings: instructions per keep-alive request for exchange(_:) (at most 1.3x libcurl from C
 # doing the same) and data(for:) (1.6x), sequential and 8 at a time, and heap allocations per
-# request (DHAT, 1.5x for both); fails when a ratio is over.
+# request (DHAT, 1.5x for both); fails when a ratio is over. 8 at a time, each count is the
+# median of three runs (the interleaving moves them). About three minutes once the clients are built.
 # Where they go, by library and part: scripts/instructions-per-request.py [LOW HIGH [N [KIND]]].
 bench-instructions: bench-clients
 	@command -v valgrind >/dev/null || { echo "bench-instructions: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
