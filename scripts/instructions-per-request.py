@@ -252,6 +252,11 @@ def counted(command, concurrency, low, high, work, name):
     return runs[len(runs) // 2], [run[0] for run in runs]
 
 
+def listed(counts):
+    """Counts as a list for a reader: 125,601, 127,801, 127,870."""
+    return ", ".join(f"{count:,.0f}" for count in counts)
+
+
 def native_network_share(command):
     """The session's network thread's share of the CPU time of a run without valgrind
     (NATIVE_RUN requests; each thread's time read from /proc until the process ends)."""
@@ -386,7 +391,7 @@ def budget(client=None):
             label = f"{call}, {shape}" + (", HTTP/1.1" if kind in HTTP1_KINDS else "")
             print(f"{label:44s}{ours:17,.0f}{theirs:14,.0f}{ratio:8.2f}{limit:8.2f}" + ("  OVER" if ratio > limit else ""))
             if len(our_runs) > 1:
-                print(f"{'  (the median of: ' + ', '.join(f'{run:,.0f}' for run in our_runs) + ' and ' + ', '.join(f'{run:,.0f}' for run in their_runs) + ')'}")
+                print(f"  (the median of: {listed(our_runs)} and {listed(their_runs)})")
             if ratio > limit:
                 over.append(label)
         print("the session's network thread's share: of the instructions counted, and of the CPU time of "
