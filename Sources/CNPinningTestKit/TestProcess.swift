@@ -99,6 +99,25 @@ public final class TestProcess: @unchecked Sendable {
     }
   }
 
+  /// The `python3` the tests run, by its own path: the interpreter `python3` on the PATH names
+  /// (`sys.executable`), found once. Version managers put a shell script there (pyenv's shim runs
+  /// about eighteen processes before the interpreter); the tests run the interpreter that script
+  /// would, with the same packages. Falls back to `python3` through `/usr/bin/env` when it cannot
+  /// be asked, so that a missing interpreter fails where it is used.
+  public static func python3() async -> (executable: String, arguments: [String]) {
+    await offTheSharedThreads { resolvedPython3 }
+  }
+
+  private static let resolvedPython3: (executable: String, arguments: [String]) = {
+    let asked = try? runBlocking(
+      "/usr/bin/env", ["python3", "-c", "import sys; print(sys.executable)"], environment: nil, input: Data(),
+      timeout: 60)
+    let path = asked.flatMap { $0.status == 0 ? String(decoding: $0.stdout, as: UTF8.self) : nil }?
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    guard let path, path.hasPrefix("/"), access(path, X_OK) == 0 else { return ("/usr/bin/env", ["python3"]) }
+    return (path, [])
+  }()
+
   private static func runBlocking(
     _ executable: String, _ arguments: [String], environment: [String: String]?, input: Data, timeout: TimeInterval
   ) throws -> Output {

@@ -42,7 +42,8 @@ func policyPayload(
 
 /// Runs python3 with `script`, passing `arguments`; returns standard output.
 func python(_ script: String, _ arguments: [String] = []) async throws -> String {
-  let run = try await TestProcess.run("/usr/bin/env", ["python3", "-c", script] + arguments)
+  let python = await TestProcess.python3()
+  let run = try await TestProcess.run(python.executable, python.arguments + ["-c", script] + arguments)
   #expect(run.status == 0, "python failed: \(String(decoding: run.stderr, as: UTF8.self))")
   return String(decoding: run.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }

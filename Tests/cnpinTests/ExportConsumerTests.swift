@@ -145,7 +145,8 @@ struct ExportConsumerTests {
     """#
 
   static func read(_ reader: String, _ file: String) async throws -> [String: Any] {
-    let output = try await run("/usr/bin/env", ["python3", "-c", reader, file])
+    let python = await TestProcess.python3()
+    let output = try await run(python.executable, python.arguments + ["-c", reader, file])
     #expect(output.status == 0, "\(output.stderr)")
     #expect(!output.stdout.hasPrefix("RAISES"), "the consumer refuses the export: \(output.stdout)")
     return try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any], "\(output.stdout)")
@@ -210,7 +211,8 @@ struct ExportConsumerTests {
         with:
           "<key>TSKPinnedDomains</key>\n  <dict><key>\(host)</key><dict><key>TSKIncludeSubdomains</key><\(subdomains)/><key>TSKPublicKeyHashes</key><array><string>AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=</string><string>AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI=</string></array></dict>"
       ))
-    let raised = try await run("/usr/bin/env", ["python3", "-c", Self.trustKitReader, pinned])
+    let python = await TestProcess.python3()
+    let raised = try await run(python.executable, python.arguments + ["-c", Self.trustKitReader, pinned])
     #expect(raised.stdout.hasPrefix("RAISES"), "\(raised.stdout)")
   }
 

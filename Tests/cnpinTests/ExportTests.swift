@@ -71,7 +71,8 @@ struct ExportTests {
   }
 
   static func python(_ format: String, _ file: String) async throws -> [String: Read] {
-    let output = try await run("/usr/bin/env", ["python3", "-c", pythonReader, format, file])
+    let python = await TestProcess.python3()
+    let output = try await run(python.executable, python.arguments + ["-c", pythonReader, format, file])
     #expect(output.status == 0, "\(output.stderr)")
     return try JSONDecoder().decode([String: Read].self, from: Data(output.stdout.utf8))
   }
